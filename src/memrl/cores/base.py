@@ -1,0 +1,76 @@
+"""The memory-core contract (DESIGN.md) and the core registry.
+
+Every core is a Linen module with
+
+    carry = core.initialize_carry(rng, batch_shape)   # fixed-shape pytree
+    carry, y = core(carry, x, reset)                  # one step, x [B, D], reset bool [B]
+    carry, ys = core.unroll(carry, xs, resets)        # time-major xs [T, B, D], resets [T, B]
+
+``reset[b]`` replaces row b's carry by its initial value *before* the step. Initial carries are
+deterministic (zeros unless a core says otherwise), so the rng argument only keeps the signature
+uniform for cores that may want a random start.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import flax.linen as nn
+
+from memrl.registry import Registry
+
+CORES: Registry = Registry("core")
+
+
+def register(name: str, factory) -> None:
+    """Register a core factory (usually the module class or a partial of it) under ``name``."""
+    CORES.register(name, factory)
+
+
+def make(name: str, **kwargs) -> "MemoryCore":
+    """Build a registered core; unknown names and bad fields raise with what is allowed."""
+    return CORES.make(name, **kwargs)
+
+
+def names() -> list[str]:
+    return CORES.names()
+
+
+def broadcast_right(flags: jax.Array, like: jax.Array) -> jax.Array:
+    """Reshape [B] flags to broadcast against ``like`` [B, ...] on the right (never the left)."""
+    return flags.reshape(flags.shape + (1,) * (like.ndim - flags.ndim))
+
+
+def reset_carry(carry, initial, reset: jax.Array):
+    """Rows where ``reset`` is true take their initial carry."""
+    return jax.tree.map(lambda c, i: jnp.where(broadcast_right(reset, c), i, c), carry, initial)
+
+
+class MemoryCore(nn.Module):
+    """Base class: subclasses implement ``initialize_carry`` and ``step``; resets are handled here."""
+
+    def initialize_carry(self, rng: jax.Array, batch_shape: tuple[int, ...]):
+        raise NotImplementedError
+
+    def step(self, carry, x, reset):
+        """One step on a carry that has already been reset. ``reset`` is passed for cores that
+        need to know an episode starts (e.g. to start a new chunk); most ignore it."""
+        raise NotImplementedError
+
+    def __call__(self, carry, x, reset):
+        batch_shape = reset.shape
+        initial = self.initialize_carry(jax.random.PRNGKey(0), batch_shape)
+        carry = reset_carry(carry, initial, reset)
+        return self.step(carry, x, reset)
+
+    def unroll(self, carry, xs, resets):
+        """Default unroll: ``lax.scan`` of the step over time (time-major inputs)."""
+
+        def body(core, carry, inputs):
+            x, reset = inputs
+            return core(carry, x, reset)
+
+        scan = nn.scan(
+            body, variable_broadcast="params", split_rngs={"params": False}, in_axes=0, out_axes=0
+        )
+        return scan(self, carry, (xs, resets))

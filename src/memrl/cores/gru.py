@@ -1,0 +1,33 @@
+"""GRU core (Cho et al. 2014).
+
+    r = σ(W_r x + U_r h + b_r),  z = σ(W_z x + U_z h + b_z)
+    n = tanh(W_n x + b_n + r ⊙ (U_n h + b_hn)),  h' = (1 − z) ⊙ n + z ⊙ h
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import flax.linen as nn
+
+from memrl.cores.base import MemoryCore, register
+
+
+class GRU(MemoryCore):
+    hidden: int = 256
+
+    def initialize_carry(self, rng, batch_shape):
+        return jnp.zeros((*batch_shape, self.hidden))
+
+    @nn.compact
+    def step(self, h, x, reset):
+        xr, xz, xn = jnp.split(nn.Dense(3 * self.hidden, name="input")(x), 3, axis=-1)
+        hr, hz, hn = jnp.split(nn.Dense(3 * self.hidden, name="recurrent")(h), 3, axis=-1)
+        r = jax.nn.sigmoid(xr + hr)
+        z = jax.nn.sigmoid(xz + hz)
+        n = jnp.tanh(xn + r * hn)
+        h = (1.0 - z) * n + z * h
+        return h, h
+
+
+register("gru", GRU)

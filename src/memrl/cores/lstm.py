@@ -1,0 +1,77 @@
+"""LSTM core (Hochreiter & Schmidhuber 1997) with forget-gate bias 1.0.
+
+    i, f, g, o = split(W [x, h] + b),   b_f = 1
+    c' = σ(f) ⊙ c + σ(i) ⊙ tanh(g),    h' = σ(o) ⊙ tanh(c')
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import flax.linen as nn
+
+from memrl.cores.base import MemoryCore, register
+
+
+def _lstm_bias_init(hidden: int):
+    def init(key, shape, dtype=jnp.float32):
+        return jnp.zeros(shape, dtype).at[hidden : 2 * hidden].set(1.0)
+
+    return init
+
+
+class LSTMCellFused(nn.Module):
+    """One fused-matmul LSTM cell; carry (c, h)."""
+
+    hidden: int
+
+    @nn.compact
+    def __call__(self, carry, x):
+        c, h = carry
+        gates = nn.Dense(4 * self.hidden, bias_init=_lstm_bias_init(self.hidden), name="gates")(
+            jnp.concatenate([x, h], axis=-1)
+        )
+        i, f, g, o = jnp.split(gates, 4, axis=-1)
+        c = jax.nn.sigmoid(f) * c + jax.nn.sigmoid(i) * jnp.tanh(g)
+        h = jax.nn.sigmoid(o) * jnp.tanh(c)
+        return (c, h), h
+
+
+def lstm_zeros(batch_shape, hidden):
+    return (jnp.zeros((*batch_shape, hidden)), jnp.zeros((*batch_shape, hidden)))
+
+
+class LSTM(MemoryCore):
+    """Single-layer LSTM core; output is h."""
+
+    hidden: int = 256
+
+    def initialize_carry(self, rng, batch_shape):
+        return lstm_zeros(batch_shape, self.hidden)
+
+    @nn.compact
+    def step(self, carry, x, reset):
+        return LSTMCellFused(self.hidden, name="cell")(carry, x)
+
+
+class StackedLSTM(MemoryCore):
+    """``layers`` LSTMs on top of each other (AMRL's LSTM_STACK baseline uses two); output is the
+    top layer's h."""
+
+    hidden: int = 256
+    layers: int = 2
+
+    def initialize_carry(self, rng, batch_shape):
+        return tuple(lstm_zeros(batch_shape, self.hidden) for _ in range(self.layers))
+
+    @nn.compact
+    def step(self, carry, x, reset):
+        new_carry = []
+        for layer in range(self.layers):
+            state, x = LSTMCellFused(self.hidden, name=f"cell_{layer}")(carry[layer], x)
+            new_carry.append(state)
+        return tuple(new_carry), x
+
+
+register("lstm", LSTM)
+register("lstm-stack", StackedLSTM)

@@ -1,0 +1,97 @@
+"""Transformer-XL memory for RL: TrXL-I and GTrXL (Parisotto et al. 2020, "Stabilizing
+Transformers for Reinforcement Learning", Sec. 3).
+
+Per layer l, with E the layer input and M its cache of the last ``memory_length`` inputs:
+
+    Ȳ = RelMHA(LN([StopGrad(M), E]))
+    Y  = E + ReLU(Ȳ)            (trxl)     Y  = g(E, ReLU(Ȳ))      (gtrxl)
+    Ē = MLP(LN(Y))
+    E' = Y + ReLU(Ē)            (trxl)     E' = g(Y, ReLU(Ē))      (gtrxl)
+
+The carry is a fixed-size cache [B, layers, memory_length, d_model] (most recent last) and a
+validity mask [B, memory_length]; a reset empties a row's cache, so no episode ever sees another's
+activations. ``unroll`` stops the gradient into the cache it starts from (the previous segment),
+while steps inside the unroll keep their gradient.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import flax.linen as nn
+
+from memrl.cores.base import MemoryCore, register
+from memrl.nn.attention import RelativeMultiHeadAttention
+from memrl.nn.gating import GRUGate
+
+
+class TransformerXLLayer(nn.Module):
+    """One TrXL-I / GTrXL layer for a single new time step attending over its cache."""
+
+    d_model: int
+    num_heads: int
+    mlp_dim: int
+    gated: bool
+    gate_bias: float
+
+    @nn.compact
+    def __call__(self, x, cache, valid):
+        memory_length = cache.shape[1]
+        context = nn.LayerNorm(name="attention_norm")(jnp.concatenate([cache, x[:, None]], axis=1))
+        distances = jnp.arange(memory_length, -1, -1)[None]  # [1, M + 1]: oldest .. current
+        mask = jnp.concatenate([valid, jnp.ones_like(valid[:, :1])], axis=1)[:, None]
+        attended = RelativeMultiHeadAttention(self.num_heads, self.d_model, name="attention")(
+            context[:, -1:], context, distances, mask
+        )[:, 0]
+        residual = (lambda a, b: GRUGate(self.gate_bias, name="attention_gate")(a, b)) if self.gated else jnp.add
+        y = residual(x, nn.relu(attended))
+        hidden = nn.Dense(self.mlp_dim, name="mlp_in")(nn.LayerNorm(name="mlp_norm")(y))
+        e = nn.Dense(self.d_model, name="mlp_out")(nn.relu(hidden))
+        residual = (lambda a, b: GRUGate(self.gate_bias, name="mlp_gate")(a, b)) if self.gated else jnp.add
+        return residual(y, nn.relu(e))
+
+
+class TransformerXL(MemoryCore):
+    """Input projection to ``d_model``, then ``num_layers`` TrXL-I (or GTrXL, ``gated``) layers."""
+
+    num_layers: int = 2
+    d_model: int = 128
+    num_heads: int = 4
+    mlp_dim: int = 256
+    memory_length: int = 128
+    gated: bool = False
+    gate_bias: float = 2.0
+
+    def __post_init__(self):
+        if self.d_model % self.num_heads:
+            raise ValueError(f"d_model ({self.d_model}) must be divisible by num_heads ({self.num_heads})")
+        if self.memory_length < 1 or self.num_layers < 1:
+            raise ValueError("memory_length and num_layers must be >= 1")
+        super().__post_init__()
+
+    def initialize_carry(self, rng, batch_shape):
+        return {
+            "cache": jnp.zeros((*batch_shape, self.num_layers, self.memory_length, self.d_model)),
+            "valid": jnp.zeros((*batch_shape, self.memory_length), dtype=bool),
+        }
+
+    @nn.compact
+    def step(self, carry, x, reset):
+        h = nn.Dense(self.d_model, name="input_projection")(x)
+        layer_inputs = []
+        for layer in range(self.num_layers):
+            layer_inputs.append(h)
+            h = TransformerXLLayer(
+                self.d_model, self.num_heads, self.mlp_dim, self.gated, self.gate_bias, name=f"layer_{layer}"
+            )(h, carry["cache"][:, layer], carry["valid"])
+        newest = jnp.stack(layer_inputs, axis=1)[:, :, None]  # [B, L, 1, D]
+        cache = jnp.concatenate([carry["cache"][:, :, 1:], newest], axis=2)
+        valid = jnp.concatenate([carry["valid"][:, 1:], jnp.ones_like(carry["valid"][:, :1])], axis=1)
+        return {"cache": cache, "valid": valid}, h
+
+    def unroll(self, carry, xs, resets):
+        return super().unroll(jax.lax.stop_gradient(carry), xs, resets)
+
+
+register("trxl", lambda **kw: TransformerXL(gated=False, **kw))
+register("gtrxl", lambda **kw: TransformerXL(gated=True, **kw))

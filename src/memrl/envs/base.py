@@ -1,0 +1,83 @@
+"""The environment API (gymnax-style, pure and jittable) and the environment registry.
+
+    obs, state = env.reset(key, params)
+    obs, state, reward, done, info = env.step(key, state, action, params)
+
+``step`` auto-resets: when ``done``, the returned obs and state are those of a fresh episode and
+``info["final_obs"]`` holds the last observation of the finished one. ``info["terminated"]`` and
+``info["truncated"]`` are kept apart (done = terminated | truncated). Actions are int32 arrays of
+shape [len(action_dims)], one entry per discrete action component. Shape-deciding settings are
+constructor arguments; numeric settings live in the ``params`` dataclass.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+
+from memrl.registry import Registry
+
+ENVS: Registry = Registry("environment")
+
+
+def register(name: str, factory) -> None:
+    ENVS.register(name, factory)
+
+
+def make(name: str, **kwargs) -> "Environment":
+    """Build a registered environment, e.g. ``make("tmaze/T-LN")``."""
+    return ENVS.make(name, **kwargs)
+
+
+def names() -> list[str]:
+    return ENVS.names()
+
+
+def select(flag: jax.Array, on_true, on_false):
+    """Tree-wise ``where`` with a scalar flag."""
+    return jax.tree.map(lambda a, b: jnp.where(flag, a, b), on_true, on_false)
+
+
+class Environment:
+    """Base class: subclasses implement ``reset_env``, ``step_env``, ``default_params``,
+    ``observation_shape`` and ``action_dims``."""
+
+    @property
+    def default_params(self) -> Any:
+        raise NotImplementedError
+
+    @property
+    def observation_shape(self) -> tuple[int, ...]:
+        raise NotImplementedError
+
+    @property
+    def action_dims(self) -> tuple[int, ...]:
+        """Number of choices of each discrete action component."""
+        raise NotImplementedError
+
+    def reset_env(self, key, params):
+        raise NotImplementedError
+
+    def step_env(self, key, state, action, params):
+        """One transition without auto-reset: (obs, state, reward, terminated, truncated, info)."""
+        raise NotImplementedError
+
+    def reset(self, key, params=None):
+        return self.reset_env(key, self.default_params if params is None else params)
+
+    def step(self, key, state, action, params=None):
+        params = self.default_params if params is None else params
+        action = jnp.asarray(action, jnp.int32)
+        if action.shape != (len(self.action_dims),):
+            raise ValueError(
+                f"{type(self).__name__} takes actions of shape ({len(self.action_dims)},) "
+                f"(components with {self.action_dims} choices), got {action.shape}"
+            )
+        step_key, reset_key = jax.random.split(key)
+        obs, state, reward, terminated, truncated, info = self.step_env(step_key, state, action, params)
+        done = terminated | truncated
+        reset_obs, reset_state = self.reset_env(reset_key, params)
+        info = {**info, "terminated": terminated, "truncated": truncated, "final_obs": obs}
+        return select(done, reset_obs, obs), select(done, reset_state, state), reward, done, info

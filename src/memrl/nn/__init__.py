@@ -1,0 +1,1 @@
+"""Shared layers: attention with relative positions, gating."""
