@@ -1,0 +1,78 @@
+"""Scripted T-maze policies (the golden data's oracle, always-left and random) and their returns.
+
+A policy is ``policy(key, obs, memory) -> (action, memory)``; ``memory`` holds the indicators seen
+so far (0 until seen), which is all the oracle needs to remember.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+
+from memrl.envs.tmaze import DOWN, LEFT, RIGHT, UP, TMaze
+
+EMPTY_MEMORY = {"first": jnp.float32(0.0), "second": jnp.float32(0.0)}
+
+
+def _check_answer(env: TMaze, obs, answer):
+    return [answer] if env.checks else []
+
+
+def oracle(env: TMaze):
+    """RIGHT along the corridor, the right check answers, and the goal arm at the end."""
+
+    def policy(key, obs, memory):
+        indicator = obs[1]
+        second = jnp.where((memory["first"] != 0) & (indicator != 0), indicator, memory["second"])
+        first = jnp.where(memory["first"] == 0, indicator, memory["first"])
+        goal_up = (first > 0) & (second < 0) if env.ordered else first > 0
+        main = jnp.where(obs[2] == 1.0, jnp.where(goal_up, UP, DOWN), RIGHT)
+        check = jnp.where(obs[-1] > 0, 0, 1) if env.checks else None
+        return jnp.array([main, *_check_answer(env, obs, check)], jnp.int32), {"first": first, "second": second}
+
+    return policy
+
+
+def always_left(env: TMaze):
+    """Main action LEFT and check answer 0 ("up") always."""
+
+    def policy(key, obs, memory):
+        return jnp.array([LEFT, *_check_answer(env, obs, 0)], jnp.int32), memory
+
+    return policy
+
+
+def uniform_random(env: TMaze):
+    """Every action component uniform at random."""
+
+    def policy(key, obs, memory):
+        keys = jax.random.split(key, len(env.action_dims))
+        return jnp.stack([jax.random.randint(k, (), 0, n) for k, n in zip(keys, env.action_dims)]).astype(jnp.int32), memory
+
+    return policy
+
+
+POLICIES = {"oracle": oracle, "always_left": always_left, "random": uniform_random}
+
+
+def episode_returns(env: TMaze, policy, key, num_episodes: int, params=None) -> jax.Array:
+    """Returns of ``num_episodes`` independent episodes (each at most ``timeout + 1`` steps)."""
+    params = env.default_params if params is None else params
+
+    def episode(key):
+        reset_key, key = jax.random.split(key)
+        obs, state = env.reset_env(reset_key, params)
+
+        def step(carry, key):
+            obs, state, memory, total, done = carry
+            policy_key, env_key = jax.random.split(key)
+            action, memory = policy(policy_key, obs, memory)
+            obs, state, reward, terminated, truncated, _ = env.step_env(env_key, state, action, params)
+            total = total + jnp.where(done, 0.0, reward)
+            return (obs, state, memory, total, done | terminated | truncated), None
+
+        init = (obs, state, EMPTY_MEMORY, jnp.float32(0.0), jnp.bool_(False))
+        (_, _, _, total, _), _ = jax.lax.scan(step, init, jax.random.split(key, params.timeout + 1))
+        return total
+
+    return jax.vmap(episode)(jax.random.split(key, num_episodes))

@@ -1,0 +1,1 @@
+"""Losses (pure functions over one time stream) and trainers."""

@@ -1,0 +1,169 @@
+"""Properties every registered core must have (DESIGN.md, the memory-core contract)."""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+import pytest
+import flax.linen as nn
+
+from memrl import cores
+
+D = 6  # input width used throughout
+SMALL = {
+    "lstm": dict(hidden=16),
+    "lstm-stack": dict(hidden=16),
+    "gru": dict(hidden=16),
+    "amrl-max": dict(hidden=16),
+    "amrl-avg": dict(hidden=16),
+    "amrl-sum": dict(hidden=16),
+    "set": dict(features=D),
+    "trxl": dict(num_layers=2, d_model=16, num_heads=2, mlp_dim=16, memory_length=4),
+    "gtrxl": dict(num_layers=2, d_model=16, num_heads=2, mlp_dim=16, memory_length=4),
+}
+
+
+def test_every_registered_core_is_covered():
+    assert sorted(SMALL) == cores.names()
+
+
+@pytest.fixture(scope="module", params=sorted(SMALL))
+def setup(request):
+    name = request.param
+    core = cores.make(name, **SMALL[name])
+    key = jax.random.PRNGKey(0)
+    carry = core.initialize_carry(key, (3,))
+    params = core.init(key, carry, jnp.zeros((3, D)), jnp.ones((3,), bool))
+    step = jax.jit(lambda p, c, x, r: core.apply(p, c, x, r))
+    unroll = jax.jit(lambda p, c, xs, rs: core.apply(p, c, xs, rs, method=core.unroll))
+    return name, core, params, step, unroll
+
+
+def _garbage_like(carry, key):
+    """A carry full of nonsense, so a test shows that resets replace it."""
+    leaves, tree = jax.tree.flatten(carry)
+    keys = jax.random.split(key, len(leaves))
+    new = [jax.random.bernoulli(k, 0.5, l.shape) if l.dtype == bool else 3.0 * jax.random.normal(k, l.shape) for k, l in zip(keys, leaves)]
+    return jax.tree.unflatten(tree, new)
+
+
+def test_reset_invariance(setup):
+    """One long batch with resets in the middle equals each episode run alone from a fresh carry."""
+    name, core, params, step, unroll = setup
+    T, B = 11, 3
+    xs = jax.random.normal(jax.random.PRNGKey(1), (T, B, D))
+    starts = {0: [0, 4], 1: [0, 7, 8], 2: [0]}
+    resets = np.zeros((T, B), bool)
+    for b, ts in starts.items():
+        resets[ts, b] = True
+    carry = _garbage_like(core.initialize_carry(jax.random.PRNGKey(0), (B,)), jax.random.PRNGKey(2))
+    _, ys = unroll(params, carry, xs, jnp.asarray(resets))
+    for b, ts in starts.items():
+        for start, end in zip(ts, ts[1:] + [T]):
+            fresh = core.initialize_carry(jax.random.PRNGKey(0), (1,))
+            episode_resets = jnp.zeros((end - start, 1), bool)
+            _, alone = unroll(params, fresh, xs[start:end, b : b + 1], episode_resets)
+            np.testing.assert_allclose(ys[start:end, b], alone[:, 0], atol=1e-5, err_msg=f"{name} row {b} episode at {start}")
+
+
+def test_step_equals_unroll(setup):
+    name, core, params, step, unroll = setup
+    T, B = 9, 3
+    xs = jax.random.normal(jax.random.PRNGKey(3), (T, B, D))
+    resets = jax.random.bernoulli(jax.random.PRNGKey(4), 0.2, (T, B)).at[0].set(True)
+    carry = core.initialize_carry(jax.random.PRNGKey(0), (B,))
+    final_unrolled, ys = unroll(params, carry, xs, resets)
+    outs = []
+    for t in range(T):
+        carry, y = step(params, carry, xs[t], resets[t])
+        outs.append(y)
+    np.testing.assert_allclose(np.stack(outs), ys, atol=1e-5)
+    jax.tree.map(lambda a, b: np.testing.assert_allclose(a, b, atol=1e-5), carry, final_unrolled)
+
+
+def test_carry_shapes_and_dtypes_are_stable_under_jit(setup):
+    name, core, params, step, unroll = setup
+    carry = core.initialize_carry(jax.random.PRNGKey(0), (3,))
+    before = jax.tree.map(lambda a: (a.shape, a.dtype), carry)
+    for t in range(6):  # past the transformers' memory length
+        carry, y = step(params, carry, jnp.ones((3, D)) * t, jnp.zeros((3,), bool))
+    assert jax.tree.map(lambda a: (a.shape, a.dtype), carry) == before
+    assert y.shape[0] == 3 and y.ndim == 2
+
+
+def test_gradients_are_finite_and_nonzero(setup):
+    name, core, params, step, unroll = setup
+    xs = jax.random.normal(jax.random.PRNGKey(5), (7, 3, D))
+    resets = jnp.zeros((7, 3), bool).at[0].set(True).at[3, 1].set(True)
+    carry = core.initialize_carry(jax.random.PRNGKey(0), (3,))
+
+    def loss(p, xs):
+        return jnp.sum(unroll(p, carry, xs, resets)[1] ** 2)
+
+    grads_p, grads_x = jax.grad(loss, argnums=(0, 1))(params, xs)
+    for g in jax.tree.leaves(grads_p) + [grads_x]:
+        assert np.all(np.isfinite(g))
+    assert float(jnp.abs(grads_x[0]).sum()) > 0  # the first input reaches the outputs
+    if jax.tree.leaves(params):
+        assert any(float(jnp.abs(g).sum()) > 0 for g in jax.tree.leaves(grads_p))
+
+
+# ----- learning: remember a bit for 21 steps ---------------------------------------------------
+DELAY = 21
+LEARN = {name: dict(kw) for name, kw in SMALL.items()}
+LEARN["trxl"].update(memory_length=24)
+LEARN["gtrxl"].update(memory_length=24)
+ACCURACY_THRESHOLD = 0.9
+
+
+class BitReader(nn.Module):
+    core: cores.MemoryCore
+
+    @nn.compact
+    def __call__(self, xs):
+        carry = self.core.initialize_carry(jax.random.PRNGKey(0), xs.shape[1:2])
+        resets = jnp.zeros(xs.shape[:2], bool).at[0].set(True)
+        _, ys = self.core.unroll(carry, xs, resets)
+        return nn.Dense(1)(ys[-1])[:, 0]
+
+
+def memory_batch(key, batch=32):
+    """Bit b = ±1 shown at t = 0 only, ±1 noise on another channel at every step, a query flag at
+    the last step: the label is b, DELAY steps after it was seen."""
+    bit_key, noise_key = jax.random.split(key)
+    bits = jnp.where(jax.random.bernoulli(bit_key, 0.5, (batch,)), 1.0, -1.0)
+    xs = jnp.zeros((DELAY + 1, batch, D))
+    xs = xs.at[0, :, 0].set(bits)
+    xs = xs.at[:, :, 1].set(jnp.where(jax.random.bernoulli(noise_key, 0.5, (DELAY + 1, batch)), 1.0, -1.0))
+    xs = xs.at[-1, :, 2].set(1.0)
+    return xs, bits > 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(LEARN))
+def test_learns_to_remember_a_bit_for_21_steps(name):
+    model = BitReader(cores.make(name, **LEARN[name]))
+    xs, _ = memory_batch(jax.random.PRNGKey(0))
+    params = model.init(jax.random.PRNGKey(1), xs)
+    optimizer = optax.adam(3e-3)
+
+    def loss(params, key):
+        xs, labels = memory_batch(key)
+        logits = model.apply(params, xs)
+        return optax.sigmoid_binary_cross_entropy(logits, labels).mean()
+
+    @jax.jit
+    def train(params, key):
+        def sgd(carry, key):
+            params, opt_state = carry
+            grads = jax.grad(loss)(params, key)
+            updates, opt_state = optimizer.update(grads, opt_state, params)
+            return (optax.apply_updates(params, updates), opt_state), None
+
+        (params, _), _ = jax.lax.scan(sgd, (params, optimizer.init(params)), jax.random.split(key, 300))
+        return params
+
+    params = train(params, jax.random.PRNGKey(2))
+    xs, labels = memory_batch(jax.random.PRNGKey(99), batch=512)
+    accuracy = float(jnp.mean((model.apply(params, xs) > 0) == labels))
+    assert accuracy >= ACCURACY_THRESHOLD, f"{name}: accuracy {accuracy:.3f}"

@@ -1,0 +1,126 @@
+"""T-maze: exact replay of the official implementation's golden trajectories, and the API."""
+
+import json
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from memrl import envs
+from memrl.envs.tmaze import VARIANTS
+
+POLICIES = ("oracle", "always_left", "random")
+
+
+def _replay(env, trajectory):
+    """Run the env's transition on the recorded actions, injecting the recorded random draws
+    (indicators and noise values come from gym's RNG, which cannot be reproduced)."""
+    params = env.default_params
+    obs = trajectory["obs"]
+    noise = (lambda t: obs[t][3]) if env.noise else (lambda t: 0.0)
+    state = env.initial_state(trajectory["indicator"] == 2, trajectory["secondary_indicator"] == 2, noise(0))
+    transition = jax.jit(env.transition)
+    record = {"obs": [env.observe(state, params)], "rewards": [], "dones": [], "cur_pos": [state.pos], "env_timestep": [state.timestep]}
+    for t, action in enumerate(trajectory["actions"]):
+        state, reward, terminated, truncated = transition(state, jnp.asarray(action), params, jnp.float32(noise(t + 1)))
+        record["obs"].append(env.observe(state, params))
+        record["rewards"].append(reward)
+        record["dones"].append(terminated | truncated)
+        record["cur_pos"].append(state.pos)
+        record["env_timestep"].append(state.timestep)
+    return {k: np.asarray(v) for k, v in record.items()}
+
+
+@pytest.mark.parametrize("variant", list(VARIANTS))
+def test_replays_golden_trajectories_exactly(variant, data_dir):
+    env = envs.make(f"tmaze/{variant}")
+    golden = np.load(data_dir / "tmaze" / f"{variant}.npz")
+    for seed in range(4):
+        for policy in POLICIES:
+            trajectory = {k.split("/")[-1]: golden[k] for k in golden.files if k.startswith(f"seed{seed}/{policy}/")}
+            replayed = _replay(env, trajectory)
+            np.testing.assert_array_equal(replayed["obs"], trajectory["obs"], err_msg=f"{seed}/{policy}")
+            np.testing.assert_allclose(replayed["rewards"], trajectory["rewards"], atol=1e-6)
+            np.testing.assert_array_equal(replayed["dones"], trajectory["dones"])
+            np.testing.assert_array_equal(replayed["cur_pos"], trajectory["cur_pos"])
+            np.testing.assert_array_equal(replayed["env_timestep"], trajectory["env_timestep"])
+            assert replayed["rewards"].sum() == pytest.approx(float(trajectory["return"]), abs=1e-4)
+
+
+@pytest.mark.parametrize("variant", list(VARIANTS))
+def test_spaces_match_official_configs(variant, data_dir):
+    spec = json.loads((data_dir / "tmaze" / "tmaze_configs_and_returns.json").read_text())[variant]
+    env = envs.make(f"tmaze/{variant}")
+    assert list(env.observation_shape) == spec["observation_space"]["shape"]
+    assert [f"Discrete({n})" for n in env.action_dims] == spec["action_space"]["components"]
+    config = spec["env_config"]
+    params = env.default_params
+    assert params.maze_length == config["maze_length"] and params.timeout == config["timeout"]
+    assert params.indicator_pos == config["indicator_pos"]
+    assert (params.success_reward, params.fail_reward, params.check_reward) == (
+        config["success_reward"], config["fail_reward"], config["check_reward"])
+    assert env.noise == config["intermediate_indicators"] and env.checks == config["intermediate_checks"]
+    assert env.force_right == config["force_right"] and env.force_final_decision == config["force_final_decision"]
+    assert env.ordered == (config["correlated_indicator_pos"] is not None)
+    if env.ordered:
+        assert params.second_indicator_pos == config["correlated_indicator_pos"]
+
+
+def test_step_auto_resets_and_keeps_terminated_apart():
+    env = envs.make("tmaze/T-L", maze_length=3)
+    obs, state = env.reset(jax.random.PRNGKey(0))
+    step = jax.jit(env.step)
+    for _ in range(2):  # two moves reach the end cell
+        obs, state, reward, done, info = step(jax.random.PRNGKey(1), state, jnp.array([1]))
+        assert not done
+    assert obs[2] == 1.0  # end flag
+    obs, state, reward, done, info = step(jax.random.PRNGKey(2), state, jnp.array([2]))
+    assert done and bool(info["terminated"]) and not bool(info["truncated"])
+    assert reward in (4.0, -3.0)
+    assert info["final_obs"][2] == 1.0 and obs[0] == 1.0 and int(state.pos) == 0  # fresh episode
+
+
+def test_timeout_is_truncation_after_timeout_plus_one_steps():
+    env = envs.make("tmaze/T-LS", timeout=5)
+    _, state = env.reset(jax.random.PRNGKey(0))
+    wrong = lambda s: jnp.array([0, jnp.where(s.noise > 0, 1, 0)])  # noqa: E731  always a wrong answer
+    for t in range(6):
+        _, state, reward, done, info = env.step(jax.random.PRNGKey(t), state, wrong(state))
+        assert bool(done) == (t == 5)
+    assert bool(info["truncated"]) and not bool(info["terminated"]) and reward == 0.0
+
+
+def test_longer_corridor_is_a_parameter():
+    env = envs.make("tmaze/T-LN", maze_length=200, timeout=300)
+    assert env.default_params.maze_length == 200
+    with pytest.raises(TypeError, match="allowed"):
+        envs.make("tmaze/T-LN", corridor=3)
+
+
+def test_unknown_env_name_lists_known_ones():
+    with pytest.raises(ValueError, match="tmaze/T-LN"):
+        envs.make("tmaze/T-X")
+
+
+def test_bad_action_shape_is_refused():
+    env = envs.make("tmaze/T-LS")
+    _, state = env.reset(jax.random.PRNGKey(0))
+    with pytest.raises(ValueError, match=r"shape \(2,\)"):
+        env.step(jax.random.PRNGKey(0), state, jnp.array([1]))
+
+
+@pytest.mark.parametrize("variant", list(VARIANTS))
+def test_scripted_policy_returns_match_reference(variant, data_dir):
+    from memrl.envs.tmaze_policies import POLICIES, episode_returns
+
+    spec = json.loads((data_dir / "tmaze" / "tmaze_configs_and_returns.json").read_text())[variant]
+    env = envs.make(f"tmaze/{variant}")
+    for name, make_policy in POLICIES.items():
+        returns = np.asarray(jax.jit(lambda k: episode_returns(env, make_policy(env), k, 2000))(jax.random.PRNGKey(3)))
+        reference = spec["returns_1000_episodes"][name]
+        if name == "oracle":  # deterministic optimum: 4.0, or 13.9 with checks
+            np.testing.assert_allclose(returns, reference["mean"], atol=1e-4)
+        else:  # both are 1000/2000-episode means; 5 joint standard errors
+            tolerance = 5 * reference["std"] * np.sqrt(1 / 1000 + 1 / 2000)
+            assert abs(returns.mean() - reference["mean"]) < tolerance, (name, returns.mean(), reference["mean"])
