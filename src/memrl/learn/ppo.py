@@ -169,6 +169,13 @@ class PPO:
         }
         return runner, metrics
 
+    def evaluate(self, params, key, num_steps: int):
+        """Act with ``params`` (sampling) in fresh environments for ``num_steps`` steps.
+        Returns (done [T, E], episode return at each done [T, E]); no learning."""
+        runner = self.init(key).replace(params=params)
+        _, (_, (done, returns)) = jax.lax.scan(self._env_step, runner, None, num_steps)
+        return done, returns
+
     def run(self, runner: RunnerState, num_updates: int):
         """``num_updates`` updates in one ``lax.scan``; metrics are stacked over updates."""
         return jax.lax.scan(self.update, runner, None, num_updates)

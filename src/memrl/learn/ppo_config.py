@@ -19,9 +19,9 @@ class PPOConfig:
     """registered environment name (see ``memrl list``)"""
     core: str = "amrl-max"
     """registered memory core name (see ``memrl list``)"""
-    core_args: dict[str, Any] = dataclasses.field(default_factory=dict)
+    core_args: dict[str, int | float | bool | str] = dataclasses.field(default_factory=dict)
     """core hyperparameters, e.g. ``hidden 128 straight_through False``"""
-    env_args: dict[str, Any] = dataclasses.field(default_factory=dict)
+    env_args: dict[str, int | float | bool | str] = dataclasses.field(default_factory=dict)
     """numeric environment params, e.g. ``maze_length 200``"""
     seed: int = 0
     """seed of the first run; the others use seed + 1, seed + 2, ..."""
@@ -60,6 +60,11 @@ class PPOConfig:
             raise ValueError(f"unknown env {self.env!r}; known: {', '.join(envs.names())}")
         if self.core not in cores.names():
             raise ValueError(f"unknown core {self.core!r}; known: {', '.join(cores.names())}")
+        try:
+            envs.make(self.env, **self.env_args)
+            cores.make(self.core, **self.core_args)
+        except TypeError as err:
+            raise ValueError(str(err)) from None
         for name in ("seeds", "total_steps", "num_envs", "rollout_len", "num_minibatches", "update_epochs", "updates_per_chunk"):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:

@@ -1,0 +1,1 @@
+"""Analyses the papers use: learning curves, gradient decay, signal-to-noise."""

@@ -1,0 +1,65 @@
+"""Learning curves (return against environment steps) from run folders."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Sequence
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+from memrl.learn.run_folder import RunFolder  # noqa: E402
+
+
+def seed_curves(folder: RunFolder) -> list[tuple[np.ndarray, np.ndarray]]:
+    """(env_steps, episode_return) per seed, skipping updates in which no episode ended."""
+    curves = []
+    for seed in folder.seeds():
+        rows = [r for r in folder.read_metrics(seed) if r["episode_return"] is not None]
+        if rows:
+            curves.append((np.array([r["env_steps"] for r in rows]), np.array([r["episode_return"] for r in rows])))
+    return curves
+
+
+def smooth(values: np.ndarray, window: int) -> np.ndarray:
+    """Trailing moving average (shorter at the start)."""
+    cumulative = np.cumsum(np.insert(values, 0, 0.0))
+    idx = np.arange(1, len(values) + 1)
+    lo = np.maximum(0, idx - window)
+    return (cumulative[idx] - cumulative[lo]) / (idx - lo)
+
+
+def plot_runs(ax, runs: dict[str, RunFolder], window: int = 5) -> None:
+    """Mean over seeds (line) and min..max over seeds (band) of each run's smoothed curve."""
+    for label, folder in runs.items():
+        curves = seed_curves(folder)
+        if not curves:
+            continue
+        length = min(len(c[0]) for c in curves)
+        steps = curves[0][0][:length]
+        returns = np.stack([smooth(c[1][:length], window) for c in curves])
+        (line,) = ax.plot(steps, returns.mean(0), label=f"{label} ({len(curves)} seeds)")
+        ax.fill_between(steps, returns.min(0), returns.max(0), color=line.get_color(), alpha=0.2)
+    ax.set_xlabel("environment steps")
+    ax.set_ylabel("episode return")
+    ax.grid(alpha=0.3)
+
+
+def save_curves(path: Path, panels: dict[str, dict[str, RunFolder]], optima: dict[str, Sequence[tuple[str, float]]] | None = None) -> Path:
+    """One panel per title, each with its runs; ``optima`` draws labelled horizontal lines."""
+    fig, axes = plt.subplots(1, len(panels), figsize=(5.5 * len(panels), 4), squeeze=False)
+    for ax, (title, runs) in zip(axes[0], panels.items()):
+        plot_runs(ax, runs)
+        for label, value in (optima or {}).get(title, ()):
+            ax.axhline(value, color="gray", linestyle="--", linewidth=1)
+            ax.annotate(label, (0, value), xycoords=("axes fraction", "data"), fontsize=7, color="gray", va="bottom")
+        ax.set_title(title)
+        ax.legend(fontsize=7, loc="lower right")
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path

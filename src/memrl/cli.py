@@ -1,0 +1,138 @@
+"""The ``memrl`` command line: list, train, eval, plot, reproduce, analyze, bench."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import tyro
+
+from memrl.learn.ppo_config import PPOConfig
+
+
+def list_all() -> None:
+    """List the registered cores, environments and experiments."""
+    from memrl import cores, envs, experiments
+    from memrl.console import console
+
+    console.print("[bold]cores[/]        " + ", ".join(cores.names()))
+    console.print("[bold]envs[/]         " + ", ".join(envs.names()))
+    console.print("[bold]experiments[/]  " + ", ".join(experiments.names()))
+
+
+def train(
+    config: Annotated[PPOConfig, tyro.conf.arg(name="")],
+    out: Path | None = None,
+    workers: int | None = None,
+) -> None:
+    """Train a memory core on an environment with recurrent PPO (resumes if OUT holds this run).
+
+    Args:
+        out: run folder (default runs/<env>/<core>).
+        workers: processes at once (default: one per CPU core, one on a GPU).
+    """
+    from memrl.analysis.learning_curves import save_curves
+    from memrl.console import console
+    from memrl.experiments.runner import train_folders
+    from memrl.learn.run_folder import RunFolder
+
+    folder = RunFolder(out or Path("runs") / config.env.replace("/", "_") / config.core)
+    folder.prepare(config)
+    console.print(f"run folder {folder.path}: {config.num_updates} updates x {config.steps_per_update} steps, {config.seeds} seed(s)")
+    wall = train_folders([folder], workers)
+    summary = folder.write_summary(config)
+    save_curves(folder.path / "curve.png", {config.env: {config.core: folder}})
+    console.print(f"final return {summary['final_return_mean']} (per seed: "
+                  f"{ {s: v['final_return'] for s, v in summary['seeds'].items()} }), {wall:.0f} s; curve {folder.path / 'curve.png'}")
+
+
+def evaluate(run: Path, steps: int = 1000, seed: int = 12345) -> None:
+    """Evaluate each seed's last checkpoint of RUN (sampled actions, fresh environments).
+
+    Args:
+        run: run folder.
+        steps: steps per environment.
+        seed: evaluation seed.
+    """
+    import jax
+    import numpy as np
+
+    from memrl.console import console
+    from memrl.learn.ppo import PPO
+    from memrl.learn.run_folder import RunFolder
+
+    folder = RunFolder(run)
+    config = folder.load_config()
+    trainer = PPO(config)
+    template = trainer.init(jax.random.PRNGKey(0))
+    evaluate_fn = jax.jit(trainer.evaluate, static_argnums=2)
+    for s in config.seed_list():
+        runner = folder.load_checkpoint(s, template)
+        if runner is None:
+            console.print(f"seed {s}: no checkpoint")
+            continue
+        done, returns = map(np.asarray, evaluate_fn(runner.params, jax.random.PRNGKey(seed), steps))
+        episodes = returns[done]
+        console.print(f"seed {s} (update {int(runner.update)}): mean return {episodes.mean():.3f} ± {episodes.std():.3f} over {len(episodes)} episodes")
+
+
+def plot(runs: list[Path], out: Path = Path("curves.png")) -> None:
+    """Plot the learning curves of one or more run folders on one figure.
+
+    Args:
+        runs: run folders.
+        out: image file to write.
+    """
+    from memrl.analysis.learning_curves import save_curves
+    from memrl.learn.run_folder import RunFolder
+
+    panels: dict = {}
+    for run in runs:
+        config = RunFolder(run).load_config()
+        panels.setdefault(config.env, {})[f"{config.core} ({run.name})"] = RunFolder(run)
+    print(save_curves(out, panels))
+
+
+def reproduce(name: str, out: Path | None = None, workers: int | None = None) -> None:
+    """Run a named experiment (resumable) and write its table, figure and checks.
+
+    Args:
+        name: experiment name (see ``memrl list``).
+        out: output folder (default runs/reproduce/NAME).
+        workers: processes at once (default: one per CPU core, one on a GPU).
+    """
+    from memrl import experiments
+    from memrl.experiments.runner import reproduce as run_experiment
+
+    experiment = experiments.get(name)
+    run_experiment(experiment, out or experiments.base.default_out(name), workers)
+
+
+COMMANDS = {"list": list_all, "train": train, "eval": evaluate, "plot": plot, "reproduce": reproduce}
+
+
+def analyze_commands() -> dict:
+    from memrl.analysis import gradient_strength
+
+    return {"gradients": gradient_strength.command}
+
+
+def main(argv: list[str] | None = None) -> None:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        if argv[:1] == ["analyze"]:
+            tyro.extras.subcommand_cli_from_dict(analyze_commands(), prog="memrl analyze", args=argv[1:])
+        elif argv[:1] == ["bench"]:
+            from memrl import bench
+
+            tyro.cli(bench.command, prog="memrl bench", args=argv[1:])
+        else:
+            tyro.extras.subcommand_cli_from_dict(COMMANDS, prog="memrl", args=argv)
+    except (ValueError, FileNotFoundError) as err:
+        print(f"memrl: error: {err}", file=sys.stderr)
+        raise SystemExit(2) from None
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,73 @@
+"""Experiments: named, versioned sets of runs that reproduce a paper's figure or table, with the
+expected finding checked on the results. ``memrl reproduce NAME`` runs one."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import operator
+from pathlib import Path
+from typing import Sequence
+
+from memrl.learn.ppo_config import PPOConfig
+from memrl.registry import Registry
+
+EXPERIMENTS: Registry = Registry("experiment")
+
+_OPS = {">=": operator.ge, "<=": operator.le}
+
+
+@dataclasses.dataclass(frozen=True)
+class Expectation:
+    """``run``'s mean final return (over seeds) must be ``op`` ``threshold``."""
+
+    run: str
+    op: str
+    threshold: float
+    why: str
+
+    def check(self, final_return: float | None) -> bool:
+        return final_return is not None and _OPS[self.op](final_return, self.threshold)
+
+
+@dataclasses.dataclass(frozen=True)
+class Experiment:
+    name: str
+    version: int
+    description: str
+    reproduces: str
+    runs: dict[str, PPOConfig]
+    """run name ("<panel>/<label>") -> config"""
+    expectations: Sequence[Expectation] = ()
+    optima: dict[str, Sequence[tuple[str, float]]] = dataclasses.field(default_factory=dict)
+    """panel -> reference lines (label, return) for the figure"""
+
+    def panels(self) -> dict[str, list[str]]:
+        panels: dict[str, list[str]] = {}
+        for run in self.runs:
+            panels.setdefault(run.split("/")[0], []).append(run)
+        return panels
+
+    def describe(self) -> dict:
+        return {
+            "name": self.name, "version": self.version, "description": self.description,
+            "reproduces": self.reproduces,
+            "runs": {k: json.loads(v.to_json()) for k, v in self.runs.items()},
+            "expectations": [dataclasses.asdict(e) for e in self.expectations],
+        }
+
+
+def register(experiment: Experiment) -> None:
+    EXPERIMENTS.register(experiment.name, lambda: experiment)
+
+
+def get(name: str) -> Experiment:
+    return EXPERIMENTS.make(name)
+
+
+def names() -> list[str]:
+    return EXPERIMENTS.names()
+
+
+def default_out(name: str) -> Path:
+    return Path("runs") / "reproduce" / name

@@ -1,0 +1,76 @@
+"""``memrl reproduce``: run an experiment's runs (resumable), then write its table, figure and checks."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+import jax
+from rich.table import Table
+
+from memrl.analysis.learning_curves import save_curves
+from memrl.console import TrainingProgress, console
+from memrl.experiments.base import Experiment
+from memrl.learn.launch import jobs_for, run_jobs
+from memrl.learn.run_folder import RunFolder
+
+
+def default_workers() -> int:
+    """One job per core on a CPU; one job at a time on an accelerator (it vmaps the seeds)."""
+    return len(os.sched_getaffinity(0)) if jax.default_backend() == "cpu" else 1
+
+
+def train_folders(folders: list[RunFolder], workers: int | None = None) -> float:
+    """Train every seed of every folder (already prepared); returns the wall time in seconds."""
+    on_cpu = jax.default_backend() == "cpu"
+    configs = [f.load_config() for f in folders]
+    jobs = jobs_for([f.path for f in folders], configs, on_cpu)
+    workers = min(workers or default_workers(), len(jobs))
+    start = time.time()
+    with TrainingProgress(folders) as progress:
+        run_jobs(jobs, workers, pin=on_cpu, on_progress=progress.update)
+    return time.time() - start
+
+
+def reproduce(experiment: Experiment, out: Path, workers: int | None = None) -> dict:
+    folders = {run: RunFolder(out / run) for run in experiment.runs}
+    for run, config in experiment.runs.items():
+        folders[run].prepare(config)
+    (out / "experiment.json").write_text(json.dumps(experiment.describe(), indent=2))
+    console.print(f"[bold]{experiment.name}[/] v{experiment.version}: {experiment.description}")
+    console.print(f"reproduces {experiment.reproduces}; runs in {out}")
+    wall = train_folders(list(folders.values()), workers)
+
+    summaries = {run: folders[run].write_summary(config) for run, config in experiment.runs.items()}
+    table = Table(title=f"{experiment.name}: final return (mean over the last 10% of updates)")
+    for column in ("env", "core", "env steps / seed", "final return", "per seed"):
+        table.add_column(column)
+    for run, summary in summaries.items():
+        panel, label = run.split("/", 1)
+        per_seed = ", ".join("-" if v["final_return"] is None else f"{v['final_return']:.2f}" for v in summary["seeds"].values())
+        mean = summary["final_return_mean"]
+        table.add_row(panel, label, f"{summary['env_steps_per_seed']:,}", "-" if mean is None else f"{mean:.2f} ± {summary['final_return_std']:.2f}", per_seed)
+    console.print(table)
+
+    checks = []
+    for e in experiment.expectations:
+        value = summaries[e.run]["final_return_mean"]
+        ok = e.check(value)
+        checks.append({"run": e.run, "op": e.op, "threshold": e.threshold, "value": value, "passed": ok, "why": e.why})
+        console.print(f"{'[green]PASS' if ok else '[red]FAIL'}[/] {e.run}: {value if value is None else round(value, 3)} {e.op} {e.threshold}  ({e.why})")
+
+    figure = save_curves(
+        out / "curves.png",
+        {panel: {run.split("/", 1)[1]: folders[run] for run in runs} for panel, runs in experiment.panels().items()},
+        experiment.optima,
+    )
+    results = {
+        "experiment": experiment.name, "version": experiment.version, "wall_time_s": wall,
+        "backend": jax.default_backend(), "cpu_cores": len(os.sched_getaffinity(0)),
+        "summaries": summaries, "checks": checks, "figure": str(figure),
+    }
+    (out / "results.json").write_text(json.dumps(results, indent=2))
+    console.print(f"figure: {figure}\nresults: {out / 'results.json'} (wall time {wall / 60:.1f} min)")
+    return results

@@ -1,0 +1,128 @@
+"""Running seeds: chunked, checkpointed training of seed groups, in-process or one process per core.
+
+On a CPU each seed of each run is a job, and at most one job per core runs at a time, each process
+pinned to its own core: one process keeps one core busy, and ``jit(vmap(train))`` over 2+ seeds
+was seen to deadlock on 2-core machines (DESIGN.md). On a GPU all seeds of a run are one job,
+vmapped in one program.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Callable, Sequence
+
+import jax
+import numpy as np
+
+from memrl.learn.ppo import PPO
+from memrl.learn.ppo_config import PPOConfig
+from memrl.learn.run_folder import RunFolder
+
+
+@dataclasses.dataclass(frozen=True)
+class Job:
+    run_dir: Path
+    seeds: tuple[int, ...]
+
+
+def _rows(metrics: dict, index: int, wall_time: float) -> list[dict]:
+    """Per-update rows of seed ``index`` from a chunk's stacked metrics [seeds, updates]."""
+    host = {k: np.asarray(v)[index] for k, v in metrics.items()}
+    n = len(host["env_steps"])
+    rows = []
+    for u in range(n):
+        row = {k: (int(v[u]) if k in ("env_steps", "episodes") else float(v[u])) for k, v in host.items()}
+        row["episode_return"] = None if np.isnan(row["episode_return"]) else row["episode_return"]
+        row["wall_time"] = wall_time
+        rows.append(row)
+    return rows
+
+
+def train_seeds(config: PPOConfig, folder: RunFolder, seeds: Sequence[int], on_chunk: Callable[[int], None] | None = None):
+    """Train ``seeds`` of ``config`` (vmapped together), resuming from their checkpoints, writing
+    metrics and a checkpoint after every chunk. ``on_chunk(env_steps_done_per_seed)`` reports."""
+    trainer = PPO(config)
+    template = trainer.init(jax.random.PRNGKey(0))
+    runners = []
+    for seed in seeds:
+        runner = folder.load_checkpoint(seed, template)
+        if runner is None:
+            runner = trainer.init(jax.random.PRNGKey(seed))
+        folder.truncate_metrics(seed, int(runner.update))
+        runners.append(runner)
+    done = int(runners[0].update)
+    if any(int(r.update) != done for r in runners):
+        raise RuntimeError("seeds of one job must be at the same update to be trained together")
+    batched = jax.tree.map(lambda *xs: np.stack(xs), *runners)
+    compiled = {}
+    start = time.time()
+    if on_chunk:
+        on_chunk(done * config.steps_per_update)
+    while done < config.num_updates:
+        n = min(config.updates_per_chunk, config.num_updates - done)
+        if n not in compiled:
+            compiled[n] = jax.jit(jax.vmap(lambda r, n=n: trainer.run(r, n)))
+        batched, metrics = compiled[n](batched)
+        metrics = jax.device_get(metrics)
+        done += n
+        elapsed = time.time() - start
+        for i, seed in enumerate(seeds):
+            folder.append_metrics(seed, _rows(metrics, i, elapsed))
+            folder.save_checkpoint(seed, jax.tree.map(lambda x: x[i], batched))
+        if on_chunk:
+            on_chunk(done * config.steps_per_update)
+
+
+def jobs_for(run_dirs: Sequence[Path], configs: Sequence[PPOConfig], on_cpu: bool) -> list[Job]:
+    jobs = []
+    for run_dir, config in zip(run_dirs, configs):
+        if on_cpu:
+            jobs += [Job(Path(run_dir), (seed,)) for seed in config.seed_list()]
+        else:
+            jobs.append(Job(Path(run_dir), tuple(config.seed_list())))
+    return jobs
+
+
+def run_jobs(
+    jobs: Sequence[Job], workers: int, pin: bool = True, on_progress: Callable[[], None] | None = None, poll: float = 1.0
+) -> None:
+    """Run jobs, at most ``workers`` at once, each in its own process (pinned to one core if ``pin``).
+    ``on_progress`` is called while waiting (it reads the metrics files). A failed job stops the
+    others and raises with the end of its log."""
+    cores = sorted(os.sched_getaffinity(0))[:workers]
+    pending = list(jobs)
+    running: dict[int, tuple[subprocess.Popen, Job, Path]] = {}
+    try:
+        while pending or running:
+            for core in cores:
+                if core not in running and pending:
+                    job = pending.pop(0)
+                    log = job.run_dir / f"worker_seeds_{'_'.join(map(str, job.seeds))}.log"
+                    seeds = ",".join(map(str, job.seeds))
+                    cmd = [sys.executable, "-m", "memrl.learn.worker", str(job.run_dir), seeds, str(core if pin else -1)]
+                    with log.open("w") as f:
+                        proc = subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT)
+                    running[core] = (proc, job, log)
+            time.sleep(poll)
+            if on_progress:
+                on_progress()
+            for core, (proc, job, log) in list(running.items()):
+                if proc.poll() is not None:
+                    del running[core]
+                    if proc.returncode != 0:
+                        tail = log.read_text()[-3000:]
+                        raise RuntimeError(f"training job {job.run_dir} seeds {job.seeds} failed (exit {proc.returncode}):\n{tail}")
+    finally:
+        for proc, _, _ in running.values():
+            proc.kill()
+
+
+def env_steps_done(folder: RunFolder, seed: int) -> int:
+    rows = folder.read_metrics(seed)
+    return rows[-1]["env_steps"] if rows else 0

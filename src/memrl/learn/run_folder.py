@@ -1,0 +1,146 @@
+"""Run folders: the resolved config, per-seed metrics (JSONL) and checkpoints (msgpack, no pickle).
+
+    RUN/config.json
+    RUN/seed_<s>/metrics.jsonl       one line per update
+    RUN/seed_<s>/checkpoint.msgpack  the RunnerState after the last finished chunk
+    RUN/metrics.csv, RUN/summary.json, RUN/curve.png   written when the run finishes
+
+Checkpoints are written atomically, and a resumed run first cuts each metrics file back to its
+checkpoint, so a run killed at any moment continues without losing or repeating an update.
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import json
+import math
+import os
+from pathlib import Path
+
+import numpy as np
+from flax import serialization
+
+from memrl.learn.ppo_config import PPOConfig
+
+
+class ConfigMismatch(ValueError):
+    """A run folder holds a run of another config."""
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
+
+
+@dataclasses.dataclass(frozen=True)
+class RunFolder:
+    path: Path
+
+    @property
+    def config_path(self) -> Path:
+        return self.path / "config.json"
+
+    def seed_dir(self, seed: int) -> Path:
+        return self.path / f"seed_{seed}"
+
+    def checkpoint_path(self, seed: int) -> Path:
+        return self.seed_dir(seed) / "checkpoint.msgpack"
+
+    def metrics_path(self, seed: int) -> Path:
+        return self.seed_dir(seed) / "metrics.jsonl"
+
+    def load_config(self) -> PPOConfig:
+        if not self.config_path.exists():
+            raise FileNotFoundError(f"{self.path} is not a run folder (no config.json)")
+        return PPOConfig.from_dict(json.loads(self.config_path.read_text())["config"])
+
+    def prepare(self, config: PPOConfig) -> None:
+        """Create the folder for ``config``, or check that an existing run has the same config."""
+        if self.config_path.exists():
+            existing = self.load_config()
+            if existing != config:
+                diffs = [
+                    f"{f.name}: {getattr(existing, f.name)!r} there, {getattr(config, f.name)!r} asked"
+                    for f in dataclasses.fields(PPOConfig)
+                    if getattr(existing, f.name) != getattr(config, f.name)
+                ]
+                raise ConfigMismatch(
+                    f"{self.path} holds a run with another config ({'; '.join(diffs)}); "
+                    "choose another --out or the same settings to resume"
+                )
+            return
+        self.path.mkdir(parents=True, exist_ok=True)
+        record = {"trainer": "ppo", "config": dataclasses.asdict(config)}
+        _atomic_write(self.config_path, json.dumps(record, indent=2, sort_keys=True).encode())
+
+    def save_checkpoint(self, seed: int, runner) -> None:
+        self.seed_dir(seed).mkdir(parents=True, exist_ok=True)
+        _atomic_write(self.checkpoint_path(seed), serialization.to_bytes(runner))
+
+    def load_checkpoint(self, seed: int, template):
+        """The saved RunnerState of ``seed`` (shaped like ``template``), or None if there is none."""
+        path = self.checkpoint_path(seed)
+        if not path.exists():
+            return None
+        try:
+            return serialization.from_bytes(template, path.read_bytes())
+        except (ValueError, KeyError, TypeError) as err:
+            raise ConfigMismatch(f"checkpoint {path} does not fit this run's config: {err}") from None
+
+    def append_metrics(self, seed: int, rows: list[dict]) -> None:
+        self.seed_dir(seed).mkdir(parents=True, exist_ok=True)
+        with self.metrics_path(seed).open("a") as f:
+            for row in rows:
+                f.write(json.dumps(row) + "\n")
+            f.flush()
+            os.fsync(f.fileno())
+
+    def truncate_metrics(self, seed: int, updates_done: int) -> None:
+        """Keep only the rows of updates that the checkpoint includes."""
+        rows = self.read_metrics(seed)[:updates_done]
+        path = self.metrics_path(seed)
+        if path.exists():
+            _atomic_write(path, "".join(json.dumps(r) + "\n" for r in rows).encode())
+
+    def read_metrics(self, seed: int) -> list[dict]:
+        path = self.metrics_path(seed)
+        if not path.exists():
+            return []
+        rows = []
+        for line in path.read_text().splitlines():
+            try:
+                rows.append(json.loads(line))
+            except json.JSONDecodeError:  # a line cut by a kill mid-write
+                break
+        return rows
+
+    def seeds(self) -> list[int]:
+        return self.load_config().seed_list()
+
+    def write_summary(self, config: PPOConfig, final_fraction: float = 0.1) -> dict:
+        """metrics.csv for all seeds and summary.json with each seed's final return: the mean
+        episode return over the last ``final_fraction`` of its updates."""
+        per_seed = {}
+        rows_all = []
+        for seed in config.seed_list():
+            rows = self.read_metrics(seed)
+            rows_all += [{"seed": seed, **r} for r in rows]
+            returns = [r["episode_return"] for r in rows if r["episode_return"] is not None and not math.isnan(r["episode_return"])]
+            tail = returns[-max(1, int(len(returns) * final_fraction)) :] if returns else []
+            per_seed[seed] = {"final_return": float(np.mean(tail)) if tail else None, "updates": len(rows)}
+        if rows_all:
+            with (self.path / "metrics.csv").open("w", newline="") as f:
+                writer = csv.DictWriter(f, fieldnames=list(rows_all[0]))
+                writer.writeheader()
+                writer.writerows(rows_all)
+        finals = [v["final_return"] for v in per_seed.values() if v["final_return"] is not None]
+        summary = {
+            "env": config.env, "core": config.core, "env_steps_per_seed": config.num_updates * config.steps_per_update,
+            "final_return_mean": float(np.mean(finals)) if finals else None,
+            "final_return_std": float(np.std(finals)) if finals else None,
+            "seeds": per_seed,
+        }
+        _atomic_write(self.path / "summary.json", json.dumps(summary, indent=2).encode())
+        return summary
