@@ -47,7 +47,7 @@ def train(
                   f"{ {s: v['final_return'] for s, v in summary['seeds'].items()} }), {wall:.0f} s; curve {folder.path / 'curve.png'}")
 
 
-def evaluate(run: Path, steps: int = 1000, seed: int = 12345) -> None:
+def evaluate(run: tyro.conf.Positional[Path], steps: int = 1000, seed: int = 12345) -> None:
     """Evaluate each seed's last checkpoint of RUN (sampled actions, fresh environments).
 
     Args:
@@ -77,7 +77,7 @@ def evaluate(run: Path, steps: int = 1000, seed: int = 12345) -> None:
         console.print(f"seed {s} (update {int(runner.update)}): mean return {episodes.mean():.3f} ± {episodes.std():.3f} over {len(episodes)} episodes")
 
 
-def plot(runs: list[Path], out: Path = Path("curves.png")) -> None:
+def plot(runs: tyro.conf.Positional[list[Path]], out: Path = Path("curves.png")) -> None:
     """Plot the learning curves of one or more run folders on one figure.
 
     Args:
@@ -94,7 +94,7 @@ def plot(runs: list[Path], out: Path = Path("curves.png")) -> None:
     print(save_curves(out, panels))
 
 
-def reproduce(name: str, out: Path | None = None, workers: int | None = None) -> None:
+def reproduce(name: tyro.conf.Positional[str], out: Path | None = None, workers: int | None = None) -> None:
     """Run a named experiment (resumable) and write its table, figure and checks.
 
     Args:

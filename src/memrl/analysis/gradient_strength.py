@@ -11,10 +11,12 @@ from __future__ import annotations
 import dataclasses
 import json
 from pathlib import Path
+from typing import Annotated
 
 import jax
 import jax.numpy as jnp
 import numpy as np
+import tyro
 
 from memrl import cores
 
@@ -49,11 +51,11 @@ def gradient_table(names, steps: int = 100, inits: int = 3, seed: int = 0) -> di
     return {name: np.mean([gradient_strength(make_core_for_width(name, 1), k, steps) for k in keys], axis=0) for name in names}
 
 
-def command(cores_: tuple[str, ...] = DEFAULT_CORES, steps: int = 100, inits: int = 3, out: Path = Path("runs/analysis/gradients")) -> None:
+def command(core_names: Annotated[tuple[str, ...], tyro.conf.arg(name="cores")] = DEFAULT_CORES, steps: int = 100, inits: int = 3, out: Path = Path("runs/analysis/gradients")) -> None:
     """Gradient of the output at step t with respect to the input at step 0 (AMRL Sec. 6).
 
     Args:
-        cores_: cores to compare.
+        core_names: cores to compare.
         steps: sequence length.
         inits: initialisations averaged.
         out: folder for gradients.png and gradients.json.
@@ -66,7 +68,7 @@ def command(cores_: tuple[str, ...] = DEFAULT_CORES, steps: int = 100, inits: in
 
     from memrl.console import console
 
-    table = gradient_table(cores_, steps, inits)
+    table = gradient_table(core_names, steps, inits)
     out.mkdir(parents=True, exist_ok=True)
     fig, ax = plt.subplots(figsize=(6, 4))
     for name, g in table.items():

@@ -18,6 +18,7 @@ import math
 import os
 from pathlib import Path
 
+import jax
 import numpy as np
 from flax import serialization
 
@@ -85,9 +86,13 @@ class RunFolder:
         if not path.exists():
             return None
         try:
-            return serialization.from_bytes(template, path.read_bytes())
+            restored = serialization.from_bytes(template, path.read_bytes())
         except (ValueError, KeyError, TypeError) as err:
             raise ConfigMismatch(f"checkpoint {path} does not fit this run's config: {err}") from None
+        shapes = lambda tree: jax.tree.map(lambda x: (np.shape(x), np.asarray(x).dtype), tree)  # noqa: E731
+        if shapes(restored) != shapes(template):
+            raise ConfigMismatch(f"checkpoint {path} does not fit this run's config: its arrays have other shapes")
+        return restored
 
     def append_metrics(self, seed: int, rows: list[dict]) -> None:
         self.seed_dir(seed).mkdir(parents=True, exist_ok=True)

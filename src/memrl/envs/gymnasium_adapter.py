@@ -1,0 +1,49 @@
+"""Any memrl environment as a ``gymnasium.Env`` (and a gymnasium vector env), for other libraries.
+
+The adapter keeps the JAX state and a PRNG key, and calls the jitted ``reset_env``/``step_env``
+(gymnasium does its own resets). One action component gives ``Discrete``, several ``MultiDiscrete``.
+"""
+
+from __future__ import annotations
+
+import gymnasium
+import jax
+import numpy as np
+
+from memrl.envs.base import Environment, make
+
+
+class GymnasiumEnv(gymnasium.Env):
+    metadata = {"render_modes": []}
+
+    def __init__(self, env: Environment | str, **env_kwargs):
+        self.env = make(env, **env_kwargs) if isinstance(env, str) else env
+        self.params = self.env.default_params
+        dims = self.env.action_dims
+        self.action_space = gymnasium.spaces.Discrete(dims[0]) if len(dims) == 1 else gymnasium.spaces.MultiDiscrete(dims)
+        self.observation_space = gymnasium.spaces.Box(-np.inf, np.inf, self.env.observation_shape, np.float32)
+        self._reset = jax.jit(self.env.reset_env)
+        self._step = jax.jit(self.env.step_env)
+        self._key = jax.random.PRNGKey(0)
+        self._state = None
+
+    def reset(self, *, seed: int | None = None, options=None):
+        super().reset(seed=seed)
+        if seed is not None:
+            self._key = jax.random.PRNGKey(seed)
+        self._key, key = jax.random.split(self._key)
+        obs, self._state = self._reset(key, self.params)
+        return np.asarray(obs, np.float32), {}
+
+    def step(self, action):
+        if self._state is None:
+            raise RuntimeError("call reset() before step()")
+        action = np.atleast_1d(np.asarray(action, np.int32))
+        self._key, key = jax.random.split(self._key)
+        obs, self._state, reward, terminated, truncated, _ = self._step(key, self._state, action, self.params)
+        return np.asarray(obs, np.float32), float(reward), bool(terminated), bool(truncated), {}
+
+
+def make_vector(env: str, num_envs: int, **env_kwargs) -> gymnasium.vector.SyncVectorEnv:
+    """``num_envs`` copies of a memrl environment as a gymnasium vector env."""
+    return gymnasium.vector.SyncVectorEnv([lambda: GymnasiumEnv(env, **env_kwargs) for _ in range(num_envs)])

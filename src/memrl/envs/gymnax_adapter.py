@@ -1,0 +1,66 @@
+"""Any discrete-action gymnax environment as a memrl environment, so memrl's learners train on it.
+
+``memrl.envs.make("gymnax/MemoryChain-bsuite")``. Termination comes from the gymnax env's
+``step_env``, truncation (``max_steps_in_episode``) from its ``is_truncated``, as gymnax's own
+``step`` does. Actions are
+memrl's [1]-shaped int arrays.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax.numpy as jnp
+
+from memrl.envs.base import Environment, register
+
+DISCRETE_GYMNAX_ENVS = (
+    "CartPole-v1", "Acrobot-v1", "MountainCar-v0", "Catch-bsuite", "DeepSea-bsuite", "MemoryChain-bsuite",
+    "UmbrellaChain-bsuite", "DiscountingChain-bsuite", "FourRooms-misc", "MetaMaze-misc",
+    "Asterix-MinAtar", "Breakout-MinAtar", "Freeway-MinAtar", "SpaceInvaders-MinAtar",
+)
+
+
+class GymnaxEnv(Environment):
+    """Wraps a gymnax ``(env, params)`` pair; gymnax params stay the numeric params."""
+
+    def __init__(self, env: Any, params: Any):
+        space = env.action_space(params)
+        if not hasattr(space, "n"):
+            raise ValueError(f"{type(env).__name__} has a {type(space).__name__} action space; memrl's learners need discrete actions")
+        self.gymnax_env = env
+        self.params = params
+        self._action_dims = (int(space.n),)
+        self._observation_shape = tuple(env.observation_space(params).shape)
+
+    @property
+    def default_params(self):
+        return self.params
+
+    @property
+    def observation_shape(self):
+        return self._observation_shape
+
+    @property
+    def action_dims(self):
+        return self._action_dims
+
+    def reset_env(self, key, params):
+        return self.gymnax_env.reset_env(key, params)
+
+    def step_env(self, key, state, action, params):
+        obs, state, reward, terminated, info = self.gymnax_env.step_env(key, state, action[0], params)
+        truncated = self.gymnax_env.is_truncated(state, params) & ~terminated
+        info = {k: v for k, v in info.items() if k != "discount"}
+        return obs, state, jnp.asarray(reward, jnp.float32), terminated, truncated, info
+
+
+def make_gymnax(name: str, **params) -> GymnaxEnv:
+    import gymnax
+
+    env, default = gymnax.make(name)
+    return GymnaxEnv(env, default.replace(**params) if params else default)
+
+
+for _name in DISCRETE_GYMNAX_ENVS:
+    register(f"gymnax/{_name}", lambda _n=_name, **kw: make_gymnax(_n, **kw))
