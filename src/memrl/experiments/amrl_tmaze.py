@@ -12,12 +12,13 @@ from memrl.learn.ppo_config import PPOConfig
 
 CORES = ("amrl-max", "amrl-avg", "set", "lstm", "lstm-stack")
 
-# Episodes of T-LS last 100 to 151 steps, so its rollouts are long enough to hold one whole episode.
-ENVS = {
-    "T-L": dict(total_steps=400_000, rollout_len=100),
-    "T-LN": dict(total_steps=400_000, rollout_len=100),
-    "T-LS": dict(total_steps=600_000, rollout_len=160),
-}
+# Budgets and batch shapes chosen so the whole experiment runs in about an hour on 2 CPU cores.
+# Updates use 2 epochs (AMRL used 30 SGD iterations over 4000-step batches; on a CPU the compute
+# per sample is the bottleneck). T-LS episodes last 100 to 151 steps, so its rollouts of 320 steps
+# hold whole episodes far more often than 160-step ones would.
+T_L_SETTINGS = dict(total_steps=400_000, num_envs=32, rollout_len=100, num_minibatches=2, update_epochs=2)
+T_LS_SETTINGS = dict(total_steps=1_000_000, num_envs=32, rollout_len=320, num_minibatches=4, update_epochs=2)
+ENVS = {"T-LS": T_LS_SETTINGS, "T-LN": T_L_SETTINGS, "T-L": T_L_SETTINGS}  # longest jobs first
 
 
 def tmaze_runs(envs: dict, cores, seeds: int) -> dict[str, PPOConfig]:
@@ -54,7 +55,7 @@ TLN_DEMO = Experiment(
     version=1,
     description="The quick-start job: AMRL-Max and LSTM on T-LN, one seed each (a few minutes on 2 CPU cores)",
     reproduces="Beck et al. 2020, Fig. 3 (T-LN panel), one seed",
-    runs=tmaze_runs({"T-LN": dict(total_steps=300_000, rollout_len=100)}, ("amrl-max", "lstm"), seeds=1),
+    runs=tmaze_runs({"T-LN": T_L_SETTINGS}, ("amrl-max", "lstm"), seeds=1),
     expectations=(Expectation("T-LN/amrl-max", ">=", 3.8, "AMRL-Max solves T-LN (optimum 4.0)"),),
     optima={"T-LN": [("optimum 4.0", 4.0), ("no memory 0.5", 0.5)]},
 )
