@@ -9,6 +9,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.ticker  # noqa: E402
 import numpy as np  # noqa: E402
 
 from memrl.learn.run_folder import RunFolder  # noqa: E402
@@ -43,6 +44,7 @@ def plot_runs(ax, runs: dict[str, RunFolder], window: int = 5) -> None:
         returns = np.stack([smooth(c[1][:length], window) for c in curves])
         (line,) = ax.plot(steps, returns.mean(0), label=f"{label} ({len(curves)} seeds)")
         ax.fill_between(steps, returns.min(0), returns.max(0), color=line.get_color(), alpha=0.2)
+    ax.xaxis.set_major_formatter(matplotlib.ticker.EngFormatter(sep=""))
     ax.set_xlabel("environment steps")
     ax.set_ylabel("episode return")
     ax.grid(alpha=0.3)

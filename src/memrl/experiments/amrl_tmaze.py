@@ -12,12 +12,13 @@ from memrl.learn.ppo_config import PPOConfig
 
 CORES = ("amrl-max", "amrl-avg", "set", "lstm", "lstm-stack")
 
-# Budgets and batch shapes chosen so the whole experiment runs in about an hour on 2 CPU cores.
-# Updates use 2 epochs (AMRL used 30 SGD iterations over 4000-step batches; on a CPU the compute
-# per sample is the bottleneck). T-LS episodes last 100 to 151 steps, so its rollouts of 320 steps
-# hold whole episodes far more often than 160-step ones would.
-T_L_SETTINGS = dict(total_steps=400_000, num_envs=32, rollout_len=100, num_minibatches=2, update_epochs=2)
-T_LS_SETTINGS = dict(total_steps=1_000_000, num_envs=32, rollout_len=320, num_minibatches=4, update_epochs=2)
+# Budgets and batch shapes chosen so the whole experiment runs in under an hour on 2 CPU cores.
+# lr 5e-3 is the largest of AMRL's grid {5e-3, 5e-4, 5e-5}; on T-LN it started learning at about
+# 150k steps where 5e-4 needed about 250k-400k. Updates use 2 epochs (AMRL used 30 SGD iterations
+# over 4000-step batches; on a CPU the compute per sample is the bottleneck). T-LS episodes last
+# 100 to 151 steps, so its 320-step rollouts hold whole episodes far more often than 160-step ones.
+T_L_SETTINGS = dict(total_steps=350_000, num_envs=32, rollout_len=100, num_minibatches=2, update_epochs=2, lr=5e-3)
+T_LS_SETTINGS = dict(total_steps=600_000, num_envs=32, rollout_len=320, num_minibatches=4, update_epochs=2, lr=5e-3)
 ENVS = {"T-LS": T_LS_SETTINGS, "T-LN": T_L_SETTINGS, "T-L": T_L_SETTINGS}  # longest jobs first
 
 
