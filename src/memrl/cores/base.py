@@ -22,18 +22,9 @@ from memrl.registry import Registry
 CORES: Registry = Registry("core")
 
 
-def register(name: str, factory) -> None:
-    """Register a core factory (usually the module class or a partial of it) under ``name``."""
-    CORES.register(name, factory)
-
-
-def make(name: str, **kwargs) -> "MemoryCore":
-    """Build a registered core; unknown names and bad fields raise with what is allowed."""
-    return CORES.make(name, **kwargs)
-
-
-def names() -> list[str]:
-    return CORES.names()
+register = CORES.register  # register(name, factory); refuses duplicates
+make = CORES.make  # make(name, **fields) -> MemoryCore; unknown names list the known ones
+names = CORES.names
 
 
 def broadcast_right(flags: jax.Array, like: jax.Array) -> jax.Array:

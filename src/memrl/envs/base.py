@@ -22,17 +22,9 @@ from memrl.registry import Registry
 ENVS: Registry = Registry("environment")
 
 
-def register(name: str, factory) -> None:
-    ENVS.register(name, factory)
-
-
-def make(name: str, **kwargs) -> "Environment":
-    """Build a registered environment, e.g. ``make("tmaze/T-LN")``."""
-    return ENVS.make(name, **kwargs)
-
-
-def names() -> list[str]:
-    return ENVS.names()
+register = ENVS.register  # register(name, factory); refuses duplicates
+make = ENVS.make  # make("tmaze/T-LN", **params) -> Environment; unknown names list the known ones
+names = ENVS.names
 
 
 def select(flag: jax.Array, on_true, on_false):

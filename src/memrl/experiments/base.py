@@ -61,12 +61,8 @@ def register(experiment: Experiment) -> None:
     EXPERIMENTS.register(experiment.name, lambda: experiment)
 
 
-def get(name: str) -> Experiment:
-    return EXPERIMENTS.make(name)
-
-
-def names() -> list[str]:
-    return EXPERIMENTS.names()
+get = EXPERIMENTS.make  # get(name) -> Experiment
+names = EXPERIMENTS.names
 
 
 def default_out(name: str) -> Path:
