@@ -117,3 +117,12 @@ def test_multi_seed_path_finishes(tmp_path):
         assert [r["env_steps"] for r in folder.read_metrics(seed)] == [384, 768]
     losses = [folder.read_metrics(s)[0]["policy_loss"] for s in (0, 1)]
     assert losses[0] != losses[1]
+
+
+def test_amrl_reference_config_is_the_papers_batching():
+    from memrl.learn.ppo_config import amrl_reference
+
+    config = amrl_reference()
+    assert config.steps_per_update == 4000  # 4000-step batches
+    assert config.envs_per_minibatch * config.rollout_len == 200  # minibatches of 200 steps
+    assert config.update_epochs == 30 and config.gamma == 0.98 and config.lr in (5e-3, 5e-4, 5e-5)

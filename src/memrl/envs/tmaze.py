@@ -16,6 +16,10 @@ Variants (the official YAML configs; see ``VARIANTS``):
   pattern (first, second) = (UP, DOWN).
 A step taken when ``timestep >= timeout`` ends the episode (truncated) with ``timeout_reward`` and
 moves nothing, so a timed-out episode has ``timeout + 1`` transitions.
+
+Not pinned by the golden data: without ``force_final_decision`` (T-LS, T-LSO), LEFT or RIGHT at the
+last cell does nothing here (no move, no reward, the episode goes on); the official oracle always
+answers UP or DOWN there and the other recorded policies never reach the end.
 """
 
 from __future__ import annotations
