@@ -113,9 +113,9 @@ COMMANDS = {"list": list_all, "train": train, "eval": evaluate, "plot": plot, "r
 
 
 def analyze_commands() -> dict:
-    from memrl.analysis import gradient_strength
+    from memrl.analysis import gradient_strength, signal_to_noise
 
-    return {"gradients": gradient_strength.command}
+    return {"gradients": gradient_strength.command, "snr": signal_to_noise.command}
 
 
 def main(argv: list[str] | None = None) -> None:

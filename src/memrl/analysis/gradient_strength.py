@@ -9,7 +9,6 @@ initialisations. Straight-through aggregators keep it from decaying; an LSTM's d
 from __future__ import annotations
 
 import dataclasses
-import json
 from pathlib import Path
 from typing import Annotated
 
@@ -60,34 +59,7 @@ def command(core_names: Annotated[tuple[str, ...], tyro.conf.arg(name="cores")] 
         inits: initialisations averaged.
         out: folder for gradients.png and gradients.json.
     """
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    from rich.table import Table
-
-    from memrl.console import console
+    from memrl.analysis.series_report import write_series_report
 
     table = gradient_table(core_names, steps, inits)
-    out.mkdir(parents=True, exist_ok=True)
-    fig, ax = plt.subplots(figsize=(6, 4))
-    for name, g in table.items():
-        ax.semilogy(np.arange(steps), np.maximum(g, 1e-30), label=name)
-    ax.set_xlabel("t")
-    ax.set_ylabel("‖∂y_t / ∂x_0‖")
-    ax.set_title(f"gradient decay (mean of {inits} initialisations)")
-    ax.legend(fontsize=8)
-    ax.grid(alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(out / "gradients.png", dpi=120)
-    plt.close(fig)
-    (out / "gradients.json").write_text(json.dumps({k: v.tolist() for k, v in table.items()}))
-    shown = [t for t in (1, 10, 50, steps - 1) if t < steps]
-    rich_table = Table(title="gradient strength ‖∂y_t/∂x_0‖")
-    rich_table.add_column("core")
-    for t in shown:
-        rich_table.add_column(f"t={t}")
-    for name, g in table.items():
-        rich_table.add_row(name, *[f"{g[t]:.2e}" for t in shown])
-    console.print(rich_table)
-    console.print(f"figure {out / 'gradients.png'}, data {out / 'gradients.json'}")
+    write_series_report(out, "gradients", {f"gradient decay (mean of {inits} initialisations)": table}, "‖∂y_t/∂x_0‖", tuple(t for t in (1, 10, 50, steps - 1) if t < steps))
