@@ -27,3 +27,18 @@ def test_bad_input_exits_2_with_a_message(argv, message, capsys):
         main(argv)
     assert exit_info.value.code == 2
     assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("analysis, files", [("gradients", ("gradients.png", "gradients.json")), ("snr", ("snr.png", "snr.json"))])
+def test_analyses_write_figure_and_table(analysis, files, tmp_path, capsys):
+    main(["analyze", analysis, "--cores", "set", "amrl-sum", "--steps", "12", "--inits", "1", "--out", str(tmp_path)])
+    assert "t=10" in capsys.readouterr().out
+    for name in files:
+        assert (tmp_path / name).stat().st_size > 0
+
+
+def test_analysis_of_unknown_core_exits_2(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["analyze", "snr", "--cores", "lstmx", "--steps", "5"])
+    assert exit_info.value.code == 2
+    assert "unknown core 'lstmx'" in capsys.readouterr().err
