@@ -10,10 +10,11 @@ from memrl import envs
 from memrl.envs.gymnasium_adapter import GymnasiumEnv, make_vector
 
 
-def test_gymnasium_env_passes_the_gymnasium_checker():
+@pytest.mark.parametrize("name", ["tmaze/T-LS", "memory-planning/4x4"])
+def test_gymnasium_env_passes_the_gymnasium_checker(name):
     from gymnasium.utils.env_checker import check_env
 
-    check_env(GymnasiumEnv("tmaze/T-LS"), skip_render_check=True)
+    check_env(GymnasiumEnv(name), skip_render_check=True)
 
 
 def test_gymnasium_env_plays_an_oracle_episode():

@@ -1,7 +1,8 @@
 """Any memrl environment as a ``gymnasium.Env`` (and a gymnasium vector env), for other libraries.
 
 The adapter keeps the JAX state and a PRNG key, and calls the jitted ``reset_env``/``step_env``
-(gymnasium does its own resets). One action component gives ``Discrete``, several ``MultiDiscrete``.
+(gymnasium does its own resets). One action component gives ``Discrete``, several ``MultiDiscrete``;
+dict observations (named parts, e.g. position and goal) give a ``Dict`` of ``Box`` spaces.
 """
 
 from __future__ import annotations
@@ -13,6 +14,16 @@ import numpy as np
 from memrl.envs.base import Environment, make
 
 
+def observation_space(shape) -> gymnasium.spaces.Space:
+    if isinstance(shape, dict):
+        return gymnasium.spaces.Dict({name: observation_space(part) for name, part in shape.items()})
+    return gymnasium.spaces.Box(-np.inf, np.inf, shape, np.float32)
+
+
+def as_numpy(obs):
+    return jax.tree.map(lambda leaf: np.asarray(leaf, np.float32), obs)
+
+
 class GymnasiumEnv(gymnasium.Env):
     metadata = {"render_modes": []}
 
@@ -21,7 +32,7 @@ class GymnasiumEnv(gymnasium.Env):
         self.params = self.env.default_params
         dims = self.env.action_dims
         self.action_space = gymnasium.spaces.Discrete(dims[0]) if len(dims) == 1 else gymnasium.spaces.MultiDiscrete(dims)
-        self.observation_space = gymnasium.spaces.Box(-np.inf, np.inf, self.env.observation_shape, np.float32)
+        self.observation_space = observation_space(self.env.observation_shape)
         self._reset = jax.jit(self.env.reset_env)
         self._step = jax.jit(self.env.step_env)
         self._key = jax.random.PRNGKey(0)
@@ -33,7 +44,7 @@ class GymnasiumEnv(gymnasium.Env):
             self._key = jax.random.PRNGKey(seed)
         self._key, key = jax.random.split(self._key)
         obs, self._state = self._reset(key, self.params)
-        return np.asarray(obs, np.float32), {}
+        return as_numpy(obs), {}
 
     def step(self, action):
         if self._state is None:
@@ -41,7 +52,7 @@ class GymnasiumEnv(gymnasium.Env):
         action = np.atleast_1d(np.asarray(action, np.int32))
         self._key, key = jax.random.split(self._key)
         obs, self._state, reward, terminated, truncated, _ = self._step(key, self._state, action, self.params)
-        return np.asarray(obs, np.float32), float(reward), bool(terminated), bool(truncated), {}
+        return as_numpy(obs), float(reward), bool(terminated), bool(truncated), {}
 
 
 def make_vector(env: str, num_envs: int, **env_kwargs) -> gymnasium.vector.SyncVectorEnv:

@@ -1,7 +1,7 @@
 """Scripted T-maze policies (the golden data's oracle, always-left and random) and their returns.
 
-A policy is ``policy(key, obs, memory) -> (action, memory)``; ``memory`` holds the indicators seen
-so far (0 until seen), which is all the oracle needs to remember.
+Each is a ``ScriptedPolicy`` whose memory holds the indicators seen so far (0 until seen), which is
+all the oracle needs to remember; none of them reads the environment state.
 """
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
+from memrl.envs.scripted_policy import ScriptedPolicy, episode_rewards
 from memrl.envs.tmaze import DOWN, LEFT, RIGHT, UP, TMaze
 
 EMPTY_MEMORY = {"first": jnp.float32(0.0), "second": jnp.float32(0.0)}
@@ -30,7 +31,7 @@ def oracle(env: TMaze):
         check = jnp.where(obs[-1] > 0, 0, 1) if env.checks else None
         return jnp.array([main, *_check_answer(env, obs, check)], jnp.int32), {"first": first, "second": second}
 
-    return policy
+    return ScriptedPolicy(lambda state: EMPTY_MEMORY, policy)
 
 
 def always_left(env: TMaze):
@@ -39,7 +40,7 @@ def always_left(env: TMaze):
     def policy(key, obs, memory):
         return jnp.array([LEFT, *_check_answer(env, obs, 0)], jnp.int32), memory
 
-    return policy
+    return ScriptedPolicy(lambda state: EMPTY_MEMORY, policy)
 
 
 def uniform_random(env: TMaze):
@@ -49,30 +50,13 @@ def uniform_random(env: TMaze):
         keys = jax.random.split(key, len(env.action_dims))
         return jnp.stack([jax.random.randint(k, (), 0, n) for k, n in zip(keys, env.action_dims)]).astype(jnp.int32), memory
 
-    return policy
+    return ScriptedPolicy(lambda state: EMPTY_MEMORY, policy)
 
 
 POLICIES = {"oracle": oracle, "always_left": always_left, "random": uniform_random}
 
 
-def episode_returns(env: TMaze, policy, key, num_episodes: int, params=None) -> jax.Array:
+def episode_returns(env: TMaze, policy: ScriptedPolicy, key, num_episodes: int, params=None) -> jax.Array:
     """Returns of ``num_episodes`` independent episodes (each at most ``timeout + 1`` steps)."""
     params = env.default_params if params is None else params
-
-    def episode(key):
-        reset_key, key = jax.random.split(key)
-        obs, state = env.reset_env(reset_key, params)
-
-        def step(carry, key):
-            obs, state, memory, total, done = carry
-            policy_key, env_key = jax.random.split(key)
-            action, memory = policy(policy_key, obs, memory)
-            obs, state, reward, terminated, truncated, _ = env.step_env(env_key, state, action, params)
-            total = total + jnp.where(done, 0.0, reward)
-            return (obs, state, memory, total, done | terminated | truncated), None
-
-        init = (obs, state, EMPTY_MEMORY, jnp.float32(0.0), jnp.bool_(False))
-        (_, _, _, total, _), _ = jax.lax.scan(step, init, jax.random.split(key, params.timeout + 1))
-        return total
-
-    return jax.vmap(episode)(jax.random.split(key, num_episodes))
+    return episode_rewards(env, policy, key, num_episodes, params.timeout + 1, params).sum(-1)

@@ -1,0 +1,123 @@
+"""The Memory&Planning Game (Ritter et al. 2021, "Rapid task-solving in novel environments", Sec. 3;
+official ``rapid_task_solving/memory_planning_game.py``).
+
+An n×n torus of nodes. Each episode draws a fresh random permutation of labels over the nodes, a
+start node and a goal node different from it. Observation: one-hots (n² each) of the label of the
+agent's node and of the goal's node. Actions: Up (0,+1), Down (0,−1), Left (−1,0), Right (+1,0)
+with wraparound, and Collect. Collect on the goal gives ``target_reward``; the agent stays where it
+is and a new goal, different from its node, is drawn. Every other step gives ``per_step_reward``.
+The episode ends at its ``max_steps``-th step with discount 0 in the official code, so memrl reports
+that step as ``terminated``.
+
+Nodes are indexed x·n + y, the order of networkx's ``grid_2d_graph`` that the official code uses.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+from flax import struct
+
+from memrl.envs.base import Environment, register
+
+UP, DOWN, LEFT, RIGHT, COLLECT = 0, 1, 2, 3, 4
+MOVES = jnp.array([(0, 1), (0, -1), (-1, 0), (1, 0), (0, 0)], jnp.int32)  # (dx, dy) per action
+
+
+@struct.dataclass
+class MemoryPlanningParams:
+    max_steps: int = 100
+    target_reward: float = 1.0
+    per_step_reward: float = 0.0
+
+
+class MemoryPlanningState(NamedTuple):
+    labels: jax.Array  # int32 [n²]: label of node x·n + y
+    position: jax.Array  # int32 [2]: (x, y)
+    goal: jax.Array  # int32 [2]
+    timestep: jax.Array  # int32 steps taken
+
+
+def random_other_node(key, node: jax.Array, num_nodes: int) -> jax.Array:
+    """A node drawn uniformly from all nodes except ``node``."""
+    return (node + jax.random.randint(key, (), 1, num_nodes)) % num_nodes
+
+
+@dataclasses.dataclass(frozen=True)
+class MemoryPlanningGame(Environment):
+    """The n×n Memory&Planning Game; ``maze_size`` decides the shapes."""
+
+    maze_size: int = 4
+    params: MemoryPlanningParams = MemoryPlanningParams()
+
+    def __post_init__(self):
+        if not isinstance(self.maze_size, int) or self.maze_size < 2:
+            raise ValueError(f"maze_size must be an integer >= 2, got {self.maze_size!r}")
+
+    @property
+    def num_nodes(self) -> int:
+        return self.maze_size**2
+
+    @property
+    def default_params(self) -> MemoryPlanningParams:
+        return self.params
+
+    @property
+    def observation_shape(self):
+        return {"goal": (self.num_nodes,), "position": (self.num_nodes,)}
+
+    @property
+    def action_dims(self):
+        return (5,)
+
+    def node(self, xy: jax.Array) -> jax.Array:
+        return xy[..., 0] * self.maze_size + xy[..., 1]
+
+    def xy(self, node: jax.Array) -> jax.Array:
+        return jnp.stack([node // self.maze_size, node % self.maze_size], -1).astype(jnp.int32)
+
+    def observe(self, state: MemoryPlanningState) -> dict:
+        one_hot = lambda xy: jax.nn.one_hot(state.labels[self.node(xy)], self.num_nodes, dtype=jnp.float32)  # noqa: E731
+        return {"goal": one_hot(state.goal), "position": one_hot(state.position)}
+
+    def initial_state(self, labels, position, goal) -> MemoryPlanningState:
+        return MemoryPlanningState(jnp.asarray(labels, jnp.int32), jnp.asarray(position, jnp.int32), jnp.asarray(goal, jnp.int32), jnp.int32(0))
+
+    def reset_env(self, key, params):
+        label_key, start_key, goal_key = jax.random.split(key, 3)
+        start = jax.random.randint(start_key, (), 0, self.num_nodes)
+        state = self.initial_state(
+            jax.random.permutation(label_key, self.num_nodes), self.xy(start), self.xy(random_other_node(goal_key, start, self.num_nodes))
+        )
+        return self.observe(state), state
+
+    def transition(self, state: MemoryPlanningState, action, params: MemoryPlanningParams, next_goal):
+        """The deterministic part of a step, given the goal to draw if this step collects.
+        Returns (state, reward, terminated)."""
+        action = action[0]
+        position = (state.position + MOVES[action]) % self.maze_size
+        collected = (action == COLLECT) & jnp.all(state.position == state.goal)
+        goal = jnp.where(collected, next_goal, state.goal)
+        reward = jnp.where(collected, params.target_reward, params.per_step_reward).astype(jnp.float32)
+        timestep = state.timestep + 1
+        return MemoryPlanningState(state.labels, position, goal, timestep), reward, timestep >= params.max_steps
+
+    def step_env(self, key, state, action, params):
+        next_goal = self.xy(random_other_node(key, self.node(state.position), self.num_nodes))
+        state, reward, terminated = self.transition(state, action, params, next_goal)
+        return self.observe(state), state, reward, terminated, jnp.bool_(False), {}
+
+
+def make_game(maze_size: int, **params) -> MemoryPlanningGame:
+    valid = {f.name for f in dataclasses.fields(MemoryPlanningParams)}
+    unknown = set(params) - valid
+    if unknown:
+        raise TypeError(f"unknown Memory&Planning Game params {sorted(unknown)}; allowed: {sorted(valid)}")
+    return MemoryPlanningGame(maze_size=maze_size, params=MemoryPlanningParams(**params))
+
+
+for _size in range(3, 9):
+    register(f"memory-planning/{_size}x{_size}", lambda _n=_size, **kw: make_game(_n, **kw))
