@@ -1,4 +1,4 @@
-"""The ``memrl`` command line: list, train, eval, plot, reproduce, analyze, bench."""
+"""The ``memrl`` command line: list, train, train-impala, eval, plot, reproduce, analyze, bench."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from typing import Annotated
 
 import tyro
 
+from memrl.learn.impala_config import ImpalaConfig
 from memrl.learn.ppo_config import PPOConfig
 
 
@@ -32,6 +33,24 @@ def train(
         out: run folder (default runs/<env>/<core>).
         workers: processes at once (default: one per CPU core, one on a GPU).
     """
+    train_run(config, out, workers)
+
+
+def train_impala(
+    config: Annotated[ImpalaConfig, tyro.conf.arg(name="")],
+    out: Path | None = None,
+    workers: int | None = None,
+) -> None:
+    """Train a memory core on an environment with IMPALA-style V-trace actor-critic (resumes if OUT holds this run).
+
+    Args:
+        out: run folder (default runs/<env>/<core>-impala).
+        workers: processes at once (default: one per CPU core, one on a GPU).
+    """
+    train_run(config, out or Path("runs") / config.env.replace("/", "_") / f"{config.core}-impala", workers)
+
+
+def train_run(config, out: Path | None, workers: int | None) -> None:
     from memrl.analysis.learning_curves import save_curves
     from memrl.console import console
     from memrl.experiments.runner import train_folders
@@ -39,7 +58,7 @@ def train(
 
     folder = RunFolder(out or Path("runs") / config.env.replace("/", "_") / config.core)
     folder.prepare(config)
-    console.print(f"run folder {folder.path}: {config.num_updates} updates x {config.steps_per_update} steps, {config.seeds} seed(s)")
+    console.print(f"run folder {folder.path}: {config.learner}, {config.num_updates} updates x {config.steps_per_update} steps, {config.seeds} seed(s)")
     wall = train_folders([folder], workers)
     summary = folder.write_summary(config)
     save_curves(folder.path / "curve.png", {config.env: {config.core: folder}})
@@ -59,12 +78,12 @@ def evaluate(run: tyro.conf.Positional[Path], steps: int = 1000, seed: int = 123
     import numpy as np
 
     from memrl.console import console
-    from memrl.learn.ppo import PPO
+    from memrl.learn.learners import learner_for
     from memrl.learn.run_folder import RunFolder
 
     folder = RunFolder(run)
     config = folder.load_config()
-    trainer = PPO(config)
+    trainer = learner_for(config)
     template = trainer.init(jax.random.PRNGKey(0))
     evaluate_fn = jax.jit(trainer.evaluate, static_argnums=2)
     for s in config.seed_list():
@@ -109,7 +128,7 @@ def reproduce(name: tyro.conf.Positional[str], out: Path | None = None, workers:
     run_experiment(experiment, out or experiments.base.default_out(name), workers)
 
 
-COMMANDS = {"list": list_all, "train": train, "eval": evaluate, "plot": plot, "reproduce": reproduce}
+COMMANDS = {"list": list_all, "train": train, "train-impala": train_impala, "eval": evaluate, "plot": plot, "reproduce": reproduce}
 
 
 def analyze_commands() -> dict:

@@ -50,7 +50,7 @@ def test_gymnax_env_is_a_memrl_env_and_keeps_truncation_apart():
 
 
 def test_memrl_ppo_trains_on_a_gymnax_env():
-    from memrl.learn.ppo import make_train
+    from memrl.learn.learners import make_train
     from memrl.learn.ppo_config import PPOConfig
 
     config = PPOConfig(

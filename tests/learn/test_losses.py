@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from memrl.agents import distributions as dist
-from memrl.learn.losses import clipped_value_loss, generalized_advantage_estimation, ppo_clipped_policy_loss
+from memrl.learn.losses import clipped_value_loss, generalized_advantage_estimation, ppo_clipped_policy_loss, vtrace
 
 
 def numpy_gae(r, discount, v, v_next, lam):
@@ -84,3 +84,54 @@ def test_multi_categorical_log_prob_and_entropy():
     np.testing.assert_allclose(dist.entropy(logits, dims), expected_entropy, rtol=1e-5)
     samples = dist.sample(jax.random.PRNGKey(1), jnp.zeros((2000, 6)), dims)
     assert samples.shape == (2000, 2) and samples[:, 0].max() == 3 and samples[:, 1].max() == 1
+
+
+def numpy_vtrace(r, discount, v, v_next, log_rho, rho_bar, c_bar):
+    """V-trace written as the paper's sums: vs_t = v_t + Σ_{s≥t} (Π_{i<s} discount_i c_i) δ_s."""
+    rho = np.exp(log_rho)
+    clipped, c = np.minimum(rho_bar, rho), np.minimum(c_bar, rho)
+    delta = clipped * (r + discount * v_next - v)
+    T = len(r)
+    vs = np.zeros(T)
+    for t in range(T):
+        weight, total = 1.0, 0.0
+        for s in range(t, T):
+            total += weight * delta[s]
+            weight *= discount[s] * c[s]
+        vs[t] = v[t] + total
+    vs_next = np.append(vs[1:], v_next[-1])
+    vs_next[:-1] += v_next[:-1] - v[1:]  # keeps v_{t+1} from v_next where the two differ
+    return vs, clipped * (r + discount * vs_next - v)
+
+
+@pytest.mark.parametrize("rho_bar, c_bar", [(1.0, 1.0), (0.5, 2.0), (100.0, 100.0)])
+def test_vtrace_matches_numpy_sums(rho_bar, c_bar):
+    rng = np.random.default_rng(0)
+    T = 9
+    r, v = rng.normal(size=T), rng.normal(size=T)
+    v_next = np.append(v[1:], rng.normal())
+    discount = 0.9 * (rng.random(T) > 0.2)
+    log_rho = rng.normal(scale=0.7, size=T)
+    out = vtrace(*(jnp.asarray(x, jnp.float32) for x in (r, discount, v, v_next, log_rho)), rho_bar, c_bar)
+    vs, advantage = numpy_vtrace(r, discount, v, v_next, log_rho, rho_bar, c_bar)
+    np.testing.assert_allclose(out.vs, vs, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(out.pg_advantage, advantage, rtol=1e-5, atol=1e-5)
+
+
+def test_vtrace_on_policy_is_the_bootstrapped_return():
+    """With π = μ and no clipping, vs_t is the n-step return bootstrapped from the last value."""
+    r = jnp.array([1.0, 0.0, 2.0])
+    v = jnp.array([0.5, -1.0, 3.0])
+    v_next = jnp.array([-1.0, 3.0, 10.0])
+    discount = jnp.array([0.5, 0.5, 0.5])
+    out = vtrace(r, discount, v, v_next, jnp.zeros(3))
+    np.testing.assert_allclose(out.vs, [1 + 0.5 * 0 + 0.25 * 2 + 0.125 * 10, 0 + 0.5 * 2 + 0.25 * 10, 2 + 0.5 * 10])
+    np.testing.assert_allclose(out.pg_advantage, r + discount * jnp.append(out.vs[1:], 10.0) - v)
+
+
+def test_vtrace_cuts_traces_at_episode_ends_and_with_small_ratios():
+    r, v = jnp.ones(3), jnp.zeros(3)
+    ended = vtrace(r, jnp.array([0.9, 0.0, 0.9]), v, jnp.zeros(3), jnp.zeros(3))
+    np.testing.assert_allclose(ended.vs, [1.9, 1.0, 1.0])
+    tiny_ratio = vtrace(r, jnp.full(3, 0.9), v, jnp.zeros(3), jnp.array([0.0, jnp.log(1e-6), 0.0]))
+    np.testing.assert_allclose(tiny_ratio.vs[0], 1.0, atol=1e-5)  # ρ_1 ≈ 0 drops δ_1 and c_1 ≈ 0 cuts the rest

@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 
 from memrl.learn.launch import train_seeds
-from memrl.learn.ppo import PPO, make_train
+from memrl.learn.learners import make_train
+from memrl.learn.ppo import PPO
 from memrl.learn.ppo_config import PPOConfig
 from memrl.learn.run_folder import ConfigMismatch, RunFolder
 

@@ -20,8 +20,8 @@ from typing import Callable, Sequence
 import jax
 import numpy as np
 
-from memrl.learn.ppo import PPO
-from memrl.learn.ppo_config import PPOConfig
+from memrl.learn.learners import learner_for
+from memrl.learn.run_config import RunConfig
 from memrl.learn.run_folder import RunFolder
 
 
@@ -44,10 +44,10 @@ def _rows(metrics: dict, index: int, wall_time: float) -> list[dict]:
     return rows
 
 
-def train_seeds(config: PPOConfig, folder: RunFolder, seeds: Sequence[int], on_chunk: Callable[[int], None] | None = None):
+def train_seeds(config: RunConfig, folder: RunFolder, seeds: Sequence[int], on_chunk: Callable[[int], None] | None = None):
     """Train ``seeds`` of ``config`` (vmapped together), resuming from their checkpoints, writing
     metrics and a checkpoint after every chunk. ``on_chunk(env_steps_done_per_seed)`` reports."""
-    trainer = PPO(config)
+    trainer = learner_for(config)
     template = trainer.init(jax.random.PRNGKey(0))
     runners = []
     for seed in seeds:
@@ -79,7 +79,7 @@ def train_seeds(config: PPOConfig, folder: RunFolder, seeds: Sequence[int], on_c
             on_chunk(done * config.steps_per_update)
 
 
-def jobs_for(run_dirs: Sequence[Path], configs: Sequence[PPOConfig], on_cpu: bool) -> list[Job]:
+def jobs_for(run_dirs: Sequence[Path], configs: Sequence[RunConfig], on_cpu: bool) -> list[Job]:
     jobs = []
     for run_dir, config in zip(run_dirs, configs):
         if on_cpu:

@@ -6,6 +6,8 @@ value estimate of the state at step t, ``discount_t`` = γ(1 − done_t).
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import chex
 import jax
 import jax.numpy as jnp
@@ -52,3 +54,38 @@ def clipped_value_loss(v_t, old_v_t, target_t, clip_epsilon):
     chex.assert_equal_shape([v_t, old_v_t, target_t])
     clipped = old_v_t + jnp.clip(v_t - old_v_t, -clip_epsilon, clip_epsilon)
     return 0.5 * jnp.mean(jnp.maximum(jnp.square(v_t - target_t), jnp.square(clipped - target_t)))
+
+
+class VTraceOutput(NamedTuple):
+    vs: jax.Array  # [T] V-trace value targets
+    pg_advantage: jax.Array  # [T] advantages for the policy gradient
+
+
+def vtrace(r_t, discount_t, v_t, v_tp1, log_rho_t, rho_bar=1.0, c_bar=1.0):
+    """V-trace targets and policy-gradient advantages (Espeholt et al. 2018, Eq. 1 and Sec. 4.2):
+
+        ρ_t = min(ρ̄, π(a_t)/μ(a_t)),   c_t = min(c̄, π(a_t)/μ(a_t)),
+        δ_t = ρ_t (r_t + discount_t v_{t+1} − v_t),
+        vs_t − v_t = δ_t + discount_t c_t (vs_{t+1} − v_{t+1}),   vs_T = v_T (the bootstrap),
+        A_t = ρ_t (r_t + discount_t vs_{t+1} − v_t).
+
+    ``log_rho_t`` = log π(a_t) − log μ(a_t); ``v_tp1`` is the value of the state after step t (the
+    last entry is the bootstrap). All inputs [T]; the outputs carry no gradient.
+    """
+    chex.assert_rank([r_t, discount_t, v_t, v_tp1, log_rho_t], 1)
+    chex.assert_equal_shape([r_t, discount_t, v_t, v_tp1, log_rho_t])
+    rho_t = jnp.exp(log_rho_t)
+    clipped_rho_t = jnp.minimum(rho_bar, rho_t)
+    c_t = jnp.minimum(c_bar, rho_t)
+    delta_t = clipped_rho_t * (r_t + discount_t * v_tp1 - v_t)
+
+    def backward(next_correction, inputs):
+        delta, discount, c = inputs
+        correction = delta + discount * c * next_correction
+        return correction, correction
+
+    _, correction_t = jax.lax.scan(backward, jnp.zeros_like(r_t[0]), (delta_t, discount_t, c_t), reverse=True)
+    vs_t = v_t + correction_t
+    vs_tp1 = v_tp1 + jnp.concatenate([correction_t[1:], jnp.zeros_like(correction_t[:1])])
+    pg_advantage = clipped_rho_t * (r_t + discount_t * vs_tp1 - v_t)
+    return VTraceOutput(jax.lax.stop_gradient(vs_t), jax.lax.stop_gradient(pg_advantage))

@@ -22,7 +22,7 @@ import jax
 import numpy as np
 from flax import serialization
 
-from memrl.learn.ppo_config import PPOConfig
+from memrl.learn.run_config import RunConfig
 
 
 class ConfigMismatch(ValueError):
@@ -52,19 +52,24 @@ class RunFolder:
     def metrics_path(self, seed: int) -> Path:
         return self.seed_dir(seed) / "metrics.jsonl"
 
-    def load_config(self) -> PPOConfig:
+    def load_config(self) -> RunConfig:
+        from memrl.learn.learners import config_from_dict
+
         if not self.config_path.exists():
             raise FileNotFoundError(f"{self.path} is not a run folder (no config.json)")
-        return PPOConfig.from_dict(json.loads(self.config_path.read_text())["config"])
+        record = json.loads(self.config_path.read_text())
+        return config_from_dict(record["learner"], record["config"])
 
-    def prepare(self, config: PPOConfig) -> None:
+    def prepare(self, config: RunConfig) -> None:
         """Create the folder for ``config``, or check that an existing run has the same config."""
         if self.config_path.exists():
             existing = self.load_config()
+            if existing.learner != config.learner:
+                raise ConfigMismatch(f"{self.path} holds a {existing.learner} run, not a {config.learner} run; choose another --out")
             if existing != config:
                 diffs = [
                     f"{f.name}: {getattr(existing, f.name)!r} there, {getattr(config, f.name)!r} asked"
-                    for f in dataclasses.fields(PPOConfig)
+                    for f in dataclasses.fields(config)
                     if getattr(existing, f.name) != getattr(config, f.name)
                 ]
                 raise ConfigMismatch(
@@ -73,7 +78,7 @@ class RunFolder:
                 )
             return
         self.path.mkdir(parents=True, exist_ok=True)
-        record = {"trainer": "ppo", "config": dataclasses.asdict(config)}
+        record = {"learner": config.learner, "config": dataclasses.asdict(config)}
         _atomic_write(self.config_path, json.dumps(record, indent=2, sort_keys=True).encode())
 
     def save_checkpoint(self, seed: int, runner) -> None:
@@ -124,7 +129,7 @@ class RunFolder:
     def seeds(self) -> list[int]:
         return self.load_config().seed_list()
 
-    def write_summary(self, config: PPOConfig, final_fraction: float = 0.1) -> dict:
+    def write_summary(self, config: RunConfig, final_fraction: float = 0.1) -> dict:
         """metrics.csv for all seeds and summary.json with each seed's final return: the mean
         episode return over the last ``final_fraction`` of its updates."""
         per_seed = {}

@@ -1,0 +1,156 @@
+"""The acting half every learner shares: the runner state, one environment step of the agent, a
+rollout segment with its bootstrap value, and the per-update episode metrics.
+
+A learner subclasses ``ActorCriticLearner`` and implements ``init`` and ``update``; ``run`` scans
+``update``. Rollout segments store the core's carry at their start, so losses can unroll the core
+over the whole segment from it with the stored reset flags (truncated BPTT).
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+from flax import struct
+
+from memrl import cores, envs
+from memrl.agents import ActorCritic
+from memrl.agents import distributions as dist
+from memrl.learn.run_config import RunConfig
+
+
+@struct.dataclass
+class RunnerState:
+    """Everything a run needs to continue; a checkpoint is exactly this."""
+
+    params: Any
+    opt_state: Any
+    env_state: Any
+    obs: Any
+    carry: Any
+    prev_action: jax.Array  # [E, components]
+    prev_reward: jax.Array  # [E]
+    reset: jax.Array  # [E] the next step starts an episode
+    episode_return: jax.Array  # [E] running return of the current episodes
+    key: jax.Array
+    update: jax.Array  # updates done
+    behaviour_params: Any = None  # [lag, ...] stacked older params the actor uses (IMPALA's policy lag), or None
+
+
+class Transition(NamedTuple):
+    obs: Any
+    prev_action: jax.Array
+    prev_reward: jax.Array
+    reset: jax.Array
+    action: jax.Array
+    logp: jax.Array  # log μ(a) of the acting policy
+    value: jax.Array
+    reward: jax.Array
+    done: jax.Array
+
+
+class Segment(NamedTuple):
+    """A rollout of ``rollout_len`` steps from every environment, time-major [T, E]."""
+
+    initial_carry: Any
+    transitions: Transition
+    bootstrap_value: jax.Array  # [E] value of the state after the last step
+    episode_done: jax.Array  # [T, E]
+    episode_return: jax.Array  # [T, E] the finished episode's return where done
+
+
+class ActorCriticLearner:
+    """Builds the environment and agent of a ``RunConfig``; subclasses add the learning rule."""
+
+    def __init__(self, config: RunConfig):
+        self.config = config
+        self.env = envs.make(config.env, **config.env_args)
+        self.env_params = self.env.default_params
+        self.agent = ActorCritic(
+            core=cores.make(config.core, **config.core_args),
+            action_dims=self.env.action_dims,
+            encoder_widths=config.encoder_widths,
+            head_widths=config.head_widths,
+            feed_prev_action=config.feed_prev_action,
+            feed_prev_reward=config.feed_prev_reward,
+        )
+
+    def init(self, key) -> RunnerState:
+        raise NotImplementedError
+
+    def update(self, runner: RunnerState, _=None) -> tuple[RunnerState, dict]:
+        raise NotImplementedError
+
+    def new_runner(self, key, optimizer) -> RunnerState:
+        """Fresh environments, zero carries and new parameters with ``optimizer``'s state."""
+        c = self.config
+        key, init_key, env_key = jax.random.split(key, 3)
+        obs, env_state = jax.vmap(self.env.reset, (0, None))(jax.random.split(env_key, c.num_envs), self.env_params)
+        carry = self.agent.initialize_carry((c.num_envs,))
+        prev_action = jnp.zeros((c.num_envs, len(self.env.action_dims)), jnp.int32)
+        prev_reward = jnp.zeros((c.num_envs,))
+        reset = jnp.ones((c.num_envs,), bool)
+        params = self.agent.init(init_key, carry, obs, prev_action, prev_reward, reset)
+        return RunnerState(
+            params=params, opt_state=optimizer.init(params), env_state=env_state, obs=obs, carry=carry,
+            prev_action=prev_action, prev_reward=prev_reward, reset=reset,
+            episode_return=jnp.zeros((c.num_envs,)), key=key, update=jnp.zeros((), jnp.int32),
+        )
+
+    def env_step(self, runner: RunnerState, acting_params):
+        """The agent acts with ``acting_params`` in every environment once."""
+        key, act_key, env_key = jax.random.split(runner.key, 3)
+        carry, (logits, value) = self.agent.apply(
+            acting_params, runner.carry, runner.obs, runner.prev_action, runner.prev_reward, runner.reset
+        )
+        action = dist.sample(act_key, logits, self.env.action_dims)
+        logp = dist.log_prob(logits, action, self.env.action_dims)
+        env_keys = jax.random.split(env_key, self.config.num_envs)
+        obs, env_state, reward, done, _ = jax.vmap(self.env.step, (0, 0, 0, None))(env_keys, runner.env_state, action, self.env_params)
+        episode_return = runner.episode_return + reward
+        transition = Transition(runner.obs, runner.prev_action, runner.prev_reward, runner.reset, action, logp, value, reward, done)
+        runner = runner.replace(
+            key=key, carry=carry, obs=obs, env_state=env_state, prev_action=action, prev_reward=reward,
+            reset=done, episode_return=jnp.where(done, 0.0, episode_return),
+        )
+        return runner, (transition, done, episode_return)
+
+    def rollout(self, runner: RunnerState, acting_params) -> tuple[RunnerState, Segment]:
+        initial_carry = runner.carry
+        runner, (transitions, done, returns) = jax.lax.scan(
+            lambda r, _: self.env_step(r, acting_params), runner, None, self.config.rollout_len
+        )
+        _, (_, bootstrap_value) = self.agent.apply(
+            acting_params, runner.carry, runner.obs, runner.prev_action, runner.prev_reward, runner.reset
+        )
+        return runner, Segment(initial_carry, transitions, bootstrap_value, done, returns)
+
+    def unroll(self, params, segment_initial_carry, transitions: Transition):
+        """(logits, values) [T, E, ...] of ``params`` over stored transitions, from the stored carry."""
+        _, (logits, values) = self.agent.apply(
+            params, segment_initial_carry, transitions.obs, transitions.prev_action, transitions.prev_reward,
+            transitions.reset, method=self.agent.unroll,
+        )
+        return logits, values
+
+    def episode_metrics(self, runner: RunnerState, segment: Segment) -> dict:
+        done, returns = segment.episode_done, segment.episode_return
+        episodes = done.sum()
+        return {
+            "env_steps": runner.update * self.config.steps_per_update,
+            "episode_return": jnp.where(episodes > 0, jnp.sum(returns * done) / jnp.maximum(episodes, 1), jnp.nan),
+            "episodes": episodes,
+        }
+
+    def evaluate(self, params, key, num_steps: int):
+        """Act with ``params`` (sampling) in fresh environments for ``num_steps`` steps.
+        Returns (done [T, E], episode return at each done [T, E]); no learning."""
+        runner = self.init(key).replace(params=params)
+        _, (_, done, returns) = jax.lax.scan(lambda r, _: self.env_step(r, params), runner, None, num_steps)
+        return done, returns
+
+    def run(self, runner: RunnerState, num_updates: int):
+        """``num_updates`` updates in one ``lax.scan``; metrics are stacked over updates."""
+        return jax.lax.scan(self.update, runner, None, num_updates)
+

@@ -1,0 +1,85 @@
+"""IMPALA-style actor-critic with V-trace (Espeholt et al. 2018), end-to-end jitted like PPO.
+
+Each update collects ``rollout_len`` steps from ``num_envs`` environments with the behaviour
+parameters, unrolls the current parameters over the segment from its stored initial carry, and
+takes one gradient step on
+
+    L = −Σ_t A_t log π(a_t) + value_coef · ½ Σ_t (vs_t − v_t)² − entropy_coef · Σ_t H(π(·|x_t))
+
+(means over the batch), with the V-trace targets vs and advantages A. With ``policy_lag`` = L the
+actor acts with the parameters of L updates ago, as the actors of a distributed IMPALA do, so the
+importance weights π/μ differ from 1 and the off-policy correction matters.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import optax
+
+from memrl.agents import distributions as dist
+from memrl.learn.actor import ActorCriticLearner, RunnerState, Segment
+from memrl.learn.impala_config import ImpalaConfig
+from memrl.learn.losses import vtrace
+
+
+class Impala(ActorCriticLearner):
+    """The pure functions of an IMPALA/V-trace run."""
+
+    config: ImpalaConfig
+
+    def __init__(self, config: ImpalaConfig):
+        super().__init__(config)
+        if config.optimizer == "rmsprop":
+            step = optax.rmsprop(
+                config.lr, decay=config.rmsprop_decay, eps=config.rmsprop_eps,
+                momentum=config.rmsprop_momentum or None, eps_in_sqrt=True,
+            )
+        else:
+            step = optax.adam(config.lr)
+        self.optimizer = optax.chain(optax.clip_by_global_norm(config.max_grad_norm), step)
+
+    def init(self, key) -> RunnerState:
+        runner = self.new_runner(key, self.optimizer)
+        if self.config.policy_lag == 0:
+            return runner
+        lagged = jax.tree.map(lambda p: jnp.stack([p] * self.config.policy_lag), runner.params)
+        return runner.replace(behaviour_params=lagged)
+
+    def acting_params(self, runner: RunnerState):
+        if self.config.policy_lag == 0:
+            return runner.params
+        return jax.tree.map(lambda stacked: stacked[0], runner.behaviour_params)
+
+    def _loss(self, params, segment: Segment):
+        c = self.config
+        traj = segment.transitions
+        logits, values = self.unroll(params, segment.initial_carry, traj)
+        logp = dist.log_prob(logits, traj.action, self.env.action_dims)
+        next_values = jnp.concatenate([values[1:], segment.bootstrap_value[None]], axis=0)
+        discount = c.gamma * (1.0 - traj.done)
+        targets = jax.vmap(vtrace, in_axes=(1, 1, 1, 1, 1, None, None), out_axes=1)(
+            traj.reward, discount, jax.lax.stop_gradient(values), jax.lax.stop_gradient(next_values),
+            jax.lax.stop_gradient(logp) - traj.logp, c.rho_bar, c.c_bar,
+        )
+        policy_loss = -jnp.mean(targets.pg_advantage * logp)
+        value_loss = 0.5 * jnp.mean(jnp.square(targets.vs - values))
+        entropy = dist.entropy(logits, self.env.action_dims).mean()
+        total = policy_loss + c.value_coef * value_loss - c.entropy_coef * entropy
+        log_rho = logp - traj.logp
+        return total, {
+            "policy_loss": policy_loss, "value_loss": value_loss, "entropy": entropy,
+            "mean_abs_log_rho": jnp.mean(jnp.abs(log_rho)), "clipped_rho_fraction": jnp.mean(log_rho > jnp.log(c.rho_bar)),
+        }
+
+    def update(self, runner: RunnerState, _=None):
+        """One V-trace update: a rollout with the behaviour parameters, one gradient step."""
+        runner, segment = self.rollout(runner, self.acting_params(runner))
+        grads, info = jax.grad(self._loss, has_aux=True)(runner.params, segment)
+        updates, opt_state = self.optimizer.update(grads, runner.opt_state, runner.params)
+        params = optax.apply_updates(runner.params, updates)
+        behaviour = runner.behaviour_params
+        if self.config.policy_lag > 0:  # drop the oldest, append the parameters this update started from
+            behaviour = jax.tree.map(lambda stacked, p: jnp.concatenate([stacked[1:], p[None]]), behaviour, runner.params)
+        runner = runner.replace(params=params, opt_state=opt_state, behaviour_params=behaviour, update=runner.update + 1)
+        return runner, {**self.episode_metrics(runner, segment), **info}

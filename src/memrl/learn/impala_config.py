@@ -1,0 +1,41 @@
+"""Configuration of IMPALA-style V-trace actor-critic runs. Every field is a flag of ``memrl train impala``."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import ClassVar, Literal
+
+from memrl.learn.run_config import RunConfig
+
+
+@dataclasses.dataclass(frozen=True)
+class ImpalaConfig(RunConfig):
+    """V-trace actor-critic (Espeholt et al. 2018) with one gradient step per batch of
+    ``num_envs`` × ``rollout_len`` steps. The optimiser defaults are the EPN paper's RMSprop
+    (Ritter et al. 2021: ε 1e-4, momentum 0, decay 0.99)."""
+
+    learner: ClassVar[str] = "impala"
+
+    optimizer: Literal["rmsprop", "adam"] = "rmsprop"
+    rmsprop_decay: float = 0.99
+    rmsprop_eps: float = 1e-4
+    """added inside the square root, as TensorFlow's RMSprop does"""
+    rmsprop_momentum: float = 0.0
+    rho_bar: float = 1.0
+    """clip of the importance weights in the V-trace targets and the policy gradient"""
+    c_bar: float = 1.0
+    """clip of the trace-cutting weights"""
+    policy_lag: int = 0
+    """act with the parameters of this many updates ago (a distributed IMPALA's actor lag)"""
+    max_grad_norm: float = 40.0
+
+    UNIT_INTERVAL: ClassVar[tuple[str, ...]] = RunConfig.UNIT_INTERVAL + ("rmsprop_decay",)
+    POSITIVE: ClassVar[tuple[str, ...]] = RunConfig.POSITIVE + ("rmsprop_eps", "rho_bar", "c_bar")
+    NON_NEGATIVE: ClassVar[tuple[str, ...]] = RunConfig.NON_NEGATIVE + ("rmsprop_momentum",)
+
+    def __post_init__(self):
+        super().__post_init__()
+        if self.optimizer not in ("rmsprop", "adam"):
+            raise ValueError(f"optimizer must be 'rmsprop' or 'adam', got {self.optimizer!r}")
+        if not isinstance(self.policy_lag, int) or isinstance(self.policy_lag, bool) or self.policy_lag < 0:
+            raise ValueError(f"policy_lag must be a non-negative integer, got {self.policy_lag!r}")

@@ -1,0 +1,39 @@
+"""The learners by name: each is a config class and the learner class that runs it."""
+
+from __future__ import annotations
+
+from memrl.learn.actor import ActorCriticLearner
+from memrl.learn.impala import Impala
+from memrl.learn.impala_config import ImpalaConfig
+from memrl.learn.ppo import PPO
+from memrl.learn.ppo_config import PPOConfig
+from memrl.learn.run_config import RunConfig
+
+LEARNERS: dict[str, tuple[type[RunConfig], type[ActorCriticLearner]]] = {
+    "ppo": (PPOConfig, PPO),
+    "impala": (ImpalaConfig, Impala),
+}
+
+
+def _entry(name: str):
+    if name not in LEARNERS:
+        raise ValueError(f"unknown learner {name!r}; known: {', '.join(LEARNERS)}")
+    return LEARNERS[name]
+
+
+def config_from_dict(learner: str, data: dict) -> RunConfig:
+    return _entry(learner)[0].from_dict(data)
+
+
+def learner_for(config: RunConfig) -> ActorCriticLearner:
+    return _entry(config.learner)[1](config)
+
+
+def make_train(config: RunConfig):
+    """``train(key) -> (RunnerState, metrics)`` for a whole run of ``config.num_updates`` updates."""
+    learner = learner_for(config)
+
+    def train(key):
+        return learner.run(learner.init(key), config.num_updates)
+
+    return train

@@ -1,0 +1,107 @@
+"""Settings every learner shares; each learner's config subclasses ``RunConfig``. Every field is a
+command-line flag of ``memrl train``."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from typing import ClassVar
+
+
+@dataclasses.dataclass(frozen=True)
+class RunConfig:
+    """One environment, one memory core, one actor-critic agent, several seeds."""
+
+    learner: ClassVar[str]
+
+    env: str = "tmaze/T-LN"
+    """registered environment name (see ``memrl list``)"""
+    core: str = "amrl-max"
+    """registered memory core name (see ``memrl list``)"""
+    core_args: dict[str, int | float | bool | str] = dataclasses.field(default_factory=dict)
+    """core hyperparameters, e.g. ``hidden 128 straight_through False``"""
+    env_args: dict[str, int | float | bool | str] = dataclasses.field(default_factory=dict)
+    """numeric environment params, e.g. ``maze_length 200``"""
+    seed: int = 0
+    """seed of the first run; the others use seed + 1, seed + 2, ..."""
+    seeds: int = 1
+    """number of independent seeds"""
+    total_steps: int = 400_000
+    """environment steps per seed"""
+    num_envs: int = 32
+    """parallel environments per seed"""
+    rollout_len: int = 100
+    """steps per environment per update (truncated-BPTT length)"""
+    lr: float = 5e-4
+    gamma: float = 0.98
+    value_coef: float = 0.5
+    """weight of the value (baseline) loss"""
+    entropy_coef: float = 0.01
+    max_grad_norm: float = 0.5
+    encoder_widths: tuple[int, ...] = (256, 256)
+    """observation encoder (AMRL's FF1)"""
+    head_widths: tuple[int, ...] = (256,)
+    """layers between the core and the policy/value outputs (AMRL's FF2)"""
+    feed_prev_action: bool = False
+    feed_prev_reward: bool = False
+    updates_per_chunk: int = 10
+    """updates per compiled chunk; metrics, progress and checkpoints happen between chunks"""
+
+    POSITIVE_INTS: ClassVar[tuple[str, ...]] = ("seeds", "total_steps", "num_envs", "rollout_len", "updates_per_chunk")
+    UNIT_INTERVAL: ClassVar[tuple[str, ...]] = ("gamma",)
+    POSITIVE: ClassVar[tuple[str, ...]] = ("lr", "max_grad_norm")
+    NON_NEGATIVE: ClassVar[tuple[str, ...]] = ("value_coef", "entropy_coef")
+
+    def __post_init__(self):
+        from memrl import cores, envs
+
+        if self.env not in envs.names():
+            raise ValueError(f"unknown env {self.env!r}; known: {', '.join(envs.names())}")
+        if self.core not in cores.names():
+            raise ValueError(f"unknown core {self.core!r}; known: {', '.join(cores.names())}")
+        try:
+            envs.make(self.env, **self.env_args)
+            cores.make(self.core, **self.core_args)
+        except TypeError as err:
+            raise ValueError(str(err)) from None
+        for name in self.POSITIVE_INTS:
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise ValueError(f"{name} must be a positive integer, got {value!r}")
+        if self.total_steps < self.steps_per_update:
+            raise ValueError(f"total_steps ({self.total_steps}) is less than one update (num_envs * rollout_len = {self.steps_per_update})")
+        for name in self.UNIT_INTERVAL:
+            if not 0.0 <= getattr(self, name) <= 1.0:
+                raise ValueError(f"{name} must lie in [0.0, 1.0], got {getattr(self, name)}")
+        for name in self.POSITIVE:
+            if not getattr(self, name) > 0:
+                raise ValueError(f"{name} must be > 0, got {getattr(self, name)}")
+        for name in self.NON_NEGATIVE:
+            if getattr(self, name) < 0:
+                raise ValueError(f"{name} must be >= 0, got {getattr(self, name)}")
+
+    @property
+    def steps_per_update(self) -> int:
+        return self.num_envs * self.rollout_len
+
+    @property
+    def num_updates(self) -> int:
+        return self.total_steps // self.steps_per_update
+
+    def seed_list(self) -> list[int]:
+        return [self.seed + i for i in range(self.seeds)]
+
+    def to_json(self) -> str:
+        return json.dumps(dataclasses.asdict(self), indent=2, sort_keys=True)
+
+    @classmethod
+    def from_dict(cls, data: dict):
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = set(data) - known
+        if unknown:
+            raise ValueError(f"unknown {cls.__name__} fields {sorted(unknown)}")
+        data = dict(data)
+        for f in dataclasses.fields(cls):
+            if f.name in data and isinstance(data[f.name], list):
+                data[f.name] = tuple(data[f.name])
+        return cls(**data)
