@@ -20,7 +20,17 @@ SMALL = {
     "set": dict(features=D),
     "trxl": dict(num_layers=2, d_model=16, num_heads=2, mlp_dim=16, memory_length=4),
     "gtrxl": dict(num_layers=2, d_model=16, num_heads=2, mlp_dim=16, memory_length=4),
+    "epn": dict(capacity=24, embed_dim=8, width=16, num_heads=2),
+    "epn-nxk": dict(capacity=24, embed_dim=8, width=16, num_heads=2, k=3),
 }
+NAMED_INPUTS = {"epn", "epn-nxk"}  # cores that take {"observation", "goal", "prev_action"}
+
+
+def core_input(name, xs):
+    """The test's [..., D] inputs in the form the core takes."""
+    if name in NAMED_INPUTS:
+        return {"observation": xs[..., 0:3], "goal": xs[..., 3:6], "prev_action": xs[..., 3:5]}
+    return xs
 
 
 def test_every_registered_core_is_covered():
@@ -33,9 +43,9 @@ def setup(request):
     core = cores.make(name, **SMALL[name])
     key = jax.random.PRNGKey(0)
     carry = core.initialize_carry(key, (3,))
-    params = core.init(key, carry, jnp.zeros((3, D)), jnp.ones((3,), bool))
-    step = jax.jit(lambda p, c, x, r: core.apply(p, c, x, r))
-    unroll = jax.jit(lambda p, c, xs, rs: core.apply(p, c, xs, rs, method=core.unroll))
+    params = core.init(key, carry, core_input(name, jnp.zeros((3, D))), jnp.ones((3,), bool))
+    step = jax.jit(lambda p, c, x, r: core.apply(p, c, core_input(name, x), r))
+    unroll = jax.jit(lambda p, c, xs, rs: core.apply(p, c, core_input(name, xs), rs, method=core.unroll))
     return name, core, params, step, unroll
 
 
@@ -118,12 +128,13 @@ ACCURACY_THRESHOLD = 0.9
 
 class BitReader(nn.Module):
     core: cores.MemoryCore
+    name_: str
 
     @nn.compact
     def __call__(self, xs):
         carry = self.core.initialize_carry(jax.random.PRNGKey(0), xs.shape[1:2])
         resets = jnp.zeros(xs.shape[:2], bool).at[0].set(True)
-        _, ys = self.core.unroll(carry, xs, resets)
+        _, ys = self.core.unroll(carry, core_input(self.name_, xs), resets)
         return nn.Dense(1)(ys[-1])[:, 0]
 
 
@@ -142,7 +153,7 @@ def memory_batch(key, batch=32):
 @pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(LEARN))
 def test_learns_to_remember_a_bit_for_21_steps(name):
-    model = BitReader(cores.make(name, **LEARN[name]))
+    model = BitReader(cores.make(name, **LEARN[name]), name)
     xs, _ = memory_batch(jax.random.PRNGKey(0))
     params = model.init(jax.random.PRNGKey(1), xs)
     optimizer = optax.adam(3e-3)

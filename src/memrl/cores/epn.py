@@ -1,0 +1,134 @@
+"""Episodic Planning Network (Ritter et al. 2021, "Rapid task-solving in novel environments", Sec. 4,
+App. A.3-A.4).
+
+Input: a dict ``{"observation": [B, Do], "goal": [B, Dg], "prev_action": [B, A]}`` (one-hot previous
+action; the agent gives zeros at an episode start). Every step writes one memory row
+
+    m_t = [e(o_t), e_a(a_{t−1}), e(o_{t−1})]
+
+(embeddings; e(o_{−1}) = 0) into a store of ``capacity`` rows with a validity mask, cleared at each
+episode start. The planner appends the goal embedding to every valid row, projects rows to ``width``
+and iterates, with parameters shared over iterations,
+
+    a2a:  B_{i+1} = f(B_i + MHA(LN(B_i)))                          (all rows attend to all rows)
+    nxk:  B' = B_i + MHA(LN(B_i), LN(B_0));  B_{i+1} = f(B' + MHA(LN(B')))
+          (the k most recent rows form the belief; they attend to the whole memory, then to
+          themselves: cost linear in the memory size)
+
+with f(x) = MLP(ReLU(x)) a 2-layer row-wise MLP. The current state embedding is appended to every
+row, a shared 2-layer row-wise MLP follows, and a feature-wise max over the valid rows gives the
+planner output. The core outputs [planner output, e(o_t), e(g)]; the agent's head (the paper's
+2-layer MLP of 64 units) turns it into policy logits and a baseline.
+
+``iterations`` is not part of the parameters, so a trained planner can be run with more or fewer
+iterations ("thinking time"). The goal uses the observation embedding when ``share_goal_embedding``
+(goals are observations of the goal state in both of the paper's tasks). The memory stores
+embeddings as the paper does; rows written before an unroll starts carry no gradient.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar, Literal
+
+import jax
+import jax.numpy as jnp
+import flax.linen as nn
+
+from memrl.cores.base import MemoryCore, register
+
+
+def row_mlp(width: int, name: str) -> nn.Module:
+    return nn.Sequential([nn.Dense(width), nn.relu, nn.Dense(width)], name=name)
+
+
+def attention_mask(query_valid: jax.Array, key_valid: jax.Array) -> jax.Array:
+    """[B, 1, Q, K] mask for flax attention from [B, Q] and [B, K] validity."""
+    return (query_valid[:, :, None] & key_valid[:, None, :])[:, None]
+
+
+class PlannerIteration(nn.Module):
+    """One planner iteration (parameters shared by all iterations)."""
+
+    width: int
+    num_heads: int
+    variant: str
+
+    @nn.compact
+    def __call__(self, belief, belief_valid, memory, memory_valid):
+        mha = lambda name: nn.MultiHeadDotProductAttention(self.num_heads, qkv_features=self.width, out_features=self.width, name=name)  # noqa: E731
+        if self.variant == "nxk":
+            normed_memory = nn.LayerNorm(name="memory_norm")(memory)
+            belief = belief + mha("to_memory")(nn.LayerNorm(name="belief_norm")(belief), normed_memory, mask=attention_mask(belief_valid, memory_valid))
+        normed = nn.LayerNorm(name="self_norm")(belief)
+        belief = belief + mha("self_attention")(normed, normed, mask=attention_mask(belief_valid, belief_valid))
+        return row_mlp(self.width, "f")(nn.relu(belief))
+
+
+class EPN(MemoryCore):
+    """Episodic memory + iterative self-attention planner; see the module docstring."""
+
+    named_inputs: ClassVar[bool] = True
+
+    capacity: int = 100
+    embed_dim: int = 64
+    width: int = 64
+    num_heads: int = 2
+    iterations: int = 2
+    variant: Literal["a2a", "nxk"] = "a2a"
+    k: int = 50
+    share_goal_embedding: bool = True
+
+    def __post_init__(self):
+        if self.variant not in ("a2a", "nxk"):
+            raise ValueError(f"variant must be 'a2a' or 'nxk', got {self.variant!r}")
+        for name in ("capacity", "embed_dim", "width", "num_heads", "iterations", "k"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
+        if self.width % self.num_heads:
+            raise ValueError(f"width ({self.width}) must be divisible by num_heads ({self.num_heads})")
+        super().__post_init__()
+
+    def initialize_carry(self, rng, batch_shape):
+        return {
+            "memory": jnp.zeros((*batch_shape, self.capacity, 3 * self.embed_dim)),
+            "count": jnp.zeros(batch_shape),  # rows written this episode
+            "prev_embedding": jnp.zeros((*batch_shape, self.embed_dim)),
+        }
+
+    @nn.compact
+    def step(self, carry, x, reset):
+        if not isinstance(x, dict) or set(x) != {"observation", "goal", "prev_action"}:
+            raise ValueError("the epn core takes a dict with keys 'observation', 'goal' and 'prev_action'")
+        embed = nn.Dense(self.embed_dim, name="embed_observation")
+        if self.share_goal_embedding and x["goal"].shape[-1] != x["observation"].shape[-1]:
+            raise ValueError(f"share_goal_embedding needs goals as wide as observations, got {x['goal'].shape[-1]} and {x['observation'].shape[-1]}")
+        embed_goal = embed if self.share_goal_embedding else nn.Dense(self.embed_dim, name="embed_goal")
+        state, goal = embed(x["observation"]), embed_goal(x["goal"])
+        row = jnp.concatenate([state, nn.Dense(self.embed_dim, name="embed_action")(x["prev_action"]), carry["prev_embedding"]], -1)
+
+        count = carry["count"].astype(jnp.int32)
+        slot = jax.nn.one_hot(count % self.capacity, self.capacity, dtype=bool)[..., None]
+        memory = jnp.where(slot, row[:, None], carry["memory"])
+        count = count + 1
+        valid = jnp.arange(self.capacity)[None] < jnp.minimum(count, self.capacity)[:, None]
+
+        rows = jnp.concatenate([memory, jnp.broadcast_to(goal[:, None], (*memory.shape[:2], self.embed_dim))], -1)
+        rows = nn.Dense(self.width, name="planner_input")(rows)
+        if self.variant == "a2a":
+            belief, belief_valid = rows, valid
+        else:  # the k most recent rows, newest first
+            recent = (count[:, None] - 1 - jnp.arange(self.k)[None]) % self.capacity
+            belief = jnp.take_along_axis(rows, recent[..., None], axis=1)
+            belief_valid = jnp.arange(self.k)[None] < jnp.minimum(count, self.capacity)[:, None]
+        iteration = PlannerIteration(self.width, self.num_heads, self.variant, name="iteration")
+        for _ in range(self.iterations):
+            belief = iteration(belief, belief_valid, rows, valid)
+        with_state = jnp.concatenate([belief, jnp.broadcast_to(state[:, None], (*belief.shape[:2], self.embed_dim))], -1)
+        pooled = jnp.max(jnp.where(belief_valid[..., None], row_mlp(self.width, "readout")(with_state), -jnp.inf), axis=1)
+
+        carry = {"memory": memory, "count": count.astype(jnp.float32), "prev_embedding": state}
+        return carry, jnp.concatenate([pooled, state, goal], -1)
+
+
+register("epn", EPN)
+register("epn-nxk", lambda **kw: EPN(**{"variant": "nxk", **kw}))

@@ -1,0 +1,70 @@
+"""EPN specifics: thinking time without retraining, invalid rows are invisible, input checks."""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from memrl import cores
+
+SMALL = dict(capacity=12, embed_dim=8, width=16, num_heads=2)
+
+
+def inputs(key, batch=2):
+    k1, k2, k3 = jax.random.split(key, 3)
+    return {
+        "observation": jax.nn.one_hot(jax.random.randint(k1, (batch,), 0, 5), 5),
+        "goal": jax.nn.one_hot(jax.random.randint(k2, (batch,), 0, 5), 5),
+        "prev_action": jax.nn.one_hot(jax.random.randint(k3, (batch,), 0, 4), 4),
+    }
+
+
+@pytest.mark.parametrize("name", ["epn", "epn-nxk"])
+def test_iterations_change_without_new_parameters(name):
+    """"Thinking time": a planner trained with 2 iterations runs with 1 or 6 using the same parameters."""
+    core = cores.make(name, **SMALL, k=4)
+    carry = core.initialize_carry(None, (2,))
+    x, reset = inputs(jax.random.PRNGKey(0)), jnp.array([True, True])
+    params = core.init(jax.random.PRNGKey(1), carry, x, reset)
+    outputs = {}
+    for iterations in (1, 2, 6):
+        other = cores.make(name, **SMALL, k=4, iterations=iterations)
+        assert jax.tree.structure(other.init(jax.random.PRNGKey(1), carry, x, reset)) == jax.tree.structure(params)
+        for t in range(3):
+            carry_t, outputs[iterations] = other.apply(params, carry if t == 0 else carry_t, inputs(jax.random.PRNGKey(t)), reset & (t == 0))
+    assert not np.allclose(outputs[1], outputs[6])
+
+
+@pytest.mark.parametrize("name", ["epn", "epn-nxk"])
+def test_rows_not_yet_written_are_invisible(name):
+    core = cores.make(name, **SMALL, k=4)
+    x = inputs(jax.random.PRNGKey(0))
+    carry = core.initialize_carry(None, (2,))
+    params = core.init(jax.random.PRNGKey(1), carry, x, jnp.array([True, True]))
+    step = jax.jit(lambda c, x: core.apply(params, c, x, jnp.array([False, False])))
+    for t in range(3):
+        carry, _ = step(carry, inputs(jax.random.PRNGKey(10 + t)))
+    garbage = jax.random.normal(jax.random.PRNGKey(5), carry["memory"].shape)
+    dirty = {**carry, "memory": carry["memory"].at[:, 3:].set(garbage[:, 3:])}
+    np.testing.assert_allclose(step(carry, x)[1], step(dirty, x)[1], atol=1e-6)
+
+
+def test_memory_wraps_around_at_capacity():
+    core = cores.make("epn", **{**SMALL, "capacity": 4})
+    carry = core.initialize_carry(None, (1,))
+    x = inputs(jax.random.PRNGKey(0), batch=1)
+    params = core.init(jax.random.PRNGKey(1), carry, x, jnp.array([True]))
+    for t in range(6):
+        carry, y = core.apply(params, carry, inputs(jax.random.PRNGKey(t), batch=1), jnp.array([t == 0]))
+    assert carry["memory"].shape == (1, 4, 24) and float(carry["count"][0]) == 6
+    assert np.all(np.isfinite(y))
+
+
+def test_bad_settings_and_inputs_are_rejected():
+    with pytest.raises(ValueError, match="variant must be 'a2a' or 'nxk'"):
+        cores.make("epn", variant="full")
+    with pytest.raises(ValueError, match="divisible by num_heads"):
+        cores.make("epn", width=10, num_heads=4)
+    core = cores.make("epn", **SMALL)
+    with pytest.raises(ValueError, match="takes a dict with keys"):
+        core.init(jax.random.PRNGKey(0), core.initialize_carry(None, (2,)), jnp.zeros((2, 5)), jnp.ones(2, bool))
