@@ -1,6 +1,7 @@
 """``memrl bench``: PPO training throughput per core on T-LN (64 envs x 128-step rollouts), and the
 same for the minimal single-file PPO-GRU loop in ``benchmarks/`` so the framework's overhead shows
-as a ratio. Figures, not tests."""
+as a ratio; then EPN (all-to-all and N×k) on the Memory&Planning Game: V-trace training throughput,
+and the time of one acting step as the episodic memory grows. Figures, not tests."""
 
 from __future__ import annotations
 
@@ -18,18 +19,22 @@ from memrl.learn.ppo_config import PPOConfig
 BENCH_SHAPES = dict(env="tmaze/T-LN", num_envs=64, rollout_len=128, num_minibatches=4, update_epochs=4)
 
 
-def measure_memrl(core: str, updates: int, **core_args) -> tuple[float, float]:
-    """(compile seconds, env steps/s after compile) of ``updates`` PPO updates in one jit."""
-    config = PPOConfig(core=core, core_args=core_args, total_steps=updates * 64 * 128, **BENCH_SHAPES)
-    trainer = PPO(config)
-    run = jax.jit(lambda r: trainer.run(r, updates))
-    runner = trainer.init(jax.random.PRNGKey(0))
+def time_training(learner, updates: int) -> tuple[float, float]:
+    """(compile seconds, env steps/s after compile) of ``updates`` updates of ``learner`` in one jit."""
+    run = jax.jit(lambda r: learner.run(r, updates))
+    runner = learner.init(jax.random.PRNGKey(0))
     start = time.perf_counter()
     runner, _ = jax.block_until_ready(run(runner))
     compile_s = time.perf_counter() - start
     start = time.perf_counter()
     jax.block_until_ready(run(runner))
-    return compile_s, updates * config.steps_per_update / (time.perf_counter() - start)
+    return compile_s, updates * learner.config.steps_per_update / (time.perf_counter() - start)
+
+
+def measure_memrl(core: str, updates: int, **core_args) -> tuple[float, float]:
+    """PPO on T-LN with the benchmark shapes."""
+    config = PPOConfig(core=core, core_args=core_args, total_steps=updates * 64 * 128, **BENCH_SHAPES)
+    return time_training(PPO(config), updates)
 
 
 def measure_minimal(updates: int, path: Path = Path("benchmarks/minimal_ppo_gru.py")) -> tuple[float, float] | None:
@@ -41,12 +46,66 @@ def measure_minimal(updates: int, path: Path = Path("benchmarks/minimal_ppo_gru.
     return module.measure(updates)
 
 
-def command(cores: tuple[str, ...] = ("gru", "lstm", "lstm-stack", "amrl-max", "amrl-avg", "set", "gtrxl"), updates: int = 3) -> None:
-    """Training throughput (env steps/s after compile, compile time apart) per core.
+def measure_vtrace(core: str, updates: int, **core_args) -> tuple[float, float]:
+    """V-trace on memory-planning/4x4 with 16 envs x 100-step rollouts (whole episodes)."""
+    from memrl.learn.impala import Impala
+    from memrl.learn.impala_config import ImpalaConfig
+
+    config = ImpalaConfig(env="memory-planning/4x4", core=core, core_args=core_args, head_widths=(64, 64), num_envs=16, rollout_len=100, total_steps=updates * 1600)
+    return time_training(Impala(config), updates)
+
+
+def measure_epn_step(core: str, capacity: int, batch: int = 16, repeats: int = 20) -> float:
+    """Milliseconds per acting step of an EPN core whose memory holds ``capacity`` rows."""
+    import jax.numpy as jnp
+
+    from memrl import cores as core_registry
+
+    model = core_registry.make(core, capacity=capacity)
+    x = {"observation": jnp.ones((batch, 16)), "goal": jnp.ones((batch, 16)), "prev_action": jnp.ones((batch, 5))}
+    carry = model.initialize_carry(None, (batch,))
+    carry = {**carry, "count": jnp.full((batch,), float(capacity))}
+    reset = jnp.zeros((batch,), bool)
+    params = model.init(jax.random.PRNGKey(0), carry, x, reset)
+    step = jax.jit(lambda c: model.apply(params, c, x, reset))
+    jax.block_until_ready(step(carry))
+    start = time.perf_counter()
+    for _ in range(repeats):
+        carry, y = step(carry)
+    jax.block_until_ready(y)
+    return 1000 * (time.perf_counter() - start) / repeats
+
+
+def epn_tables(updates: int, capacities: tuple[int, ...]) -> None:
+    table = Table(title=f"V-trace on memory-planning/4x4, 16 envs x 100 steps, {jax.default_backend()}")
+    for column in ("core", "compile s", "env steps/s"):
+        table.add_column(column)
+    for core, core_args in (("epn", {"capacity": 100}), ("epn-nxk", {"capacity": 100}), ("lstm", {})):
+        compile_s, sps = measure_vtrace(core, updates, **core_args)
+        table.add_row(core, f"{compile_s:.1f}", f"{sps:,.0f}")
+    console.print(table)
+    table = Table(title="EPN acting step (batch 16, memory full) as the memory grows: all-to-all vs N×k (k = 50)")
+    for column in ("capacity", "epn ms/step", "epn-nxk ms/step", "epn / epn-nxk"):
+        table.add_column(column)
+    for capacity in capacities:
+        a2a, nxk = measure_epn_step("epn", capacity), measure_epn_step("epn-nxk", capacity)
+        table.add_row(str(capacity), f"{a2a:.2f}", f"{nxk:.2f}", f"{a2a / nxk:.1f}")
+    console.print(table)
+
+
+def command(
+    cores: tuple[str, ...] = ("gru", "lstm", "lstm-stack", "amrl-max", "amrl-avg", "set", "gtrxl"),
+    updates: int = 3,
+    epn: bool = True,
+    epn_capacities: tuple[int, ...] = (100, 200, 400, 800),
+) -> None:
+    """Training throughput (env steps/s after compile, compile time apart) per core; EPN's scaling.
 
     Args:
-        cores: cores to measure (gru runs with hidden 128, the others with their defaults).
-        updates: PPO updates per measurement (64 x 128 env steps each).
+        cores: cores to measure with PPO on T-LN (gru runs with hidden 128, the others with their defaults).
+        updates: updates per measurement.
+        epn: also measure EPN on the Memory&Planning Game.
+        epn_capacities: memory sizes for the EPN acting-step table.
     """
     table = Table(title=f"PPO on tmaze/T-LN, 64 envs x 128 steps, {jax.default_backend()} ({jax.devices()[0].device_kind})")
     for column in ("trainer", "compile s", "env steps/s", "ratio to minimal"):
@@ -61,3 +120,5 @@ def command(cores: tuple[str, ...] = ("gru", "lstm", "lstm-stack", "amrl-max", "
         ratio = f"{sps / minimal[1]:.2f}" if minimal else "-"
         table.add_row(f"memrl {core}" + (" (hidden 128)" if core == "gru" else ""), f"{compile_s:.1f}", f"{sps:,.0f}", ratio)
     console.print(table)
+    if epn:
+        epn_tables(updates, epn_capacities)

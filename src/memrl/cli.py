@@ -91,7 +91,7 @@ def evaluate(run: tyro.conf.Positional[Path], steps: int = 1000, seed: int = 123
         if runner is None:
             console.print(f"seed {s}: no checkpoint")
             continue
-        done, returns = map(np.asarray, evaluate_fn(runner.params, jax.random.PRNGKey(seed), steps))
+        done, returns, _ = map(np.asarray, evaluate_fn(runner.params, jax.random.PRNGKey(seed), steps))
         episodes = returns[done]
         console.print(f"seed {s} (update {int(runner.update)}): mean return {episodes.mean():.3f} ± {episodes.std():.3f} over {len(episodes)} episodes")
 
@@ -113,19 +113,24 @@ def plot(runs: tyro.conf.Positional[list[Path]], out: Path = Path("curves.png"))
     print(save_curves(out, panels))
 
 
-def reproduce(name: tyro.conf.Positional[str], out: Path | None = None, workers: int | None = None) -> None:
+def reproduce(name: tyro.conf.Positional[str], out: Path | None = None, workers: int | None = None, total_steps: int | None = None) -> None:
     """Run a named experiment (resumable) and write its table, figure and checks.
 
     Args:
         name: experiment name (see ``memrl list``).
-        out: output folder (default runs/reproduce/NAME).
+        out: output folder (default runs/reproduce/NAME, or NAME-<steps> with --total-steps).
         workers: processes at once (default: one per CPU core, one on a GPU).
+        total_steps: run every config at this budget (env steps per run) instead of the experiment's.
     """
     from memrl import experiments
     from memrl.experiments.runner import reproduce as run_experiment
 
     experiment = experiments.get(name)
-    run_experiment(experiment, out or experiments.base.default_out(name), workers)
+    default = experiments.base.default_out(name)
+    if total_steps is not None:
+        experiment = experiment.with_total_steps(total_steps)
+        default = default.with_name(f"{name}-{total_steps}")
+    run_experiment(experiment, out or default, workers)
 
 
 COMMANDS = {"list": list_all, "train": train, "train-impala": train_impala, "eval": evaluate, "plot": plot, "reproduce": reproduce}

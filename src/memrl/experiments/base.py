@@ -7,9 +7,9 @@ import dataclasses
 import json
 import operator
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Callable, Sequence
 
-from memrl.learn.ppo_config import PPOConfig
+from memrl.learn.run_config import RunConfig
 from memrl.registry import Registry
 
 EXPERIMENTS: Registry = Registry("experiment")
@@ -36,11 +36,18 @@ class Experiment:
     version: int
     description: str
     reproduces: str
-    runs: dict[str, PPOConfig]
-    """run name ("<panel>/<label>") -> config"""
+    runs: dict[str, RunConfig]
+    """run name ("<panel>/<label>") -> config (any learner's)"""
     expectations: Sequence[Expectation] = ()
     optima: dict[str, Sequence[tuple[str, float]]] = dataclasses.field(default_factory=dict)
     """panel -> reference lines (label, return) for the figure"""
+    evaluation: Callable[[dict[str, Any], Path], dict] | None = None
+    """after training: (run name -> RunFolder, output folder) -> extra results (may write figures)"""
+
+    def with_total_steps(self, total_steps: int) -> "Experiment":
+        """The same experiment at another budget (environment steps per run)."""
+        runs = {name: dataclasses.replace(config, total_steps=total_steps) for name, config in self.runs.items()}
+        return dataclasses.replace(self, runs=runs)
 
     def panels(self) -> dict[str, list[str]]:
         panels: dict[str, list[str]] = {}

@@ -71,6 +71,8 @@ def reproduce(experiment: Experiment, out: Path, workers: int | None = None) -> 
         "backend": jax.default_backend(), "cpu_cores": len(os.sched_getaffinity(0)),
         "summaries": summaries, "checks": checks, "figure": str(figure),
     }
+    if experiment.evaluation is not None:
+        results["evaluation"] = experiment.evaluation(folders, out)
     (out / "results.json").write_text(json.dumps(results, indent=2))
     console.print(f"figure: {figure}\nresults: {out / 'results.json'} (wall time {wall / 60:.1f} min)")
     return results

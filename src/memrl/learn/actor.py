@@ -144,11 +144,11 @@ class ActorCriticLearner:
         }
 
     def evaluate(self, params, key, num_steps: int):
-        """Act with ``params`` (sampling) in fresh environments for ``num_steps`` steps.
-        Returns (done [T, E], episode return at each done [T, E]); no learning."""
+        """Act with ``params`` (sampling) in fresh environments for ``num_steps`` steps; no learning.
+        Returns (done, episode return where done, reward), each [T, E]."""
         runner = self.init(key).replace(params=params)
-        _, (_, done, returns) = jax.lax.scan(lambda r, _: self.env_step(r, params), runner, None, num_steps)
-        return done, returns
+        _, (transitions, done, returns) = jax.lax.scan(lambda r, _: self.env_step(r, params), runner, None, num_steps)
+        return done, returns, transitions.reward
 
     def run(self, runner: RunnerState, num_updates: int):
         """``num_updates`` updates in one ``lax.scan``; metrics are stacked over updates."""
