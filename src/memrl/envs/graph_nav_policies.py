@@ -1,0 +1,34 @@
+"""Reference policies for graph navigation: the shortest-path oracle (the denominator of the EPN
+paper's fraction-of-oracle measure) and uniform random."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+
+from memrl.envs.graph_nav import COLLECT, GraphNav
+from memrl.envs.graph_search import breadth_first
+from memrl.envs.scripted_policy import ScriptedPolicy
+
+
+def oracle(env: GraphNav) -> ScriptedPolicy:
+    """Given the map at the episode start; fewest Forward/Left/Right steps to the goal, then Collect."""
+
+    def initial_memory(state):
+        state_of_label = jnp.zeros(env.num_labels, jnp.int32).at[state.labels].set(jnp.arange(state.labels.shape[0], dtype=jnp.int32))
+        return {"state_of_label": state_of_label, "neighbors": env.neighbors(state.graph)}
+
+    def act(key, obs, memory):
+        here = memory["state_of_label"][jnp.argmax(obs["position"])]
+        goal = memory["state_of_label"][jnp.argmax(obs["goal"])]
+        step = breadth_first(memory["neighbors"], here).first_action[goal]
+        return jnp.where(here == goal, COLLECT, step)[None].astype(jnp.int32), memory
+
+    return ScriptedPolicy(initial_memory, act)
+
+
+def uniform_random(env: GraphNav) -> ScriptedPolicy:
+    return ScriptedPolicy(lambda state: None, lambda key, obs, memory: (jax.random.randint(key, (1,), 0, 4), memory))
+
+
+POLICIES = {"oracle": oracle, "random": uniform_random}

@@ -1,0 +1,88 @@
+"""One-shot graph navigation: street-graph invariants, turning geometry, the env API, the oracle."""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from memrl import envs
+from memrl.envs.graph_search import breadth_first
+from memrl.envs.street_graphs import FORWARD, LEFT, RIGHT, _contract, _state_graph, grow_street_graph
+
+
+@pytest.mark.parametrize("junctions", [5, 7, 9])
+def test_grown_graphs_have_the_requested_junctions_and_are_navigable(junctions):
+    rng = np.random.default_rng(junctions)
+    for _ in range(10):
+        graph = grow_street_graph(rng, junctions)
+        states_per_node = np.bincount(graph.state_node, minlength=graph.num_nodes)
+        assert np.sum(states_per_node >= 3) == junctions
+        assert set(states_per_node) <= {1, 3, 4}  # degree-2 nodes are contracted away
+        t = graph.transitions
+        np.testing.assert_array_equal(t[t[:, LEFT], RIGHT], np.arange(len(t)))  # Left then Right undoes
+        np.testing.assert_array_equal(graph.state_node[t[:, LEFT]], graph.state_node)  # turning stays put
+        assert np.all(graph.state_node[t[:, FORWARD]] != graph.state_node)  # Forward always moves
+        assert np.all(breadth_first(jnp.asarray(t), 0).distance >= 0)  # every state reachable
+
+
+def test_forward_goes_straight_through_a_crossing_and_turns_at_dead_ends():
+    """A + crossing: from the centre facing east, Forward reaches the dead end and turns round;
+    Forward again crosses the centre and keeps going west."""
+    centre = (1, 1)
+    edges = {tuple(sorted((centre, arm))) for arm in ((2, 1), (0, 1), (1, 2), (1, 0))}
+    kept, roads = _contract(edges)
+    graph = _state_graph(kept, roads, np.zeros((3, 3, 2)))
+    node = {n: i for i, n in enumerate(kept)}
+    facing = {}
+    for s in range(len(graph.transitions)):
+        if graph.state_node[s] == node[centre]:
+            facing[graph.state_node[graph.transitions[s, FORWARD]]] = s
+    east, west = facing[node[(2, 1)]], facing[node[(0, 1)]]
+    at_east_end = graph.transitions[east, FORWARD]
+    assert graph.state_node[graph.transitions[at_east_end, FORWARD]] == node[centre]
+    assert graph.transitions[graph.transitions[at_east_end, FORWARD], FORWARD] == graph.transitions[west, FORWARD]
+
+
+def test_contraction_refuses_loops_and_double_roads():
+    square = {((0, 0), (0, 1)), ((0, 1), (1, 1)), ((1, 0), (1, 1)), ((0, 0), (1, 0))}
+    assert _contract(square) is None  # a block with no junction is one road looping on itself
+    assert _contract(square | {((0, 0), (0, -1)), ((1, 1), (1, 2))}) is None  # two roads join the same pair
+
+
+@pytest.fixture(scope="module")
+def env():
+    return envs.make("graph-nav/5", bank_size=32)
+
+
+def test_episode_is_200_steps_and_truncated(env):
+    obs, state = env.reset(jax.random.PRNGKey(0))
+    assert obs["position"].shape == (64,) and float(obs["position"].sum()) == 1.0
+    step = jax.jit(env.step)
+    for t in range(200):
+        obs, state, reward, done, info = step(jax.random.PRNGKey(t), state, jnp.array([t % 3]))
+        assert bool(done) == (t == 199)
+    assert bool(info["truncated"]) and not bool(info["terminated"])
+
+
+def test_collect_on_goal_rewards_and_restarts_elsewhere(env):
+    _, state = env.reset(jax.random.PRNGKey(1))
+    state = state._replace(goal=state.position)
+    _, new, reward, _, _, _ = env.step_env(jax.random.PRNGKey(2), state, jnp.array([3]), env.default_params)
+    assert float(reward) == 1.0 and int(new.goal) != int(new.position)
+    _, same, reward, _, _, _ = env.step_env(jax.random.PRNGKey(2), new, jnp.array([3]), env.default_params)
+    assert float(reward) == 0.0 and int(same.position) == int(new.position)
+
+
+def test_oracle_far_above_random(env):
+    from memrl.envs.graph_nav_policies import POLICIES
+    from memrl.envs.scripted_policy import episode_rewards
+
+    returns = {name: float(jax.jit(lambda k, p=p: episode_rewards(env, p(env), k, 64, 200))(jax.random.PRNGKey(0)).sum(-1).mean()) for name, p in POLICIES.items()}
+    assert returns["oracle"] > 35 and returns["random"] < 3, returns
+
+
+def test_too_few_labels_and_bad_params_are_rejected():
+    with pytest.raises(ValueError, match="num_labels \\(8\\) must be at least"):
+        envs.make("graph-nav/5", num_labels=8, bank_size=4).reset(jax.random.PRNGKey(0))
+    with pytest.raises(TypeError, match="unknown graph-nav params"):
+        envs.make("graph-nav/5", max_step=3)
