@@ -41,3 +41,34 @@ def test_reproduce_writes_table_figure_and_checks(tmp_path, capsys):
     assert saved["checks"][0]["passed"] is False and set(saved["summaries"]) == {"T-LN/gru", "T-LN/lstm"}
     assert results["summaries"]["T-LN/lstm"]["env_steps_per_seed"] == 64
     assert "FAIL" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("name", ["epn-memory-planning", "epn-graph-nav"])
+def test_epn_experiments_are_well_formed(name):
+    experiment = experiments.get(name)
+    assert all(c.learner == "impala" and c.seeds == 3 for c in experiment.runs.values())
+    assert any(c.core == "epn" for c in experiment.runs.values()) and any(c.core == "lstm" for c in experiment.runs.values())
+    assert all(e.run in experiment.runs for e in experiment.expectations)
+    assert experiment.evaluation is not None
+    smaller = experiment.with_total_steps(32_000)
+    assert all(c.total_steps == 32_000 for c in smaller.runs.values())
+    json.dumps(smaller.describe())
+
+
+def test_final_agents_run_on_another_environment_and_core_setting(tmp_path):
+    """A graph-nav agent trained on 5 junctions acts on 7 with another number of EPN iterations."""
+    from memrl.experiments.final_agents import final_agent_rewards
+    from memrl.learn.impala_config import ImpalaConfig
+    from memrl.learn.launch import train_seeds
+    from memrl.learn.run_folder import RunFolder
+    import jax
+
+    config = ImpalaConfig(
+        env="graph-nav/5", env_args={"bank_size": 4}, core="epn", core_args={"capacity": 8, "embed_dim": 4, "width": 8},
+        head_widths=(8,), num_envs=2, rollout_len=4, total_steps=8,
+    )
+    folder = RunFolder(tmp_path / "run")
+    folder.prepare(config)
+    train_seeds(config, folder, [0])
+    rewards = final_agent_rewards(folder, jax.random.PRNGKey(0), 6, env="graph-nav/7", core_args={**config.core_args, "iterations": 4})
+    assert len(rewards) == 1 and rewards[0].shape == (6, 2)

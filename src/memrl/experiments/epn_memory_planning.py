@@ -56,23 +56,13 @@ def evaluate_planning(folders: dict, out: Path, eval_episodes_per_env: int = 4, 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from memrl.learn.learners import learner_for
+    from memrl.experiments.final_agents import final_agent_rewards
 
     key = jax.random.PRNGKey(2021)
     scripted = {name: scripted_episodes(name, 1000, key) for name in REFERENCE_RETURNS}
     results, curves = {}, {name: steps_to_nth_goal(rewards, max_goals) for name, rewards in scripted.items()}
     for run, folder in folders.items():
-        config = folder.load_config()
-        learner = learner_for(config)
-        template = learner.init(jax.random.PRNGKey(0))
-        evaluate = jax.jit(learner.evaluate, static_argnums=2)
-        per_seed = []
-        for seed in config.seed_list():
-            runner = folder.load_checkpoint(seed, template)
-            if runner is None:
-                continue
-            _, _, rewards = evaluate(runner.params, key, eval_episodes_per_env * EPISODE_LENGTH)
-            per_seed.append(episodes_from_stream(np.asarray(rewards), EPISODE_LENGTH))
+        per_seed = [episodes_from_stream(r, EPISODE_LENGTH) for r in final_agent_rewards(folder, key, eval_episodes_per_env * EPISODE_LENGTH)]
         if not per_seed:
             continue
         episodes = np.concatenate(per_seed)
