@@ -137,9 +137,9 @@ COMMANDS = {"list": list_all, "train": train, "train-impala": train_impala, "eva
 
 
 def analyze_commands() -> dict:
-    from memrl.analysis import gradient_strength, signal_to_noise
+    from memrl.analysis import distance_probe, gradient_strength, signal_to_noise
 
-    return {"gradients": gradient_strength.command, "snr": signal_to_noise.command}
+    return {"gradients": gradient_strength.command, "snr": signal_to_noise.command, "distance-probe": distance_probe.command}
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -37,10 +37,6 @@ import flax.linen as nn
 from memrl.cores.base import MemoryCore, register
 
 
-def row_mlp(width: int, name: str) -> nn.Module:
-    return nn.Sequential([nn.Dense(width), nn.relu, nn.Dense(width)], name=name)
-
-
 def attention_mask(query_valid: jax.Array, key_valid: jax.Array) -> jax.Array:
     """[B, 1, Q, K] mask for flax attention from [B, Q] and [B, K] validity."""
     return (query_valid[:, :, None] & key_valid[:, None, :])[:, None]
@@ -61,7 +57,7 @@ class PlannerIteration(nn.Module):
             belief = belief + mha("to_memory")(nn.LayerNorm(name="belief_norm")(belief), normed_memory, mask=attention_mask(belief_valid, memory_valid))
         normed = nn.LayerNorm(name="self_norm")(belief)
         belief = belief + mha("self_attention")(normed, normed, mask=attention_mask(belief_valid, belief_valid))
-        return row_mlp(self.width, "f")(nn.relu(belief))
+        return nn.Sequential([nn.Dense(self.width), nn.relu, nn.Dense(self.width)], name="f")(nn.relu(belief))
 
 
 class EPN(MemoryCore):
@@ -95,39 +91,55 @@ class EPN(MemoryCore):
             "prev_embedding": jnp.zeros((*batch_shape, self.embed_dim)),
         }
 
-    @nn.compact
-    def step(self, carry, x, reset):
-        if not isinstance(x, dict) or set(x) != {"observation", "goal", "prev_action"}:
-            raise ValueError("the epn core takes a dict with keys 'observation', 'goal' and 'prev_action'")
-        embed = nn.Dense(self.embed_dim, name="embed_observation")
-        if self.share_goal_embedding and x["goal"].shape[-1] != x["observation"].shape[-1]:
-            raise ValueError(f"share_goal_embedding needs goals as wide as observations, got {x['goal'].shape[-1]} and {x['observation'].shape[-1]}")
-        embed_goal = embed if self.share_goal_embedding else nn.Dense(self.embed_dim, name="embed_goal")
-        state, goal = embed(x["observation"]), embed_goal(x["goal"])
-        row = jnp.concatenate([state, nn.Dense(self.embed_dim, name="embed_action")(x["prev_action"]), carry["prev_embedding"]], -1)
+    def setup(self):
+        self.embed_observation = nn.Dense(self.embed_dim)
+        if not self.share_goal_embedding:
+            self.embed_goal = nn.Dense(self.embed_dim)
+        self.embed_action = nn.Dense(self.embed_dim)
+        self.planner_input = nn.Dense(self.width)
+        self.iteration = PlannerIteration(self.width, self.num_heads, self.variant)
+        self.readout = nn.Sequential([nn.Dense(self.width), nn.relu, nn.Dense(self.width)])
 
-        count = carry["count"].astype(jnp.int32)
-        slot = jax.nn.one_hot(count % self.capacity, self.capacity, dtype=bool)[..., None]
-        memory = jnp.where(slot, row[:, None], carry["memory"])
-        count = count + 1
+    def embed(self, observation, goal):
+        """(e(o), e(g)) [B, embed_dim] each."""
+        if self.share_goal_embedding:
+            if goal.shape[-1] != observation.shape[-1]:
+                raise ValueError(f"share_goal_embedding needs goals as wide as observations, got {goal.shape[-1]} and {observation.shape[-1]}")
+            return self.embed_observation(observation), self.embed_observation(goal)
+        return self.embed_observation(observation), self.embed_goal(goal)
+
+    def memory_row(self, state, prev_action, prev_state):
+        """[e(o_t), e_a(a_{t-1}), e(o_{t-1})] from the two state embeddings and the one-hot action."""
+        return jnp.concatenate([state, self.embed_action(prev_action), prev_state], -1)
+
+    def plan(self, memory, count, state, goal):
+        """The planner output [B, width] for a memory [B, capacity, 3·embed_dim] holding ``count``
+        [B] rows (the newest at ``(count − 1) % capacity``), after ``iterations`` iterations."""
         valid = jnp.arange(self.capacity)[None] < jnp.minimum(count, self.capacity)[:, None]
-
         rows = jnp.concatenate([memory, jnp.broadcast_to(goal[:, None], (*memory.shape[:2], self.embed_dim))], -1)
-        rows = nn.Dense(self.width, name="planner_input")(rows)
+        rows = self.planner_input(rows)
         if self.variant == "a2a":
             belief, belief_valid = rows, valid
         else:  # the k most recent rows, newest first
             recent = (count[:, None] - 1 - jnp.arange(self.k)[None]) % self.capacity
             belief = jnp.take_along_axis(rows, recent[..., None], axis=1)
             belief_valid = jnp.arange(self.k)[None] < jnp.minimum(count, self.capacity)[:, None]
-        iteration = PlannerIteration(self.width, self.num_heads, self.variant, name="iteration")
         for _ in range(self.iterations):
-            belief = iteration(belief, belief_valid, rows, valid)
+            belief = self.iteration(belief, belief_valid, rows, valid)
         with_state = jnp.concatenate([belief, jnp.broadcast_to(state[:, None], (*belief.shape[:2], self.embed_dim))], -1)
-        pooled = jnp.max(jnp.where(belief_valid[..., None], row_mlp(self.width, "readout")(with_state), -jnp.inf), axis=1)
+        return jnp.max(jnp.where(belief_valid[..., None], self.readout(with_state), -jnp.inf), axis=1)
 
+    def step(self, carry, x, reset):
+        if not isinstance(x, dict) or set(x) != {"observation", "goal", "prev_action"}:
+            raise ValueError("the epn core takes a dict with keys 'observation', 'goal' and 'prev_action'")
+        state, goal = self.embed(x["observation"], x["goal"])
+        row = self.memory_row(state, x["prev_action"], carry["prev_embedding"])
+        count = carry["count"].astype(jnp.int32)
+        slot = jax.nn.one_hot(count % self.capacity, self.capacity, dtype=bool)[..., None]
+        memory = jnp.where(slot, row[:, None], carry["memory"])
+        count = count + 1
         carry = {"memory": memory, "count": count.astype(jnp.float32), "prev_embedding": state}
-        return carry, jnp.concatenate([pooled, state, goal], -1)
+        return carry, jnp.concatenate([self.plan(memory, count, state, goal), state, goal], -1)
 
 
 register("epn", EPN)

@@ -1,0 +1,149 @@
+"""Distance-to-goal probe of a trained EPN planner (Ritter et al. 2021, Sec. 5, Fig. 4c-d).
+
+The planner is frozen. For fresh 4×4 Memory&Planning maps, its memory is filled with every
+transition of the map (each node × each move: the row [e(o'), e_a(a), e(o)]), and for random
+(state, goal) pairs the planner output after i iterations is read. A linear softmax decoder per i,
+trained on the outputs of some maps, classifies the true shortest-path distance on held-out maps;
+accuracy per true distance shows how far the plan has propagated after i iterations, including
+i beyond the iterations used in training ("thinking time").
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+import tyro
+
+from memrl import cores, envs
+from memrl.envs.memory_planning import MOVES
+
+
+def torus_distance(a_xy: jax.Array, b_xy: jax.Array, n: int) -> jax.Array:
+    d = jnp.abs(a_xy - b_xy) % n
+    return jnp.sum(jnp.minimum(d, n - d), -1)
+
+
+def probe_dataset(core: cores.MemoryCore, params, key, maps: int, queries: int, maze_size: int = 4):
+    """(planner outputs [maps · queries, width], true distances [maps · queries]) for fresh maps."""
+    env = envs.make(f"memory-planning/{maze_size}x{maze_size}")
+    n = env.num_nodes
+    xy = env.xy(jnp.arange(n))
+
+    def one_map(key):
+        label_key, query_key = jax.random.split(key)
+        labels = jax.random.permutation(label_key, n)
+        one_hot = lambda nodes: jax.nn.one_hot(labels[nodes], n)  # noqa: E731
+        sources = jnp.repeat(jnp.arange(n), 4)
+        actions = jnp.tile(jnp.arange(4), n)
+        targets = env.node((xy[sources] + MOVES[actions]) % maze_size)
+        embed = lambda o: core.apply(params, o, o, method=core.embed)[0]  # noqa: E731
+        rows = core.apply(params, embed(one_hot(targets)), jax.nn.one_hot(actions, 5), embed(one_hot(sources)), method=core.memory_row)
+        memory = jnp.zeros((core.capacity, rows.shape[-1])).at[: len(rows)].set(rows)
+        starts, goals = jax.random.randint(query_key, (2, queries), 0, n)
+        state, goal = core.apply(params, one_hot(starts), one_hot(goals), method=core.embed)
+        outputs = core.apply(
+            params, jnp.broadcast_to(memory, (queries, *memory.shape)), jnp.full((queries,), len(rows)), state, goal, method=core.plan
+        )
+        return outputs, torus_distance(xy[starts], xy[goals], maze_size)
+
+    outputs, distances = jax.vmap(one_map)(jax.random.split(key, maps))
+    return outputs.reshape(-1, outputs.shape[-1]), distances.reshape(-1)
+
+
+def decoding_accuracy(train, test, classes: int, steps: int = 500, lr: float = 1e-2) -> np.ndarray:
+    """Accuracy per true class on ``test`` of a linear softmax decoder fitted on ``train``."""
+    (x_train, y_train), (x_test, y_test) = train, test
+    mean, std = x_train.mean(0), x_train.std(0) + 1e-6
+    x_train, x_test = (x_train - mean) / std, (x_test - mean) / std
+    params = {"w": jnp.zeros((x_train.shape[1], classes)), "b": jnp.zeros(classes)}
+    optimizer = optax.adam(lr)
+
+    def loss(p):
+        logits = x_train @ p["w"] + p["b"]
+        return optax.softmax_cross_entropy_with_integer_labels(logits, y_train).mean()
+
+    def sgd(carry, _):
+        p, state = carry
+        updates, state = optimizer.update(jax.grad(loss)(p), state, p)
+        return (optax.apply_updates(p, updates), state), None
+
+    (params, _), _ = jax.lax.scan(sgd, (params, optimizer.init(params)), None, steps)
+    predicted = np.asarray(jnp.argmax(x_test @ params["w"] + params["b"], -1))
+    y_test = np.asarray(y_test)
+    return np.array([np.mean(predicted[y_test == c] == c) if np.any(y_test == c) else np.nan for c in range(classes)])
+
+
+def distance_probe(core: cores.MemoryCore, params, max_iterations: int = 6, maps: int = 64, queries: int = 64, seed: int = 0) -> dict[int, np.ndarray]:
+    """Iterations i -> decoding accuracy per true distance 0 .. 4 (held-out maps)."""
+    train_key, test_key = jax.random.split(jax.random.PRNGKey(seed))
+    classes = 5  # distances on the 4×4 torus: 0 .. 4
+    results = {}
+    for iterations in range(1, max_iterations + 1):
+        planner = dataclasses.replace(core, iterations=iterations)
+        train = probe_dataset(planner, params, train_key, maps, queries)
+        test = probe_dataset(planner, params, test_key, maps, queries)
+        results[iterations] = decoding_accuracy(train, test, classes)
+    return results
+
+
+def command(run: tyro.conf.Positional[Path], seed: int = 0, max_iterations: int = 6, out: Path | None = None) -> None:
+    """Distance-to-goal probe of a trained EPN (Memory&Planning 4×4 run folder), EPN Fig. 4c-d.
+
+    Args:
+        run: run folder of an ``epn`` or ``epn-nxk`` agent trained on memory-planning/4x4.
+        seed: which seed's checkpoint.
+        max_iterations: probe after 1 .. this many planner iterations.
+        out: folder for distance_probe.png/json (default RUN/analysis).
+    """
+    import json
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from rich.table import Table
+
+    from memrl.console import console
+    from memrl.learn.learners import learner_for
+    from memrl.learn.run_folder import RunFolder
+
+    folder = RunFolder(run)
+    config = folder.load_config()
+    if config.env != "memory-planning/4x4" or config.core not in ("epn", "epn-nxk"):
+        raise ValueError(f"the distance probe needs an epn or epn-nxk run on memory-planning/4x4, got {config.core} on {config.env}")
+    learner = learner_for(config)
+    runner = folder.load_checkpoint(seed, learner.init(jax.random.PRNGKey(0)))
+    if runner is None:
+        raise FileNotFoundError(f"{run} has no checkpoint for seed {seed}")
+    core = learner.agent.core
+    core_params = {"params": runner.params["params"]["core"]}
+    results = distance_probe(core, core_params, max_iterations)
+
+    out = out or run / "analysis"
+    out.mkdir(parents=True, exist_ok=True)
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for iterations, accuracy in results.items():
+        ax.plot(np.arange(len(accuracy)), accuracy, marker="o", label=f"{iterations} iteration{'s' * (iterations > 1)}")
+    ax.axhline(0.2, color="gray", linestyle="--", linewidth=1)
+    ax.set_xlabel("true distance to goal")
+    ax.set_ylabel("decoding accuracy (held-out maps)")
+    ax.set_title(f"distance probe, {config.core} (trained with {config.core_args.get('iterations', core.iterations)} iterations)")
+    ax.legend(fontsize=8)
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(out / "distance_probe.png", dpi=120)
+    plt.close(fig)
+    (out / "distance_probe.json").write_text(json.dumps({i: a.tolist() for i, a in results.items()}))
+    table = Table(title="decoding accuracy by true distance (chance 0.2)")
+    table.add_column("iterations")
+    for d in range(5):
+        table.add_column(f"d={d}")
+    for iterations, accuracy in results.items():
+        table.add_row(str(iterations), *[f"{a:.2f}" for a in accuracy])
+    console.print(table)
+    console.print(f"figure {out / 'distance_probe.png'}")
