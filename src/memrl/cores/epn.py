@@ -57,7 +57,8 @@ class PlannerIteration(nn.Module):
             belief = belief + mha("to_memory")(nn.LayerNorm(name="belief_norm")(belief), normed_memory, mask=attention_mask(belief_valid, memory_valid))
         normed = nn.LayerNorm(name="self_norm")(belief)
         belief = belief + mha("self_attention")(normed, normed, mask=attention_mask(belief_valid, belief_valid))
-        return nn.Sequential([nn.Dense(self.width), nn.relu, nn.Dense(self.width)], name="f")(nn.relu(belief))
+        hidden = nn.relu(nn.Dense(self.width, name="f_hidden")(nn.relu(belief)))
+        return nn.Dense(self.width, name="f_out")(hidden)
 
 
 class EPN(MemoryCore):
@@ -98,7 +99,8 @@ class EPN(MemoryCore):
         self.embed_action = nn.Dense(self.embed_dim)
         self.planner_input = nn.Dense(self.width)
         self.iteration = PlannerIteration(self.width, self.num_heads, self.variant)
-        self.readout = nn.Sequential([nn.Dense(self.width), nn.relu, nn.Dense(self.width)])
+        self.readout_hidden = nn.Dense(self.width)
+        self.readout_out = nn.Dense(self.width)
 
     def embed(self, observation, goal):
         """(e(o), e(g)) [B, embed_dim] each."""
@@ -127,7 +129,8 @@ class EPN(MemoryCore):
         for _ in range(self.iterations):
             belief = self.iteration(belief, belief_valid, rows, valid)
         with_state = jnp.concatenate([belief, jnp.broadcast_to(state[:, None], (*belief.shape[:2], self.embed_dim))], -1)
-        return jnp.max(jnp.where(belief_valid[..., None], self.readout(with_state), -jnp.inf), axis=1)
+        readout = self.readout_out(nn.relu(self.readout_hidden(with_state)))
+        return jnp.max(jnp.where(belief_valid[..., None], readout, -jnp.inf), axis=1)
 
     def step(self, carry, x, reset):
         if not isinstance(x, dict) or set(x) != {"observation", "goal", "prev_action"}:
