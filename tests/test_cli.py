@@ -8,7 +8,7 @@ from memrl.cli import main
 def test_list_names_cores_envs_and_experiments(capsys):
     main(["list"])
     out = capsys.readouterr().out
-    for name in ("amrl-max", "gtrxl", "tmaze/T-LSO", "gymnax/CartPole-v1", "amrl-tmaze", "tln-demo"):
+    for name in ("amrl-max", "gtrxl", "epn-nxk", "tmaze/T-LSO", "memory-planning/4x4", "graph-nav/9", "gymnax/CartPole-v1", "amrl-tmaze", "tln-demo", "epn-graph-nav"):
         assert name in out
 
 
@@ -20,6 +20,8 @@ def test_list_names_cores_envs_and_experiments(capsys):
         (["train", "--gamma", "2"], "gamma must lie in"),
         (["reproduce", "nope"], "unknown experiment 'nope'; known: amrl-tmaze"),
         (["eval", "/nonexistent/run"], "is not a run folder"),
+        (["train-impala", "--policy-lag", "-1"], "policy_lag must be a non-negative integer"),
+        (["analyze", "distance-probe", "/nonexistent/run"], "is not a run folder"),
     ],
 )
 def test_bad_input_exits_2_with_a_message(argv, message, capsys):
