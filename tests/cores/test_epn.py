@@ -30,8 +30,9 @@ def test_iterations_change_without_new_parameters(name):
     for iterations in (1, 2, 6):
         other = cores.make(name, **SMALL, k=4, iterations=iterations)
         assert jax.tree.structure(other.init(jax.random.PRNGKey(1), carry, x, reset)) == jax.tree.structure(params)
+        stepped = carry
         for t in range(3):
-            carry_t, outputs[iterations] = other.apply(params, carry if t == 0 else carry_t, inputs(jax.random.PRNGKey(t)), reset & (t == 0))
+            stepped, outputs[iterations] = other.apply(params, stepped, inputs(jax.random.PRNGKey(t)), reset & (t == 0))
     assert not np.allclose(outputs[1], outputs[6])
 
 

@@ -12,6 +12,7 @@ constructor arguments; numeric settings live in the ``params`` dataclass.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import jax
@@ -25,6 +26,21 @@ ENVS: Registry = Registry("environment")
 register = ENVS.register  # register(name, factory); refuses duplicates
 make = ENVS.make  # make("tmaze/T-LN", **params) -> Environment; unknown names list the known ones
 names = ENVS.names
+
+
+def replace_params(defaults, kind: str, **overrides):
+    """``defaults`` (a params dataclass) with ``overrides``; unknown names raise a TypeError that
+    lists the allowed ones."""
+    allowed = {f.name for f in dataclasses.fields(defaults)}
+    unknown = set(overrides) - allowed
+    if unknown:
+        raise TypeError(f"unknown {kind} params {sorted(unknown)}; allowed: {sorted(allowed)}")
+    return defaults.replace(**overrides)
+
+
+def random_other(key, index: jax.Array, count) -> jax.Array:
+    """An integer drawn uniformly from 0 .. count − 1 except ``index``."""
+    return (index + jax.random.randint(key, (), 1, count)) % count
 
 
 def select(flag: jax.Array, on_true, on_false):

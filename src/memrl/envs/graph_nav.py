@@ -24,7 +24,7 @@ import jax
 import jax.numpy as jnp
 from flax import struct
 
-from memrl.envs.base import Environment, register
+from memrl.envs.base import Environment, random_other, register, replace_params
 from memrl.envs.street_graphs import graph_bank
 
 COLLECT = 3
@@ -61,9 +61,9 @@ class GraphNav(Environment):
     @functools.cached_property
     def bank(self):
         """(transitions [G, S_max, 3], num_states [G]) as NumPy arrays (constants inside jit); built on first use."""
-        transitions, num_states, max_states = graph_bank(self.junctions, self.bank_size, self.bank_seed)
-        if max_states > self.num_labels:
-            raise ValueError(f"graphs with {self.junctions} junctions have up to {max_states} states; num_labels ({self.num_labels}) must be at least that")
+        transitions, num_states = graph_bank(self.junctions, self.bank_size, self.bank_seed)
+        if transitions.shape[1] > self.num_labels:
+            raise ValueError(f"graphs with {self.junctions} junctions have up to {transitions.shape[1]} states; num_labels ({self.num_labels}) must be at least that")
         return transitions, num_states
 
     @property
@@ -90,7 +90,7 @@ class GraphNav(Environment):
         n = jnp.asarray(self.bank[1])[graph]
         start_key, goal_key = jax.random.split(key)
         start = jax.random.randint(start_key, (), 0, n)
-        return start, (start + jax.random.randint(goal_key, (), 1, n)) % n
+        return start, random_other(goal_key, start, n)
 
     def reset_env(self, key, params):
         graph_key, label_key, place_key = jax.random.split(key, 3)
@@ -114,11 +114,7 @@ class GraphNav(Environment):
 
 
 def make_graph_nav(junctions: int, num_labels: int = 64, bank_size: int = 512, bank_seed: int = 0, **params) -> GraphNav:
-    valid = {f.name for f in dataclasses.fields(GraphNavParams)}
-    unknown = set(params) - valid
-    if unknown:
-        raise TypeError(f"unknown graph-nav params {sorted(unknown)}; allowed: {sorted(valid)} and num_labels, bank_size, bank_seed")
-    return GraphNav(junctions, num_labels, bank_size, bank_seed, GraphNavParams(**params))
+    return GraphNav(junctions, num_labels, bank_size, bank_seed, replace_params(GraphNavParams(), "graph-nav", **params))
 
 
 for _junctions in (5, 7, 9):

@@ -21,7 +21,7 @@ import jax
 import jax.numpy as jnp
 from flax import struct
 
-from memrl.envs.base import Environment, register
+from memrl.envs.base import Environment, random_other, register, replace_params
 
 UP, DOWN, LEFT, RIGHT, COLLECT = 0, 1, 2, 3, 4
 MOVES = jnp.array([(0, 1), (0, -1), (-1, 0), (1, 0), (0, 0)], jnp.int32)  # (dx, dy) per action
@@ -39,11 +39,6 @@ class MemoryPlanningState(NamedTuple):
     position: jax.Array  # int32 [2]: (x, y)
     goal: jax.Array  # int32 [2]
     timestep: jax.Array  # int32 steps taken
-
-
-def random_other_node(key, node: jax.Array, num_nodes: int) -> jax.Array:
-    """A node drawn uniformly from all nodes except ``node``."""
-    return (node + jax.random.randint(key, (), 1, num_nodes)) % num_nodes
 
 
 @dataclasses.dataclass(frozen=True)
@@ -90,7 +85,7 @@ class MemoryPlanningGame(Environment):
         label_key, start_key, goal_key = jax.random.split(key, 3)
         start = jax.random.randint(start_key, (), 0, self.num_nodes)
         state = self.initial_state(
-            jax.random.permutation(label_key, self.num_nodes), self.xy(start), self.xy(random_other_node(goal_key, start, self.num_nodes))
+            jax.random.permutation(label_key, self.num_nodes), self.xy(start), self.xy(random_other(goal_key, start, self.num_nodes))
         )
         return self.observe(state), state
 
@@ -106,17 +101,13 @@ class MemoryPlanningGame(Environment):
         return MemoryPlanningState(state.labels, position, goal, timestep), reward, timestep >= params.max_steps
 
     def step_env(self, key, state, action, params):
-        next_goal = self.xy(random_other_node(key, self.node(state.position), self.num_nodes))
+        next_goal = self.xy(random_other(key, self.node(state.position), self.num_nodes))
         state, reward, terminated = self.transition(state, action, params, next_goal)
         return self.observe(state), state, reward, terminated, jnp.bool_(False), {}
 
 
 def make_game(maze_size: int, **params) -> MemoryPlanningGame:
-    valid = {f.name for f in dataclasses.fields(MemoryPlanningParams)}
-    unknown = set(params) - valid
-    if unknown:
-        raise TypeError(f"unknown Memory&Planning Game params {sorted(unknown)}; allowed: {sorted(valid)}")
-    return MemoryPlanningGame(maze_size=maze_size, params=MemoryPlanningParams(**params))
+    return MemoryPlanningGame(maze_size=maze_size, params=replace_params(MemoryPlanningParams(), "Memory&Planning Game", **params))
 
 
 for _size in range(3, 9):

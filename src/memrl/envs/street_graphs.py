@@ -131,13 +131,12 @@ def _state_graph(kept, roads, offsets) -> StateGraph:
 
 
 @functools.lru_cache(maxsize=16)
-def graph_bank(junctions: int, size: int, seed: int) -> tuple[np.ndarray, np.ndarray, int]:
-    """``size`` graphs padded to one shape: (transitions [G, S_max, 3] with -1 padding,
-    num_states [G], S_max)."""
+def graph_bank(junctions: int, size: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """``size`` graphs padded to one shape: (transitions [G, S_max, 3] with -1 padding, num_states [G])."""
     rng = np.random.default_rng(seed)
     graphs = [grow_street_graph(rng, junctions) for _ in range(size)]
     max_states = max(len(g.transitions) for g in graphs)
     transitions = np.full((size, max_states, 3), -1, np.int32)
     for i, g in enumerate(graphs):
         transitions[i, : len(g.transitions)] = g.transitions
-    return transitions, np.array([len(g.transitions) for g in graphs], np.int32), max_states
+    return transitions, np.array([len(g.transitions) for g in graphs], np.int32)

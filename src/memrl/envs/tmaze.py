@@ -31,7 +31,7 @@ import jax
 import jax.numpy as jnp
 from flax import struct
 
-from memrl.envs.base import Environment, register
+from memrl.envs.base import Environment, register, replace_params
 
 LEFT, RIGHT, UP, DOWN = 0, 1, 2, 3
 
@@ -156,11 +156,7 @@ VARIANTS = {
 def make_variant(variant: str, **params) -> TMaze:
     """A named T-maze with its numeric params optionally overridden, e.g. ``maze_length=200``."""
     settings = dict(VARIANTS[variant])
-    valid = {f.name for f in dataclasses.fields(TMazeParams)}
-    unknown = set(params) - valid
-    if unknown:
-        raise TypeError(f"unknown T-maze params {sorted(unknown)}; allowed: {sorted(valid)}")
-    settings["params"] = settings["params"].replace(**params)
+    settings["params"] = replace_params(settings["params"], "T-maze", **params)
     return TMaze(**settings)
 
 

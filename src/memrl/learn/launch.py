@@ -9,7 +9,6 @@ vmapped in one program.
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
 import subprocess
 import sys
