@@ -57,7 +57,7 @@ def test_epn_experiments_are_well_formed(name):
 
 def test_final_agents_run_on_another_environment_and_core_setting(tmp_path):
     """A graph-nav agent trained on 5 junctions acts on 7 with another number of EPN iterations."""
-    from memrl.experiments.final_agents import final_agent_rewards
+    from memrl.experiments.final_agents import agent_rewards, final_params
     from memrl.learn.impala_config import ImpalaConfig
     from memrl.learn.launch import train_seeds
     from memrl.learn.run_folder import RunFolder
@@ -70,5 +70,5 @@ def test_final_agents_run_on_another_environment_and_core_setting(tmp_path):
     folder = RunFolder(tmp_path / "run")
     folder.prepare(config)
     train_seeds(config, folder, [0])
-    rewards = final_agent_rewards(folder, jax.random.PRNGKey(0), 6, env="graph-nav/7", core_args={**config.core_args, "iterations": 4})
+    rewards = agent_rewards(config, final_params(folder), jax.random.PRNGKey(0), 6, env="graph-nav/7", core_args={**config.core_args, "iterations": 4})
     assert len(rewards) == 1 and rewards[0].shape == (6, 2)

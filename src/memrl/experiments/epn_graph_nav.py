@@ -48,20 +48,20 @@ def evaluate_generalisation(folders: dict, out: Path, episodes_per_env: int = 2)
 
     from memrl.analysis.planning_metrics import episodes_from_stream
     from memrl.console import console
-    from memrl.experiments.final_agents import final_agent_rewards
+    from memrl.experiments.final_agents import agent_rewards, final_params
 
     key = jax.random.PRNGKey(2021)
     oracle = {j: oracle_return(j, key) for j in TEST_JUNCTIONS}
     rows = {}
     for run, folder in folders.items():
-        config = folder.load_config()
+        config, params = folder.load_config(), final_params(folder)
         settings = [None] if config.core != "epn" else list(ITERATIONS)
         for iterations in settings:
             label = run.split("/", 1)[1] + ("" if iterations is None else f" ({iterations} iterations)")
             core_args = config.core_args if iterations is None else {**config.core_args, "iterations": iterations}
             rows[label] = {}
             for junctions in TEST_JUNCTIONS:
-                per_seed = final_agent_rewards(folder, key, episodes_per_env * EPISODE_LENGTH, env=f"graph-nav/{junctions}", core_args=core_args)
+                per_seed = agent_rewards(config, params, key, episodes_per_env * EPISODE_LENGTH, env=f"graph-nav/{junctions}", core_args=core_args)
                 if per_seed:
                     returns = np.concatenate([episodes_from_stream(r, EPISODE_LENGTH) for r in per_seed]).sum(1)
                     rows[label][junctions] = float(returns.mean() / oracle[junctions])

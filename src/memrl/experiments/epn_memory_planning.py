@@ -56,13 +56,15 @@ def evaluate_planning(folders: dict, out: Path, eval_episodes_per_env: int = 4, 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from memrl.experiments.final_agents import final_agent_rewards
+    from memrl.console import console
+    from memrl.experiments.final_agents import agent_rewards, final_params
 
     key = jax.random.PRNGKey(2021)
     scripted = {name: scripted_episodes(name, 1000, key) for name in REFERENCE_RETURNS}
     results, curves = {}, {name: steps_to_nth_goal(rewards, max_goals) for name, rewards in scripted.items()}
     for run, folder in folders.items():
-        per_seed = [episodes_from_stream(r, EPISODE_LENGTH) for r in final_agent_rewards(folder, key, eval_episodes_per_env * EPISODE_LENGTH)]
+        rewards = agent_rewards(folder.load_config(), final_params(folder), key, eval_episodes_per_env * EPISODE_LENGTH)
+        per_seed = [episodes_from_stream(r, EPISODE_LENGTH) for r in rewards]
         if not per_seed:
             continue
         episodes = np.concatenate(per_seed)
@@ -72,6 +74,7 @@ def evaluate_planning(folders: dict, out: Path, eval_episodes_per_env: int = 4, 
             "episodes": len(episodes),
         }
         curves[run.split("/", 1)[1]] = steps_to_nth_goal(episodes, max_goals)
+        console.print(f"{run}: return {results[run]['return']:.2f}, last third {100 * results[run]['late_episode_fraction_of_oracle']:.0f}% of the oracle's reward ({len(episodes)} episodes)")
 
     fig, ax = plt.subplots(figsize=(6, 4))
     for label, steps in curves.items():
@@ -89,11 +92,6 @@ def evaluate_planning(folders: dict, out: Path, eval_episodes_per_env: int = 4, 
         name: late_episode_fraction(rewards, scripted["oracle"]) for name, rewards in scripted.items()
     }
     results["steps_to_nth_goal"] = {k: [None if np.isnan(v) else float(v) for v in c] for k, c in curves.items()}
-    from memrl.console import console
-
-    for run, r in results.items():
-        if run.startswith("4x4/"):
-            console.print(f"{run}: return {r['return']:.2f}, last third {100 * r['late_episode_fraction_of_oracle']:.0f}% of the oracle's reward ({r['episodes']} episodes)")
     console.print(f"steps to the n-th goal: {out / 'steps_to_goal.png'}")
     return results
 

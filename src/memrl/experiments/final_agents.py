@@ -11,16 +11,17 @@ import numpy as np
 from memrl.learn.learners import learner_for
 
 
-def final_agent_rewards(folder, key, num_steps: int, **overrides) -> list[np.ndarray]:
-    """Per seed with a checkpoint: rewards [num_steps, num_envs] of its agent acting (sampling) in
-    fresh environments of the run's config with ``overrides`` (e.g. ``env``, ``core_args``)."""
+def final_params(folder) -> list:
+    """The parameters of each seed's last checkpoint (seeds without one are skipped)."""
     config = folder.load_config()
     template = learner_for(config).init(jax.random.PRNGKey(0))  # checkpoints have the training shapes
+    runners = [folder.load_checkpoint(seed, template) for seed in config.seed_list()]
+    return [runner.params for runner in runners if runner is not None]
+
+
+def agent_rewards(config, params: list, key, num_steps: int, **overrides) -> list[np.ndarray]:
+    """Per entry of ``params``: rewards [num_steps, num_envs] of that agent acting (sampling) in
+    fresh environments of ``config`` with ``overrides`` (e.g. ``env``, ``core_args``); one compile."""
     learner = learner_for(dataclasses.replace(config, **overrides))
     evaluate = jax.jit(learner.evaluate, static_argnums=2)
-    rewards = []
-    for seed in config.seed_list():
-        runner = folder.load_checkpoint(seed, template)
-        if runner is not None:
-            rewards.append(np.asarray(evaluate(runner.params, key, num_steps)[2]))
-    return rewards
+    return [np.asarray(evaluate(p, key, num_steps)[2]) for p in params]

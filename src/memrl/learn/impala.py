@@ -59,9 +59,8 @@ class Impala(ActorCriticLearner):
         next_values = jnp.concatenate([values[1:], segment.bootstrap_value[None]], axis=0)
         discount = c.gamma * (1.0 - traj.done)
         targets = jax.vmap(vtrace, in_axes=(1, 1, 1, 1, 1, None, None), out_axes=1)(
-            traj.reward, discount, jax.lax.stop_gradient(values), jax.lax.stop_gradient(next_values),
-            jax.lax.stop_gradient(logp) - traj.logp, c.rho_bar, c.c_bar,
-        )
+            traj.reward, discount, values, next_values, logp - traj.logp, c.rho_bar, c.c_bar,
+        )  # vtrace's outputs carry no gradient
         policy_loss = -jnp.mean(targets.pg_advantage * logp)
         value_loss = 0.5 * jnp.mean(jnp.square(targets.vs - values))
         entropy = dist.entropy(logits, self.env.action_dims).mean()
