@@ -38,6 +38,7 @@ def measure_memrl(core: str, updates: int, **core_args) -> tuple[float, float]:
 
 
 def measure_minimal(updates: int, path: Path = Path("benchmarks/minimal_ppo_gru.py")) -> tuple[float, float] | None:
+    """(compile seconds, env steps/s) of the minimal PPO-GRU loop, if present."""
     if not path.exists():
         return None
     spec = importlib.util.spec_from_file_location("minimal_ppo_gru", path)
@@ -77,6 +78,7 @@ def measure_epn_step(core: str, capacity: int, batch: int = 16, repeats: int = 2
 
 
 def epn_tables(updates: int, capacities: tuple[int, ...]) -> None:
+    """EPN training throughput and acting-step time against memory capacity."""
     table = Table(title=f"V-trace on memory-planning/4x4, 16 envs x 100 steps, {jax.default_backend()}")
     for column in ("core", "compile s", "env steps/s"):
         table.add_column(column)

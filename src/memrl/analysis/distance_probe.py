@@ -24,6 +24,7 @@ from memrl.envs.memory_planning import MOVES
 
 
 def torus_distance(a_xy: jax.Array, b_xy: jax.Array, n: int) -> jax.Array:
+    """Shortest-path distance between cells (x, y) of an n×n torus."""
     d = jnp.abs(a_xy - b_xy) % n
     return jnp.sum(jnp.minimum(d, n - d), -1)
 

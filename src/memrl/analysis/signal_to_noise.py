@@ -39,6 +39,7 @@ DEFAULT_CORES = ("lstm", "lstm-stack", "gru", "amrl-max", "amrl-avg", "amrl-sum"
 
 @dataclasses.dataclass(frozen=True)
 class Setting:
+    """A signal of size ``signal`` at step 0, then N(0, ``noise_std``²) noise at every later step."""
     signal: float
     noise_std: float
 

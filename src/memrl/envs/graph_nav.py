@@ -32,11 +32,13 @@ COLLECT = 3
 
 @struct.dataclass
 class GraphNavParams:
+    """Numeric settings: episode length and the reward per goal."""
     max_steps: int = 200
     target_reward: float = 1.0
 
 
 class GraphNavState(NamedTuple):
+    """Episode graph, label permutation, agent and goal states, step count."""
     graph: jax.Array  # int32 index into the bank
     labels: jax.Array  # int32 [S_max]: observation label of each state
     position: jax.Array  # int32 state
@@ -46,6 +48,7 @@ class GraphNavState(NamedTuple):
 
 @dataclasses.dataclass(frozen=True)
 class GraphNav(Environment):
+    """One-shot navigation on neighbourhoods with ``junctions`` junctions; see the module docstring."""
     junctions: int = 5
     num_labels: int = 64
     bank_size: int = 512
@@ -79,6 +82,7 @@ class GraphNav(Environment):
         return (4,)
 
     def observe(self, state: GraphNavState) -> dict:
+        """One-hots of the labels of the agent's state and of the goal state."""
         one_hot = lambda s: jax.nn.one_hot(state.labels[s], self.num_labels, dtype=jnp.float32)  # noqa: E731
         return {"goal": one_hot(state.goal), "position": one_hot(state.position)}
 
@@ -114,6 +118,7 @@ class GraphNav(Environment):
 
 
 def make_graph_nav(junctions: int, num_labels: int = 64, bank_size: int = 512, bank_seed: int = 0, **params) -> GraphNav:
+    """``graph-nav/N`` with its shape settings and numeric params optionally overridden."""
     return GraphNav(junctions, num_labels, bank_size, bank_seed, replace_params(GraphNavParams(), "graph-nav", **params))
 
 

@@ -28,6 +28,7 @@ def oracle(env: GraphNav) -> ScriptedPolicy:
 
 
 def uniform_random(env: GraphNav) -> ScriptedPolicy:
+    """Uniform over Forward, Left, Right and Collect."""
     return ScriptedPolicy(lambda state: None, lambda key, obs, memory: (jax.random.randint(key, (1,), 0, 4), memory))
 
 

@@ -9,6 +9,7 @@ import jax.numpy as jnp
 
 
 class BFSResult(NamedTuple):
+    """Per node: discovery order, distance and first action from the source."""
     rank: jax.Array  # int32 [N]: discovery order (0 for the source), N if unreachable
     distance: jax.Array  # int32 [N]: edges from the source, -1 if unreachable
     first_action: jax.Array  # int32 [N]: the action leaving the source on the BFS-tree path, -1 for the source/unreachable

@@ -29,12 +29,14 @@ MOVES = jnp.array([(0, 1), (0, -1), (-1, 0), (1, 0), (0, 0)], jnp.int32)  # (dx,
 
 @struct.dataclass
 class MemoryPlanningParams:
+    """Numeric settings (the official defaults)."""
     max_steps: int = 100
     target_reward: float = 1.0
     per_step_reward: float = 0.0
 
 
 class MemoryPlanningState(NamedTuple):
+    """The map, the agent's and the goal's cells, and the step count."""
     labels: jax.Array  # int32 [n²]: label of node x·n + y
     position: jax.Array  # int32 [2]: (x, y)
     goal: jax.Array  # int32 [2]
@@ -54,6 +56,7 @@ class MemoryPlanningGame(Environment):
 
     @property
     def num_nodes(self) -> int:
+        """n², the number of nodes (and of labels)."""
         return self.maze_size**2
 
     @property
@@ -69,16 +72,20 @@ class MemoryPlanningGame(Environment):
         return (5,)
 
     def node(self, xy: jax.Array) -> jax.Array:
+        """Node index x·n + y of cells [..., 2]."""
         return xy[..., 0] * self.maze_size + xy[..., 1]
 
     def xy(self, node: jax.Array) -> jax.Array:
+        """Cells [..., 2] of node indices."""
         return jnp.stack([node // self.maze_size, node % self.maze_size], -1).astype(jnp.int32)
 
     def observe(self, state: MemoryPlanningState) -> dict:
+        """One-hots of the labels of the agent's node and of the goal's node."""
         one_hot = lambda xy: jax.nn.one_hot(state.labels[self.node(xy)], self.num_nodes, dtype=jnp.float32)  # noqa: E731
         return {"goal": one_hot(state.goal), "position": one_hot(state.position)}
 
     def initial_state(self, labels, position, goal) -> MemoryPlanningState:
+        """The state at an episode start from a given map, start cell and goal cell."""
         return MemoryPlanningState(jnp.asarray(labels, jnp.int32), jnp.asarray(position, jnp.int32), jnp.asarray(goal, jnp.int32), jnp.int32(0))
 
     def reset_env(self, key, params):
@@ -107,6 +114,7 @@ class MemoryPlanningGame(Environment):
 
 
 def make_game(maze_size: int, **params) -> MemoryPlanningGame:
+    """The n×n game with its numeric params optionally overridden, e.g. ``max_steps=50``."""
     return MemoryPlanningGame(maze_size=maze_size, params=replace_params(MemoryPlanningParams(), "Memory&Planning Game", **params))
 
 

@@ -30,6 +30,7 @@ def torus_neighbors(env: MemoryPlanningGame) -> jax.Array:
 
 
 def oracle(env: MemoryPlanningGame) -> ScriptedPolicy:
+    """The full-map oracle (see the module docstring)."""
     neighbors = torus_neighbors(env)
 
     def initial_memory(state):
@@ -77,14 +78,17 @@ def _explorer(env: MemoryPlanningGame, forget_at_new_goal: bool) -> ScriptedPoli
 
 
 def explorer(env: MemoryPlanningGame) -> ScriptedPolicy:
+    """The explorer that keeps its map for the whole episode."""
     return _explorer(env, forget_at_new_goal=False)
 
 
 def within_trial_explorer(env: MemoryPlanningGame) -> ScriptedPolicy:
+    """The explorer that forgets its map whenever the goal changes."""
     return _explorer(env, forget_at_new_goal=True)
 
 
 def uniform_random(env: MemoryPlanningGame) -> ScriptedPolicy:
+    """Uniform over the five actions."""
     return ScriptedPolicy(lambda state: None, lambda key, obs, memory: (jax.random.randint(key, (1,), 0, 5), memory))
 
 

@@ -14,6 +14,7 @@ import jax.numpy as jnp
 
 
 class ScriptedPolicy(NamedTuple):
+    """``initial_memory(env_state)`` at an episode start, then ``act(key, obs, memory) -> (action, memory)``."""
     initial_memory: Callable[[Any], Any]
     act: Callable[[jax.Array, Any, Any], tuple[jax.Array, Any]]
 

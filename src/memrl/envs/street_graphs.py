@@ -27,6 +27,7 @@ LATTICE_STEPS = ((1, 0), (0, 1), (-1, 0), (0, -1))
 
 @dataclasses.dataclass(frozen=True)
 class StateGraph:
+    """A street graph as its navigation states (directed edges) and their transitions."""
     transitions: np.ndarray  # int32 [S, 3]: next state for Forward, Left, Right
     state_node: np.ndarray  # int32 [S]: the node the agent stands at
     num_nodes: int

@@ -40,6 +40,7 @@ REFERENCE_RETURNS = {"oracle": 31.56, "explorer": 28.88, "within_trial_explorer"
 
 
 def scripted_episodes(name: str, episodes: int, key) -> np.ndarray:
+    """Rewards [episodes, 100] of a scripted Memory&Planning policy on 4×4."""
     from memrl import envs
     from memrl.envs.memory_planning_policies import POLICIES
     from memrl.envs.scripted_policy import episode_rewards

@@ -39,6 +39,7 @@ class RunnerState:
 
 
 class Transition(NamedTuple):
+    """One stored step of the acting policy (time-major when stacked)."""
     obs: Any
     prev_action: jax.Array
     prev_reward: jax.Array
@@ -117,6 +118,7 @@ class ActorCriticLearner:
         return runner, (transition, done, episode_return)
 
     def rollout(self, runner: RunnerState, acting_params) -> tuple[RunnerState, Segment]:
+        """``rollout_len`` steps with ``acting_params`` and the bootstrap value after them."""
         initial_carry = runner.carry
         runner, (transitions, done, returns) = jax.lax.scan(
             lambda r, _: self.env_step(r, acting_params), runner, None, self.config.rollout_len
@@ -135,6 +137,7 @@ class ActorCriticLearner:
         return logits, values
 
     def episode_metrics(self, runner: RunnerState, segment: Segment) -> dict:
+        """Environment steps so far and the mean return of the episodes that ended in the segment."""
         done, returns = segment.episode_done, segment.episode_return
         episodes = done.sum()
         return {

@@ -47,6 +47,7 @@ class Impala(ActorCriticLearner):
         return runner.replace(behaviour_params=lagged)
 
     def acting_params(self, runner: RunnerState):
+        """The parameters the actor uses: ``policy_lag`` updates old, or the current ones."""
         if self.config.policy_lag == 0:
             return runner.params
         return jax.tree.map(lambda stacked: stacked[0], runner.behaviour_params)

@@ -22,10 +22,12 @@ def _entry(name: str):
 
 
 def config_from_dict(learner: str, data: dict) -> RunConfig:
+    """The config of a learner from its JSON record."""
     return _entry(learner)[0].from_dict(data)
 
 
 def learner_for(config: RunConfig) -> ActorCriticLearner:
+    """The learner that runs ``config``."""
     return _entry(config.learner)[1](config)
 
 

@@ -57,6 +57,7 @@ def clipped_value_loss(v_t, old_v_t, target_t, clip_epsilon):
 
 
 class VTraceOutput(NamedTuple):
+    """V-trace targets and policy-gradient advantages, [T] each."""
     vs: jax.Array  # [T] V-trace value targets
     pg_advantage: jax.Array  # [T] advantages for the policy gradient
 

@@ -82,20 +82,25 @@ class RunConfig:
 
     @property
     def steps_per_update(self) -> int:
+        """Environment steps collected per update."""
         return self.num_envs * self.rollout_len
 
     @property
     def num_updates(self) -> int:
+        """Updates in a run of ``total_steps``."""
         return self.total_steps // self.steps_per_update
 
     def seed_list(self) -> list[int]:
+        """The seeds of the run."""
         return [self.seed + i for i in range(self.seeds)]
 
     def to_json(self) -> str:
+        """The config as sorted, indented JSON."""
         return json.dumps(dataclasses.asdict(self), indent=2, sort_keys=True)
 
     @classmethod
     def from_dict(cls, data: dict):
+        """The config from a JSON record; unknown fields are refused, lists become tuples."""
         known = {f.name for f in dataclasses.fields(cls)}
         unknown = set(data) - known
         if unknown:
