@@ -22,6 +22,7 @@ SMALL = {
     "gtrxl": dict(num_layers=2, d_model=16, num_heads=2, mlp_dim=16, memory_length=4),
     "epn": dict(capacity=24, embed_dim=8, width=16, num_heads=2),
     "epn-nxk": dict(capacity=24, embed_dim=8, width=16, num_heads=2, k=3),
+    "htm": dict(num_layers=2, d_model=16, num_heads=2, mlp_dim=16, window=3, chunk_size=2, num_chunks=4, k=2),
 }
 NAMED_INPUTS = {"epn", "epn-nxk"}  # cores that take {"observation", "goal", "prev_action"}
 
@@ -53,8 +54,15 @@ def _garbage_like(carry, key):
     """A carry full of nonsense, so a test shows that resets replace it."""
     leaves, tree = jax.tree.flatten(carry)
     keys = jax.random.split(key, len(leaves))
-    new = [jax.random.bernoulli(k, 0.5, l.shape) if l.dtype == bool else 3.0 * jax.random.normal(k, l.shape) for k, l in zip(keys, leaves)]
-    return jax.tree.unflatten(tree, new)
+
+    def garbage(key, leaf):
+        if leaf.dtype == bool:
+            return jax.random.bernoulli(key, 0.5, leaf.shape)
+        if jnp.issubdtype(leaf.dtype, jnp.integer):
+            return jax.random.randint(key, leaf.shape, 0, 3, leaf.dtype)
+        return 3.0 * jax.random.normal(key, leaf.shape)
+
+    return jax.tree.unflatten(tree, [garbage(k, leaf) for k, leaf in zip(keys, leaves)])
 
 
 def test_reset_invariance(setup):
@@ -123,6 +131,7 @@ DELAY = 21
 LEARN = {name: dict(kw) for name, kw in SMALL.items()}
 LEARN["trxl"].update(memory_length=24)
 LEARN["gtrxl"].update(memory_length=24)
+LEARN["htm"].update(window=4, chunk_size=4, num_chunks=6)  # the bit is only in the chunk store
 ACCURACY_THRESHOLD = 0.9
 
 

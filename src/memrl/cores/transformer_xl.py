@@ -22,7 +22,7 @@ import flax.linen as nn
 
 from memrl.cores.base import MemoryCore, register
 from memrl.nn.attention import RelativeMultiHeadAttention
-from memrl.nn.gating import GRUGate
+from memrl.nn.gating import residual
 
 
 class TransformerXLLayer(nn.Module):
@@ -43,12 +43,10 @@ class TransformerXLLayer(nn.Module):
         attended = RelativeMultiHeadAttention(self.num_heads, self.d_model, name="attention")(
             context[:, -1:], context, distances, mask
         )[:, 0]
-        residual = (lambda a, b: GRUGate(self.gate_bias, name="attention_gate")(a, b)) if self.gated else jnp.add
-        y = residual(x, nn.relu(attended))
+        y = residual(self.gated, self.gate_bias, "attention_gate")(x, nn.relu(attended))
         hidden = nn.Dense(self.mlp_dim, name="mlp_in")(nn.LayerNorm(name="mlp_norm")(y))
         e = nn.Dense(self.d_model, name="mlp_out")(nn.relu(hidden))
-        residual = (lambda a, b: GRUGate(self.gate_bias, name="mlp_gate")(a, b)) if self.gated else jnp.add
-        return residual(y, nn.relu(e))
+        return residual(self.gated, self.gate_bias, "mlp_gate")(y, nn.relu(e))
 
 
 class TransformerXL(MemoryCore):

@@ -26,3 +26,10 @@ class GRUGate(nn.Module):
         z = jax.nn.sigmoid(dense("W_z")(y) + dense("U_z")(x) - b_g)
         h = jnp.tanh(dense("W_g")(y) + dense("U_g")(r * x))
         return (1.0 - z) * x + z * h
+
+
+def residual(gated: bool, gate_bias: float, name: str):
+    """The residual connection of a transformer memory layer: x + y, or GTrXL's gate g(x, y)."""
+    if gated:
+        return GRUGate(gate_bias, name=name)
+    return jnp.add
