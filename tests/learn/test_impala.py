@@ -68,11 +68,29 @@ def test_same_seed_same_run():
         (dict(policy_lag=-1), "policy_lag must be a non-negative integer"),
         (dict(rho_bar=0.0), "rho_bar must be > 0"),
         (dict(rmsprop_decay=1.5), r"rmsprop_decay must lie in \[0.0, 1.0\]"),
+        (dict(encoder="resnet"), "encoder must be one of \\('mlp', 'conv'\\)"),
+        (dict(conv_kernels=(1, 3)), "one entry per layer each"),
+        (dict(reconstruction_coef=-1.0), "reconstruction_coef must be >= 0"),
     ],
 )
 def test_bad_config_values_say_what_is_allowed(overrides, message):
     with pytest.raises(ValueError, match=message):
         tiny(**overrides)
+
+
+def test_htm_agent_on_ballet_trains_with_the_reconstruction_loss():
+    """The HTM agent's whole path: Ballet cells + instruction -> CNN and language LSTM -> htm ->
+    heads, with the reconstruction decoders' loss in the update."""
+    config = ImpalaConfig(
+        env="ballet/2_delay16", env_args={"observation": "cells"}, core="htm",
+        core_args=dict(num_layers=1, d_model=16, num_heads=2, mlp_dim=16, window=4, chunk_size=4, num_chunks=4, k=2),
+        encoder="conv", conv_channels=(4, 8, 8), conv_kernels=(1, 3, 3), conv_strides=(1, 1, 1),
+        encoder_widths=(), head_widths=(16,), reconstruction_coef=1.0, num_envs=2, rollout_len=8, total_steps=32,
+    )
+    learner = Impala(config)
+    _, metrics = jax.jit(lambda r: learner.run(r, 2))(learner.init(jax.random.PRNGKey(0)))
+    reconstruction = np.asarray(metrics["reconstruction_loss"])
+    assert np.all(np.isfinite(reconstruction)) and np.all(reconstruction > 0)
 
 
 def test_lagged_run_resumes_from_its_checkpoint(tmp_path):

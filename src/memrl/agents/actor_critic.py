@@ -2,7 +2,11 @@
 
 With ``feed_prev_action`` / ``feed_prev_reward`` the core input also holds the one-hot previous
 action and the previous reward (zeros at an episode start, so nothing leaks across episodes).
-Observations may be pytrees; their leaves are flattened and joined.
+Observations may be pytrees. With ``encoder="mlp"`` their leaves are flattened (token parts
+one-hot) and joined; with ``encoder="conv"`` (the HTM agent) the ``"image"`` part goes through a
+CNN and token parts through a word-embedding LSTM (``agents/encoders.py``) before the MLP. With
+``reconstruct``, ``unroll`` also returns the self-supervised loss of decoding the current image
+and tokens from the memory output.
 
 A core with ``named_inputs`` (EPN) embeds its inputs itself: it gets
 ``{"observation", "goal", "prev_action"}`` from a dict observation with a ``"goal"`` part, and the
@@ -17,7 +21,18 @@ import jax
 import jax.numpy as jnp
 import flax.linen as nn
 
+from memrl.agents.encoders import (
+    ConvEncoder,
+    ImageDecoder,
+    LanguageDecoder,
+    LanguageEncoder,
+    as_token_sequence,
+    image_reconstruction_loss,
+    language_reconstruction_loss,
+)
 from memrl.cores.base import MemoryCore
+
+ENCODERS = ("mlp", "conv")
 
 
 class MLP(nn.Module):
@@ -44,6 +59,12 @@ class ActorCritic(nn.Module):
     head_widths: tuple[int, ...] = (256,)
     feed_prev_action: bool = False
     feed_prev_reward: bool = False
+    encoder: str = "mlp"
+    token_vocab: tuple[tuple[str, int], ...] = ()  # (observation part, vocabulary size) of token parts
+    conv_channels: tuple[int, ...] = (16, 32, 32)
+    conv_kernels: tuple[int, ...] = (9, 3, 3)
+    conv_strides: tuple[int, ...] = (9, 1, 1)
+    reconstruct: bool = False
 
     def initialize_carry(self, batch_shape):
         return self.core.initialize_carry(jax.random.PRNGKey(0), batch_shape)
@@ -60,12 +81,53 @@ class ActorCritic(nn.Module):
                 "goal": flatten_observation(obs["goal"], batch_ndim),
                 "prev_action": prev_action_one_hot,
             }
-        parts = [MLP(self.encoder_widths, name="encoder")(flatten_observation(obs, batch_ndim))]
+        parts = [MLP(self.encoder_widths, name="encoder")(self._encode(obs, batch_ndim))]
         if self.feed_prev_action:
             parts.append(prev_action_one_hot)
         if self.feed_prev_reward:
             parts.append(jnp.where(starts, 0.0, prev_reward[..., None]))
         return jnp.concatenate(parts, axis=-1)
+
+    def _split(self, obs):
+        """(image or None, {token part: tokens}, the other parts) of an observation."""
+        vocab = dict(self.token_vocab)
+        parts = obs if isinstance(obs, dict) else {"observation": obs}
+        tokens = {k: v for k, v in parts.items() if k in vocab}
+        image = parts.get("image") if self.encoder == "conv" else None
+        rest = {k: v for k, v in parts.items() if k not in vocab and not (image is not None and k == "image")}
+        return image, tokens, rest
+
+    def _encode(self, obs, batch_ndim):
+        if self.encoder not in ENCODERS:
+            raise ValueError(f"encoder must be one of {ENCODERS}, got {self.encoder!r}")
+        vocab = dict(self.token_vocab)
+        image, tokens, rest = self._split(obs)
+        if self.encoder == "conv" and image is None:
+            raise ValueError("encoder 'conv' needs dict observations with an 'image' part")
+        features = [flatten_observation(rest, batch_ndim)] if rest else []
+        if image is not None:
+            features.append(ConvEncoder(self.conv_channels, self.conv_kernels, self.conv_strides, name="image_encoder")(image))
+        for name, words in sorted(tokens.items()):
+            words = as_token_sequence(words, batch_ndim)
+            if self.encoder == "conv":
+                features.append(LanguageEncoder(vocab[name], name=f"{name}_encoder")(words))
+            else:
+                features.append(flatten_observation(jax.nn.one_hot(words, vocab[name]), batch_ndim))
+        return jnp.concatenate(features, axis=-1)
+
+    def _reconstruction_loss(self, ys, obs, batch_ndim):
+        """Per-step loss of decoding the current image and tokens from the memory output ``ys``."""
+        image, tokens, _ = self._split(obs)
+        loss = jnp.zeros(ys.shape[:-1])
+        if image is not None:
+            decoder = ImageDecoder(image.shape[batch_ndim:], self.conv_channels, self.conv_kernels, self.conv_strides, name="image_decoder")
+            loss = loss + image_reconstruction_loss(decoder(ys), image)
+        vocab = dict(self.token_vocab)
+        for name, words in sorted(tokens.items()):
+            words = as_token_sequence(words, batch_ndim)
+            logits = LanguageDecoder(vocab[name], words.shape[-1], name=f"{name}_decoder")(ys)
+            loss = loss + language_reconstruction_loss(logits, words)
+        return loss
 
     def _heads(self, y):
         y = MLP(self.head_widths, name="head")(y)
@@ -82,7 +144,11 @@ class ActorCritic(nn.Module):
 
     @nn.compact
     def unroll(self, carry, obs, prev_action, prev_reward, resets):
-        """Time-major [T, B] inputs; same parameters and results as stepping ``__call__``."""
+        """Time-major [T, B] inputs; the same (logits, values) as stepping ``__call__``, plus the
+        per-step reconstruction loss [T, B] (zeros without ``reconstruct``). Initialising with this
+        method creates every parameter, decoders included."""
         x = self._core_input(obs, prev_action, prev_reward, resets, batch_ndim=2)
         carry, ys = self.core.unroll(carry, x, resets)
-        return carry, self._heads(ys)
+        logits, values = self._heads(ys)
+        reconstruction = self._reconstruction_loss(ys, obs, 2) if self.reconstruct else jnp.zeros(values.shape)
+        return carry, (logits, values, reconstruction)

@@ -119,6 +119,10 @@ class Ballet(Environment):
     def action_dims(self):
         return (len(tables.DIRECTIONS),)
 
+    @property
+    def token_vocab(self):
+        return {"language": 1 + len(DANCE_NAMES)}
+
     # ----- the world ------------------------------------------------------------------------
     @staticmethod
     def choice_frame(state: BalletState) -> jax.Array:

@@ -65,6 +65,11 @@ class Environment:
         """Number of choices of each discrete action component."""
         raise NotImplementedError
 
+    @property
+    def token_vocab(self) -> dict[str, int]:
+        """Observation parts that are int tokens (language), with their vocabulary sizes."""
+        return {}
+
     def reset_env(self, key, params):
         raise NotImplementedError
 

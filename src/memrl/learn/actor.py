@@ -75,6 +75,12 @@ class ActorCriticLearner:
             head_widths=config.head_widths,
             feed_prev_action=config.feed_prev_action,
             feed_prev_reward=config.feed_prev_reward,
+            encoder=config.encoder,
+            token_vocab=tuple(sorted(self.env.token_vocab.items())),
+            conv_channels=config.conv_channels,
+            conv_kernels=config.conv_kernels,
+            conv_strides=config.conv_strides,
+            reconstruct=config.reconstruction_coef > 0,
         )
 
     def init(self, key) -> RunnerState:
@@ -92,7 +98,10 @@ class ActorCriticLearner:
         prev_action = jnp.zeros((c.num_envs, len(self.env.action_dims)), jnp.int32)
         prev_reward = jnp.zeros((c.num_envs,))
         reset = jnp.ones((c.num_envs,), bool)
-        params = self.agent.init(init_key, carry, obs, prev_action, prev_reward, reset)
+        one_step = lambda x: x[None]  # noqa: E731  (init through ``unroll`` creates every parameter)
+        params = self.agent.init(
+            init_key, carry, *jax.tree.map(one_step, (obs, prev_action, prev_reward, reset)), method=self.agent.unroll
+        )
         return RunnerState(
             params=params, opt_state=optimizer.init(params), env_state=env_state, obs=obs, carry=carry,
             prev_action=prev_action, prev_reward=prev_reward, reset=reset,
@@ -129,12 +138,13 @@ class ActorCriticLearner:
         return runner, Segment(initial_carry, transitions, bootstrap_value, done, returns)
 
     def unroll(self, params, segment_initial_carry, transitions: Transition):
-        """(logits, values) [T, E, ...] of ``params`` over stored transitions, from the stored carry."""
-        _, (logits, values) = self.agent.apply(
+        """(logits, values, reconstruction loss) [T, E, ...] of ``params`` over stored transitions,
+        from the stored carry."""
+        _, outputs = self.agent.apply(
             params, segment_initial_carry, transitions.obs, transitions.prev_action, transitions.prev_reward,
             transitions.reset, method=self.agent.unroll,
         )
-        return logits, values
+        return outputs
 
     def episode_metrics(self, runner: RunnerState, segment: Segment) -> dict:
         """Environment steps so far and the mean return of the episodes that ended in the segment."""

@@ -5,6 +5,7 @@ parameters, unrolls the current parameters over the segment from its stored init
 takes one gradient step on
 
     L = −Σ_t A_t log π(a_t) + value_coef · ½ Σ_t (vs_t − v_t)² − entropy_coef · Σ_t H(π(·|x_t))
+        + reconstruction_coef · Σ_t L_rec(x_t)
 
 (means over the batch), with the V-trace targets vs and advantages A. With ``policy_lag`` = L the
 actor acts with the parameters of L updates ago, as the actors of a distributed IMPALA do, so the
@@ -55,7 +56,7 @@ class Impala(ActorCriticLearner):
     def _loss(self, params, segment: Segment):
         c = self.config
         traj = segment.transitions
-        logits, values = self.unroll(params, segment.initial_carry, traj)
+        logits, values, reconstruction = self.unroll(params, segment.initial_carry, traj)
         logp = dist.log_prob(logits, traj.action, self.env.action_dims)
         next_values = jnp.concatenate([values[1:], segment.bootstrap_value[None]], axis=0)
         discount = c.gamma * (1.0 - traj.done)
@@ -65,10 +66,11 @@ class Impala(ActorCriticLearner):
         policy_loss = -jnp.mean(targets.pg_advantage * logp)
         value_loss = 0.5 * jnp.mean(jnp.square(targets.vs - values))
         entropy = dist.entropy(logits, self.env.action_dims).mean()
-        total = policy_loss + c.value_coef * value_loss - c.entropy_coef * entropy
+        reconstruction = reconstruction.mean()
+        total = policy_loss + c.value_coef * value_loss - c.entropy_coef * entropy + c.reconstruction_coef * reconstruction
         log_rho = logp - traj.logp
         return total, {
-            "policy_loss": policy_loss, "value_loss": value_loss, "entropy": entropy,
+            "policy_loss": policy_loss, "value_loss": value_loss, "entropy": entropy, "reconstruction_loss": reconstruction,
             "mean_abs_log_rho": jnp.mean(jnp.abs(log_rho)), "clipped_rho_fraction": jnp.mean(log_rho > jnp.log(c.rho_bar)),
         }
 

@@ -36,16 +36,20 @@ class PPO(ActorCriticLearner):
 
     def _loss(self, params, initial_carry, batch: Transition, advantages, targets):
         c = self.config
-        logits, values = self.unroll(params, initial_carry, batch)
+        logits, values, reconstruction = self.unroll(params, initial_carry, batch)
         logp = dist.log_prob(logits, batch.action, self.env.action_dims)
         normalized = (advantages - advantages.mean()) / (advantages.std() + 1e-8)
         flat = lambda x: x.reshape(-1)  # noqa: E731  (losses take one stream; [T, B] -> [T*B])
         policy_loss = ppo_clipped_policy_loss(flat(logp), flat(batch.logp), flat(normalized), c.clip_epsilon)
         value_loss = clipped_value_loss(flat(values), flat(batch.value), flat(targets), c.clip_epsilon)
         entropy = dist.entropy(logits, self.env.action_dims).mean()
-        total = policy_loss + c.value_coef * value_loss - c.entropy_coef * entropy
+        reconstruction = reconstruction.mean()
+        total = policy_loss + c.value_coef * value_loss - c.entropy_coef * entropy + c.reconstruction_coef * reconstruction
         approx_kl = jnp.mean(batch.logp - logp)
-        return total, {"policy_loss": policy_loss, "value_loss": value_loss, "entropy": entropy, "approx_kl": approx_kl}
+        return total, {
+            "policy_loss": policy_loss, "value_loss": value_loss, "entropy": entropy, "approx_kl": approx_kl,
+            "reconstruction_loss": reconstruction,
+        }
 
     def update(self, runner: RunnerState, _=None):
         """One PPO update: a rollout, GAE, then epochs of minibatch SGD. Returns (runner, metrics)."""

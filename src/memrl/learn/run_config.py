@@ -21,7 +21,7 @@ class RunConfig:
     core_args: dict[str, int | float | bool | str] = dataclasses.field(default_factory=dict)
     """core hyperparameters, e.g. ``hidden 128 straight_through False``"""
     env_args: dict[str, int | float | bool | str] = dataclasses.field(default_factory=dict)
-    """numeric environment params, e.g. ``maze_length 200``"""
+    """environment settings, e.g. ``maze_length 200`` or (Ballet) ``observation cells``"""
     seed: int = 0
     """seed of the first run; the others use seed + 1, seed + 2, ..."""
     seeds: int = 1
@@ -44,13 +44,22 @@ class RunConfig:
     """layers between the core and the policy/value outputs (AMRL's FF2)"""
     feed_prev_action: bool = False
     feed_prev_reward: bool = False
+    encoder: str = "mlp"
+    """observation encoder: "mlp" (flatten, token parts one-hot) or "conv" (CNN on the image part,
+    word-embedding LSTM on token parts, then the ``encoder_widths`` MLP; the HTM agent)"""
+    conv_channels: tuple[int, ...] = (16, 32, 32)
+    conv_kernels: tuple[int, ...] = (9, 3, 3)
+    """convolution kernel sizes (use 1 first for Ballet's compact ``cells`` observation)"""
+    conv_strides: tuple[int, ...] = (9, 1, 1)
+    reconstruction_coef: float = 0.0
+    """weight of the self-supervised loss of decoding the current image and tokens from the memory"""
     updates_per_chunk: int = 10
     """updates per compiled chunk; metrics, progress and checkpoints happen between chunks"""
 
     POSITIVE_INTS: ClassVar[tuple[str, ...]] = ("seeds", "total_steps", "num_envs", "rollout_len", "updates_per_chunk")
     UNIT_INTERVAL: ClassVar[tuple[str, ...]] = ("gamma",)
     POSITIVE: ClassVar[tuple[str, ...]] = ("lr", "max_grad_norm")
-    NON_NEGATIVE: ClassVar[tuple[str, ...]] = ("value_coef", "entropy_coef")
+    NON_NEGATIVE: ClassVar[tuple[str, ...]] = ("value_coef", "entropy_coef", "reconstruction_coef")
 
     def __post_init__(self):
         from memrl import cores, envs
@@ -64,6 +73,12 @@ class RunConfig:
             cores.make(self.core, **self.core_args)
         except TypeError as err:
             raise ValueError(str(err)) from None
+        from memrl.agents.actor_critic import ENCODERS
+
+        if self.encoder not in ENCODERS:
+            raise ValueError(f"encoder must be one of {ENCODERS}, got {self.encoder!r}")
+        if not len(self.conv_channels) == len(self.conv_kernels) == len(self.conv_strides):
+            raise ValueError("conv_channels, conv_kernels and conv_strides need one entry per layer each")
         for name in self.POSITIVE_INTS:
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:

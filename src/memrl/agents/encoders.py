@@ -1,0 +1,113 @@
+"""Observation encoders and their reconstruction decoders (HTM agent: Lampinen et al. 2021,
+App. D.1-D.2; the decoders are the encoders' architectural transposes).
+
+- ``ConvEncoder``: ReLU convolutions, (16, 32, 32) channels with kernels (9, 3, 3) and strides
+  (9, 1, 1) by default (the 99×99 Ballet frame becomes an 11×11 grid), flattened.
+- ``LanguageEncoder``: word embedding (32) -> one-layer LSTM (256), final output.
+- ``ImageDecoder`` / ``LanguageDecoder``: from the memory output back to pixel logits / token logits.
+
+Images given as uint8 are scaled to [0, 1]. Token parts are int32 arrays [..., L] (or [...] for a
+single word), with a vocabulary size the environment declares (``token_vocab``).
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import jax
+import jax.numpy as jnp
+import flax.linen as nn
+import optax
+
+
+def as_unit_image(image: jax.Array) -> jax.Array:
+    """Pixels in [0, 1]: uint8 frames are divided by 255, float ones kept."""
+    return image.astype(jnp.float32) / 255.0 if image.dtype == jnp.uint8 else image.astype(jnp.float32)
+
+
+def as_token_sequence(tokens: jax.Array, batch_ndim: int) -> jax.Array:
+    """[..., L] int tokens: a single token per step becomes a sequence of one."""
+    return tokens[..., None] if tokens.ndim == batch_ndim else tokens
+
+
+class ConvEncoder(nn.Module):
+    channels: Sequence[int] = (16, 32, 32)
+    kernels: Sequence[int] = (9, 3, 3)
+    strides: Sequence[int] = (9, 1, 1)
+
+    @nn.compact
+    def __call__(self, image):
+        x = as_unit_image(image)
+        batch = x.shape[:-3]
+        x = x.reshape((-1,) + x.shape[-3:])
+        for i, (c, k, s) in enumerate(zip(self.channels, self.kernels, self.strides)):
+            x = nn.relu(nn.Conv(c, (k, k), (s, s), padding="SAME", name=f"conv_{i}")(x))
+        return x.reshape(batch + (-1,))
+
+
+class ImageDecoder(nn.Module):
+    """The transpose of ``ConvEncoder``: a linear map to the encoder's last feature grid, then
+    transposed convolutions in reverse order, ending in logits of the image's shape."""
+
+    image_shape: tuple[int, int, int]
+    channels: Sequence[int] = (16, 32, 32)
+    kernels: Sequence[int] = (9, 3, 3)
+    strides: Sequence[int] = (9, 1, 1)
+
+    @nn.compact
+    def __call__(self, features):
+        height, width, out_channels = self.image_shape
+        scale = 1
+        for s in self.strides:
+            scale *= s
+        grid = (-(-height // scale), -(-width // scale))
+        batch = features.shape[:-1]
+        x = nn.relu(nn.Dense(grid[0] * grid[1] * self.channels[-1], name="to_grid")(features.reshape((-1, features.shape[-1]))))
+        x = x.reshape((-1, *grid, self.channels[-1]))
+        outputs = list(self.channels[:-1])[::-1] + [out_channels]
+        layers = list(zip(self.kernels, self.strides))[::-1]
+        for i, (c, (k, s)) in enumerate(zip(outputs, layers)):
+            x = nn.ConvTranspose(c, (k, k), (s, s), padding="SAME", name=f"deconv_{i}")(x)
+            if i < len(outputs) - 1:
+                x = nn.relu(x)
+        return x[:, :height, :width].reshape(batch + self.image_shape)
+
+
+class LanguageEncoder(nn.Module):
+    vocab_size: int
+    embed_dim: int = 32
+    hidden: int = 256
+
+    @nn.compact
+    def __call__(self, tokens):
+        """tokens [..., L] int -> [..., hidden]: the LSTM's output after the last word."""
+        batch = tokens.shape[:-1]
+        words = nn.Embed(self.vocab_size, self.embed_dim, name="embed")(tokens.reshape((-1, tokens.shape[-1])))
+        lstm = nn.RNN(nn.OptimizedLSTMCell(self.hidden), name="lstm")
+        return lstm(words)[:, -1].reshape(batch + (self.hidden,))
+
+
+class LanguageDecoder(nn.Module):
+    """An LSTM (``hidden``) fed the memory output at every position, then token logits."""
+
+    vocab_size: int
+    length: int
+    hidden: int = 256
+
+    @nn.compact
+    def __call__(self, features):
+        batch = features.shape[:-1]
+        inputs = jnp.repeat(features.reshape((-1, 1, features.shape[-1])), self.length, axis=1)
+        outputs = nn.RNN(nn.OptimizedLSTMCell(self.hidden), name="lstm")(inputs)
+        return nn.Dense(self.vocab_size, name="logits")(outputs).reshape(batch + (self.length, self.vocab_size))
+
+
+def image_reconstruction_loss(logits: jax.Array, image: jax.Array) -> jax.Array:
+    """Sigmoid cross-entropy of pixel logits against the pixels in [0, 1], averaged per frame."""
+    target = as_unit_image(image)
+    return optax.sigmoid_binary_cross_entropy(logits, target).mean(axis=(-3, -2, -1))
+
+
+def language_reconstruction_loss(logits: jax.Array, tokens: jax.Array) -> jax.Array:
+    """Softmax cross-entropy of token logits [..., L, V] against tokens [..., L], summed over L."""
+    return optax.softmax_cross_entropy_with_integer_labels(logits, tokens).sum(axis=-1)
