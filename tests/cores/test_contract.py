@@ -20,6 +20,7 @@ SMALL = {
     "set": dict(features=D),
     "trxl": dict(num_layers=2, d_model=16, num_heads=2, mlp_dim=16, memory_length=4),
     "gtrxl": dict(num_layers=2, d_model=16, num_heads=2, mlp_dim=16, memory_length=4),
+    "trxl-topk": dict(num_layers=2, d_model=16, num_heads=2, mlp_dim=16, memory_length=4, top_k=2),
     "epn": dict(capacity=24, embed_dim=8, width=16, num_heads=2),
     "epn-nxk": dict(capacity=24, embed_dim=8, width=16, num_heads=2, k=3),
     "htm": dict(num_layers=2, d_model=16, num_heads=2, mlp_dim=16, window=3, chunk_size=2, num_chunks=4, k=2),
@@ -131,6 +132,7 @@ DELAY = 21
 LEARN = {name: dict(kw) for name, kw in SMALL.items()}
 LEARN["trxl"].update(memory_length=24)
 LEARN["gtrxl"].update(memory_length=24)
+LEARN["trxl-topk"].update(memory_length=24)
 LEARN["htm"].update(window=4, chunk_size=4, num_chunks=6)  # the bit is only in the chunk store
 ACCURACY_THRESHOLD = 0.9
 

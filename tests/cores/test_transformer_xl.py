@@ -3,6 +3,7 @@
 import jax
 import jax.numpy as jnp
 import numpy as np
+import pytest
 
 from memrl.nn.attention import RelativeMultiHeadAttention, sinusoid_encoding
 from memrl.nn.gating import GRUGate
@@ -27,7 +28,9 @@ def test_gru_gate_matches_numpy_and_starts_near_identity():
     np.testing.assert_allclose(gate.apply({"params": zero}, x, y), (1 - sigmoid(-2.0)) * x, rtol=1e-6)
 
 
-def test_relative_attention_matches_numpy():
+@pytest.mark.parametrize("top_k", [None, 2])
+def test_relative_attention_matches_numpy(top_k):
+    """Full attention, and trxl-topk's: each query and head keeps its k highest logits."""
     rng = np.random.default_rng(1)
     B, Q, K, D, H = 2, 1, 5, 8, 2
     q_in = rng.normal(size=(B, Q, D)).astype(np.float32)
@@ -35,7 +38,7 @@ def test_relative_attention_matches_numpy():
     distances = np.arange(K - 1, -1, -1)[None]
     mask = np.ones((B, Q, K), bool)
     mask[1, 0, :2] = False
-    attention = RelativeMultiHeadAttention(num_heads=H, out_features=D)
+    attention = RelativeMultiHeadAttention(num_heads=H, out_features=D, top_k=top_k)
     params = attention.init(jax.random.PRNGKey(0), q_in, kv, distances, mask)["params"]
     params = jax.tree.map(lambda p: p + 0.1 * jax.random.normal(jax.random.PRNGKey(3), p.shape), params)
     p = jax.tree.map(np.asarray, params)
@@ -46,6 +49,9 @@ def test_relative_attention_matches_numpy():
     rel = np.einsum("qke,ehd->qkhd", np.asarray(sinusoid_encoding(jnp.asarray(distances), D)), p["position"]["kernel"])
     logits = (np.einsum("bqhd,bkhd->bhqk", q + p["content_bias"], k) + np.einsum("bqhd,qkhd->bhqk", q + p["position_bias"], rel)) / np.sqrt(d)
     logits = np.where(mask[:, None], logits, -np.inf)
+    if top_k is not None:
+        kth = np.sort(logits, axis=-1)[..., -top_k][..., None]
+        logits = np.where(logits >= kth, logits, -np.inf)
     weights = np.exp(logits - logits.max(-1, keepdims=True))
     weights /= weights.sum(-1, keepdims=True)
     out = np.einsum("bhqk,bkhd->bqhd", weights, v)

@@ -8,6 +8,9 @@ Per layer l, with E the layer input and M its cache of the last ``memory_length`
     Ē = MLP(LN(Y))
     E' = Y + ReLU(Ē)            (trxl)     E' = g(Y, ReLU(Ē))      (gtrxl)
 
+``trxl-topk`` (Lampinen et al. 2021, App. D.8, a sparse baseline for HTM) is TrXL-I whose
+attention keeps only the ``top_k`` highest-scoring past steps per query and head.
+
 The carry is a fixed-size cache [B, layers, memory_length, d_model] (most recent last) and a
 validity mask [B, memory_length]; a reset empties a row's cache, so no episode ever sees another's
 activations. ``unroll`` stops the gradient into the cache it starts from (the previous segment),
@@ -33,6 +36,7 @@ class TransformerXLLayer(nn.Module):
     mlp_dim: int
     gated: bool
     gate_bias: float
+    top_k: int | None = None
 
     @nn.compact
     def __call__(self, x, cache, valid):
@@ -40,7 +44,7 @@ class TransformerXLLayer(nn.Module):
         context = nn.LayerNorm(name="attention_norm")(jnp.concatenate([cache, x[:, None]], axis=1))
         distances = jnp.arange(memory_length, -1, -1)[None]  # [1, M + 1]: oldest .. current
         mask = jnp.concatenate([valid, jnp.ones_like(valid[:, :1])], axis=1)[:, None]
-        attended = RelativeMultiHeadAttention(self.num_heads, self.d_model, name="attention")(
+        attended = RelativeMultiHeadAttention(self.num_heads, self.d_model, self.top_k, name="attention")(
             context[:, -1:], context, distances, mask
         )[:, 0]
         y = residual(self.gated, self.gate_bias, "attention_gate")(x, nn.relu(attended))
@@ -59,10 +63,13 @@ class TransformerXL(MemoryCore):
     memory_length: int = 128
     gated: bool = False
     gate_bias: float = 2.0
+    top_k: int | None = None
 
     def __post_init__(self):
         if self.d_model % self.num_heads:
             raise ValueError(f"d_model ({self.d_model}) must be divisible by num_heads ({self.num_heads})")
+        if self.top_k is not None and self.top_k < 1:
+            raise ValueError(f"top_k must be >= 1 (or None for full attention), got {self.top_k}")
         if self.memory_length < 1 or self.num_layers < 1:
             raise ValueError("memory_length and num_layers must be >= 1")
         super().__post_init__()
@@ -80,7 +87,7 @@ class TransformerXL(MemoryCore):
         for layer in range(self.num_layers):
             layer_inputs.append(h)
             h = TransformerXLLayer(
-                self.d_model, self.num_heads, self.mlp_dim, self.gated, self.gate_bias, name=f"layer_{layer}"
+                self.d_model, self.num_heads, self.mlp_dim, self.gated, self.gate_bias, self.top_k, name=f"layer_{layer}"
             )(h, carry["cache"][:, layer], carry["valid"])
         newest = jnp.stack(layer_inputs, axis=1)[:, :, None]  # [B, L, 1, D]
         cache = jnp.concatenate([carry["cache"][:, :, 1:], newest], axis=2)
@@ -93,3 +100,4 @@ class TransformerXL(MemoryCore):
 
 register("trxl", lambda **kw: TransformerXL(gated=False, **kw))
 register("gtrxl", lambda **kw: TransformerXL(gated=True, **kw))
+register("trxl-topk", lambda top_k=8, **kw: TransformerXL(gated=False, top_k=top_k, **kw))

@@ -22,11 +22,13 @@ class RelativeMultiHeadAttention(nn.Module):
         score_ij = (q_i + u) · k_j + (q_i + v) · W_R R_{d_ij},   d_ij = distance from key j to query i
 
     queries [B, Q, D], keys_values [B, K, D], distances [Q, K] (int, >= 0), mask [B, Q, K] bool
-    (true = may attend). Rows whose every key is masked give zeros.
+    (true = may attend). Rows whose every key is masked give zeros. With ``top_k`` (sparse TrXL,
+    Lampinen et al. 2021, App. D.8) each query and head keeps only its k highest-scoring keys.
     """
 
     num_heads: int
     out_features: int
+    top_k: int | None = None
 
     @nn.compact
     def __call__(self, queries, keys_values, distances, mask):
@@ -45,6 +47,12 @@ class RelativeMultiHeadAttention(nn.Module):
         position = jnp.einsum("bqhd,qkhd->bhqk", q + w, rel)
         logits = (content + position) / jnp.sqrt(head_dim).astype(q.dtype)
         logits = jnp.where(mask[:, None], logits, -1e30)
-        weights = jax.nn.softmax(logits, axis=-1) * mask[:, None]
+        if self.top_k is not None and self.top_k < logits.shape[-1]:
+            kth = jax.lax.top_k(logits, self.top_k)[0][..., -1:]
+            mask = mask[:, None] & (logits >= kth)
+            logits = jnp.where(mask, logits, -1e30)
+        else:
+            mask = jnp.broadcast_to(mask[:, None], logits.shape)
+        weights = jax.nn.softmax(logits, axis=-1) * mask
         out = jnp.einsum("bhqk,bkhd->bqhd", weights, v)
         return nn.DenseGeneral(self.out_features, axis=(-2, -1), name="output")(out)
