@@ -1,7 +1,8 @@
 """``memrl bench``: PPO training throughput per core on T-LN (64 envs x 128-step rollouts), and the
 same for the minimal single-file PPO-GRU loop in ``benchmarks/`` so the framework's overhead shows
 as a ratio; then EPN (all-to-all and N×k) on the Memory&Planning Game: V-trace training throughput,
-and the time of one acting step as the episodic memory grows. Figures, not tests."""
+and the time of one acting step as the episodic memory grows; then HTM against TrXL as the attended
+past grows (``htm_scaling``). Figures, not tests."""
 
 from __future__ import annotations
 
@@ -100,6 +101,10 @@ def command(
     updates: int = 3,
     epn: bool = True,
     epn_capacities: tuple[int, ...] = (100, 200, 400, 800),
+    htm: bool = True,
+    htm_pasts: tuple[int, ...] = (512, 1024, 2048, 4096, 8192, 16384),
+    htm_width: int = 256,
+    htm_layers: int = 2,
 ) -> None:
     """Training throughput (env steps/s after compile, compile time apart) per core; EPN's scaling.
 
@@ -108,6 +113,10 @@ def command(
         updates: updates per measurement.
         epn: also measure EPN on the Memory&Planning Game.
         epn_capacities: memory sizes for the EPN acting-step table.
+        htm: also measure htm against trxl as the attended past grows.
+        htm_pasts: attended past lengths (TrXL's cache, HTM's store of 16-step chunks, top-8).
+        htm_width: d_model of both.
+        htm_layers: layers of both.
     """
     table = Table(title=f"PPO on tmaze/T-LN, 64 envs x 128 steps, {jax.default_backend()} ({jax.devices()[0].device_kind})")
     for column in ("trainer", "compile s", "env steps/s", "ratio to minimal"):
@@ -124,3 +133,17 @@ def command(
     console.print(table)
     if epn:
         epn_tables(updates, epn_capacities)
+    if htm:
+        htm_table(htm_pasts, htm_width, htm_layers)
+
+
+def htm_table(pasts: tuple[int, ...], width: int, layers: int) -> None:
+    """HTM (16-step chunks, top-8) against TrXL attending over the same past, one acting step."""
+    from memrl.bench.htm_scaling import htm_scaling_rows
+
+    table = Table(title=f"One acting step (batch 1, {layers} layers, width {width}) vs attended past: htm (chunks of 16, k = 8) and trxl")
+    for column in ("past steps", "htm ms", "trxl ms", "trxl / htm", "htm MB", "trxl MB"):
+        table.add_column(column)
+    for past, htm_ms, trxl_ms, ratio, htm_mb, trxl_mb in htm_scaling_rows(pasts, width, layers, chunk_size=16, k=8):
+        table.add_row(str(past), f"{htm_ms:.2f}", f"{trxl_ms:.2f}", f"{ratio:.2f}", f"{htm_mb:.1f}", f"{trxl_mb:.1f}")
+    console.print(table)
