@@ -1,7 +1,7 @@
 """Observation encoders and their reconstruction decoders (HTM agent: Lampinen et al. 2021,
 App. D.1-D.2; the decoders are the encoders' architectural transposes).
 
-- ``ConvEncoder``: ReLU convolutions, (16, 32, 32) channels with kernels (9, 3, 3) and strides
+- ``ConvEncoder``: ReLU convolutions (SAME padding, as patch products: ``nn/convolution.py``), (16, 32, 32) channels with kernels (9, 3, 3) and strides
   (9, 1, 1) by default (the 99×99 Ballet frame becomes an 11×11 grid), flattened.
 - ``LanguageEncoder``: word embedding (32) -> one-layer LSTM (256), final output.
 - ``ImageDecoder`` / ``LanguageDecoder``: from the memory output back to pixel logits / token logits.
@@ -18,6 +18,8 @@ import jax
 import jax.numpy as jnp
 import flax.linen as nn
 import optax
+
+from memrl.nn.convolution import PatchConv, PatchConvTranspose
 
 
 def as_unit_image(image: jax.Array) -> jax.Array:
@@ -41,7 +43,7 @@ class ConvEncoder(nn.Module):
         batch = x.shape[:-3]
         x = x.reshape((-1,) + x.shape[-3:])
         for i, (c, k, s) in enumerate(zip(self.channels, self.kernels, self.strides)):
-            x = nn.relu(nn.Conv(c, (k, k), (s, s), padding="SAME", name=f"conv_{i}")(x))
+            x = nn.relu(PatchConv(c, k, s, name=f"conv_{i}")(x))
         return x.reshape(batch + (-1,))
 
 
@@ -67,7 +69,7 @@ class ImageDecoder(nn.Module):
         outputs = list(self.channels[:-1])[::-1] + [out_channels]
         layers = list(zip(self.kernels, self.strides))[::-1]
         for i, (c, (k, s)) in enumerate(zip(outputs, layers)):
-            x = nn.ConvTranspose(c, (k, k), (s, s), padding="SAME", name=f"deconv_{i}")(x)
+            x = PatchConvTranspose(c, k, s, name=f"deconv_{i}")(x)
             if i < len(outputs) - 1:
                 x = nn.relu(x)
         return x[:, :height, :width].reshape(batch + self.image_shape)

@@ -1,0 +1,33 @@
+"""Patch-product convolutions equal flax's Conv / ConvTranspose with the same parameters."""
+
+import jax
+import numpy as np
+import pytest
+import flax.linen as nn
+
+from memrl.nn.convolution import PatchConv, PatchConvTranspose
+
+
+def perturbed(params):
+    return jax.tree.map(lambda a: a + 0.1 * jax.random.normal(jax.random.PRNGKey(5), a.shape), params)
+
+
+@pytest.mark.parametrize("kernel, stride, size", [(1, 1, 11), (3, 1, 11), (5, 1, 7), (3, 2, 11), (9, 9, 99)])
+def test_patch_conv_equals_flax_conv(kernel, stride, size):
+    x = jax.random.normal(jax.random.PRNGKey(0), (2, size, size, 3))
+    reference = nn.Conv(4, (kernel, kernel), (stride, stride), padding="SAME")
+    params = perturbed(reference.init(jax.random.PRNGKey(1), x))
+    np.testing.assert_allclose(PatchConv(4, kernel, stride).apply(params, x), reference.apply(params, x), atol=1e-5)
+
+
+@pytest.mark.parametrize("kernel, stride", [(1, 1), (3, 1), (9, 9)])
+def test_patch_conv_transpose_equals_flax_conv_transpose(kernel, stride):
+    x = jax.random.normal(jax.random.PRNGKey(0), (2, 11, 11, 5))
+    reference = nn.ConvTranspose(4, (kernel, kernel), (stride, stride), padding="SAME")
+    params = perturbed(reference.init(jax.random.PRNGKey(1), x))
+    np.testing.assert_allclose(PatchConvTranspose(4, kernel, stride).apply(params, x), reference.apply(params, x), atol=1e-5)
+
+
+def test_unsupported_transpose_stride_is_refused():
+    with pytest.raises(ValueError, match="stride 1 or stride == kernel"):
+        PatchConvTranspose(4, 3, 2).init(jax.random.PRNGKey(0), np.ones((1, 5, 5, 2)))
