@@ -72,3 +72,43 @@ def test_final_agents_run_on_another_environment_and_core_setting(tmp_path):
     train_seeds(config, folder, [0])
     rewards = agent_rewards(config, final_params(folder), jax.random.PRNGKey(0), 6, env="graph-nav/7", core_args={**config.core_args, "iterations": 4})
     assert len(rewards) == 1 and rewards[0].shape == (6, 2)
+
+
+@pytest.mark.parametrize("preset", ["cpu", "paper"])
+def test_htm_ballet_presets_cover_the_issue(preset):
+    from memrl.experiments.htm_ballet import preset_runs
+
+    runs = preset_runs(preset)
+    assert set(runs) == {f"{panel}/{core}" for panel in ("mixed", "2-6 mixed") for core in ("htm", "gtrxl", "lstm")}
+    assert all(c.learner == "impala" and c.reconstruction_coef > 0 and c.encoder == "conv" for c in runs.values())
+    assert {c.env for c in runs.values()} == {"ballet/mixed", "ballet/2-6_mixed"}
+    image = {c.env_args.get("observation", "image") for c in runs.values()}
+    assert image == ({"cells"} if preset == "cpu" else {"image"})
+    htm = runs["mixed/htm"].core_args
+    assert htm["num_chunks"] * htm["chunk_size"] >= 1024  # the store spans the longest episode
+    if preset == "paper":
+        assert htm["d_model"] == 512 and htm["num_layers"] == 4 and htm["num_heads"] == 8
+    experiment = experiments.get("htm-ballet")
+    assert all(e.run in experiment.runs for e in experiment.expectations) and experiment.evaluation is not None
+    with pytest.raises(ValueError, match="preset must be 'cpu' or 'paper'"):
+        preset_runs("gpu")
+
+
+@pytest.mark.slow
+def test_htm_ballet_evaluation_scores_each_test_level(tmp_path):
+    """A (barely trained) agent is scored on every test level; returns are 0/1 per episode."""
+    from memrl.experiments.htm_ballet import TEST_LEVELS, evaluate_levels, preset_runs
+    from memrl.learn.launch import train_seeds
+    from memrl.learn.run_folder import RunFolder
+    import dataclasses
+
+    config = dataclasses.replace(
+        preset_runs("cpu")["mixed/lstm"], core_args={"hidden": 8}, conv_channels=(2, 2, 2), head_widths=(8,),
+        num_envs=2, rollout_len=4, total_steps=8, env="ballet/2_delay16",
+    )
+    folder = RunFolder(tmp_path / "run")
+    folder.prepare(config)
+    train_seeds(config, folder, [0])
+    results = evaluate_levels({"mixed/lstm": folder}, tmp_path, steps=330)["fraction_correct"]["mixed/lstm"]
+    assert set(results) <= set(TEST_LEVELS) and "2_delay16" in results
+    assert 0.0 <= results["2_delay16"]["correct"] <= 1.0 and results["2_delay16"]["episodes"] >= 2

@@ -19,9 +19,20 @@ def final_params(folder) -> list:
     return [runner.params for runner in runners if runner is not None]
 
 
-def agent_rewards(config, params: list, key, num_steps: int, **overrides) -> list[np.ndarray]:
-    """Per entry of ``params``: rewards [num_steps, num_envs] of that agent acting (sampling) in
-    fresh environments of ``config`` with ``overrides`` (e.g. ``env``, ``core_args``); one compile."""
+def agent_evaluations(config, params: list, key, num_steps: int, **overrides) -> list[tuple[np.ndarray, ...]]:
+    """Per entry of ``params``: (done, episode return where done, reward), each [num_steps,
+    num_envs], of that agent acting (sampling) in fresh environments of ``config`` with
+    ``overrides`` (e.g. ``env``, ``core_args``); one compile."""
     learner = learner_for(dataclasses.replace(config, **overrides))
     evaluate = jax.jit(learner.evaluate, static_argnums=2)
-    return [np.asarray(evaluate(p, key, num_steps)[2]) for p in params]
+    return [tuple(np.asarray(a) for a in evaluate(p, key, num_steps)) for p in params]
+
+
+def agent_rewards(config, params: list, key, num_steps: int, **overrides) -> list[np.ndarray]:
+    """Per entry of ``params``: rewards [num_steps, num_envs] (see ``agent_evaluations``)."""
+    return [reward for _, _, reward in agent_evaluations(config, params, key, num_steps, **overrides)]
+
+
+def agent_episode_returns(config, params: list, key, num_steps: int, **overrides) -> list[np.ndarray]:
+    """Per entry of ``params``: the returns of the episodes that ended (see ``agent_evaluations``)."""
+    return [returns[done] for done, returns, _ in agent_evaluations(config, params, key, num_steps, **overrides)]
