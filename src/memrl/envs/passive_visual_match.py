@@ -1,0 +1,151 @@
+"""Passive Visual Match, a 2-D analogue (``pvm``) of the DMLab level of Hung et al. 2019
+("Optimizing agent behavior over long time scales by transporting value"), used by Lampinen et al.
+2021 (Sec. 3.2) to test memory across a long distractor phase.
+
+Three phases in one walled room, seen from above:
+1. Colour (5 s): a coloured square lies on a cell of the room; the agent walks around and sees it.
+   Nothing is rewarded.
+2. Distractor (30 s): the square is gone; apples lie on random cells, each worth ``apple_reward``
+   (1, as in the original) when the agent steps on it.
+3. Choice (up to 5 s): ``num_choices`` squares of distinct colours, one of them the phase-1 colour;
+   stepping on the matching one gives ``match_reward`` (10, as in the original) and ends the
+   episode, stepping on another ends it with 0; the episode is truncated when the phase runs out.
+
+Seconds become steps at ``steps_per_second`` = 15 (DMLab's 60 frames per second with the usual
+action repeat of 4): phases of 75, 450 and 75 steps. The original is a first-person 3-D level;
+here the observation is the whole room as [size, size, 3 + colours] one-hots (wall, agent, apple,
+square colour), so what is tested is the memory across the distractor phase, not 3-D vision.
+Actions: North, East, South, West; walls block.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+from flax import struct
+
+from memrl.envs.base import Environment, register, replace_params
+
+MOVES = jnp.array([(-1, 0), (0, 1), (1, 0), (0, -1)], jnp.int32)  # N, E, S, W as (row, col)
+NUM_COLORS = 8
+COLOR_PHASE, DISTRACTOR_PHASE, CHOICE_PHASE = 0, 1, 2
+
+
+@struct.dataclass
+class PVMParams:
+    """Numeric settings; phase lengths in seconds of the original level."""
+    steps_per_second: int = 15
+    color_seconds: int = 5
+    distractor_seconds: int = 30
+    choice_seconds: int = 5
+    apple_reward: float = 1.0
+    match_reward: float = 10.0
+    apple_density: float = 0.3
+
+
+class PVMState(NamedTuple):
+    agent: jax.Array  # int32 [2]
+    target_color: jax.Array  # int32
+    target_cell: jax.Array  # int32 [2]: the phase-1 square
+    apples: jax.Array  # bool [size, size]
+    choice_cells: jax.Array  # int32 [num_choices, 2]
+    choice_colors: jax.Array  # int32 [num_choices]; entry 0 is the target colour
+    step: jax.Array  # int32
+
+
+@dataclasses.dataclass(frozen=True)
+class PassiveVisualMatch(Environment):
+    """A ``room_size`` × ``room_size`` room (walls included) with ``num_choices`` squares in phase 3."""
+
+    room_size: int = 7
+    num_choices: int = 3
+    params: PVMParams = PVMParams()
+
+    def __post_init__(self):
+        if self.room_size < 4:
+            raise ValueError(f"room_size must be >= 4 (a 2×2 floor at least), got {self.room_size}")
+        if not 2 <= self.num_choices <= min(NUM_COLORS, (self.room_size - 2) ** 2 - 1):
+            raise ValueError(f"num_choices must be between 2 and {min(NUM_COLORS, (self.room_size - 2) ** 2 - 1)}, got {self.num_choices}")
+
+    @property
+    def default_params(self) -> PVMParams:
+        return self.params
+
+    @property
+    def observation_shape(self):
+        return (self.room_size, self.room_size, 3 + NUM_COLORS)
+
+    @property
+    def action_dims(self):
+        return (len(MOVES),)
+
+    @staticmethod
+    def phase_ends(params: PVMParams) -> tuple[jax.Array, jax.Array, jax.Array]:
+        """The steps at which the colour, distractor and choice phases end."""
+        color = params.color_seconds * params.steps_per_second
+        distractor = color + params.distractor_seconds * params.steps_per_second
+        return color, distractor, distractor + params.choice_seconds * params.steps_per_second
+
+    def phase(self, state: PVMState, params: PVMParams) -> jax.Array:
+        color_end, distractor_end, _ = self.phase_ends(params)
+        return jnp.where(state.step < color_end, COLOR_PHASE, jnp.where(state.step < distractor_end, DISTRACTOR_PHASE, CHOICE_PHASE))
+
+    def floor_cells(self) -> jax.Array:
+        inner = jnp.arange(1, self.room_size - 1)
+        return jnp.stack(jnp.meshgrid(inner, inner, indexing="ij"), -1).reshape(-1, 2)
+
+    def observe(self, state: PVMState, params: PVMParams) -> jax.Array:
+        size = self.room_size
+        wall = jnp.ones((size, size), bool).at[1:-1, 1:-1].set(False)
+        agent = jnp.zeros((size, size), bool).at[state.agent[0], state.agent[1]].set(True)
+        phase = self.phase(state, params)
+        colors = jnp.zeros((size, size, NUM_COLORS), bool)
+        colors = jnp.where(
+            phase == COLOR_PHASE, colors.at[state.target_cell[0], state.target_cell[1], state.target_color].set(True), colors
+        )
+        choices = colors.at[state.choice_cells[:, 0], state.choice_cells[:, 1], state.choice_colors].set(True)
+        colors = jnp.where(phase == CHOICE_PHASE, choices, colors)
+        apples = state.apples & (phase == DISTRACTOR_PHASE)
+        return jnp.concatenate([wall[..., None], agent[..., None], apples[..., None], colors], -1).astype(jnp.float32)
+
+    def reset_env(self, key, params):
+        cells_key, color_key, apple_key = jax.random.split(key, 3)
+        floor = self.floor_cells()
+        order = jax.random.permutation(cells_key, len(floor))
+        colors = jax.random.permutation(color_key, NUM_COLORS)[: self.num_choices]
+        state = PVMState(
+            agent=floor[order[0]],
+            target_color=colors[0],
+            target_cell=floor[order[1]],
+            apples=jax.random.bernoulli(apple_key, params.apple_density, (self.room_size, self.room_size)),
+            choice_cells=floor[order[2 : 2 + self.num_choices]],
+            choice_colors=colors,
+            step=jnp.int32(0),
+        )
+        return self.observe(state, params), state
+
+    def step_env(self, key, state, action, params):
+        moved = state.agent + MOVES[action[0]]
+        inside = jnp.all((moved >= 1) & (moved <= self.room_size - 2))
+        agent = jnp.where(inside, moved, state.agent)
+        state = state._replace(agent=agent, step=state.step + 1)
+        phase_before = self.phase(state._replace(step=state.step - 1), params)
+        apple = state.apples[agent[0], agent[1]] & (phase_before == DISTRACTOR_PHASE)
+        on_choice = jnp.all(state.choice_cells == agent, axis=-1) & (phase_before == CHOICE_PHASE)
+        terminated = on_choice.any()
+        reward = jnp.where(apple, params.apple_reward, 0.0) + jnp.where(on_choice[0], params.match_reward, 0.0)
+        state = state._replace(apples=state.apples.at[agent[0], agent[1]].set(state.apples[agent[0], agent[1]] & ~apple))
+        truncated = ~terminated & (state.step >= self.phase_ends(params)[2])
+        return self.observe(state, params), state, reward.astype(jnp.float32), terminated, truncated, {}
+
+
+def make_pvm(**overrides) -> PassiveVisualMatch:
+    """``pvm`` with shape settings (``room_size``, ``num_choices``) and numeric params overridden."""
+    shape = {k: overrides.pop(k) for k in ("room_size", "num_choices") if k in overrides}
+    return PassiveVisualMatch(**shape, params=replace_params(PVMParams(), "Passive Visual Match", **overrides))
+
+
+register("pvm", make_pvm)

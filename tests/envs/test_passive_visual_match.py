@@ -1,0 +1,94 @@
+"""Passive Visual Match analogue: phase timing, what each phase shows, rewards, and that the
+choice needs the remembered colour (a remembering policy scores ~10, a guesser 10 / choices)."""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from memrl import envs
+from memrl.envs.passive_visual_match import MOVES, NUM_COLORS
+from memrl.envs.scripted_policy import ScriptedPolicy, episode_rewards
+
+SHORT = dict(steps_per_second=2)  # phases of 10, 60 and 10 steps
+
+
+def colour_cells(obs):
+    return jnp.argwhere(obs[..., 3:].any(-1), size=8, fill_value=-1)
+
+
+def walk_to(agent, cell):
+    """N/E/S/W move that brings the agent closer to cell (rows first)."""
+    d = cell - agent
+    return jnp.where(d[0] < 0, 0, jnp.where(d[0] > 0, 2, jnp.where(d[1] > 0, 1, 3)))
+
+
+def chooser(remember: bool) -> ScriptedPolicy:
+    """Walks to the square of the phase-1 colour (remember) or to the first square it sees."""
+
+    def act(key, obs, memory):
+        colours = obs[..., 3:]
+        shown = colours.sum()
+        agent = jnp.argwhere(obs[..., 1], size=1)[0]
+        memory = jnp.where((shown == 1) & (memory < 0), jnp.argmax(colours.any((0, 1))), memory)
+        in_choice = shown > 1
+        target = jnp.argwhere(colours[..., jnp.maximum(memory, 0)], size=1)[0] if remember else colour_cells(obs)[0]
+        action = jnp.where(in_choice, walk_to(agent, target), jax.random.randint(key, (), 0, 4))
+        return action[None], memory
+
+    return ScriptedPolicy(lambda state: jnp.int32(-1), act)
+
+
+@pytest.fixture(scope="module")
+def env():
+    return envs.make("pvm", num_choices=2, **SHORT)
+
+
+def test_phases_show_the_square_then_apples_then_the_choices(env):
+    obs, state = env.reset(jax.random.PRNGKey(0))
+    step = jax.jit(env.step_env)
+    seen = []
+    for t in range(80):
+        seen.append((int(obs[..., 3:].sum()), bool(obs[..., 2].any())))
+        obs, state, reward, terminated, truncated, _ = step(jax.random.PRNGKey(t), state, jnp.array([t % 4]), env.default_params)
+        if terminated or truncated:
+            break
+    assert all(s == (1, False) for s in seen[:10])  # one coloured square, no apples
+    assert all(s[0] == 0 for s in seen[10:70]) and any(s[1] for s in seen[10:70])  # apples only
+    assert all(s == (2, False) for s in seen[70:])  # two squares to choose from
+    assert len(seen) <= 80 and (terminated or truncated)
+
+
+def test_apples_pay_once_and_only_in_the_distractor_phase(env):
+    _, state = env.reset(jax.random.PRNGKey(1))
+    params = env.default_params
+    cell = jnp.array([2, 2])
+    state = state._replace(agent=cell + jnp.array([0, 1]), apples=state.apples.at[2, 2].set(True), step=jnp.int32(20))
+    _, state, reward, *_ = env.step_env(jax.random.PRNGKey(0), state, jnp.array([3]), params)  # West onto the apple
+    assert float(reward) == 1.0 and not bool(state.apples[2, 2])
+    _, state, *_ = env.step_env(jax.random.PRNGKey(0), state, jnp.array([1]), params)
+    _, state, reward, *_ = env.step_env(jax.random.PRNGKey(0), state, jnp.array([3]), params)
+    assert float(reward) == 0.0  # eaten
+    early = state._replace(step=jnp.int32(3), apples=state.apples.at[2, 3].set(True), agent=jnp.array([2, 2]))
+    assert float(env.step_env(jax.random.PRNGKey(0), early, jnp.array([1]), params)[2]) == 0.0
+
+
+def test_choosing_needs_the_remembered_colour():
+    env = envs.make("pvm", num_choices=3, apple_density=0.0, **SHORT)
+    key = jax.random.PRNGKey(2)
+    remembering = jax.jit(lambda k: episode_rewards(env, chooser(True), k, 200, 80))(key).sum(1)
+    guessing = jax.jit(lambda k: episode_rewards(env, chooser(False), k, 200, 80))(key).sum(1)
+    assert np.mean(remembering) >= 8.5  # ~10 unless another square lies on the way
+    assert 1.5 <= np.mean(guessing) <= 5.5  # ~10 / 3
+
+
+def test_walls_block_and_bad_settings_are_refused(env):
+    _, state = env.reset(jax.random.PRNGKey(3))
+    corner = state._replace(agent=jnp.array([1, 1]))
+    for action in (0, 3):  # North and West into the walls
+        assert np.array_equal(env.step_env(jax.random.PRNGKey(0), corner, jnp.array([action]), env.default_params)[1].agent, [1, 1])
+    with pytest.raises(ValueError, match="num_choices must be between 2 and"):
+        envs.make("pvm", num_choices=NUM_COLORS + 1)
+    with pytest.raises(TypeError, match="unknown Passive Visual Match params"):
+        envs.make("pvm", phase_seconds=3)
+    assert len(MOVES) == env.action_dims[0]
