@@ -10,11 +10,19 @@ from memrl import envs
 from memrl.envs.gymnasium_adapter import GymnasiumEnv, make_vector
 
 
-@pytest.mark.parametrize("name", ["tmaze/T-LS", "memory-planning/4x4"])
+@pytest.mark.parametrize("name", ["tmaze/T-LS", "memory-planning/4x4", "ballet/2_delay16", "pvm"])
 def test_gymnasium_env_passes_the_gymnasium_checker(name):
     from gymnasium.utils.env_checker import check_env
 
     check_env(GymnasiumEnv(name), skip_render_check=True)
+
+
+def test_ballet_spaces_keep_the_image_and_token_types():
+    env = GymnasiumEnv("ballet/2_delay16")
+    assert env.observation_space["image"] == gymnasium.spaces.Box(0, 255, (99, 99, 3), np.uint8)
+    assert env.observation_space["language"] == gymnasium.spaces.Discrete(14)
+    obs, _ = env.reset(seed=0)
+    assert obs["image"].dtype == np.uint8 and int(obs["language"]) == 0  # "watch"
 
 
 def test_gymnasium_env_plays_an_oracle_episode():

@@ -2,7 +2,8 @@
 
 The adapter keeps the JAX state and a PRNG key, and calls the jitted ``reset_env``/``step_env``
 (gymnasium does its own resets). One action component gives ``Discrete``, several ``MultiDiscrete``;
-dict observations (named parts, e.g. position and goal) give a ``Dict`` of ``Box`` spaces.
+dict observations (named parts, e.g. position and goal) give a ``Dict``. Parts keep their dtypes:
+uint8 images are ``Box(0, 255)``, single tokens ``Discrete(vocabulary)``, the rest float32 ``Box``.
 """
 
 from __future__ import annotations
@@ -14,14 +15,32 @@ import numpy as np
 from memrl.envs.base import Environment, make
 
 
-def observation_space(shape) -> gymnasium.spaces.Space:
-    if isinstance(shape, dict):
-        return gymnasium.spaces.Dict({name: observation_space(part) for name, part in shape.items()})
-    return gymnasium.spaces.Box(-np.inf, np.inf, shape, np.float32)
+def part_space(leaf: jax.ShapeDtypeStruct, vocabulary: int | None) -> gymnasium.spaces.Space:
+    if vocabulary is not None and leaf.shape == ():
+        return gymnasium.spaces.Discrete(vocabulary)
+    if leaf.dtype == np.uint8:
+        return gymnasium.spaces.Box(0, 255, leaf.shape, np.uint8)
+    return gymnasium.spaces.Box(-np.inf, np.inf, leaf.shape, np.float32)
+
+
+def observation_space(env: Environment) -> gymnasium.spaces.Space:
+    """The space of ``env``'s observations, from the shapes and dtypes its reset returns."""
+    obs, _ = jax.eval_shape(env.reset_env, jax.random.PRNGKey(0), env.default_params)
+    if isinstance(obs, dict):
+        return gymnasium.spaces.Dict({name: part_space(part, env.token_vocab.get(name)) for name, part in obs.items()})
+    return part_space(obs, None)
 
 
 def as_numpy(obs):
-    return jax.tree.map(lambda leaf: np.asarray(leaf, np.float32), obs)
+    """Host values: integer parts keep their dtype (a single token becomes an np.int64, as
+    ``Discrete`` expects), the rest become float32."""
+
+    def convert(leaf):
+        if not np.issubdtype(leaf.dtype, np.integer):
+            return np.asarray(leaf, np.float32)
+        return np.int64(leaf) if leaf.shape == () else np.asarray(leaf)
+
+    return jax.tree.map(convert, obs)
 
 
 class GymnasiumEnv(gymnasium.Env):
@@ -32,7 +51,7 @@ class GymnasiumEnv(gymnasium.Env):
         self.params = self.env.default_params
         dims = self.env.action_dims
         self.action_space = gymnasium.spaces.Discrete(dims[0]) if len(dims) == 1 else gymnasium.spaces.MultiDiscrete(dims)
-        self.observation_space = observation_space(self.env.observation_shape)
+        self.observation_space = observation_space(self.env)
         self._reset = jax.jit(self.env.reset_env)
         self._step = jax.jit(self.env.step_env)
         self._key = jax.random.PRNGKey(0)
