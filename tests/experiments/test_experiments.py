@@ -94,6 +94,20 @@ def test_htm_ballet_presets_cover_the_issue(preset):
         preset_runs("gpu")
 
 
+@pytest.mark.parametrize("name", ["htm-k-sweep", "htm-pvm"])
+def test_other_htm_experiments_are_well_formed(name):
+    experiment = experiments.get(name)
+    assert all(c.learner == "impala" for c in experiment.runs.values()) and experiment.evaluation is not None
+    assert all(e.run in experiment.runs for e in experiment.expectations)
+    if name == "htm-k-sweep":
+        assert sorted(c.core_args["k"] for c in experiment.runs.values()) == [1, 2, 4, 8]
+    else:
+        assert {c.core for c in experiment.runs.values()} == {"htm", "gtrxl", "lstm"}
+        htm = experiment.runs["pvm/htm"].core_args
+        assert htm["num_chunks"] * htm["chunk_size"] >= 600  # the store spans a whole episode
+    json.dumps(experiment.describe())
+
+
 @pytest.mark.slow
 def test_htm_ballet_evaluation_scores_each_test_level(tmp_path):
     """A (barely trained) agent is scored on every test level; returns are 0/1 per episode."""

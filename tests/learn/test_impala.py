@@ -78,6 +78,11 @@ def test_bad_config_values_say_what_is_allowed(overrides, message):
         tiny(**overrides)
 
 
+def test_reconstruction_without_anything_to_reconstruct_is_refused():
+    with pytest.raises(ValueError, match="needs something to reconstruct"):
+        Impala(tiny(reconstruction_coef=1.0))
+
+
 def test_htm_agent_on_ballet_trains_with_the_reconstruction_loss():
     """The HTM agent's whole path: Ballet cells + instruction -> CNN and language LSTM -> htm ->
     heads, with the reconstruction decoders' loss in the update."""

@@ -19,6 +19,7 @@ Two presets, chosen by the JAX backend when the experiment is built:
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import jax
@@ -30,6 +31,7 @@ from memrl.learn.impala_config import ImpalaConfig
 TEST_LEVELS = ("2_delay16", "4_delay16", "8_delay16", "8_delay48")
 TRAINING_SETS = {"mixed": "ballet/mixed", "2-6 mixed": "ballet/2-6_mixed"}
 LONGEST_EPISODE = 1024  # delay 48
+K_SWEEP = (1, 2, 4, 8)
 
 
 def preset_runs(preset: str) -> dict[str, ImpalaConfig]:
@@ -104,4 +106,21 @@ def htm_ballet() -> Experiment:
     )
 
 
+def htm_k_sweep() -> Experiment:
+    """HTM with k ∈ {1, 2, 4, 8} chunks read per query on the mixed Ballet levels (App. D.3)."""
+    preset = "cpu" if jax.default_backend() == "cpu" else "paper"
+    base = preset_runs(preset)["mixed/htm"]
+    runs = {f"mixed/k={k}": dataclasses.replace(base, core_args={**base.core_args, "k": k}) for k in K_SWEEP}
+    return Experiment(
+        name="htm-k-sweep",
+        version=1,
+        description=f"HTM on the mixed Ballet levels with k = 1, 2, 4, 8 (preset {preset!r})",
+        reproduces="Lampinen et al. 2021, App. D.3 (number of chunks attended)",
+        runs=runs,
+        optima={"mixed": [("always correct", 1.0)]},
+        evaluation=evaluate_levels,
+    )
+
+
 EXPERIMENTS.register("htm-ballet", htm_ballet)
+EXPERIMENTS.register("htm-k-sweep", htm_k_sweep)

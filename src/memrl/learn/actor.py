@@ -68,6 +68,11 @@ class ActorCriticLearner:
         self.config = config
         self.env = envs.make(config.env, **config.env_args)
         self.env_params = self.env.default_params
+        if config.reconstruction_coef > 0 and config.encoder != "conv" and not self.env.token_vocab:
+            raise ValueError(
+                f"reconstruction_coef > 0 needs something to reconstruct: an image part with encoder 'conv', or "
+                f"token parts; {config.env} with encoder {config.encoder!r} has neither"
+            )
         self.agent = ActorCritic(
             core=cores.make(config.core, **config.core_args),
             action_dims=self.env.action_dims,
