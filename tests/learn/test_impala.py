@@ -51,6 +51,7 @@ def test_without_lag_the_learner_is_on_policy():
     runner, metrics = jax.jit(learner.update)(learner.init(jax.random.PRNGKey(0)))
     assert runner.behaviour_params is None
     assert float(metrics["mean_abs_log_rho"]) < 1e-5  # step-by-step acting == unrolled learning
+    assert float(metrics["clipped_rho_fraction"]) == 0.0  # rounding noise is not clipping
 
 
 def test_same_seed_same_run():

@@ -24,6 +24,11 @@ from memrl.learn.impala_config import ImpalaConfig
 from memrl.learn.losses import vtrace
 
 
+# Acting and learning compute log π in different programs, so on-policy log ρ is ±1e-7, not 0; a
+# weight counts as clipped only when it exceeds ρ̄ by more than that.
+RHO_ROUNDING = 1e-5
+
+
 class Impala(ActorCriticLearner):
     """The pure functions of an IMPALA/V-trace run."""
 
@@ -71,7 +76,7 @@ class Impala(ActorCriticLearner):
         log_rho = logp - traj.logp
         return total, {
             "policy_loss": policy_loss, "value_loss": value_loss, "entropy": entropy, "reconstruction_loss": reconstruction,
-            "mean_abs_log_rho": jnp.mean(jnp.abs(log_rho)), "clipped_rho_fraction": jnp.mean(log_rho > jnp.log(c.rho_bar)),
+            "mean_abs_log_rho": jnp.mean(jnp.abs(log_rho)), "clipped_rho_fraction": jnp.mean(log_rho > jnp.log(c.rho_bar) + RHO_ROUNDING),
         }
 
     def update(self, runner: RunnerState, _=None):
