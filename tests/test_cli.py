@@ -8,7 +8,7 @@ from memrl.cli import main
 def test_list_names_cores_envs_and_experiments(capsys):
     main(["list"])
     out = capsys.readouterr().out
-    for name in ("amrl-max", "gtrxl", "epn-nxk", "tmaze/T-LSO", "memory-planning/4x4", "graph-nav/9", "gymnax/CartPole-v1", "amrl-tmaze", "tln-demo", "epn-graph-nav"):
+    for name in ("amrl-max", "gtrxl", "epn-nxk", "tmaze/T-LSO", "memory-planning/4x4", "graph-nav/9", "gymnax/CartPole-v1", "amrl-tmaze", "tln-demo", "epn-graph-nav", "pai", "htm-pai"):
         assert name in out
 
 
@@ -21,6 +21,7 @@ def test_list_names_cores_envs_and_experiments(capsys):
         (["reproduce", "nope"], "unknown experiment 'nope'; known: amrl-tmaze"),
         (["eval", "/nonexistent/run"], "is not a run folder"),
         (["train-impala", "--policy-lag", "-1"], "policy_lag must be a non-negative integer"),
+        (["train-supervised", "--task", "pia"], "unknown task 'pia'; known: pai"),
         (["analyze", "distance-probe", "/nonexistent/run"], "is not a run folder"),
     ],
 )
@@ -44,3 +45,19 @@ def test_analysis_of_unknown_core_exits_2(capsys):
         main(["analyze", "snr", "--cores", "lstmx", "--steps", "5"])
     assert exit_info.value.code == 2
     assert "unknown core 'lstmx'" in capsys.readouterr().err
+
+
+def test_supervised_run_trains_resumes_and_evaluates(tmp_path, capsys):
+    argv = [
+        "train-supervised", "--total-steps", "64", "--batch-size", "8", "--updates-per-chunk", "4", "--out", str(tmp_path),
+        "--core-args", "num_layers", "1", "d_model", "16", "num_heads", "2", "mlp_dim", "16", "k", "2",
+        "--task-args", "num_chains", "3", "stimulus_dim", "8", "pool_size", "50",
+    ]
+    main(argv)
+    rows = (tmp_path / "seed_0" / "metrics.jsonl").read_text().splitlines()
+    assert len(rows) == 8 and '"env_steps": 64' in rows[-1]
+    main(argv)  # finished: resuming adds nothing
+    assert len((tmp_path / "seed_0" / "metrics.jsonl").read_text().splitlines()) == 8
+    capsys.readouterr()
+    main(["eval", str(tmp_path), "--steps", "100"])
+    assert "seed 0 (update 8): accuracy" in capsys.readouterr().out

@@ -1,4 +1,4 @@
-"""The ``memrl`` command line: list, train, train-impala, eval, plot, reproduce, analyze, bench."""
+"""The ``memrl`` command line: list, train, train-impala, train-supervised, eval, plot, reproduce, analyze, bench."""
 
 from __future__ import annotations
 
@@ -10,15 +10,17 @@ import tyro
 
 from memrl.learn.impala_config import ImpalaConfig
 from memrl.learn.ppo_config import PPOConfig
+from memrl.learn.supervised_config import SupervisedConfig
 
 
 def list_all() -> None:
-    """List the registered cores, environments and experiments."""
-    from memrl import cores, envs, experiments
+    """List the registered cores, environments, supervised tasks and experiments."""
+    from memrl import cores, envs, experiments, tasks
     from memrl.console import console
 
     console.print("[bold]cores[/]        " + ", ".join(cores.names()))
     console.print("[bold]envs[/]         " + ", ".join(envs.names()))
+    console.print("[bold]tasks[/]        " + ", ".join(tasks.names()))
     console.print("[bold]experiments[/]  " + ", ".join(experiments.names()))
 
 
@@ -50,6 +52,20 @@ def train_impala(
     train_run(config, out or Path("runs") / config.env.replace("/", "_") / f"{config.core}-impala", workers)
 
 
+def train_supervised(
+    config: Annotated[SupervisedConfig, tyro.conf.arg(name="")],
+    out: Path | None = None,
+    workers: int | None = None,
+) -> None:
+    """Train a memory model on a supervised task, e.g. Paired Associative Inference (resumes if OUT holds this run).
+
+    Args:
+        out: run folder (default runs/<task>/<core>-supervised).
+        workers: processes at once (default: one per CPU core, one on a GPU).
+    """
+    train_run(config, out or Path("runs") / config.task / f"{config.core}-supervised", workers)
+
+
 def train_run(config, out: Path | None, workers: int | None) -> None:
     from memrl.analysis.learning_curves import save_curves
     from memrl.console import console
@@ -67,11 +83,12 @@ def train_run(config, out: Path | None, workers: int | None) -> None:
 
 
 def evaluate(run: tyro.conf.Positional[Path], steps: int = 1000, seed: int = 12345) -> None:
-    """Evaluate each seed's last checkpoint of RUN (sampled actions, fresh environments).
+    """Evaluate each seed's last checkpoint of RUN (sampled actions, fresh environments; for a
+    supervised run, its accuracy on fresh trials of held-out stimuli).
 
     Args:
         run: run folder.
-        steps: steps per environment.
+        steps: steps per environment (supervised runs: trials).
         seed: evaluation seed.
     """
     import jax
@@ -85,11 +102,16 @@ def evaluate(run: tyro.conf.Positional[Path], steps: int = 1000, seed: int = 123
     config = folder.load_config()
     trainer = learner_for(config)
     template = trainer.init(jax.random.PRNGKey(0))
-    evaluate_fn = jax.jit(trainer.evaluate, static_argnums=2)
+    supervised = config.learner == "supervised"
+    evaluate_fn = jax.jit(trainer.accuracy if supervised else trainer.evaluate, static_argnums=2)
     for s in config.seed_list():
         runner = folder.load_checkpoint(s, template)
         if runner is None:
             console.print(f"seed {s}: no checkpoint")
+            continue
+        if supervised:
+            accuracy = float(evaluate_fn(runner.params, jax.random.PRNGKey(seed), steps))
+            console.print(f"seed {s} (update {int(runner.update)}): accuracy {accuracy:.3f} on {steps} trials of held-out stimuli")
             continue
         done, returns, _ = map(np.asarray, evaluate_fn(runner.params, jax.random.PRNGKey(seed), steps))
         episodes = returns[done]
@@ -133,7 +155,7 @@ def reproduce(name: tyro.conf.Positional[str], out: Path | None = None, workers:
     run_experiment(experiment, out or default, workers)
 
 
-COMMANDS = {"list": list_all, "train": train, "train-impala": train_impala, "eval": evaluate, "plot": plot, "reproduce": reproduce}
+COMMANDS = {"list": list_all, "train": train, "train-impala": train_impala, "train-supervised": train_supervised, "eval": evaluate, "plot": plot, "reproduce": reproduce}
 
 
 def analyze_commands() -> dict:

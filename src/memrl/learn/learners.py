@@ -1,4 +1,5 @@
-"""The learners by name: each is a config class and the learner class that runs it."""
+"""The learners by name: each is a config class and the learner class that runs it (the
+actor-critic learners and the supervised one share ``init``/``run``)."""
 
 from __future__ import annotations
 
@@ -8,10 +9,13 @@ from memrl.learn.impala_config import ImpalaConfig
 from memrl.learn.ppo import PPO
 from memrl.learn.ppo_config import PPOConfig
 from memrl.learn.run_config import RunConfig
+from memrl.learn.supervised import SupervisedLearner
+from memrl.learn.supervised_config import SupervisedConfig
 
-LEARNERS: dict[str, tuple[type[RunConfig], type[ActorCriticLearner]]] = {
+LEARNERS: dict[str, tuple[type, type]] = {
     "ppo": (PPOConfig, PPO),
     "impala": (ImpalaConfig, Impala),
+    "supervised": (SupervisedConfig, SupervisedLearner),
 }
 
 

@@ -8,8 +8,56 @@ import json
 from typing import ClassVar
 
 
+class ConfigRecord:
+    """Seeds and the JSON record of a frozen config dataclass (every learner's config)."""
+
+    seed: int
+    seeds: int
+    POSITIVE_INTS: ClassVar[tuple[str, ...]] = ()
+    UNIT_INTERVAL: ClassVar[tuple[str, ...]] = ()
+    POSITIVE: ClassVar[tuple[str, ...]] = ()
+    NON_NEGATIVE: ClassVar[tuple[str, ...]] = ()
+
+    def check_ranges(self) -> None:
+        """Refuse fields outside the ranges the class lists, naming the field and the range."""
+        for name in self.POSITIVE_INTS:
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise ValueError(f"{name} must be a positive integer, got {value!r}")
+        for name in self.UNIT_INTERVAL:
+            if not 0.0 <= getattr(self, name) <= 1.0:
+                raise ValueError(f"{name} must lie in [0.0, 1.0], got {getattr(self, name)}")
+        for name in self.POSITIVE:
+            if not getattr(self, name) > 0:
+                raise ValueError(f"{name} must be > 0, got {getattr(self, name)}")
+        for name in self.NON_NEGATIVE:
+            if getattr(self, name) < 0:
+                raise ValueError(f"{name} must be >= 0, got {getattr(self, name)}")
+
+    def seed_list(self) -> list[int]:
+        """The seeds of the run."""
+        return [self.seed + i for i in range(self.seeds)]
+
+    def to_json(self) -> str:
+        """The config as sorted, indented JSON."""
+        return json.dumps(dataclasses.asdict(self), indent=2, sort_keys=True)
+
+    @classmethod
+    def from_dict(cls, data: dict):
+        """The config from a JSON record; unknown fields are refused, lists become tuples."""
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = set(data) - known
+        if unknown:
+            raise ValueError(f"unknown {cls.__name__} fields {sorted(unknown)}")
+        data = dict(data)
+        for f in dataclasses.fields(cls):
+            if f.name in data and isinstance(data[f.name], list):
+                data[f.name] = tuple(data[f.name])
+        return cls(**data)
+
+
 @dataclasses.dataclass(frozen=True)
-class RunConfig:
+class RunConfig(ConfigRecord):
     """One environment, one memory core, one actor-critic agent, several seeds."""
 
     learner: ClassVar[str]
@@ -79,21 +127,9 @@ class RunConfig:
             raise ValueError(f"encoder must be one of {ENCODERS}, got {self.encoder!r}")
         if not len(self.conv_channels) == len(self.conv_kernels) == len(self.conv_strides):
             raise ValueError("conv_channels, conv_kernels and conv_strides need one entry per layer each")
-        for name in self.POSITIVE_INTS:
-            value = getattr(self, name)
-            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-                raise ValueError(f"{name} must be a positive integer, got {value!r}")
+        self.check_ranges()
         if self.total_steps < self.steps_per_update:
             raise ValueError(f"total_steps ({self.total_steps}) is less than one update (num_envs * rollout_len = {self.steps_per_update})")
-        for name in self.UNIT_INTERVAL:
-            if not 0.0 <= getattr(self, name) <= 1.0:
-                raise ValueError(f"{name} must lie in [0.0, 1.0], got {getattr(self, name)}")
-        for name in self.POSITIVE:
-            if not getattr(self, name) > 0:
-                raise ValueError(f"{name} must be > 0, got {getattr(self, name)}")
-        for name in self.NON_NEGATIVE:
-            if getattr(self, name) < 0:
-                raise ValueError(f"{name} must be >= 0, got {getattr(self, name)}")
 
     @property
     def steps_per_update(self) -> int:
@@ -104,24 +140,3 @@ class RunConfig:
     def num_updates(self) -> int:
         """Updates in a run of ``total_steps``."""
         return self.total_steps // self.steps_per_update
-
-    def seed_list(self) -> list[int]:
-        """The seeds of the run."""
-        return [self.seed + i for i in range(self.seeds)]
-
-    def to_json(self) -> str:
-        """The config as sorted, indented JSON."""
-        return json.dumps(dataclasses.asdict(self), indent=2, sort_keys=True)
-
-    @classmethod
-    def from_dict(cls, data: dict):
-        """The config from a JSON record; unknown fields are refused, lists become tuples."""
-        known = {f.name for f in dataclasses.fields(cls)}
-        unknown = set(data) - known
-        if unknown:
-            raise ValueError(f"unknown {cls.__name__} fields {sorted(unknown)}")
-        data = dict(data)
-        for f in dataclasses.fields(cls):
-            if f.name in data and isinstance(data[f.name], list):
-                data[f.name] = tuple(data[f.name])
-        return cls(**data)

@@ -1,0 +1,77 @@
+import jax
+import numpy as np
+import pytest
+
+from memrl import tasks
+from memrl.tasks.paired_associative_inference import PairedAssociativeInference
+
+
+def ids(batch_part, pool):
+    """Pool indices of the stimuli in ``batch_part`` [..., D]."""
+    matches = np.all(np.asarray(batch_part)[..., None, :] == np.asarray(pool), axis=-1)
+    assert np.all(matches.sum(-1) == 1), "every stimulus comes from the pool, exactly once"
+    return matches.argmax(-1)
+
+
+def follow(pairs: np.ndarray, start: int, hops: int) -> int:
+    """Follow stored pairs (first -> second) ``hops`` times; -1 where no pair leads on."""
+    item = start
+    for _ in range(hops):
+        nxt = pairs[pairs[:, 0] == item, 1]
+        if len(nxt) != 1:
+            return -1
+        item = int(nxt[0])
+    return item
+
+
+@pytest.mark.parametrize("length", [2, 3, 4])
+def test_trials_need_exactly_the_chain_of_pairs(length):
+    task = PairedAssociativeInference(num_chains=5, chain_length=length, stimulus_dim=16, pool_size=100)
+    batch = task.sample(jax.random.PRNGKey(length), 64)
+    pool = task.stimuli("train")
+    assert batch.memory.shape == (64, 5 * (length - 1), 2, 16)
+    assert batch.query.shape == (64, 16) and batch.choices.shape == (64, 2, 16) and batch.label.shape == (64,)
+    memory, query, choices = ids(batch.memory, pool), ids(batch.query, pool), ids(batch.choices, pool)
+    for b in range(64):
+        pairs = memory[b]
+        items = pairs.reshape(-1)
+        chain_items = np.unique(items)
+        assert len(chain_items) == 5 * length, "chains use distinct stimuli"
+        target, foil = choices[b, batch.label[b]], choices[b, 1 - batch.label[b]]
+        assert follow(pairs, query[b], length - 1) == target, "the target is where the query's pairs lead"
+        assert foil != target and foil in pairs[:, 1] and foil not in pairs[:, 0], "the foil ends another chain"
+        if length > 2:
+            assert follow(pairs, query[b], 1) != target, "no stored pair links query and target directly"
+    assert 0.3 < np.mean(batch.label) < 0.7, "the target's position is random"
+
+
+def test_sampling_is_deterministic_and_splits_are_disjoint():
+    task = PairedAssociativeInference(num_chains=4, stimulus_dim=32, pool_size=200)
+    a, b = task.sample(jax.random.PRNGKey(0), 8), task.sample(jax.random.PRNGKey(0), 8)
+    jax.tree.map(np.testing.assert_array_equal, a, b)
+    train, test = np.asarray(task.stimuli("train")), np.asarray(task.stimuli("test"))
+    np.testing.assert_allclose(np.linalg.norm(train, axis=-1), 1.0, rtol=1e-6)
+    assert not (train[:, None] == test[None]).all(-1).any(), "no test stimulus is a training stimulus"
+    test_batch = task.sample(jax.random.PRNGKey(0), 8, "test")
+    ids(test_batch.memory, test)
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (dict(num_chains=1), "num_chains must be >= 2"),
+        (dict(chain_length=1), "chain_length must be >= 2"),
+        (dict(num_chains=10, chain_length=3, pool_size=20), "pool_size"),
+    ],
+)
+def test_bad_settings_are_refused(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        PairedAssociativeInference(**kwargs)
+
+
+def test_registry_and_bad_split():
+    assert "pai" in tasks.names()
+    with pytest.raises(ValueError, match="unknown task"):
+        tasks.make("pia")
+    with pytest.raises(ValueError, match="split must be one of"):
+        tasks.make("pai").sample(jax.random.PRNGKey(0), 2, "validation")
