@@ -11,6 +11,8 @@ from memrl.agents import ActorCritic
 from memrl.agents.encoders import (
     ConvEncoder,
     ImageDecoder,
+    ResNetDecoder,
+    ResNetEncoder,
     image_reconstruction_loss,
     language_reconstruction_loss,
 )
@@ -112,3 +114,29 @@ def test_conv_encoder_needs_an_image():
     agent = ActorCritic(core=cores.make("gru", hidden=4), action_dims=(2,), encoder="conv")
     with pytest.raises(ValueError, match="needs dict observations with an 'image' part"):
         agent.init(jax.random.PRNGKey(0), agent.initialize_carry((1,)), jnp.ones((1, 3)), jnp.zeros((1, 1), jnp.int32), jnp.zeros(1), jnp.ones(1, bool))
+
+
+@pytest.mark.parametrize("shape, grid", [((99, 99, 3), 13), ((11, 11, 36), 2)])
+def test_resnet_encoder_grid_and_decoder_shape(shape, grid):
+    """Three stride-2 poolings: 99 -> 50 -> 25 -> 13 and 11 -> 6 -> 3 -> 2; the decoder comes back."""
+    image = jax.random.randint(jax.random.PRNGKey(0), (2, *shape), 0, 256).astype(jnp.uint8)
+    features, params = ResNetEncoder((4, 8, 8)).init_with_output(jax.random.PRNGKey(0), image)
+    assert features.shape == (2, grid * grid * 8) and np.all(features >= 0)
+    assert len(params["params"]) == 9  # per stack: a conv and two residual blocks
+    logits, _ = ResNetDecoder(shape, (4, 8, 8)).init_with_output(jax.random.PRNGKey(0), features)
+    assert logits.shape == (2, *shape)
+
+
+def test_resnet_agent_encodes_and_reconstructs(ballet_batch):
+    env, obs = ballet_batch
+    agent = ActorCritic(
+        core=cores.make("gru", hidden=16), action_dims=env.action_dims, encoder="resnet", encoder_widths=(),
+        token_vocab=tuple(env.token_vocab.items()), conv_channels=(4, 8, 8), reconstruct=True,
+    )
+    T, B = obs["language"].shape
+    inputs = (obs, jnp.zeros((T, B, 1), jnp.int32), jnp.zeros((T, B)), jnp.zeros((T, B), bool).at[0].set(True))
+    params = agent.init(jax.random.PRNGKey(0), agent.initialize_carry((B,)), *inputs, method=agent.unroll)
+    assert set(params["params"]["image_encoder"]) == {"conv_0", "conv_1", "conv_2"} | {f"residual_{i}_{j}" for i in range(3) for j in range(2)}
+    grads = jax.grad(lambda p: agent.apply(p, agent.initialize_carry((B,)), *inputs, method=agent.unroll)[1][2].mean())(params)
+    assert all(np.isfinite(g).all() for g in jax.tree.leaves(grads))
+    assert float(optax.tree.norm(grads["params"]["image_encoder"])) > 0

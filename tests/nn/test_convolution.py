@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 import flax.linen as nn
 
-from memrl.nn.convolution import PatchConv, PatchConvTranspose
+from memrl.nn.convolution import PatchConv, PatchConvTranspose, max_pool, upsample
 
 
 def perturbed(params):
@@ -31,3 +31,14 @@ def test_patch_conv_transpose_equals_flax_conv_transpose(kernel, stride):
 def test_unsupported_transpose_stride_is_refused():
     with pytest.raises(ValueError, match="stride 1 or stride == kernel"):
         PatchConvTranspose(4, 3, 2).init(jax.random.PRNGKey(0), np.ones((1, 5, 5, 2)))
+
+
+@pytest.mark.parametrize("size", [99, 11, 6])
+def test_max_pool_equals_flax_max_pool(size):
+    x = jax.random.normal(jax.random.PRNGKey(0), (2, size, size, 3)) - 3.0  # negative: zero padding would win
+    np.testing.assert_array_equal(max_pool(x, 3, 2), nn.max_pool(x, (3, 3), (2, 2), padding="SAME"))
+
+
+def test_upsample_repeats_cells_and_crops():
+    x = np.arange(4.0).reshape(1, 2, 2, 1)
+    np.testing.assert_array_equal(upsample(x, 2, (3, 4))[0, ..., 0], [[0, 0, 1, 1], [0, 0, 1, 1], [2, 2, 3, 3]])

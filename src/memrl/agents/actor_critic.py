@@ -26,13 +26,16 @@ from memrl.agents.encoders import (
     ImageDecoder,
     LanguageDecoder,
     LanguageEncoder,
+    ResNetDecoder,
+    ResNetEncoder,
     as_token_sequence,
     image_reconstruction_loss,
     language_reconstruction_loss,
 )
 from memrl.cores.base import MemoryCore
 
-ENCODERS = ("mlp", "conv")
+ENCODERS = ("mlp", "conv", "resnet")
+IMAGE_ENCODERS = ("conv", "resnet")  # an image part goes through a CNN, token parts through the language LSTM
 
 
 class MLP(nn.Module):
@@ -93,7 +96,7 @@ class ActorCritic(nn.Module):
         vocab = dict(self.token_vocab)
         parts = obs if isinstance(obs, dict) else {"observation": obs}
         tokens = {k: v for k, v in parts.items() if k in vocab}
-        image = parts.get("image") if self.encoder == "conv" else None
+        image = parts.get("image") if self.encoder in IMAGE_ENCODERS else None
         rest = {k: v for k, v in parts.items() if k not in vocab and not (image is not None and k == "image")}
         return image, tokens, rest
 
@@ -102,14 +105,17 @@ class ActorCritic(nn.Module):
             raise ValueError(f"encoder must be one of {ENCODERS}, got {self.encoder!r}")
         vocab = dict(self.token_vocab)
         image, tokens, rest = self._split(obs)
-        if self.encoder == "conv" and image is None:
-            raise ValueError("encoder 'conv' needs dict observations with an 'image' part")
+        if self.encoder in IMAGE_ENCODERS and image is None:
+            raise ValueError(f"encoder {self.encoder!r} needs dict observations with an 'image' part")
         features = [flatten_observation(rest, batch_ndim)] if rest else []
         if image is not None:
-            features.append(ConvEncoder(self.conv_channels, self.conv_kernels, self.conv_strides, name="image_encoder")(image))
+            if self.encoder == "resnet":
+                features.append(ResNetEncoder(self.conv_channels, name="image_encoder")(image))
+            else:
+                features.append(ConvEncoder(self.conv_channels, self.conv_kernels, self.conv_strides, name="image_encoder")(image))
         for name, words in sorted(tokens.items()):
             words = as_token_sequence(words, batch_ndim)
-            if self.encoder == "conv":
+            if self.encoder in IMAGE_ENCODERS:
                 features.append(LanguageEncoder(vocab[name], name=f"{name}_encoder")(words))
             else:
                 features.append(flatten_observation(jax.nn.one_hot(words, vocab[name]), batch_ndim))
@@ -120,7 +126,10 @@ class ActorCritic(nn.Module):
         image, tokens, _ = self._split(obs)
         loss = jnp.zeros(ys.shape[:-1])
         if image is not None:
-            decoder = ImageDecoder(image.shape[batch_ndim:], self.conv_channels, self.conv_kernels, self.conv_strides, name="image_decoder")
+            if self.encoder == "resnet":
+                decoder = ResNetDecoder(image.shape[batch_ndim:], self.conv_channels, name="image_decoder")
+            else:
+                decoder = ImageDecoder(image.shape[batch_ndim:], self.conv_channels, self.conv_kernels, self.conv_strides, name="image_decoder")
             loss = loss + image_reconstruction_loss(decoder(ys), image)
         vocab = dict(self.token_vocab)
         for name, words in sorted(tokens.items()):

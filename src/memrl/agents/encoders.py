@@ -3,6 +3,9 @@ App. D.1-D.2; the decoders are the encoders' architectural transposes).
 
 - ``ConvEncoder``: ReLU convolutions (SAME padding, as patch products: ``nn/convolution.py``), (16, 32, 32) channels with kernels (9, 3, 3) and strides
   (9, 1, 1) by default (the 99×99 Ballet frame becomes an 11×11 grid), flattened.
+- ``ResNetEncoder``: the IMPALA ResNet (Espeholt et al. 2018), the paper's ResNet option: per stack
+  of ``channels``, a 3×3 convolution, 3×3 max-pooling with stride 2, and two residual blocks
+  (ReLU, conv, ReLU, conv, add); a final ReLU, flattened. ``ResNetDecoder`` is its transpose.
 - ``LanguageEncoder``: word embedding (32) -> one-layer LSTM (256), final output.
 - ``ImageDecoder`` / ``LanguageDecoder``: from the memory output back to pixel logits / token logits.
 
@@ -19,7 +22,7 @@ import jax.numpy as jnp
 import flax.linen as nn
 import optax
 
-from memrl.nn.convolution import PatchConv, PatchConvTranspose
+from memrl.nn.convolution import PatchConv, PatchConvTranspose, max_pool, same_padding, upsample
 
 
 def as_unit_image(image: jax.Array) -> jax.Array:
@@ -73,6 +76,57 @@ class ImageDecoder(nn.Module):
             if i < len(outputs) - 1:
                 x = nn.relu(x)
         return x[:, :height, :width].reshape(batch + self.image_shape)
+
+
+class ResidualBlock(nn.Module):
+    """x + conv(relu(conv(relu(x)))) with 3×3 convolutions keeping the channels."""
+
+    @nn.compact
+    def __call__(self, x):
+        y = PatchConv(x.shape[-1], 3, name="conv_0")(nn.relu(x))
+        return x + PatchConv(x.shape[-1], 3, name="conv_1")(nn.relu(y))
+
+
+class ResNetEncoder(nn.Module):
+    channels: Sequence[int] = (16, 32, 32)
+
+    @nn.compact
+    def __call__(self, image):
+        x = as_unit_image(image)
+        batch = x.shape[:-3]
+        x = x.reshape((-1,) + x.shape[-3:])
+        for i, c in enumerate(self.channels):
+            x = max_pool(PatchConv(c, 3, name=f"conv_{i}")(x), 3, 2)
+            x = ResidualBlock(name=f"residual_{i}_0")(x)
+            x = ResidualBlock(name=f"residual_{i}_1")(x)
+        return nn.relu(x).reshape(batch + (-1,))
+
+
+class ResNetDecoder(nn.Module):
+    """The transpose of ``ResNetEncoder``: a linear map to its last feature grid, then per stack in
+    reverse order two residual blocks, 2× nearest-neighbour upsampling (the pooling's transpose)
+    and a 3×3 convolution to the previous stack's channels, ending in logits of the image's shape."""
+
+    image_shape: tuple[int, int, int]
+    channels: Sequence[int] = (16, 32, 32)
+
+    @nn.compact
+    def __call__(self, features):
+        height, width, out_channels = self.image_shape
+        sizes = [(height, width)]
+        for _ in self.channels:
+            sizes.append((same_padding(sizes[-1][0], 3, 2)[0], same_padding(sizes[-1][1], 3, 2)[0]))
+        batch = features.shape[:-1]
+        grid = sizes[-1]
+        x = nn.Dense(grid[0] * grid[1] * self.channels[-1], name="to_grid")(features.reshape((-1, features.shape[-1])))
+        x = x.reshape((-1, *grid, self.channels[-1]))
+        outputs = list(self.channels[:-1])[::-1] + [out_channels]
+        for i, c in enumerate(outputs):
+            x = ResidualBlock(name=f"residual_{i}_0")(x)
+            x = ResidualBlock(name=f"residual_{i}_1")(x)
+            x = upsample(nn.relu(x), 2, sizes[len(outputs) - 1 - i])
+            x = PatchConv(c, 3, name=f"conv_{i}")(x)
+        return x.reshape(batch + self.image_shape)
 
 
 class LanguageEncoder(nn.Module):

@@ -17,6 +17,7 @@ from flax import struct
 from memrl import cores, envs
 from memrl.agents import ActorCritic
 from memrl.agents import distributions as dist
+from memrl.agents.actor_critic import IMAGE_ENCODERS
 from memrl.learn.run_config import RunConfig
 
 
@@ -68,9 +69,9 @@ class ActorCriticLearner:
         self.config = config
         self.env = envs.make(config.env, **config.env_args)
         self.env_params = self.env.default_params
-        if config.reconstruction_coef > 0 and config.encoder != "conv" and not self.env.token_vocab:
+        if config.reconstruction_coef > 0 and config.encoder not in IMAGE_ENCODERS and not self.env.token_vocab:
             raise ValueError(
-                f"reconstruction_coef > 0 needs something to reconstruct: an image part with encoder 'conv', or "
+                f"reconstruction_coef > 0 needs something to reconstruct: an image part with encoder 'conv' or 'resnet', or "
                 f"token parts; {config.env} with encoder {config.encoder!r} has neither"
             )
         self.agent = ActorCritic(

@@ -93,12 +93,15 @@ class RunConfig(ConfigRecord):
     feed_prev_action: bool = False
     feed_prev_reward: bool = False
     encoder: str = "mlp"
-    """observation encoder: "mlp" (flatten, token parts one-hot) or "conv" (CNN on the image part,
-    word-embedding LSTM on token parts, then the ``encoder_widths`` MLP; the HTM agent)"""
+    """observation encoder: "mlp" (flatten, token parts one-hot), "conv" (CNN on the image part,
+    word-embedding LSTM on token parts, then the ``encoder_widths`` MLP; the HTM agent) or "resnet"
+    (the same with the IMPALA ResNet on the image part)"""
     conv_channels: tuple[int, ...] = (16, 32, 32)
+    """channels of the conv layers, or of the ResNet stacks"""
     conv_kernels: tuple[int, ...] = (9, 3, 3)
     """convolution kernel sizes (use 1 first for Ballet's compact ``cells`` observation)"""
     conv_strides: tuple[int, ...] = (9, 1, 1)
+    """(kernels and strides are the "conv" encoder's; the ResNet's are fixed: 3×3, pooling stride 2)"""
     reconstruction_coef: float = 0.0
     """weight of the self-supervised loss of decoding the current image and tokens from the memory"""
     updates_per_chunk: int = 10
@@ -127,6 +130,8 @@ class RunConfig(ConfigRecord):
             raise ValueError(f"encoder must be one of {ENCODERS}, got {self.encoder!r}")
         if not len(self.conv_channels) == len(self.conv_kernels) == len(self.conv_strides):
             raise ValueError("conv_channels, conv_kernels and conv_strides need one entry per layer each")
+        if self.encoder == "resnet" and (self.conv_kernels, self.conv_strides) != (RunConfig.conv_kernels, RunConfig.conv_strides):
+            raise ValueError("conv_kernels and conv_strides set the 'conv' encoder; the 'resnet' encoder uses 3×3 convolutions and stride-2 pooling")
         self.check_ranges()
         if self.total_steps < self.steps_per_update:
             raise ValueError(f"total_steps ({self.total_steps}) is less than one update (num_envs * rollout_len = {self.steps_per_update})")

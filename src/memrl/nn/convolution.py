@@ -19,16 +19,28 @@ def same_padding(size: int, kernel: int, stride: int) -> tuple[int, int, int]:
     return out, total // 2, total - total // 2
 
 
-def patches(x, kernel: int, stride: int):
+def patches(x, kernel: int, stride: int, pad_value: float = 0.0):
     """[N, H, W, C] -> [N, H', W', kernel·kernel·C] SAME-padded patches, (row, col, channel) order."""
     (h_out, h_lo, h_hi), (w_out, w_lo, w_hi) = same_padding(x.shape[1], kernel, stride), same_padding(x.shape[2], kernel, stride)
-    x = jnp.pad(x, ((0, 0), (h_lo, h_hi), (w_lo, w_hi), (0, 0)))
+    x = jnp.pad(x, ((0, 0), (h_lo, h_hi), (w_lo, w_hi), (0, 0)), constant_values=pad_value)
     if kernel == stride:  # non-overlapping: a reshape
         n, c = x.shape[0], x.shape[-1]
         x = x.reshape(n, h_out, kernel, w_out, kernel, c).transpose(0, 1, 3, 2, 4, 5)
         return x.reshape(n, h_out, w_out, kernel * kernel * c)
     rows = [x[:, i : i + (h_out - 1) * stride + 1 : stride, j : j + (w_out - 1) * stride + 1 : stride] for i in range(kernel) for j in range(kernel)]
     return jnp.concatenate(rows, axis=-1)
+
+
+def max_pool(x, window: int, stride: int):
+    """``nn.max_pool(x, (w, w), (s, s), padding="SAME")``: padding never wins the max."""
+    p = patches(x, window, stride, pad_value=-jnp.inf)
+    return p.reshape(*p.shape[:-1], window * window, x.shape[-1]).max(axis=-2)
+
+
+def upsample(x, factor: int, size: tuple[int, int]):
+    """Nearest-neighbour upsampling by ``factor``, cropped to ``size`` (the transpose of a pooling)."""
+    x = jnp.repeat(jnp.repeat(x, factor, axis=1), factor, axis=2)
+    return x[:, : size[0], : size[1]]
 
 
 class PatchConv(nn.Module):
