@@ -30,3 +30,19 @@ def test_named_input_core_needs_a_goal():
     agent = ActorCritic(core=cores.make("epn", capacity=4, embed_dim=4, width=8), action_dims=(4,))
     with pytest.raises(ValueError, match="needs dict observations with a 'goal' part"):
         agent.init(jax.random.PRNGKey(0), agent.initialize_carry((2,)), jnp.ones((2, 3)), jnp.zeros((2, 1), jnp.int32), jnp.zeros(2), jnp.ones(2, bool))
+
+
+@pytest.mark.parametrize("core_name", ["gru", "epn"])
+def test_image_parts_share_one_cnn(core_name):
+    """Graph-nav views: the current view and the goal view go through the same CNN, for a plain core
+    and for EPN, which gets them as its observation and goal."""
+    core = cores.make(core_name, **({"hidden": 8} if core_name == "gru" else {"capacity": 4, "embed_dim": 4, "width": 8}))
+    agent = ActorCritic(core=core, action_dims=(4,), encoder="conv", conv_channels=(2, 4), conv_kernels=(3, 3), conv_strides=(2, 1), encoder_widths=(8,), head_widths=(8,))
+    view = jax.random.randint(jax.random.PRNGKey(1), (2, 8, 8, 3), 0, 256).astype(jnp.uint8)
+    inputs = (jnp.zeros((2, 1), jnp.int32), jnp.zeros(2), jnp.ones(2, bool))
+    params = agent.init(jax.random.PRNGKey(0), agent.initialize_carry((2,)), {"image": view, "goal": view[::-1]}, *inputs)
+    assert set(params["params"]["image_encoder"]) == {"conv_0", "conv_1"}
+    _, state = agent.apply(params, agent.initialize_carry((2,)), {"image": view, "goal": view}, *inputs, capture_intermediates=True, mutable=["intermediates"])
+    features = state["intermediates"]["image_encoder"]["__call__"]
+    assert len(features) == 2  # called once per image part; the same picture, the same features
+    np.testing.assert_array_equal(features[0], features[1])

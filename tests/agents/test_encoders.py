@@ -112,7 +112,7 @@ def test_without_reconstruct_the_loss_is_zero_and_no_decoder_exists(ballet_batch
 
 def test_conv_encoder_needs_an_image():
     agent = ActorCritic(core=cores.make("gru", hidden=4), action_dims=(2,), encoder="conv")
-    with pytest.raises(ValueError, match="needs dict observations with an 'image' part"):
+    with pytest.raises(ValueError, match=r"needs an image part \(\[height, width, channels\]\) in the observation; its parts are \['observation'\]"):
         agent.init(jax.random.PRNGKey(0), agent.initialize_carry((1,)), jnp.ones((1, 3)), jnp.zeros((1, 1), jnp.int32), jnp.zeros(1), jnp.ones(1, bool))
 
 

@@ -86,3 +86,48 @@ def test_too_few_labels_and_bad_params_are_rejected():
         envs.make("graph-nav/5", num_labels=8, bank_size=4).reset(jax.random.PRNGKey(0))
     with pytest.raises(TypeError, match="unknown graph-nav params"):
         envs.make("graph-nav/5", max_step=3)
+
+
+@pytest.fixture(scope="module")
+def image_env():
+    return envs.make("graph-nav/5", bank_size=8, observation="images")
+
+
+def test_views_tell_every_state_apart_and_change_between_episodes(image_env):
+    env = image_env
+    _, state = env.reset(jax.random.PRNGKey(0))
+    views = lambda st: np.asarray(jax.vmap(lambda s: env.view(st, s))(jnp.arange(int(env.bank.num_states[st.graph]))))  # noqa: E731
+    first = views(state)
+    assert first.shape[1:] == (16, 16, 3) and first.dtype == np.uint8
+    assert len({v.tobytes() for v in first}) == len(first)
+    _, other = env.reset(jax.random.PRNGKey(1))
+    recoloured = views(other._replace(graph=state.graph))  # the same graph in another episode
+    assert not np.any(np.all(first == recoloured, axis=(1, 2, 3)))
+
+
+def test_view_draws_the_faced_road_ahead_and_north_on_the_border():
+    """A + crossing facing east: roads up, down, left and right of the centre; north (the sun,
+    drawn over the road) on the left."""
+    from memrl.envs.street_views import ROAD, SUN, render_view
+
+    nodes, heading = jnp.zeros(4, jnp.int32), jnp.array([0.0, np.pi / 2, np.pi, -np.pi / 2])
+    view = np.asarray(render_view(0, nodes, heading, jnp.zeros((1, 3)), 9)) / 255
+    road, sun = np.all(np.isclose(view, ROAD, atol=0.01), -1), np.all(np.isclose(view, SUN, atol=0.01), -1)
+    assert road[:, 4].all() and road[4, 4:].all() and (road | sun)[4].all() and not road[0, 0]
+    assert sun[4, 0] and not sun[4, 8] and not sun[0, 4] and not sun[8, 4]
+
+
+def test_oracle_recognises_states_from_views(image_env):
+    from memrl.envs.graph_nav_policies import oracle
+    from memrl.envs.scripted_policy import episode_rewards
+
+    labels_env = envs.make("graph-nav/5", bank_size=8)
+    returns = [float(jax.jit(lambda k, e=e: episode_rewards(e, oracle(e), k, 8, 200))(jax.random.PRNGKey(0)).sum()) for e in (labels_env, image_env)]
+    assert returns[0] == returns[1] > 8 * 35, returns
+
+
+def test_bad_observation_settings_are_rejected():
+    with pytest.raises(ValueError, match="observation must be one of \\('labels', 'images'\\), got 'pixels'"):
+        envs.make("graph-nav/5", observation="pixels")
+    with pytest.raises(ValueError, match="image_size must be >= 8"):
+        envs.make("graph-nav/5", observation="images", image_size=4)

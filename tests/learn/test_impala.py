@@ -100,6 +100,18 @@ def test_htm_agent_on_ballet_trains_with_the_reconstruction_loss():
     assert np.all(np.isfinite(reconstruction)) and np.all(reconstruction > 0)
 
 
+def test_epn_on_graph_nav_views_trains_through_the_shared_cnn():
+    """EPN on procedural street views: both views through one CNN, the current one reconstructed."""
+    config = ImpalaConfig(
+        env="graph-nav/5", env_args={"observation": "images", "image_size": 8, "bank_size": 4}, core="epn",
+        core_args=dict(capacity=16, embed_dim=8, width=8, iterations=1), encoder="conv", conv_channels=(4, 4),
+        conv_kernels=(2, 3), conv_strides=(2, 1), head_widths=(16,), reconstruction_coef=1.0, num_envs=2, rollout_len=8, total_steps=32,
+    )
+    learner = Impala(config)
+    _, metrics = jax.jit(lambda r: learner.run(r, 2))(learner.init(jax.random.PRNGKey(0)))
+    assert np.all(np.asarray(metrics["reconstruction_loss"]) > 0) and np.all(np.isfinite(np.asarray(metrics["policy_loss"])))
+
+
 def test_lagged_run_resumes_from_its_checkpoint(tmp_path):
     """The behaviour parameters are part of the checkpoint: a resumed lagged run ends where an
     uninterrupted one does."""

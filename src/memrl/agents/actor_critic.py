@@ -3,14 +3,15 @@
 With ``feed_prev_action`` / ``feed_prev_reward`` the core input also holds the one-hot previous
 action and the previous reward (zeros at an episode start, so nothing leaks across episodes).
 Observations may be pytrees. With ``encoder="mlp"`` their leaves are flattened (token parts
-one-hot) and joined; with ``encoder="conv"`` (the HTM agent) the ``"image"`` part goes through a
-CNN and token parts through a word-embedding LSTM (``agents/encoders.py``) before the MLP. With
-``reconstruct``, ``unroll`` also returns the self-supervised loss of decoding the current image
-and tokens from the memory output.
+one-hot) and joined; with ``encoder="conv"`` or ``"resnet"`` (the HTM agent) the image parts
+(those with three trailing axes: height, width, channels) go through one shared CNN and token parts
+through a word-embedding LSTM (``agents/encoders.py``) before the MLP. With ``reconstruct``,
+``unroll`` also returns the self-supervised loss of decoding the current ``"image"`` and tokens
+from the memory output.
 
 A core with ``named_inputs`` (EPN) embeds its inputs itself: it gets
-``{"observation", "goal", "prev_action"}`` from a dict observation with a ``"goal"`` part, and the
-encoder is not used.
+``{"observation", "goal", "prev_action"}`` from a dict observation with a ``"goal"`` part, flattened,
+or, with an image encoder, with image parts through the shared CNN; the MLP encoder is not used.
 """
 
 from __future__ import annotations
@@ -79,40 +80,47 @@ class ActorCritic(nn.Module):
             if not isinstance(obs, dict) or "goal" not in obs:
                 raise ValueError(f"core {type(self.core).__name__} needs dict observations with a 'goal' part")
             rest = {k: v for k, v in obs.items() if k != "goal"}
-            return {
-                "observation": flatten_observation(rest, batch_ndim),
-                "goal": flatten_observation(obs["goal"], batch_ndim),
-                "prev_action": prev_action_one_hot,
-            }
-        parts = [MLP(self.encoder_widths, name="encoder")(self._encode(obs, batch_ndim))]
+            if self.encoder in IMAGE_ENCODERS:
+                image_encoder = self._image_encoder()
+                observation = self._encode(rest, batch_ndim, image_encoder)
+                goal = self._encode({"goal": obs["goal"]}, batch_ndim, image_encoder)
+            else:
+                observation, goal = flatten_observation(rest, batch_ndim), flatten_observation(obs["goal"], batch_ndim)
+            return {"observation": observation, "goal": goal, "prev_action": prev_action_one_hot}
+        image_encoder = self._image_encoder() if self.encoder in IMAGE_ENCODERS else None
+        parts = [MLP(self.encoder_widths, name="encoder")(self._encode(obs, batch_ndim, image_encoder))]
         if self.feed_prev_action:
             parts.append(prev_action_one_hot)
         if self.feed_prev_reward:
             parts.append(jnp.where(starts, 0.0, prev_reward[..., None]))
         return jnp.concatenate(parts, axis=-1)
 
-    def _split(self, obs):
-        """(image or None, {token part: tokens}, the other parts) of an observation."""
+    def _split(self, obs, batch_ndim):
+        """({image part: image}, {token part: tokens}, the other parts) of an observation; parts are
+        images when an image encoder is set and they have three trailing axes."""
         vocab = dict(self.token_vocab)
         parts = obs if isinstance(obs, dict) else {"observation": obs}
         tokens = {k: v for k, v in parts.items() if k in vocab}
-        image = parts.get("image") if self.encoder in IMAGE_ENCODERS else None
-        rest = {k: v for k, v in parts.items() if k not in vocab and not (image is not None and k == "image")}
-        return image, tokens, rest
+        images = {k: v for k, v in parts.items() if k not in vocab and self.encoder in IMAGE_ENCODERS and v.ndim == batch_ndim + 3}
+        rest = {k: v for k, v in parts.items() if k not in vocab and k not in images}
+        return images, tokens, rest
 
-    def _encode(self, obs, batch_ndim):
+    def _image_encoder(self) -> nn.Module:
+        """The CNN shared by every image part."""
+        if self.encoder == "resnet":
+            return ResNetEncoder(self.conv_channels, name="image_encoder")
+        return ConvEncoder(self.conv_channels, self.conv_kernels, self.conv_strides, name="image_encoder")
+
+    def _encode(self, obs, batch_ndim, image_encoder):
         if self.encoder not in ENCODERS:
             raise ValueError(f"encoder must be one of {ENCODERS}, got {self.encoder!r}")
         vocab = dict(self.token_vocab)
-        image, tokens, rest = self._split(obs)
-        if self.encoder in IMAGE_ENCODERS and image is None:
-            raise ValueError(f"encoder {self.encoder!r} needs dict observations with an 'image' part")
+        images, tokens, rest = self._split(obs, batch_ndim)
+        if self.encoder in IMAGE_ENCODERS and not images:
+            parts = list(obs) if isinstance(obs, dict) else ["observation"]
+            raise ValueError(f"encoder {self.encoder!r} needs an image part ([height, width, channels]) in the observation; its parts are {parts}")
         features = [flatten_observation(rest, batch_ndim)] if rest else []
-        if image is not None:
-            if self.encoder == "resnet":
-                features.append(ResNetEncoder(self.conv_channels, name="image_encoder")(image))
-            else:
-                features.append(ConvEncoder(self.conv_channels, self.conv_kernels, self.conv_strides, name="image_encoder")(image))
+        features += [image_encoder(image) for _, image in sorted(images.items())]
         for name, words in sorted(tokens.items()):
             words = as_token_sequence(words, batch_ndim)
             if self.encoder in IMAGE_ENCODERS:
@@ -123,9 +131,10 @@ class ActorCritic(nn.Module):
 
     def _reconstruction_loss(self, ys, obs, batch_ndim):
         """Per-step loss of decoding the current image and tokens from the memory output ``ys``."""
-        image, tokens, _ = self._split(obs)
+        images, tokens, _ = self._split(obs, batch_ndim)
         loss = jnp.zeros(ys.shape[:-1])
-        if image is not None:
+        if "image" in images:
+            image = images["image"]
             if self.encoder == "resnet":
                 decoder = ResNetDecoder(image.shape[batch_ndim:], self.conv_channels, name="image_decoder")
             else:

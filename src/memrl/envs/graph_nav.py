@@ -10,8 +10,11 @@ the agent starts from a new random state with a new goal; episodes last 200 step
 What differs: StreetLearn's city graphs and panoramas cannot be had here. Neighbourhoods are
 procedural street graphs (``street_graphs``) with the requested number of junctions, drawn from a
 bank of ``bank_size`` graphs made once per environment from ``bank_seed``, and the one-hot has
-``num_labels`` slots for every size (so an agent trained on 5 junctions runs on 7 and 9). There are
-no images. The 200-step limit is reported as ``truncated``.
+``num_labels`` slots for every size (so an agent trained on 5 junctions runs on 7 and 9). Instead
+of panoramas, ``observation="images"`` gives procedural views (``street_views``): ``{"image": view
+from the agent's state, "goal": view from the goal state}``, uint8 [image_size, image_size, 3], with
+junction colours drawn afresh each episode, so that convolutional encoders can be exercised. The
+200-step limit is reported as ``truncated``.
 """
 
 from __future__ import annotations
@@ -25,9 +28,11 @@ import jax.numpy as jnp
 from flax import struct
 
 from memrl.envs.base import Environment, random_other, register, replace_params
-from memrl.envs.street_graphs import graph_bank
+from memrl.envs.street_graphs import GraphBank, graph_bank
+from memrl.envs.street_views import render_view
 
 COLLECT = 3
+OBSERVATIONS = ("labels", "images")
 
 
 @struct.dataclass
@@ -38,9 +43,10 @@ class GraphNavParams:
 
 
 class GraphNavState(NamedTuple):
-    """Episode graph, label permutation, agent and goal states, step count."""
+    """Episode graph, label permutation, junction colours, agent and goal states, step count."""
     graph: jax.Array  # int32 index into the bank
     labels: jax.Array  # int32 [S_max]: observation label of each state
+    colours: jax.Array  # float32 [S_max, 3]: colour of each junction in the views (nodes <= states)
     position: jax.Array  # int32 state
     goal: jax.Array  # int32 state
     timestep: jax.Array
@@ -54,20 +60,26 @@ class GraphNav(Environment):
     bank_size: int = 512
     bank_seed: int = 0
     params: GraphNavParams = GraphNavParams()
+    observation: str = "labels"
+    image_size: int = 16
 
     def __post_init__(self):
         if self.junctions < 1:
             raise ValueError(f"junctions must be >= 1, got {self.junctions}")
         if self.bank_size < 1:
             raise ValueError(f"bank_size must be >= 1, got {self.bank_size}")
+        if self.observation not in OBSERVATIONS:
+            raise ValueError(f"observation must be one of {OBSERVATIONS}, got {self.observation!r}")
+        if self.image_size < 8:
+            raise ValueError(f"image_size must be >= 8 pixels, got {self.image_size}")
 
     @functools.cached_property
-    def bank(self):
-        """(transitions [G, S_max, 3], num_states [G]) as NumPy arrays (constants inside jit); built on first use."""
-        transitions, num_states = graph_bank(self.junctions, self.bank_size, self.bank_seed)
-        if transitions.shape[1] > self.num_labels:
-            raise ValueError(f"graphs with {self.junctions} junctions have up to {transitions.shape[1]} states; num_labels ({self.num_labels}) must be at least that")
-        return transitions, num_states
+    def bank(self) -> GraphBank:
+        """The episode graphs as NumPy arrays (constants inside jit); built on first use."""
+        bank = graph_bank(self.junctions, self.bank_size, self.bank_seed)
+        if bank.transitions.shape[1] > self.num_labels:
+            raise ValueError(f"graphs with {self.junctions} junctions have up to {bank.transitions.shape[1]} states; num_labels ({self.num_labels}) must be at least that")
+        return bank
 
     @property
     def default_params(self) -> GraphNavParams:
@@ -75,33 +87,48 @@ class GraphNav(Environment):
 
     @property
     def observation_shape(self):
+        if self.observation == "images":
+            view = (self.image_size, self.image_size, 3)
+            return {"goal": view, "image": view}
         return {"goal": (self.num_labels,), "position": (self.num_labels,)}
 
     @property
     def action_dims(self):
         return (4,)
 
+    @property
+    def position_part(self) -> str:
+        """The observation part that shows the agent's state ("position" or "image")."""
+        return "image" if self.observation == "images" else "position"
+
+    def view(self, state: GraphNavState, s: jax.Array) -> jax.Array:
+        """What state ``s`` looks like in this episode: the one-hot of its label, or its view."""
+        if self.observation == "images":
+            nodes, heading = jnp.asarray(self.bank.state_node)[state.graph], jnp.asarray(self.bank.heading)[state.graph]
+            return render_view(s, nodes, heading, state.colours, self.image_size)
+        return jax.nn.one_hot(state.labels[s], self.num_labels, dtype=jnp.float32)
+
     def observe(self, state: GraphNavState) -> dict:
-        """One-hots of the labels of the agent's state and of the goal state."""
-        one_hot = lambda s: jax.nn.one_hot(state.labels[s], self.num_labels, dtype=jnp.float32)  # noqa: E731
-        return {"goal": one_hot(state.goal), "position": one_hot(state.position)}
+        return {"goal": self.view(state, state.goal), self.position_part: self.view(state, state.position)}
 
     def neighbors(self, graph: jax.Array) -> jax.Array:
         """[S_max, 3] next state for Forward, Left, Right (-1 past the graph's states)."""
-        return jnp.asarray(self.bank[0])[graph]
+        return jnp.asarray(self.bank.transitions)[graph]
 
     def _start_and_goal(self, key, graph):
-        n = jnp.asarray(self.bank[1])[graph]
+        n = jnp.asarray(self.bank.num_states)[graph]
         start_key, goal_key = jax.random.split(key)
         start = jax.random.randint(start_key, (), 0, n)
         return start, random_other(goal_key, start, n)
 
     def reset_env(self, key, params):
-        graph_key, label_key, place_key = jax.random.split(key, 3)
+        graph_key, label_key, place_key, colour_key = jax.random.split(key, 4)
         graph = jax.random.randint(graph_key, (), 0, self.bank_size)
-        labels = jax.random.permutation(label_key, self.num_labels)[: self.bank[0].shape[1]].astype(jnp.int32)
+        max_states = self.bank.transitions.shape[1]
+        labels = jax.random.permutation(label_key, self.num_labels)[:max_states].astype(jnp.int32)
+        colours = jax.random.uniform(colour_key, (max_states, 3))
         start, goal = self._start_and_goal(place_key, graph)
-        state = GraphNavState(graph, labels, start, goal, jnp.int32(0))
+        state = GraphNavState(graph, labels, colours, start, goal, jnp.int32(0))
         return self.observe(state), state
 
     def step_env(self, key, state, action, params):
@@ -117,9 +144,10 @@ class GraphNav(Environment):
         return self.observe(state), state, reward, jnp.bool_(False), timestep >= params.max_steps, {}
 
 
-def make_graph_nav(junctions: int, num_labels: int = 64, bank_size: int = 512, bank_seed: int = 0, **params) -> GraphNav:
+def make_graph_nav(junctions: int, num_labels: int = 64, bank_size: int = 512, bank_seed: int = 0, observation: str = "labels", image_size: int = 16, **params) -> GraphNav:
     """``graph-nav/N`` with its shape settings and numeric params optionally overridden."""
-    return GraphNav(junctions, num_labels, bank_size, bank_seed, replace_params(GraphNavParams(), "graph-nav", **params))
+    params = replace_params(GraphNavParams(), "graph-nav", **params)
+    return GraphNav(junctions, num_labels, bank_size, bank_seed, params, observation, image_size)
 
 
 for _junctions in (5, 7, 9):

@@ -11,13 +11,15 @@ loops back to its own junction are redrawn.
 The navigation state is a directed edge: the agent stands at a node facing one of its roads.
 ``StateGraph`` holds, per state, the state reached by Forward (drive along the road, then face the
 road that continues straightest; turn back only at a dead end), Left and Right (turn on the spot to
-the next road counterclockwise / clockwise by bearing).
+the next road counterclockwise / clockwise by bearing), and the bearing the agent faces (for the
+procedural views of ``street_views``).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import functools
+from typing import NamedTuple
 
 import numpy as np
 
@@ -30,7 +32,16 @@ class StateGraph:
     """A street graph as its navigation states (directed edges) and their transitions."""
     transitions: np.ndarray  # int32 [S, 3]: next state for Forward, Left, Right
     state_node: np.ndarray  # int32 [S]: the node the agent stands at
+    heading: np.ndarray  # float32 [S]: bearing of the road the agent faces (radians counterclockwise from east)
     num_nodes: int
+
+
+class GraphBank(NamedTuple):
+    """Graphs padded to one number of states S_max (transitions and nodes -1, headings 0 past a graph's states)."""
+    transitions: np.ndarray  # int32 [G, S_max, 3]
+    num_states: np.ndarray  # int32 [G]
+    state_node: np.ndarray  # int32 [G, S_max]
+    heading: np.ndarray  # float32 [G, S_max]
 
 
 def _contract(edges: set[tuple[tuple[int, int], tuple[int, int]]]):
@@ -128,16 +139,21 @@ def _state_graph(kept, roads, offsets) -> StateGraph:
         travel = back[0] + np.pi  # direction of travel when arriving
         turn = [abs((e[0] - travel + np.pi) % (2 * np.pi) - np.pi) for e in arrival]
         transitions[s, FORWARD] = slot_of[(to, arrival[int(np.argmin(turn))][2])]
-    return StateGraph(transitions, np.array([n for n, _ in states], np.int32), len(kept))
+    heading = np.array([exits[node][slot][0] for node, slot in states], np.float32)
+    return StateGraph(transitions, np.array([n for n, _ in states], np.int32), heading, len(kept))
 
 
 @functools.lru_cache(maxsize=16)
-def graph_bank(junctions: int, size: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """``size`` graphs padded to one shape: (transitions [G, S_max, 3] with -1 padding, num_states [G])."""
+def graph_bank(junctions: int, size: int, seed: int) -> GraphBank:
+    """``size`` graphs with ``junctions`` junctions grown from ``seed``, padded to one shape."""
     rng = np.random.default_rng(seed)
     graphs = [grow_street_graph(rng, junctions) for _ in range(size)]
     max_states = max(len(g.transitions) for g in graphs)
     transitions = np.full((size, max_states, 3), -1, np.int32)
+    state_node = np.full((size, max_states), -1, np.int32)
+    heading = np.zeros((size, max_states), np.float32)
     for i, g in enumerate(graphs):
         transitions[i, : len(g.transitions)] = g.transitions
-    return transitions, np.array([len(g.transitions) for g in graphs], np.int32)
+        state_node[i, : len(g.transitions)] = g.state_node
+        heading[i, : len(g.transitions)] = g.heading
+    return GraphBank(transitions, np.array([len(g.transitions) for g in graphs], np.int32), state_node, heading)
