@@ -24,6 +24,16 @@ def test_expectation_checks():
     assert e.check(10.4) and not e.check(10.5) and not e.check(None)
 
 
+def test_expectation_reads_the_final_return_or_an_evaluated_value():
+    summaries = {"pvm/htm": {"final_return_mean": 10.6}}
+    evaluation = {"choices": {"pvm/htm": {"fraction_correct": 0.16, "episodes": 32}}}
+    on_choice = Expectation("pvm/htm", ">=", 0.9, "", evaluated=("choices", "pvm/htm", "fraction_correct"))
+    assert Expectation("pvm/htm", ">=", 9.0, "").value(summaries, evaluation) == 10.6
+    assert on_choice.value(summaries, evaluation) == 0.16 and not on_choice.check(0.16)
+    assert on_choice.measure == "choices/pvm/htm/fraction_correct"
+    assert on_choice.value(summaries, None) is None and on_choice.value(summaries, {"choices": {}}) is None
+
+
 @pytest.mark.slow
 def test_reproduce_writes_table_figure_and_checks(tmp_path, capsys):
     from memrl.experiments.runner import reproduce

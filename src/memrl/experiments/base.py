@@ -19,15 +19,30 @@ _OPS = {">=": operator.ge, "<=": operator.le}
 
 @dataclasses.dataclass(frozen=True)
 class Expectation:
-    """``run``'s mean final return (over seeds) must be ``op`` ``threshold``."""
+    """``run``'s mean final return (over seeds), or with ``evaluated`` the value at that path of the
+    experiment's evaluation results, must be ``op`` ``threshold``."""
 
     run: str
     op: str
     threshold: float
     why: str
+    evaluated: tuple[str, ...] = ()
 
-    def check(self, final_return: float | None) -> bool:
-        return final_return is not None and _OPS[self.op](final_return, self.threshold)
+    @property
+    def measure(self) -> str:
+        return "/".join(self.evaluated) if self.evaluated else "final return"
+
+    def value(self, summaries: dict, evaluation: dict | None) -> float | None:
+        """The checked value from the runs' summaries and the evaluation results (None if absent)."""
+        if not self.evaluated:
+            return summaries[self.run]["final_return_mean"]
+        value = evaluation or {}
+        for key in self.evaluated:
+            value = value.get(key, {}) if isinstance(value, dict) else {}
+        return value if isinstance(value, (int, float)) else None
+
+    def check(self, value: float | None) -> bool:
+        return value is not None and _OPS[self.op](value, self.threshold)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -54,13 +54,6 @@ def reproduce(experiment: Experiment, out: Path, workers: int | None = None) -> 
         table.add_row(panel, label, f"{summary['env_steps_per_seed']:,}", "-" if mean is None else f"{mean:.2f} ± {summary['final_return_std']:.2f}", per_seed)
     console.print(table)
 
-    checks = []
-    for e in experiment.expectations:
-        value = summaries[e.run]["final_return_mean"]
-        ok = e.check(value)
-        checks.append({"run": e.run, "op": e.op, "threshold": e.threshold, "value": value, "passed": ok, "why": e.why})
-        console.print(f"{'[green]PASS' if ok else '[red]FAIL'}[/] {e.run}: {value if value is None else round(value, 3)} {e.op} {e.threshold}  ({e.why})")
-
     figure = save_curves(
         out / "curves.png",
         {panel: {run.split("/", 1)[1]: folders[run] for run in runs} for panel, runs in experiment.panels().items()},
@@ -69,10 +62,15 @@ def reproduce(experiment: Experiment, out: Path, workers: int | None = None) -> 
     results = {
         "experiment": experiment.name, "version": experiment.version, "wall_time_s": wall,
         "backend": jax.default_backend(), "cpu_cores": len(os.sched_getaffinity(0)),
-        "summaries": summaries, "checks": checks, "figure": str(figure),
+        "summaries": summaries, "checks": [], "figure": str(figure),
     }
     if experiment.evaluation is not None:
         results["evaluation"] = experiment.evaluation(folders, out)
+    for e in experiment.expectations:
+        value = e.value(summaries, results.get("evaluation"))
+        ok = e.check(value)
+        results["checks"].append({"run": e.run, "measure": e.measure, "op": e.op, "threshold": e.threshold, "value": value, "passed": ok, "why": e.why})
+        console.print(f"{'[green]PASS' if ok else '[red]FAIL'}[/] {e.run} {e.measure}: {value if value is None else round(value, 3)} {e.op} {e.threshold}  ({e.why})")
     (out / "results.json").write_text(json.dumps(results, indent=2))
     console.print(f"figure: {figure}\nresults: {out / 'results.json'} (wall time {wall / 60:.1f} min)")
     return results
