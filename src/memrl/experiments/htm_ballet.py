@@ -64,7 +64,7 @@ def preset_runs(preset: str) -> dict[str, ImpalaConfig]:
     }
 
 
-def evaluate_levels(folders: dict, out: Path, steps: int = 1100) -> dict:
+def evaluate_levels(folders: dict, out: Path, steps: int = 1100, levels: tuple[str, ...] = TEST_LEVELS) -> dict:
     """Fraction of episodes ending on the right dancer, per final agent and test level."""
     from rich.table import Table
 
@@ -76,17 +76,17 @@ def evaluate_levels(folders: dict, out: Path, steps: int = 1100) -> dict:
     for run, folder in folders.items():
         config, params = folder.load_config(), final_params(folder)
         rows[run] = {}
-        for level in TEST_LEVELS:
+        for level in levels:
             per_seed = agent_episode_returns(config, params, key, steps, env=f"ballet/{level}")
             returns = np.concatenate(per_seed) if per_seed else np.zeros(0)
             if returns.size:
                 rows[run][level] = {"correct": float(returns.mean()), "episodes": int(returns.size)}
     table = Table(title="fraction correct per test level (chance: 1 / dancers)")
     table.add_column("trained on / core")
-    for level in TEST_LEVELS:
+    for level in levels:
         table.add_column(level)
     for run, by_level in rows.items():
-        table.add_row(run, *[f"{by_level[lv]['correct']:.2f} ({by_level[lv]['episodes']})" if lv in by_level else "-" for lv in TEST_LEVELS])
+        table.add_row(run, *[f"{by_level[lv]['correct']:.2f} ({by_level[lv]['episodes']})" if lv in by_level else "-" for lv in levels])
     console.print(table)
     return {"fraction_correct": rows}
 
