@@ -30,21 +30,28 @@ def as_unit_image(image: jax.Array) -> jax.Array:
     return image.astype(jnp.float32) / 255.0 if image.dtype == jnp.uint8 else image.astype(jnp.float32)
 
 
+def as_image_batch(image: jax.Array) -> tuple[jax.Array, tuple[int, ...]]:
+    """(images [N, H, W, C] in [0, 1], the leading batch shape that was flattened into N)."""
+    x = as_unit_image(image)
+    return x.reshape((-1,) + x.shape[-3:]), x.shape[:-3]
+
+
 def as_token_sequence(tokens: jax.Array, batch_ndim: int) -> jax.Array:
     """[..., L] int tokens: a single token per step becomes a sequence of one."""
     return tokens[..., None] if tokens.ndim == batch_ndim else tokens
 
 
 class ConvEncoder(nn.Module):
+    """ReLU convolutions (SAME padding) of the given channels, kernels and strides, flattened; the
+    HTM agent's defaults are the paper's (16, 32, 32) / (9, 3, 3) / (9, 1, 1)."""
+
     channels: Sequence[int] = (16, 32, 32)
     kernels: Sequence[int] = (9, 3, 3)
     strides: Sequence[int] = (9, 1, 1)
 
     @nn.compact
     def __call__(self, image):
-        x = as_unit_image(image)
-        batch = x.shape[:-3]
-        x = x.reshape((-1,) + x.shape[-3:])
+        x, batch = as_image_batch(image)
         for i, (c, k, s) in enumerate(zip(self.channels, self.kernels, self.strides)):
             x = nn.relu(PatchConv(c, k, s, name=f"conv_{i}")(x))
         return x.reshape(batch + (-1,))
@@ -88,13 +95,14 @@ class ResidualBlock(nn.Module):
 
 
 class ResNetEncoder(nn.Module):
+    """The IMPALA ResNet: per stack a 3×3 convolution, a 3×3 stride-2 max-pool and two residual
+    blocks; ReLU and flatten at the end."""
+
     channels: Sequence[int] = (16, 32, 32)
 
     @nn.compact
     def __call__(self, image):
-        x = as_unit_image(image)
-        batch = x.shape[:-3]
-        x = x.reshape((-1,) + x.shape[-3:])
+        x, batch = as_image_batch(image)
         for i, c in enumerate(self.channels):
             x = max_pool(PatchConv(c, 3, name=f"conv_{i}")(x), 3, 2)
             x = ResidualBlock(name=f"residual_{i}_0")(x)

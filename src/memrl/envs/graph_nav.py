@@ -122,7 +122,8 @@ class GraphNav(Environment):
         return start, random_other(goal_key, start, n)
 
     def reset_env(self, key, params):
-        graph_key, label_key, place_key, colour_key = jax.random.split(key, 4)
+        graph_key, label_key, place_key = jax.random.split(key, 3)
+        colour_key = jax.random.fold_in(key, 3)  # apart from the split, so labelled episodes are as before views existed
         graph = jax.random.randint(graph_key, (), 0, self.bank_size)
         max_states = self.bank.transitions.shape[1]
         labels = jax.random.permutation(label_key, self.num_labels)[:max_states].astype(jnp.int32)

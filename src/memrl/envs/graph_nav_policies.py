@@ -20,7 +20,8 @@ def oracle(env: GraphNav) -> ScriptedPolicy:
         return {"views": views, "neighbors": env.neighbors(state.graph)}
 
     def act(key, obs, memory):
-        state_of = lambda seen: jnp.argmax(jnp.all(memory["views"] == seen, axis=tuple(range(1, seen.ndim + 1))))  # noqa: E731
+        views = memory["views"].reshape(memory["views"].shape[0], -1)
+        state_of = lambda seen: jnp.argmax(jnp.all(views == seen.reshape(-1), axis=-1))  # noqa: E731
         here, goal = state_of(obs[env.position_part]), state_of(obs["goal"])
         step = breadth_first(memory["neighbors"], here).first_action[goal]
         return jnp.where(here == goal, COLLECT, step)[None].astype(jnp.int32), memory

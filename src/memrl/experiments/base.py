@@ -36,10 +36,12 @@ class Expectation:
         """The checked value from the runs' summaries and the evaluation results (None if absent)."""
         if not self.evaluated:
             return summaries[self.run]["final_return_mean"]
-        value = evaluation or {}
+        value = evaluation
         for key in self.evaluated:
-            value = value.get(key, {}) if isinstance(value, dict) else {}
-        return value if isinstance(value, (int, float)) else None
+            if not isinstance(value, dict) or key not in value:
+                return None
+            value = value[key]
+        return value
 
     def check(self, value: float | None) -> bool:
         return value is not None and _OPS[self.op](value, self.threshold)
