@@ -24,10 +24,10 @@ CELLS = dict(conv_kernels=(1, 3, 3), conv_strides=(1, 1, 1))
 def test_conv_encoder_grid_and_decoder_shape(shape, kernels, strides):
     image = jnp.zeros((2, *shape), jnp.uint8)
     encoder = ConvEncoder((4, 8, 8), kernels, strides)
-    features, _ = encoder.init_with_output(jax.random.PRNGKey(0), image)
+    features, _ = jax.jit(encoder.init_with_output)(jax.random.PRNGKey(0), image)
     assert features.shape == (2, 11 * 11 * 8)  # the Ballet frame becomes the 11×11 cell grid
     decoder = ImageDecoder(shape, (4, 8, 8), kernels, strides)
-    logits, _ = decoder.init_with_output(jax.random.PRNGKey(0), jnp.zeros((2, 5)))
+    logits, _ = jax.jit(decoder.init_with_output)(jax.random.PRNGKey(0), jnp.zeros((2, 5)))
     assert logits.shape == (2, *shape)
 
 
@@ -70,17 +70,18 @@ def test_conv_agent_step_equals_unroll_and_reconstruction_learns(ballet_batch):
     prev_action, prev_reward = jnp.zeros((T, B, 1), jnp.int32), jnp.zeros((T, B))
     resets = jnp.zeros((T, B), bool).at[0].set(True)
     carry = agent.initialize_carry((B,))
-    params = agent.init(jax.random.PRNGKey(0), carry, obs, prev_action, prev_reward, resets, method=agent.unroll)
+    params = jax.jit(lambda k: agent.init(k, carry, obs, prev_action, prev_reward, resets, method=agent.unroll))(jax.random.PRNGKey(0))
     assert {"image_decoder", "language_decoder", "image_encoder", "language_encoder"} <= set(params["params"])
 
     def unroll(p):
         return agent.apply(p, carry, obs, prev_action, prev_reward, resets, method=agent.unroll)[1]
 
-    logits, values, reconstruction = unroll(params)
+    logits, values, reconstruction = jax.jit(unroll)(params)
+    step = jax.jit(agent.apply)  # compiled once: eager dispatch of the conv agent's many ops is slow
     stepped = carry
     for t in range(T):
         step_obs = jax.tree.map(lambda x: x[t], obs)
-        stepped, (step_logits, step_value) = agent.apply(params, stepped, step_obs, prev_action[t], prev_reward[t], resets[t])
+        stepped, (step_logits, step_value) = step(params, stepped, step_obs, prev_action[t], prev_reward[t], resets[t])
         np.testing.assert_allclose(step_logits, logits[t], atol=1e-5)
         np.testing.assert_allclose(step_value, values[t], atol=1e-5)
 
@@ -96,7 +97,7 @@ def test_conv_agent_step_equals_unroll_and_reconstruction_learns(ballet_batch):
 
         return jax.lax.scan(sgd, (params, optimizer.init(params)), None, 60)[0][0]
 
-    before, after = float(reconstruction.mean()), float(unroll(train(params))[2].mean())
+    before, after = float(reconstruction.mean()), float(jax.jit(unroll)(train(params))[2].mean())
     assert after < 0.5 * before, (before, after)
 
 
@@ -120,10 +121,10 @@ def test_conv_encoder_needs_an_image():
 def test_resnet_encoder_grid_and_decoder_shape(shape, grid):
     """Three stride-2 poolings: 99 -> 50 -> 25 -> 13 and 11 -> 6 -> 3 -> 2; the decoder comes back."""
     image = jax.random.randint(jax.random.PRNGKey(0), (2, *shape), 0, 256).astype(jnp.uint8)
-    features, params = ResNetEncoder((4, 8, 8)).init_with_output(jax.random.PRNGKey(0), image)
+    features, params = jax.jit(ResNetEncoder((4, 8, 8)).init_with_output)(jax.random.PRNGKey(0), image)
     assert features.shape == (2, grid * grid * 8) and np.all(features >= 0)
     assert len(params["params"]) == 9  # per stack: a conv and two residual blocks
-    logits, _ = ResNetDecoder(shape, (4, 8, 8)).init_with_output(jax.random.PRNGKey(0), features)
+    logits, _ = jax.jit(ResNetDecoder(shape, (4, 8, 8)).init_with_output)(jax.random.PRNGKey(0), features)
     assert logits.shape == (2, *shape)
 
 
@@ -135,8 +136,8 @@ def test_resnet_agent_encodes_and_reconstructs(ballet_batch):
     )
     T, B = obs["language"].shape
     inputs = (obs, jnp.zeros((T, B, 1), jnp.int32), jnp.zeros((T, B)), jnp.zeros((T, B), bool).at[0].set(True))
-    params = agent.init(jax.random.PRNGKey(0), agent.initialize_carry((B,)), *inputs, method=agent.unroll)
+    params = jax.jit(lambda k: agent.init(k, agent.initialize_carry((B,)), *inputs, method=agent.unroll))(jax.random.PRNGKey(0))
     assert set(params["params"]["image_encoder"]) == {"conv_0", "conv_1", "conv_2"} | {f"residual_{i}_{j}" for i in range(3) for j in range(2)}
-    grads = jax.grad(lambda p: agent.apply(p, agent.initialize_carry((B,)), *inputs, method=agent.unroll)[1][2].mean())(params)
+    grads = jax.jit(jax.grad(lambda p: agent.apply(p, agent.initialize_carry((B,)), *inputs, method=agent.unroll)[1][2].mean()))(params)
     assert all(np.isfinite(g).all() for g in jax.tree.leaves(grads))
     assert float(optax.tree.norm(grads["params"]["image_encoder"])) > 0

@@ -12,8 +12,8 @@ def test_torus_distance_is_the_bfs_distance():
     env = envs.make("memory-planning/4x4")
     neighbors = torus_neighbors(env)
     xy = env.xy(jnp.arange(16))
-    for source in range(16):
-        np.testing.assert_array_equal(torus_distance(xy[source], xy, 4), breadth_first(neighbors, source).distance)
+    bfs = jax.jit(jax.vmap(lambda source: breadth_first(neighbors, source).distance))(jnp.arange(16))
+    np.testing.assert_array_equal(torus_distance(xy[:, None], xy[None], 4), bfs)
 
 
 def test_decoder_separates_separable_classes():
@@ -27,7 +27,7 @@ def test_decoder_separates_separable_classes():
 def test_probe_dataset_gives_planner_outputs_and_true_distances():
     core = cores.make("epn", capacity=70, embed_dim=4, width=8)
     x = {"observation": jnp.zeros((1, 16)), "goal": jnp.zeros((1, 16)), "prev_action": jnp.zeros((1, 5))}
-    params = core.init(jax.random.PRNGKey(0), core.initialize_carry(None, (1,)), x, jnp.ones(1, bool))
+    params = jax.jit(core.init)(jax.random.PRNGKey(0), core.initialize_carry(None, (1,)), x, jnp.ones(1, bool))
     outputs, distances = probe_dataset(core, params, jax.random.PRNGKey(1), maps=3, queries=5)
     assert outputs.shape == (15, 8) and np.all(np.isfinite(outputs))
     assert distances.shape == (15,) and distances.min() >= 0 and distances.max() <= 4

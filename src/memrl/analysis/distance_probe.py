@@ -52,7 +52,7 @@ def probe_dataset(core: cores.MemoryCore, params, key, maps: int, queries: int, 
         )
         return outputs, torus_distance(xy[starts], xy[goals], maze_size)
 
-    outputs, distances = jax.vmap(one_map)(jax.random.split(key, maps))
+    outputs, distances = jax.jit(jax.vmap(one_map))(jax.random.split(key, maps))
     return outputs.reshape(-1, outputs.shape[-1]), distances.reshape(-1)
 
 

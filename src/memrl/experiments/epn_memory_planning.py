@@ -36,7 +36,7 @@ RUNS = {
     "4x4/lstm": ImpalaConfig(core="lstm", core_args={"hidden": 256}, encoder_widths=(64,), feed_prev_action=True, **COMMON),
 }
 # measured with memrl.envs.memory_planning_policies over 4000 episodes (docs/results.md)
-REFERENCE_RETURNS = {"oracle": 31.56, "explorer": 28.88, "within_trial_explorer": 10.83}
+REFERENCE_RETURNS = {"oracle": 31.56, "explorer": 28.88, "within_trial_explorer": 10.83, "random_walk": 5.13}
 
 
 def scripted_episodes(name: str, episodes: int, key) -> np.ndarray:
