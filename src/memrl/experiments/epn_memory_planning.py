@@ -4,8 +4,8 @@ Finding: EPN approaches the shortest-path optimum (the full-map oracle) within a
 an LSTM, which reaches at best the within-trial optimum (an agent that plans only from what it has
 seen since the last goal); the N×k planner recovers about 92% of the all-to-all one.
 
-The default budget (800k environment steps per run, 3 seeds of 3 models) fits in under two hours on
-2 CPU cores; the paper trained for orders of magnitude more, so the docs report the level reached
+The default budget (800k environment steps per run, 3 seeds of 3 models) took 103 minutes on 2 CPU
+cores; the paper trained for orders of magnitude more, so the docs report the level reached
 at each budget measured (``memrl reproduce epn-memory-planning --total-steps N``).
 """
 
