@@ -105,10 +105,13 @@ def test_bad_config_values_say_what_is_allowed(overrides, message):
 
 
 @pytest.mark.slow
-def test_multi_seed_path_finishes(tmp_path):
+def test_multi_seed_path_finishes(tmp_path, monkeypatch):
     """Two seeds on the CPU run as two pinned processes and both finish (DESIGN.md: in-process
-    vmap over seeds deadlocked on 2-core machines)."""
+    vmap over seeds deadlocked on 2-core machines); the workers write their compiled programs to
+    the disk cache that later jobs of the run load."""
     from memrl.experiments.runner import train_folders
+
+    monkeypatch.setenv("JAX_COMPILATION_CACHE_DIR", str(tmp_path / "xla"))
 
     folder = RunFolder(tmp_path / "seeds")
     config = tiny(total_steps=16 * 24 * 2, seeds=2)
@@ -118,6 +121,7 @@ def test_multi_seed_path_finishes(tmp_path):
         assert [r["env_steps"] for r in folder.read_metrics(seed)] == [384, 768]
     losses = [folder.read_metrics(s)[0]["policy_loss"] for s in (0, 1)]
     assert losses[0] != losses[1]
+    assert any((tmp_path / "xla").iterdir())
 
 
 def test_amrl_reference_config_is_the_papers_batching():

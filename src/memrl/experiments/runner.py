@@ -26,8 +26,9 @@ def train_folders(folders: list[RunFolder], workers: int | None = None) -> float
     """Train every seed of every folder (already prepared); returns the wall time in seconds."""
     on_cpu = jax.default_backend() == "cpu"
     configs = [f.load_config() for f in folders]
-    jobs = jobs_for([f.path for f in folders], configs, on_cpu)
-    workers = min(workers or default_workers(), len(jobs))
+    workers = workers or default_workers()
+    jobs = jobs_for([f.path for f in folders], configs, on_cpu, workers)
+    workers = min(workers, len(jobs))
     start = time.time()
     with TrainingProgress(folders) as progress:
         run_jobs(jobs, workers, pin=on_cpu, on_progress=progress.update)

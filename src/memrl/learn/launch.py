@@ -78,13 +78,17 @@ def train_seeds(config: RunConfig, folder: RunFolder, seeds: Sequence[int], on_c
             on_chunk(done * config.steps_per_update)
 
 
-def jobs_for(run_dirs: Sequence[Path], configs: Sequence[RunConfig], on_cpu: bool) -> list[Job]:
+def jobs_for(run_dirs: Sequence[Path], configs: Sequence[RunConfig], on_cpu: bool, workers: int = 1) -> list[Job]:
+    """On a GPU one job per run (its seeds vmapped). On a CPU one job per seed, ordered so that the
+    first seeds of ``workers`` runs start together and their other seeds follow: a run's later seeds
+    then load its program from the compilation cache instead of compiling it alongside seed one."""
+    if not on_cpu:
+        return [Job(Path(run_dir), tuple(config.seed_list())) for run_dir, config in zip(run_dirs, configs)]
+    runs = [[Job(Path(run_dir), (seed,)) for seed in config.seed_list()] for run_dir, config in zip(run_dirs, configs)]
     jobs = []
-    for run_dir, config in zip(run_dirs, configs):
-        if on_cpu:
-            jobs += [Job(Path(run_dir), (seed,)) for seed in config.seed_list()]
-        else:
-            jobs.append(Job(Path(run_dir), tuple(config.seed_list())))
+    for group in range(0, len(runs), workers):
+        seeds = runs[group : group + workers]
+        jobs += [run[0] for run in seeds] + [job for run in seeds for job in run[1:]]
     return jobs
 
 
