@@ -29,6 +29,17 @@ def torus_distance(a_xy: jax.Array, b_xy: jax.Array, n: int) -> jax.Array:
     return jnp.sum(jnp.minimum(d, n - d), -1)
 
 
+def distance_classes(maze_size: int) -> int:
+    """Number of distances on an n×n torus: 0 .. 2·⌊n/2⌋."""
+    return 2 * (maze_size // 2) + 1
+
+
+def accuracy_per_class(predicted, labels, classes: int) -> np.ndarray:
+    """Fraction of each true class predicted right (NaN for a class that does not occur)."""
+    predicted, labels = np.asarray(predicted), np.asarray(labels)
+    return np.array([np.mean(predicted[labels == c] == c) if np.any(labels == c) else np.nan for c in range(classes)])
+
+
 def probe_dataset(core: cores.MemoryCore, params, key, maps: int, queries: int, maze_size: int = 4):
     """(planner outputs [maps · queries, width], true distances [maps · queries]) for fresh maps."""
     env = envs.make(f"memory-planning/{maze_size}x{maze_size}")
@@ -74,15 +85,13 @@ def decoding_accuracy(train, test, classes: int, steps: int = 500, lr: float = 1
         return (optax.apply_updates(p, updates), state), None
 
     (params, _), _ = jax.lax.scan(sgd, (params, optimizer.init(params)), None, steps)
-    predicted = np.asarray(jnp.argmax(x_test @ params["w"] + params["b"], -1))
-    y_test = np.asarray(y_test)
-    return np.array([np.mean(predicted[y_test == c] == c) if np.any(y_test == c) else np.nan for c in range(classes)])
+    return accuracy_per_class(jnp.argmax(x_test @ params["w"] + params["b"], -1), y_test, classes)
 
 
 def distance_probe(core: cores.MemoryCore, params, max_iterations: int = 6, maps: int = 64, queries: int = 64, seed: int = 0) -> dict[int, np.ndarray]:
     """Iterations i -> decoding accuracy per true distance 0 .. 4 (held-out maps)."""
     train_key, test_key = jax.random.split(jax.random.PRNGKey(seed))
-    classes = 5  # distances on the 4×4 torus: 0 .. 4
+    classes = distance_classes(4)
     results = {}
     for iterations in range(1, max_iterations + 1):
         planner = dataclasses.replace(core, iterations=iterations)

@@ -1,0 +1,150 @@
+"""Can the EPN planner compute shortest-path distances? A supervised check of the architecture.
+
+Not an analysis from the paper. The paper's agents learn to plan from reward alone (Ritter et al.
+2021, Sec. 5); at memrl's CPU budgets none does (docs/results.md), which leaves open whether the
+planner could. This trains a fresh planner end to end, with a linear decoder on its output, to
+classify the distance from a random state to a random goal of a fresh n×n Memory&Planning map whose
+every transition is in memory (the memory of the distance probe,
+:func:`memrl.analysis.distance_probe.probe_dataset`), by cross-entropy
+
+    L = −log softmax(W · plan_i(memory, state, goal) + b)[d(state, goal)].
+
+Labels are permuted per map, so distances beyond 1 can only be read off the memory by chaining
+transitions: accuracy per true distance on held-out maps shows how far the planner propagates, and
+running the trained planner with other iteration counts shows whether the computation extends
+with thinking time (the paper's Fig. 4c-d, on a planner trained for it).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Literal
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+import tyro
+
+from memrl import cores
+from memrl.analysis.distance_probe import accuracy_per_class, distance_classes, probe_dataset
+
+
+def init_planner(core: cores.MemoryCore, key, maze_size: int):
+    """(core params, linear decoder params) for one-hot n²-label observations."""
+    labels = maze_size * maze_size
+    x = {"observation": jnp.zeros((1, labels)), "goal": jnp.zeros((1, labels)), "prev_action": jnp.zeros((1, 5))}
+    core_key, decoder_key = jax.random.split(key)
+    core_params = core.init(core_key, core.initialize_carry(None, (1,)), x, jnp.ones(1, bool))
+    classes = distance_classes(maze_size)
+    decoder = {"w": jax.random.normal(decoder_key, (core.width, classes)) / np.sqrt(core.width), "b": jnp.zeros(classes)}
+    return core_params, decoder
+
+
+def train_planner_on_distances(core, key, maze_size: int = 4, steps: int = 2000, maps: int = 16, queries: int = 16, lr: float = 1e-3, chunk: int = 100):
+    """Train planner and decoder; returns (core params, decoder, mean loss per ``chunk`` steps)."""
+    if steps % chunk:
+        raise ValueError(f"steps ({steps}) must be a multiple of chunk ({chunk})")
+    init_key, data_key = jax.random.split(key)
+    params = init_planner(core, init_key, maze_size)
+    optimizer = optax.adam(lr)
+
+    def loss(params, key):
+        core_params, decoder = params
+        outputs, distances = probe_dataset(core, core_params, key, maps, queries, maze_size)
+        logits = outputs @ decoder["w"] + decoder["b"]
+        return optax.softmax_cross_entropy_with_integer_labels(logits, distances).mean()
+
+    def update(carry, key):
+        params, state = carry
+        value, grads = jax.value_and_grad(loss)(params, key)
+        updates, state = optimizer.update(grads, state, params)
+        return (optax.apply_updates(params, updates), state), value
+
+    train_chunk = jax.jit(lambda carry, keys: jax.lax.scan(update, carry, keys))
+    carry, losses = (params, optimizer.init(params)), []
+    for keys in jax.random.split(data_key, steps).reshape(steps // chunk, chunk, -1):
+        carry, chunk_losses = train_chunk(carry, keys)
+        losses.append(float(chunk_losses.mean()))
+    core_params, decoder = carry[0]
+    return core_params, decoder, np.array(losses)
+
+
+def accuracy_by_distance(core, core_params, decoder, key, iterations, maze_size: int = 4, maps: int = 64, queries: int = 64) -> dict[int, np.ndarray]:
+    """Iterations i -> held-out accuracy per true distance of the trained planner run for i iterations."""
+    classes = distance_classes(maze_size)
+    results = {}
+    for i in iterations:
+        outputs, distances = probe_dataset(dataclasses.replace(core, iterations=i), core_params, key, maps, queries, maze_size)
+        results[i] = accuracy_per_class(jnp.argmax(outputs @ decoder["w"] + decoder["b"], -1), distances, classes)
+    return results
+
+
+def command(
+    variant: Literal["a2a", "nxk"] = "a2a",
+    iterations: int = 2,
+    maze_size: int = 3,
+    steps: int = 2000,
+    lr: float = 1e-3,
+    seed: int = 0,
+    max_iterations: int = 6,
+    out: Path = Path("runs/analysis/planner-distance"),
+) -> None:
+    """Train a fresh EPN planner to classify distance to goal from a full memory (a supervised
+    check that the architecture can plan; not an analysis from the paper).
+
+    Args:
+        variant: a2a (all-to-all) or nxk (k = 50) planner.
+        iterations: planner iterations during training.
+        maze_size: n of the n×n torus (memory = all 4·n² transitions).
+        steps: training steps (16 maps × 16 queries each).
+        lr: Adam learning rate.
+        seed: seed of the initialisation and of the training maps.
+        max_iterations: evaluate with 1 .. this many iterations.
+        out: folder for planner_distance.png/json.
+    """
+    import json
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from rich.table import Table
+
+    from memrl.console import console
+
+    if maze_size < 2:
+        raise ValueError(f"maze_size must be >= 2, got {maze_size}")
+    memory_rows = 4 * maze_size * maze_size
+    core = cores.make("epn" if variant == "a2a" else "epn-nxk", capacity=memory_rows, iterations=iterations)
+    train_key, test_key = jax.random.split(jax.random.PRNGKey(seed))
+    console.print(f"training a {variant} planner ({iterations} iterations) on {maze_size}x{maze_size} maps for {steps} steps")
+    core_params, decoder, losses = train_planner_on_distances(core, train_key, maze_size, steps, lr=lr)
+    results = accuracy_by_distance(core, core_params, decoder, test_key, range(1, max_iterations + 1), maze_size)
+
+    out.mkdir(parents=True, exist_ok=True)
+    fig, (loss_ax, ax) = plt.subplots(1, 2, figsize=(10, 4))
+    loss_ax.plot(np.arange(1, len(losses) + 1) * steps / len(losses), losses)
+    loss_ax.set_xlabel("training step")
+    loss_ax.set_ylabel("cross-entropy")
+    loss_ax.grid(alpha=0.3)
+    for i, accuracy in results.items():
+        ax.plot(np.arange(len(accuracy)), accuracy, marker="o", label=f"{i} iteration{'s' * (i > 1)}")
+    ax.set_xlabel("true distance to goal")
+    ax.set_ylabel("accuracy (held-out maps)")
+    ax.set_title(f"{variant} planner trained with {iterations} iterations on {maze_size}x{maze_size}")
+    ax.legend(fontsize=8)
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(out / "planner_distance.png", dpi=120)
+    plt.close(fig)
+    (out / "planner_distance.json").write_text(json.dumps({"losses": losses.tolist(), "accuracy": {i: a.tolist() for i, a in results.items()}}))
+    table = Table(title=f"held-out accuracy by true distance (final loss {losses[-1]:.3f})")
+    table.add_column("iterations")
+    for d in range(distance_classes(maze_size)):
+        table.add_column(f"d={d}")
+    for i, accuracy in results.items():
+        table.add_row(str(i), *[f"{a:.2f}" for a in accuracy])
+    console.print(table)
+    console.print(f"figure {out / 'planner_distance.png'}")
