@@ -101,6 +101,29 @@ def distance_probe(core: cores.MemoryCore, params, max_iterations: int = 6, maps
     return results
 
 
+def plot_accuracy_by_distance(ax, results: dict[int, np.ndarray], ylabel: str) -> None:
+    """One line of accuracy against true distance per iteration count."""
+    for iterations, accuracy in results.items():
+        ax.plot(np.arange(len(accuracy)), accuracy, marker="o", label=f"{iterations} iteration{'s' * (iterations > 1)}")
+    ax.set_xlabel("true distance to goal")
+    ax.set_ylabel(ylabel)
+    ax.legend(fontsize=8)
+    ax.grid(alpha=0.3)
+
+
+def accuracy_table(results: dict[int, np.ndarray], title: str):
+    """A rich table: one row per iteration count, one column per true distance."""
+    from rich.table import Table
+
+    table = Table(title=title)
+    table.add_column("iterations")
+    for d in range(len(next(iter(results.values())))):
+        table.add_column(f"d={d}")
+    for iterations, accuracy in results.items():
+        table.add_row(str(iterations), *[f"{a:.2f}" for a in accuracy])
+    return table
+
+
 def command(run: tyro.conf.Positional[Path], seed: int = 0, max_iterations: int = 6, out: Path | None = None) -> None:
     """Distance-to-goal probe of a trained EPN (Memory&Planning 4×4 run folder), EPN Fig. 4c-d.
 
@@ -116,8 +139,6 @@ def command(run: tyro.conf.Positional[Path], seed: int = 0, max_iterations: int 
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    from rich.table import Table
-
     from memrl.console import console
     from memrl.learn.learners import learner_for
     from memrl.learn.run_folder import RunFolder
@@ -137,23 +158,13 @@ def command(run: tyro.conf.Positional[Path], seed: int = 0, max_iterations: int 
     out = out or run / "analysis"
     out.mkdir(parents=True, exist_ok=True)
     fig, ax = plt.subplots(figsize=(6, 4))
-    for iterations, accuracy in results.items():
-        ax.plot(np.arange(len(accuracy)), accuracy, marker="o", label=f"{iterations} iteration{'s' * (iterations > 1)}")
+    plot_accuracy_by_distance(ax, results, "decoding accuracy (held-out maps)")
     ax.axhline(0.2, color="gray", linestyle="--", linewidth=1)
-    ax.set_xlabel("true distance to goal")
-    ax.set_ylabel("decoding accuracy (held-out maps)")
     ax.set_title(f"distance probe, {config.core} (trained with {config.core_args.get('iterations', core.iterations)} iterations)")
-    ax.legend(fontsize=8)
-    ax.grid(alpha=0.3)
     fig.tight_layout()
     fig.savefig(out / "distance_probe.png", dpi=120)
     plt.close(fig)
     (out / "distance_probe.json").write_text(json.dumps({i: a.tolist() for i, a in results.items()}))
-    table = Table(title="decoding accuracy by true distance (chance 0.2)")
-    table.add_column("iterations")
-    for d in range(5):
-        table.add_column(f"d={d}")
-    for iterations, accuracy in results.items():
-        table.add_row(str(iterations), *[f"{a:.2f}" for a in accuracy])
+    table = accuracy_table(results, "decoding accuracy by true distance (chance 0.2)")
     console.print(table)
     console.print(f"figure {out / 'distance_probe.png'}")

@@ -28,7 +28,7 @@ import optax
 import tyro
 
 from memrl import cores
-from memrl.analysis.distance_probe import accuracy_per_class, distance_classes, probe_dataset
+from memrl.analysis.distance_probe import accuracy_per_class, accuracy_table, distance_classes, plot_accuracy_by_distance, probe_dataset
 
 
 def init_planner(core: cores.MemoryCore, key, maze_size: int):
@@ -110,8 +110,6 @@ def command(
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    from rich.table import Table
-
     from memrl.console import console
 
     if maze_size < 2:
@@ -129,22 +127,12 @@ def command(
     loss_ax.set_xlabel("training step")
     loss_ax.set_ylabel("cross-entropy")
     loss_ax.grid(alpha=0.3)
-    for i, accuracy in results.items():
-        ax.plot(np.arange(len(accuracy)), accuracy, marker="o", label=f"{i} iteration{'s' * (i > 1)}")
-    ax.set_xlabel("true distance to goal")
-    ax.set_ylabel("accuracy (held-out maps)")
+    plot_accuracy_by_distance(ax, results, "accuracy (held-out maps)")
     ax.set_title(f"{variant} planner trained with {iterations} iterations on {maze_size}x{maze_size}")
-    ax.legend(fontsize=8)
-    ax.grid(alpha=0.3)
     fig.tight_layout()
     fig.savefig(out / "planner_distance.png", dpi=120)
     plt.close(fig)
     (out / "planner_distance.json").write_text(json.dumps({"losses": losses.tolist(), "accuracy": {i: a.tolist() for i, a in results.items()}}))
-    table = Table(title=f"held-out accuracy by true distance (final loss {losses[-1]:.3f})")
-    table.add_column("iterations")
-    for d in range(distance_classes(maze_size)):
-        table.add_column(f"d={d}")
-    for i, accuracy in results.items():
-        table.add_row(str(i), *[f"{a:.2f}" for a in accuracy])
+    table = accuracy_table(results, f"held-out accuracy by true distance (final loss {losses[-1]:.3f})")
     console.print(table)
     console.print(f"figure {out / 'planner_distance.png'}")
