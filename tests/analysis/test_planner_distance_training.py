@@ -1,14 +1,28 @@
+import dataclasses
+
 import jax
 import numpy as np
 import pytest
 
 from memrl import cores
 from memrl.analysis.distance_probe import distance_classes
-from memrl.analysis.planner_distance_training import accuracy_by_distance, train_planner_on_distances
+from memrl.analysis.planner_distance_training import accuracy_by_distance, distance_loss, init_planner, train_planner_on_distances
 
 
 def test_distance_classes_span_the_torus_diameter():
     assert [distance_classes(n) for n in (2, 3, 4, 5)] == [3, 3, 5, 5]
+
+
+def test_the_loss_over_several_iteration_counts_is_the_mean_of_their_losses():
+    core = cores.make("epn", capacity=36, embed_dim=8, width=16, iterations=1)
+    params = init_planner(core, jax.random.PRNGKey(0), maze_size=3)
+    planners = {i: dataclasses.replace(core, iterations=i) for i in (1, 3)}
+    loss = lambda iterations: float(distance_loss(params, jax.random.PRNGKey(1), [planners[i] for i in iterations], 2, 4, 3))  # noqa: E731
+    single = [loss([1]), loss([3])]
+    assert single[0] != pytest.approx(single[1])
+    assert loss([1, 3]) == pytest.approx(np.mean(single), rel=1e-5)
+    with pytest.raises(ValueError, match="iterations"):
+        train_planner_on_distances(core, jax.random.PRNGKey(0), maze_size=3, steps=1, chunk=1, iterations=[0])
 
 
 @pytest.mark.slow

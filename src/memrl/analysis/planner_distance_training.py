@@ -12,13 +12,16 @@ every transition is in memory (the memory of the distance probe,
 Labels are permuted per map, so distances beyond 1 can only be read off the memory by chaining
 transitions: accuracy per true distance on held-out maps shows how far the planner propagates, and
 running the trained planner with other iteration counts shows whether the computation extends
-with thinking time (the paper's Fig. 4c-d, on a planner trained for it).
+with thinking time (the paper's Fig. 4c-d, on a planner trained for it). Training with several
+iteration counts at once averages L over them (shared planner and decoder), which asks every
+iteration to leave a readable distance estimate.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
+from collections.abc import Sequence
 from typing import Literal
 
 import jax
@@ -42,23 +45,36 @@ def init_planner(core: cores.MemoryCore, key, maze_size: int):
     return core_params, decoder
 
 
-def train_planner_on_distances(core, key, maze_size: int = 4, steps: int = 2000, maps: int = 16, queries: int = 16, lr: float = 1e-3, chunk: int = 100):
-    """Train planner and decoder; returns (core params, decoder, mean loss per ``chunk`` steps)."""
+def distance_loss(params, key, planners, maps: int, queries: int, maze_size: int):
+    """L averaged over ``planners`` (one core per iteration count), all on the same maps and queries."""
+    core_params, decoder = params
+    total = 0.0
+    for planner in planners:
+        outputs, distances = probe_dataset(planner, core_params, key, maps, queries, maze_size)
+        logits = outputs @ decoder["w"] + decoder["b"]
+        total += optax.softmax_cross_entropy_with_integer_labels(logits, distances).mean()
+    return total / len(planners)
+
+
+def train_planner_on_distances(
+    core, key, maze_size: int = 4, steps: int = 2000, maps: int = 16, queries: int = 16, lr: float = 1e-3, chunk: int = 100,
+    iterations: Sequence[int] | None = None,
+):
+    """Train planner and decoder with the loss averaged over ``iterations`` (default: the core's
+    own count); returns (core params, decoder, mean loss per ``chunk`` steps)."""
     if steps % chunk:
         raise ValueError(f"steps ({steps}) must be a multiple of chunk ({chunk})")
+    iterations = (core.iterations,) if iterations is None else tuple(iterations)
+    if not iterations or min(iterations) < 1:
+        raise ValueError(f"training iterations must be a non-empty list of counts >= 1, got {iterations}")
+    planners = [dataclasses.replace(core, iterations=i) for i in iterations]
     init_key, data_key = jax.random.split(key)
     params = init_planner(core, init_key, maze_size)
     optimizer = optax.adam(lr)
 
-    def loss(params, key):
-        core_params, decoder = params
-        outputs, distances = probe_dataset(core, core_params, key, maps, queries, maze_size)
-        logits = outputs @ decoder["w"] + decoder["b"]
-        return optax.softmax_cross_entropy_with_integer_labels(logits, distances).mean()
-
     def update(carry, key):
         params, state = carry
-        value, grads = jax.value_and_grad(loss)(params, key)
+        value, grads = jax.value_and_grad(distance_loss)(params, key, planners, maps, queries, maze_size)
         updates, state = optimizer.update(grads, state, params)
         return (optax.apply_updates(params, updates), state), value
 
@@ -83,7 +99,7 @@ def accuracy_by_distance(core, core_params, decoder, key, iterations, maze_size:
 
 def command(
     variant: Literal["a2a", "nxk"] = "a2a",
-    iterations: int = 2,
+    iterations: tuple[int, ...] = (2,),
     maze_size: int = 3,
     steps: int = 2000,
     lr: float = 1e-3,
@@ -96,7 +112,7 @@ def command(
 
     Args:
         variant: a2a (all-to-all) or nxk (k = 50) planner.
-        iterations: planner iterations during training.
+        iterations: planner iterations during training; several (e.g. 1 2 3) average the loss over them.
         maze_size: n of the n×n torus (memory = all 4·n² transitions).
         steps: training steps (16 maps × 16 queries each).
         lr: Adam learning rate.
@@ -115,10 +131,11 @@ def command(
     if maze_size < 2:
         raise ValueError(f"maze_size must be >= 2, got {maze_size}")
     memory_rows = 4 * maze_size * maze_size
-    core = cores.make("epn" if variant == "a2a" else "epn-nxk", capacity=memory_rows, iterations=iterations)
+    core = cores.make("epn" if variant == "a2a" else "epn-nxk", capacity=memory_rows, iterations=max(iterations))
     train_key, test_key = jax.random.split(jax.random.PRNGKey(seed))
-    console.print(f"training a {variant} planner ({iterations} iterations) on {maze_size}x{maze_size} maps for {steps} steps")
-    core_params, decoder, losses = train_planner_on_distances(core, train_key, maze_size, steps, lr=lr)
+    trained_with = "/".join(map(str, iterations))
+    console.print(f"training a {variant} planner ({trained_with} iterations) on {maze_size}x{maze_size} maps for {steps} steps")
+    core_params, decoder, losses = train_planner_on_distances(core, train_key, maze_size, steps, lr=lr, iterations=iterations)
     results = accuracy_by_distance(core, core_params, decoder, test_key, range(1, max_iterations + 1), maze_size)
 
     out.mkdir(parents=True, exist_ok=True)
@@ -128,11 +145,11 @@ def command(
     loss_ax.set_ylabel("cross-entropy")
     loss_ax.grid(alpha=0.3)
     plot_accuracy_by_distance(ax, results, "accuracy (held-out maps)")
-    ax.set_title(f"{variant} planner trained with {iterations} iterations on {maze_size}x{maze_size}")
+    ax.set_title(f"{variant} planner trained with {trained_with} iterations on {maze_size}x{maze_size}")
     fig.tight_layout()
     fig.savefig(out / "planner_distance.png", dpi=120)
     plt.close(fig)
-    (out / "planner_distance.json").write_text(json.dumps({"losses": losses.tolist(), "accuracy": {i: a.tolist() for i, a in results.items()}}))
+    (out / "planner_distance.json").write_text(json.dumps({"trained_iterations": list(iterations), "losses": losses.tolist(), "accuracy": {i: a.tolist() for i, a in results.items()}}))
     table = accuracy_table(results, f"held-out accuracy by true distance (final loss {losses[-1]:.3f})")
     console.print(table)
     console.print(f"figure {out / 'planner_distance.png'}")
