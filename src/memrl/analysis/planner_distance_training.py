@@ -20,8 +20,8 @@ iteration to leave a readable distance estimate.
 from __future__ import annotations
 
 import dataclasses
-from pathlib import Path
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Literal
 
 import jax
@@ -131,7 +131,7 @@ def command(
     if maze_size < 2:
         raise ValueError(f"maze_size must be >= 2, got {maze_size}")
     memory_rows = 4 * maze_size * maze_size
-    core = cores.make("epn" if variant == "a2a" else "epn-nxk", capacity=memory_rows, iterations=max(iterations))
+    core = cores.make("epn" if variant == "a2a" else "epn-nxk", capacity=memory_rows)
     train_key, test_key = jax.random.split(jax.random.PRNGKey(seed))
     trained_with = "/".join(map(str, iterations))
     console.print(f"training a {variant} planner ({trained_with} iterations) on {maze_size}x{maze_size} maps for {steps} steps")
