@@ -28,6 +28,6 @@ def test_probe_dataset_gives_planner_outputs_and_true_distances():
     core = cores.make("epn", capacity=70, embed_dim=4, width=8)
     x = {"observation": jnp.zeros((1, 16)), "goal": jnp.zeros((1, 16)), "prev_action": jnp.zeros((1, 5))}
     params = jax.jit(core.init)(jax.random.PRNGKey(0), core.initialize_carry(None, (1,)), x, jnp.ones(1, bool))
-    outputs, distances = probe_dataset(core, params, jax.random.PRNGKey(1), maps=3, queries=5)
-    assert outputs.shape == (15, 8) and np.all(np.isfinite(outputs))
+    outputs, distances = probe_dataset(core, params, jax.random.PRNGKey(1), maps=3, queries=5, iterations=(1, 4))
+    assert outputs.shape == (2, 15, 8) and np.all(np.isfinite(outputs))
     assert distances.shape == (15,) and distances.min() >= 0 and distances.max() <= 4

@@ -37,6 +37,22 @@ def test_iterations_change_without_new_parameters(name):
 
 
 @pytest.mark.parametrize("name", ["epn", "epn-nxk"])
+def test_readouts_after_several_iteration_counts_equal_separate_plans(name):
+    core = cores.make(name, **SMALL, k=4)
+    key = jax.random.PRNGKey(0)
+    memory, state, goal = jax.random.normal(key, (2, 12, 24)), jax.random.normal(key, (2, 8)), jax.random.normal(key, (2, 8)) + 1
+    count = jnp.array([5, 12])
+    params = core.init(key, core.initialize_carry(None, (2,)), inputs(key), jnp.ones(2, bool))
+    readouts = core.apply(params, memory, count, state, goal, (3, 1), method=core.plan_readouts)
+    for row, iterations in zip(readouts, (3, 1)):
+        other = cores.make(name, **SMALL, k=4, iterations=iterations)
+        np.testing.assert_allclose(row, other.apply(params, memory, count, state, goal, method=other.plan), atol=1e-6)
+    assert not np.allclose(readouts[0], readouts[1])
+    with pytest.raises(ValueError, match="iteration counts >= 1"):
+        core.apply(params, memory, count, state, goal, (0, 2), method=core.plan_readouts)
+
+
+@pytest.mark.parametrize("name", ["epn", "epn-nxk"])
 def test_rows_not_yet_written_are_invisible(name):
     core = cores.make(name, **SMALL, k=4)
     x = inputs(jax.random.PRNGKey(0))

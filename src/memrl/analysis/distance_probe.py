@@ -10,7 +10,7 @@ i beyond the iterations used in training ("thinking time").
 
 from __future__ import annotations
 
-import dataclasses
+from collections.abc import Sequence
 from pathlib import Path
 
 import jax
@@ -40,8 +40,10 @@ def accuracy_per_class(predicted, labels, classes: int) -> np.ndarray:
     return np.array([np.mean(predicted[labels == c] == c) if np.any(labels == c) else np.nan for c in range(classes)])
 
 
-def probe_dataset(core: cores.MemoryCore, params, key, maps: int, queries: int, maze_size: int = 4):
-    """(planner outputs [maps · queries, width], true distances [maps · queries]) for fresh maps."""
+def probe_dataset(core: cores.MemoryCore, params, key, maps: int, queries: int, maze_size: int = 4, iterations: Sequence[int] | None = None):
+    """(planner outputs [len(iterations), maps · queries, width] after each of ``iterations``
+    (default: the core's own count), true distances [maps · queries]) for fresh maps."""
+    iterations = (core.iterations,) if iterations is None else tuple(iterations)
     env = envs.make(f"memory-planning/{maze_size}x{maze_size}")
     n = env.num_nodes
     xy = env.xy(jnp.arange(n))
@@ -58,13 +60,12 @@ def probe_dataset(core: cores.MemoryCore, params, key, maps: int, queries: int, 
         memory = jnp.zeros((core.capacity, rows.shape[-1])).at[: len(rows)].set(rows)
         starts, goals = jax.random.randint(query_key, (2, queries), 0, n)
         state, goal = core.apply(params, one_hot(starts), one_hot(goals), method=core.embed)
-        outputs = core.apply(
-            params, jnp.broadcast_to(memory, (queries, *memory.shape)), jnp.full((queries,), len(rows)), state, goal, method=core.plan
-        )
+        memories = jnp.broadcast_to(memory, (queries, *memory.shape))
+        outputs = core.apply(params, memories, jnp.full((queries,), len(rows)), state, goal, iterations, method=core.plan_readouts)
         return outputs, torus_distance(xy[starts], xy[goals], maze_size)
 
-    outputs, distances = jax.jit(jax.vmap(one_map))(jax.random.split(key, maps))
-    return outputs.reshape(-1, outputs.shape[-1]), distances.reshape(-1)
+    outputs, distances = jax.jit(jax.vmap(one_map))(jax.random.split(key, maps))  # [maps, len(iterations), queries, width]
+    return jnp.moveaxis(outputs, 0, 1).reshape(len(iterations), -1, outputs.shape[-1]), distances.reshape(-1)
 
 
 def decoding_accuracy(train, test, classes: int, steps: int = 500, lr: float = 1e-2) -> np.ndarray:
@@ -91,14 +92,13 @@ def decoding_accuracy(train, test, classes: int, steps: int = 500, lr: float = 1
 def distance_probe(core: cores.MemoryCore, params, max_iterations: int = 6, maps: int = 64, queries: int = 64, seed: int = 0) -> dict[int, np.ndarray]:
     """Iterations i -> decoding accuracy per true distance 0 .. 4 (held-out maps)."""
     train_key, test_key = jax.random.split(jax.random.PRNGKey(seed))
-    classes = distance_classes(4)
-    results = {}
-    for iterations in range(1, max_iterations + 1):
-        planner = dataclasses.replace(core, iterations=iterations)
-        train = probe_dataset(planner, params, train_key, maps, queries)
-        test = probe_dataset(planner, params, test_key, maps, queries)
-        results[iterations] = decoding_accuracy(train, test, classes)
-    return results
+    iterations = range(1, max_iterations + 1)
+    train_outputs, train_distances = probe_dataset(core, params, train_key, maps, queries, iterations=iterations)
+    test_outputs, test_distances = probe_dataset(core, params, test_key, maps, queries, iterations=iterations)
+    return {
+        i: decoding_accuracy((train, train_distances), (test, test_distances), distance_classes(4))
+        for i, train, test in zip(iterations, train_outputs, test_outputs)
+    }
 
 
 def plot_accuracy_by_distance(ax, results: dict[int, np.ndarray], ylabel: str) -> None:

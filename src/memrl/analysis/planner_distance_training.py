@@ -19,7 +19,6 @@ iteration to leave a readable distance estimate.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
@@ -45,15 +44,12 @@ def init_planner(core: cores.MemoryCore, key, maze_size: int):
     return core_params, decoder
 
 
-def distance_loss(params, key, planners, maps: int, queries: int, maze_size: int):
-    """L averaged over ``planners`` (one core per iteration count), all on the same maps and queries."""
+def distance_loss(params, key, core, maps: int, queries: int, maze_size: int, iterations: Sequence[int]):
+    """L averaged over the planner's readouts after each of ``iterations``, all on the same maps and queries."""
     core_params, decoder = params
-    total = 0.0
-    for planner in planners:
-        outputs, distances = probe_dataset(planner, core_params, key, maps, queries, maze_size)
-        logits = outputs @ decoder["w"] + decoder["b"]
-        total += optax.softmax_cross_entropy_with_integer_labels(logits, distances).mean()
-    return total / len(planners)
+    outputs, distances = probe_dataset(core, core_params, key, maps, queries, maze_size, iterations)
+    logits = outputs @ decoder["w"] + decoder["b"]
+    return optax.softmax_cross_entropy_with_integer_labels(logits, jnp.broadcast_to(distances, logits.shape[:-1])).mean()
 
 
 def train_planner_on_distances(
@@ -67,14 +63,13 @@ def train_planner_on_distances(
     iterations = (core.iterations,) if iterations is None else tuple(iterations)
     if not iterations or min(iterations) < 1:
         raise ValueError(f"training iterations must be a non-empty list of counts >= 1, got {iterations}")
-    planners = [dataclasses.replace(core, iterations=i) for i in iterations]
     init_key, data_key = jax.random.split(key)
     params = init_planner(core, init_key, maze_size)
     optimizer = optax.adam(lr)
 
     def update(carry, key):
         params, state = carry
-        value, grads = jax.value_and_grad(distance_loss)(params, key, planners, maps, queries, maze_size)
+        value, grads = jax.value_and_grad(distance_loss)(params, key, core, maps, queries, maze_size, iterations)
         updates, state = optimizer.update(grads, state, params)
         return (optax.apply_updates(params, updates), state), value
 
@@ -89,12 +84,9 @@ def train_planner_on_distances(
 
 def accuracy_by_distance(core, core_params, decoder, key, iterations, maze_size: int = 4, maps: int = 64, queries: int = 64) -> dict[int, np.ndarray]:
     """Iterations i -> held-out accuracy per true distance of the trained planner run for i iterations."""
-    classes = distance_classes(maze_size)
-    results = {}
-    for i in iterations:
-        outputs, distances = probe_dataset(dataclasses.replace(core, iterations=i), core_params, key, maps, queries, maze_size)
-        results[i] = accuracy_per_class(jnp.argmax(outputs @ decoder["w"] + decoder["b"], -1), distances, classes)
-    return results
+    outputs, distances = probe_dataset(core, core_params, key, maps, queries, maze_size, iterations)
+    predicted = jnp.argmax(outputs @ decoder["w"] + decoder["b"], -1)
+    return {i: accuracy_per_class(p, distances, distance_classes(maze_size)) for i, p in zip(iterations, predicted)}
 
 
 def command(

@@ -28,6 +28,7 @@ embeddings as the paper does; rows written before an unroll starts carry no grad
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import ClassVar, Literal
 
 import jax
@@ -117,6 +118,13 @@ class EPN(MemoryCore):
     def plan(self, memory, count, state, goal):
         """The planner output [B, width] for a memory [B, capacity, 3·embed_dim] holding ``count``
         [B] rows (the newest at ``(count − 1) % capacity``), after ``iterations`` iterations."""
+        return self.plan_readouts(memory, count, state, goal, (self.iterations,))[0]
+
+    def plan_readouts(self, memory, count, state, goal, after: Sequence[int]):
+        """The planner outputs [len(after), B, width] read out after each iteration count in
+        ``after``, from one pass of max(after) iterations (for probing several thinking times)."""
+        if not after or min(after) < 1:
+            raise ValueError(f"after must list iteration counts >= 1, got {tuple(after)}")
         valid = jnp.arange(self.capacity)[None] < jnp.minimum(count, self.capacity)[:, None]
         rows = jnp.concatenate([memory, jnp.broadcast_to(goal[:, None], (*memory.shape[:2], self.embed_dim))], -1)
         rows = self.planner_input(rows)
@@ -126,8 +134,15 @@ class EPN(MemoryCore):
             recent = (count[:, None] - 1 - jnp.arange(self.k)[None]) % self.capacity
             belief = jnp.take_along_axis(rows, recent[..., None], axis=1)
             belief_valid = jnp.arange(self.k)[None] < jnp.minimum(count, self.capacity)[:, None]
-        for _ in range(self.iterations):
+        readouts = {}
+        for i in range(1, max(after) + 1):
             belief = self.iteration(belief, belief_valid, rows, valid)
+            if i in after:
+                readouts[i] = self.readout(belief, belief_valid, state)
+        return jnp.stack([readouts[i] for i in after])
+
+    def readout(self, belief, belief_valid, state):
+        """Append the state embedding to every row, a row-wise 2-layer MLP, max over valid rows."""
         with_state = jnp.concatenate([belief, jnp.broadcast_to(state[:, None], (*belief.shape[:2], self.embed_dim))], -1)
         readout = self.readout_out(nn.relu(self.readout_hidden(with_state)))
         return jnp.max(jnp.where(belief_valid[..., None], readout, -jnp.inf), axis=1)
