@@ -23,7 +23,7 @@ def test_list_names_cores_envs_and_experiments(capsys):
         (["train-impala", "--policy-lag", "-1"], "policy_lag must be a non-negative integer"),
         (["train-supervised", "--task", "pia"], "unknown task 'pia'; known: pai"),
         (["analyze", "distance-probe", "/nonexistent/run"], "is not a run folder"),
-        (["analyze", "planner-distance", "--maze-size", "1"], "maze_size must be >= 2"),
+        (["analyze", "planner-distance", "--maze-size", "2"], "maze_size must be >= 3"),
         (["analyze", "planner-distance", "--iterations", "2", "0"], "counts >= 1"),
     ],
 )

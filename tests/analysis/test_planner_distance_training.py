@@ -5,6 +5,7 @@ import pytest
 from memrl import cores
 from memrl.analysis.distance_probe import distance_classes
 from memrl.analysis.planner_distance_training import accuracy_by_distance, distance_loss, init_planner, train_planner_on_distances
+from memrl.learn.run_folder import ConfigMismatch
 
 
 def test_distance_classes_span_the_torus_diameter():
@@ -20,6 +21,31 @@ def test_the_loss_over_several_iteration_counts_is_the_mean_of_their_losses():
     assert loss([1, 3]) == pytest.approx(np.mean(single), rel=1e-5)
     with pytest.raises(ValueError, match="iterations"):
         train_planner_on_distances(core, jax.random.PRNGKey(0), maze_size=3, steps=1, chunk=1, iterations=[0])
+
+
+class Interrupted(Exception):
+    pass
+
+
+def test_an_interrupted_planner_training_resumes_from_its_checkpoint_to_the_same_parameters(tmp_path):
+    core = cores.make("epn", capacity=36, embed_dim=8, width=16, iterations=1)
+    train = lambda **kw: train_planner_on_distances(core, jax.random.PRNGKey(0), maze_size=3, steps=6, maps=2, queries=4, chunk=2, **kw)  # noqa: E731
+    expected_params, expected_decoder, expected_losses = train()
+
+    def stop_after_two_chunks(done, loss):
+        if done == 4:
+            raise Interrupted
+
+    with pytest.raises(Interrupted):
+        train(checkpoint_dir=tmp_path, on_chunk=stop_after_two_chunks)
+    reported = []
+    params, decoder, losses = train(checkpoint_dir=tmp_path, on_chunk=lambda done, loss: reported.append(done))
+    assert reported == [6]  # only the third chunk was trained again
+    np.testing.assert_array_equal(losses, expected_losses)
+    for got, want in zip(jax.tree.leaves((params, decoder)), jax.tree.leaves((expected_params, expected_decoder))):
+        np.testing.assert_array_equal(got, want)
+    with pytest.raises(ConfigMismatch, match="lr: 0.001 there, 0.01 asked"):
+        train(checkpoint_dir=tmp_path, lr=1e-2)
 
 
 @pytest.mark.slow

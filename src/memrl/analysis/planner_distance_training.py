@@ -19,7 +19,8 @@ iteration to leave a readable distance estimate.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Literal
 
@@ -27,10 +28,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import optax
-import tyro
+from flax import serialization
 
 from memrl import cores
 from memrl.analysis.distance_probe import accuracy_per_class, accuracy_table, distance_classes, plot_accuracy_by_distance, probe_dataset
+from memrl.learn.run_folder import ConfigMismatch, atomic_write, restore_msgpack
 
 
 def init_planner(core: cores.MemoryCore, key, maze_size: int):
@@ -54,10 +56,15 @@ def distance_loss(params, key, core, maps: int, queries: int, maze_size: int, it
 
 def train_planner_on_distances(
     core, key, maze_size: int = 4, steps: int = 2000, maps: int = 16, queries: int = 16, lr: float = 1e-3, chunk: int = 100,
-    iterations: Sequence[int] | None = None,
+    iterations: Sequence[int] | None = None, checkpoint_dir: Path | None = None, on_chunk: Callable[[int, float], None] | None = None,
 ):
     """Train planner and decoder with the loss averaged over ``iterations`` (default: the core's
-    own count); returns (core params, decoder, mean loss per ``chunk`` steps)."""
+    own count); returns (core params, decoder, mean loss per ``chunk`` steps).
+
+    With ``checkpoint_dir``, the training state is saved there after every chunk (settings.json,
+    checkpoint.msgpack, both written atomically), and a call that finds a checkpoint of the same
+    settings continues from it: an interrupted run loses at most one chunk and ends with the same
+    parameters as an uninterrupted one. ``on_chunk(steps done, chunk's mean loss)`` reports progress."""
     if steps % chunk:
         raise ValueError(f"steps ({steps}) must be a multiple of chunk ({chunk})")
     iterations = (core.iterations,) if iterations is None else tuple(iterations)
@@ -74,12 +81,40 @@ def train_planner_on_distances(
         return (optax.apply_updates(params, updates), state), value
 
     train_chunk = jax.jit(lambda carry, keys: jax.lax.scan(update, carry, keys))
-    carry, losses = (params, optimizer.init(params)), []
-    for keys in jax.random.split(data_key, steps).reshape(steps // chunk, chunk, -1):
-        carry, chunk_losses = train_chunk(carry, keys)
-        losses.append(float(chunk_losses.mean()))
+    chunk_keys = jax.random.split(data_key, steps).reshape(steps // chunk, chunk, -1)
+    saved = {"carry": (params, optimizer.init(params)), "losses": np.full(len(chunk_keys), np.nan), "chunks_done": 0}
+    if checkpoint_dir is not None:
+        settings = {
+            "core": repr(core), "key": np.asarray(jax.random.key_data(key)).tolist(), "maze_size": maze_size, "steps": steps,
+            "maps": maps, "queries": queries, "lr": lr, "chunk": chunk, "iterations": list(iterations),
+        }
+        saved = _resume(checkpoint_dir, settings, saved)
+    carry, losses = saved["carry"], np.array(saved["losses"])
+    for done in range(int(saved["chunks_done"]), len(chunk_keys)):
+        carry, chunk_losses = train_chunk(carry, chunk_keys[done])
+        losses[done] = float(chunk_losses.mean())
+        if checkpoint_dir is not None:
+            atomic_write(checkpoint_dir / "checkpoint.msgpack", serialization.to_bytes({"carry": carry, "losses": losses, "chunks_done": done + 1}))
+        if on_chunk is not None:
+            on_chunk((done + 1) * chunk, losses[done])
     core_params, decoder = carry[0]
-    return core_params, decoder, np.array(losses)
+    return core_params, decoder, losses
+
+
+def _resume(checkpoint_dir: Path, settings: dict, initial: dict) -> dict:
+    """The state saved in ``checkpoint_dir`` by a run of the same ``settings``, else ``initial``
+    (after recording ``settings`` there)."""
+    settings_path, checkpoint_path = checkpoint_dir / "settings.json", checkpoint_dir / "checkpoint.msgpack"
+    if settings_path.exists():
+        existing = json.loads(settings_path.read_text())
+        if existing != settings:
+            diffs = [f"{k}: {existing.get(k)!r} there, {settings.get(k)!r} asked" for k in sorted(set(existing) | set(settings)) if existing.get(k) != settings.get(k)]
+            raise ConfigMismatch(f"{checkpoint_dir} holds a planner-distance run with other settings ({'; '.join(diffs)}); choose another --out or the same settings to resume")
+        if checkpoint_path.exists():
+            return restore_msgpack(checkpoint_path, initial)
+    checkpoint_dir.mkdir(parents=True, exist_ok=True)
+    atomic_write(settings_path, json.dumps(settings, indent=2).encode())
+    return initial
 
 
 def accuracy_by_distance(core, core_params, decoder, key, iterations, maze_size: int = 4, maps: int = 64, queries: int = 64) -> dict[int, np.ndarray]:
@@ -110,27 +145,28 @@ def command(
         lr: Adam learning rate.
         seed: seed of the initialisation and of the training maps.
         max_iterations: evaluate with 1 .. this many iterations.
-        out: folder for planner_distance.png/json.
+        out: folder for planner_distance.png/json and the training checkpoint (saved every 100
+            steps; running the same command again continues an interrupted run).
     """
-    import json
-
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     from memrl.console import console
 
-    if maze_size < 2:
-        raise ValueError(f"maze_size must be >= 2, got {maze_size}")
+    if maze_size < 3:
+        raise ValueError(f"maze_size must be >= 3, got {maze_size}")
     memory_rows = 4 * maze_size * maze_size
     core = cores.make("epn" if variant == "a2a" else "epn-nxk", capacity=memory_rows)
     train_key, test_key = jax.random.split(jax.random.PRNGKey(seed))
     trained_with = "/".join(map(str, iterations))
     console.print(f"training a {variant} planner ({trained_with} iterations) on {maze_size}x{maze_size} maps for {steps} steps")
-    core_params, decoder, losses = train_planner_on_distances(core, train_key, maze_size, steps, lr=lr, iterations=iterations)
+    core_params, decoder, losses = train_planner_on_distances(
+        core, train_key, maze_size, steps, lr=lr, iterations=iterations, checkpoint_dir=out,
+        on_chunk=lambda done, loss: console.print(f"step {done}/{steps}  loss {loss:.4f}"),
+    )
     results = accuracy_by_distance(core, core_params, decoder, test_key, range(1, max_iterations + 1), maze_size)
 
-    out.mkdir(parents=True, exist_ok=True)
     fig, (loss_ax, ax) = plt.subplots(1, 2, figsize=(10, 4))
     loss_ax.plot(np.arange(1, len(losses) + 1) * steps / len(losses), losses)
     loss_ax.set_xlabel("training step")

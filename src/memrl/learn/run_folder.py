@@ -29,10 +29,23 @@ class ConfigMismatch(ValueError):
     """A run folder holds a run of another config."""
 
 
-def _atomic_write(path: Path, data: bytes) -> None:
+def atomic_write(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` so that a kill leaves either the old file or the new one."""
     tmp = path.with_suffix(path.suffix + ".tmp")
     tmp.write_bytes(data)
     os.replace(tmp, path)
+
+
+def restore_msgpack(path: Path, template):
+    """The pytree saved at ``path`` with flax msgpack, checked to have ``template``'s structure and shapes."""
+    try:
+        restored = serialization.from_bytes(template, path.read_bytes())
+    except (ValueError, KeyError, TypeError) as err:
+        raise ConfigMismatch(f"checkpoint {path} does not fit this run's config: {err}") from None
+    shapes = lambda tree: jax.tree.map(lambda x: (np.shape(x), np.asarray(x).dtype), tree)  # noqa: E731
+    if shapes(restored) != shapes(template):
+        raise ConfigMismatch(f"checkpoint {path} does not fit this run's config: its arrays have other shapes")
+    return restored
 
 
 @dataclasses.dataclass(frozen=True)
@@ -79,25 +92,16 @@ class RunFolder:
             return
         self.path.mkdir(parents=True, exist_ok=True)
         record = {"learner": config.learner, "config": dataclasses.asdict(config)}
-        _atomic_write(self.config_path, json.dumps(record, indent=2, sort_keys=True).encode())
+        atomic_write(self.config_path, json.dumps(record, indent=2, sort_keys=True).encode())
 
     def save_checkpoint(self, seed: int, runner) -> None:
         self.seed_dir(seed).mkdir(parents=True, exist_ok=True)
-        _atomic_write(self.checkpoint_path(seed), serialization.to_bytes(runner))
+        atomic_write(self.checkpoint_path(seed), serialization.to_bytes(runner))
 
     def load_checkpoint(self, seed: int, template):
         """The saved RunnerState of ``seed`` (shaped like ``template``), or None if there is none."""
         path = self.checkpoint_path(seed)
-        if not path.exists():
-            return None
-        try:
-            restored = serialization.from_bytes(template, path.read_bytes())
-        except (ValueError, KeyError, TypeError) as err:
-            raise ConfigMismatch(f"checkpoint {path} does not fit this run's config: {err}") from None
-        shapes = lambda tree: jax.tree.map(lambda x: (np.shape(x), np.asarray(x).dtype), tree)  # noqa: E731
-        if shapes(restored) != shapes(template):
-            raise ConfigMismatch(f"checkpoint {path} does not fit this run's config: its arrays have other shapes")
-        return restored
+        return restore_msgpack(path, template) if path.exists() else None
 
     def append_metrics(self, seed: int, rows: list[dict]) -> None:
         self.seed_dir(seed).mkdir(parents=True, exist_ok=True)
@@ -112,7 +116,7 @@ class RunFolder:
         rows = self.read_metrics(seed)[:updates_done]
         path = self.metrics_path(seed)
         if path.exists():
-            _atomic_write(path, "".join(json.dumps(r) + "\n" for r in rows).encode())
+            atomic_write(path, "".join(json.dumps(r) + "\n" for r in rows).encode())
 
     def read_metrics(self, seed: int) -> list[dict]:
         path = self.metrics_path(seed)
@@ -152,5 +156,5 @@ class RunFolder:
             "final_return_std": float(np.std(finals)) if finals else None,
             "seeds": per_seed,
         }
-        _atomic_write(self.path / "summary.json", json.dumps(summary, indent=2).encode())
+        atomic_write(self.path / "summary.json", json.dumps(summary, indent=2).encode())
         return summary
