@@ -32,7 +32,7 @@ from flax import serialization
 
 from memrl import cores
 from memrl.analysis.distance_probe import accuracy_per_class, accuracy_table, distance_classes, plot_accuracy_by_distance, probe_dataset
-from memrl.learn.run_folder import ConfigMismatch, atomic_write, restore_msgpack
+from memrl.learn.run_folder import ConfigMismatch, atomic_write, differences, restore_msgpack
 
 
 def init_planner(core: cores.MemoryCore, key, maze_size: int):
@@ -108,8 +108,10 @@ def _resume(checkpoint_dir: Path, settings: dict, initial: dict) -> dict:
     if settings_path.exists():
         existing = json.loads(settings_path.read_text())
         if existing != settings:
-            diffs = [f"{k}: {existing.get(k)!r} there, {settings.get(k)!r} asked" for k in sorted(set(existing) | set(settings)) if existing.get(k) != settings.get(k)]
-            raise ConfigMismatch(f"{checkpoint_dir} holds a planner-distance run with other settings ({'; '.join(diffs)}); choose another --out or the same settings to resume")
+            raise ConfigMismatch(
+                f"{checkpoint_dir} holds a planner-distance run with other settings ({differences(existing, settings)}); "
+                "choose another --out or the same settings to resume"
+            )
         if checkpoint_path.exists():
             return restore_msgpack(checkpoint_path, initial)
     checkpoint_dir.mkdir(parents=True, exist_ok=True)

@@ -36,6 +36,12 @@ def atomic_write(path: Path, data: bytes) -> None:
     os.replace(tmp, path)
 
 
+def differences(there: dict, asked: dict) -> str:
+    """'name: value there, value asked' for every setting in which ``there`` and ``asked`` differ."""
+    names = dict.fromkeys([*there, *asked])
+    return "; ".join(f"{k}: {there.get(k)!r} there, {asked.get(k)!r} asked" for k in names if there.get(k) != asked.get(k))
+
+
 def restore_msgpack(path: Path, template):
     """The pytree saved at ``path`` with flax msgpack, checked to have ``template``'s structure and shapes."""
     try:
@@ -80,13 +86,9 @@ class RunFolder:
             if existing.learner != config.learner:
                 raise ConfigMismatch(f"{self.path} holds a {existing.learner} run, not a {config.learner} run; choose another --out")
             if existing != config:
-                diffs = [
-                    f"{f.name}: {getattr(existing, f.name)!r} there, {getattr(config, f.name)!r} asked"
-                    for f in dataclasses.fields(config)
-                    if getattr(existing, f.name) != getattr(config, f.name)
-                ]
+                fields = lambda c: {f.name: getattr(c, f.name) for f in dataclasses.fields(c)}  # noqa: E731
                 raise ConfigMismatch(
-                    f"{self.path} holds a run with another config ({'; '.join(diffs)}); "
+                    f"{self.path} holds a run with another config ({differences(fields(existing), fields(config))}); "
                     "choose another --out or the same settings to resume"
                 )
             return
