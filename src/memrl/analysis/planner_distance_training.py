@@ -32,7 +32,7 @@ from flax import serialization
 
 from memrl import cores
 from memrl.analysis.distance_probe import accuracy_per_class, accuracy_table, distance_classes, plot_accuracy_by_distance, probe_dataset
-from memrl.learn.run_folder import ConfigMismatch, atomic_write, differences, restore_msgpack
+from memrl.learn.run_folder import ConfigMismatch, atomic_write, restore_msgpack
 
 
 def init_planner(core: cores.MemoryCore, key, maze_size: int):
@@ -108,10 +108,7 @@ def _resume(checkpoint_dir: Path, settings: dict, initial: dict) -> dict:
     if settings_path.exists():
         existing = json.loads(settings_path.read_text())
         if existing != settings:
-            raise ConfigMismatch(
-                f"{checkpoint_dir} holds a planner-distance run with other settings ({differences(existing, settings)}); "
-                "choose another --out or the same settings to resume"
-            )
+            raise ConfigMismatch.between(checkpoint_dir, "a planner-distance run with other settings", existing, settings)
         if checkpoint_path.exists():
             return restore_msgpack(checkpoint_path, initial)
     checkpoint_dir.mkdir(parents=True, exist_ok=True)

@@ -28,6 +28,11 @@ from memrl.learn.run_config import RunConfig
 class ConfigMismatch(ValueError):
     """A run folder holds a run of another config."""
 
+    @classmethod
+    def between(cls, path: Path, what: str, there: dict, asked: dict) -> ConfigMismatch:
+        """The error for ``path`` holding ``what`` whose settings ``there`` differ from ``asked``."""
+        return cls(f"{path} holds {what} ({differences(there, asked)}); choose another --out or the same settings to resume")
+
 
 def atomic_write(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` so that a kill leaves either the old file or the new one."""
@@ -87,10 +92,7 @@ class RunFolder:
                 raise ConfigMismatch(f"{self.path} holds a {existing.learner} run, not a {config.learner} run; choose another --out")
             if existing != config:
                 fields = lambda c: {f.name: getattr(c, f.name) for f in dataclasses.fields(c)}  # noqa: E731
-                raise ConfigMismatch(
-                    f"{self.path} holds a run with another config ({differences(fields(existing), fields(config))}); "
-                    "choose another --out or the same settings to resume"
-                )
+                raise ConfigMismatch.between(self.path, "a run with another config", fields(existing), fields(config))
             return
         self.path.mkdir(parents=True, exist_ok=True)
         record = {"learner": config.learner, "config": dataclasses.asdict(config)}
