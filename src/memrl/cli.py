@@ -110,8 +110,9 @@ def evaluate(run: tyro.conf.Positional[Path], steps: int = 1000, seed: int = 123
             console.print(f"seed {s}: no checkpoint")
             continue
         if supervised:
-            accuracy = float(evaluate_fn(runner.params, jax.random.PRNGKey(seed), steps))
-            console.print(f"seed {s} (update {int(runner.update)}): accuracy {accuracy:.3f} on {steps} trials of held-out stimuli")
+            accuracy = evaluate_fn(runner.params, jax.random.PRNGKey(seed), steps)
+            by_kind = "".join(f", {kind} {float(value):.3f}" for kind, value in accuracy.items() if kind != "all")
+            console.print(f"seed {s} (update {int(runner.update)}): accuracy {float(accuracy['all']):.3f}{by_kind} on {steps} trials of held-out stimuli")
             continue
         done, returns, _ = map(np.asarray, evaluate_fn(runner.params, jax.random.PRNGKey(seed), steps))
         episodes = returns[done]

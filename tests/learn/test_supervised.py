@@ -48,6 +48,13 @@ def test_runs_are_deterministic_and_count_trials():
     assert np.all(np.isfinite(metrics["loss"]))
 
 
+def test_accuracy_is_scored_per_kind_of_query():
+    learner = SupervisedLearner(SupervisedConfig(core_args=SMALL_MODEL, task_args=SMALL_TASK, batch_size=8))
+    accuracy = jax.jit(learner.accuracy, static_argnums=(2, 3))(learner.init(jax.random.PRNGKey(0)).params, jax.random.PRNGKey(1), 200, "test")
+    assert set(accuracy) == {"all", "direct", "indirect"}
+    assert float(accuracy["all"]) == pytest.approx((float(accuracy["direct"]) + float(accuracy["indirect"])) / 2), "half of each kind"
+
+
 @pytest.mark.slow
 def test_one_layer_htm_learns_direct_recall_of_held_out_pairs():
     """Chains of length 2 (recall B from A): one chunk read suffices; measured 0.96 held-out
@@ -58,5 +65,6 @@ def test_one_layer_htm_learns_direct_recall_of_held_out_pairs():
     )
     learner = SupervisedLearner(config)
     state, _ = jax.jit(learner.run, static_argnums=1)(learner.init(jax.random.PRNGKey(0)), 800)
-    accuracy = float(learner.accuracy(state.params, jax.random.PRNGKey(1), 1000, "test"))
-    assert accuracy >= 0.9, accuracy
+    accuracy = learner.accuracy(state.params, jax.random.PRNGKey(1), 1000, "test")
+    assert set(accuracy) == {"all", "direct"}, "chains of 2 have only direct queries"
+    assert float(accuracy["all"]) >= 0.9, accuracy

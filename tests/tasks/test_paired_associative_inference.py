@@ -24,6 +24,16 @@ def follow(pairs: np.ndarray, start: int, hops: int) -> int:
     return item
 
 
+def chain_of(pairs: np.ndarray, item: int) -> list[int]:
+    """The whole chain through ``item``, from its first stimulus to its last."""
+    while (pairs[:, 1] == item).any():
+        item = int(pairs[pairs[:, 1] == item, 0][0])
+    chain = [item]
+    while (pairs[:, 0] == chain[-1]).any():
+        chain.append(int(pairs[pairs[:, 0] == chain[-1], 1][0]))
+    return chain
+
+
 @pytest.mark.parametrize("length", [2, 3, 4])
 def test_trials_need_exactly_the_chain_of_pairs(length):
     task = PairedAssociativeInference(num_chains=5, chain_length=length, stimulus_dim=16, pool_size=100)
@@ -31,18 +41,24 @@ def test_trials_need_exactly_the_chain_of_pairs(length):
     pool = task.stimuli("train")
     assert batch.memory.shape == (64, 5 * (length - 1), 2, 16)
     assert batch.query.shape == (64, 16) and batch.choices.shape == (64, 2, 16) and batch.label.shape == (64,)
+    np.testing.assert_array_equal(batch.hops, [1] * 32 + [length - 1] * 32)  # MEMO: half direct, half indirect
     memory, query, choices = ids(batch.memory, pool), ids(batch.query, pool), ids(batch.choices, pool)
+    links = set()
     for b in range(64):
         pairs = memory[b]
-        items = pairs.reshape(-1)
-        chain_items = np.unique(items)
-        assert len(chain_items) == 5 * length, "chains use distinct stimuli"
-        target, foil = choices[b, batch.label[b]], choices[b, 1 - batch.label[b]]
-        assert follow(pairs, query[b], length - 1) == target, "the target is where the query's pairs lead"
-        assert foil != target and foil in pairs[:, 1] and foil not in pairs[:, 0], "the foil ends another chain"
-        if length > 2:
-            assert follow(pairs, query[b], 1) != target, "no stored pair links query and target directly"
-    assert 0.3 < np.mean(batch.label) < 0.7, "the target's position is random"
+        assert len(np.unique(pairs)) == 5 * length, "chains use distinct stimuli"
+        match, lure = choices[b, batch.label[b]], choices[b, 1 - batch.label[b]]
+        cue_chain, lure_chain = chain_of(pairs, query[b]), chain_of(pairs, lure)
+        assert len(cue_chain) == len(lure_chain) == length and cue_chain != lure_chain, "the lure is in another stored chain"
+        cue_at = cue_chain.index(query[b])
+        assert follow(pairs, query[b], int(batch.hops[b])) == match, "the match is where the cue's pairs lead"
+        assert lure_chain.index(lure) == cue_at + batch.hops[b], "the lure stands in the match's place"
+        if b < 32:
+            links.add(cue_at)
+        else:
+            assert cue_at == 0 and match == cue_chain[-1], "an indirect query spans the whole chain"
+    assert links == set(range(length - 1)), "direct queries ask for every link of a chain"
+    assert 0.3 < np.mean(batch.label) < 0.7, "the match's position is random"
 
 
 def test_sampling_is_deterministic_and_splits_are_disjoint():
@@ -62,6 +78,7 @@ def test_sampling_is_deterministic_and_splits_are_disjoint():
         (dict(num_chains=1), "num_chains must be >= 2"),
         (dict(chain_length=1), "chain_length must be >= 2"),
         (dict(num_chains=10, chain_length=3, pool_size=20), "pool_size"),
+        (dict(direct_fraction=1.5), r"direct_fraction must be in \[0, 1\]"),
     ],
 )
 def test_bad_settings_are_refused(kwargs, message):

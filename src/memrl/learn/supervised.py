@@ -65,7 +65,10 @@ class SupervisedLearner:
         """``num_updates`` updates in one ``lax.scan``; metrics stacked per update."""
         return jax.lax.scan(self.update, state, None, num_updates)
 
-    def accuracy(self, params, key, num_trials: int, split: str = "test") -> jax.Array:
-        """Fraction of ``num_trials`` fresh trials of ``split`` answered right (argmax)."""
+    def accuracy(self, params, key, num_trials: int, split: str = "test") -> dict[str, jax.Array]:
+        """Fraction of ``num_trials`` fresh trials of ``split`` answered right (argmax): "all", and
+        each kind of trial the task names (``trial_kinds``)."""
         batch = self.task.sample(key, num_trials, split)
-        return choice_loss(self.model.apply(params, batch), batch.label)[1]
+        right = self.model.apply(params, batch).argmax(axis=-1) == batch.label
+        kinds = self.task.trial_kinds(batch)
+        return {"all": right.mean()} | {kind: (right & mask).sum() / mask.sum() for kind, mask in kinds.items()}

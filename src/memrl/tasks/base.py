@@ -5,7 +5,10 @@ A task is a frozen dataclass whose fields are its settings, with
     batch = task.sample(key, batch_size, split)     # a pytree of arrays with a leading batch axis
 
 where ``split`` is "train" or "test" (held-out stimuli) and ``batch.label`` holds the index of the
-right choice among ``task.num_choices``. Sampling is pure and jittable.
+right choice among ``task.num_choices``. Sampling is pure and jittable. Trials that come in kinds
+scored apart (PAI's direct and indirect queries) are named by
+
+    kinds = task.trial_kinds(batch)                 # {kind: mask [B]}, empty for one kind
 """
 
 from __future__ import annotations

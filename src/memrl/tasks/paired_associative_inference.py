@@ -3,10 +3,16 @@ al. 2021, App. B.4), on procedurally generated stimuli.
 
 Each trial draws ``num_chains`` chains of ``chain_length`` distinct stimuli, A -> B -> C for the
 paper's length 3. The memory holds every adjacent pair of every chain, (A_i, B_i) and (B_i, C_i),
-in a random order; the query is A_q and the two choices are its chain's end C_q (the target) and
-the end C_f of another chain (the foil), in a random order. No pair links A_q to C_q directly:
-the answer needs an inference across two memories. A foil that is itself in memory means
-familiarity alone cannot pick the target.
+in a random order. A trial asks one of two kinds of query, as MEMO's batches do (half of each):
+
+- indirect: the cue is A_q and the two choices are its chain's end C_q (the match) and the end C_f
+  of another chain (the lure). No pair links A_q to C_q: the answer needs an inference across
+  ``chain_length - 1`` memories;
+- direct: the cue and the match are one stored pair of chain q (A_q -> B_q or B_q -> C_q), the
+  lure the item in the match's place in another chain (B_f or C_f): recall of one memory.
+
+The lure is always in memory, so familiarity alone cannot pick the match; the match's place among
+the two choices is random. Chains of 2 have only direct queries.
 
 The stimuli stand in for MEMO's ImageNet images: random binary patterns (entries ±1, scaled to
 unit norm) of ``stimulus_dim``, from a pool of ``pool_size`` per split, the "test" pool disjoint from the
@@ -28,9 +34,10 @@ POOL_SEED = 2020  # the pools are fixed: split i uses PRNGKey(POOL_SEED + i)
 
 class PAIBatch(NamedTuple):
     memory: jax.Array  # [B, num_chains * (chain_length - 1), 2, D] the stored pairs
-    query: jax.Array  # [B, D]
-    choices: jax.Array  # [B, 2, D]
-    label: jax.Array  # [B] int32, index of the target among the choices
+    query: jax.Array  # [B, D] the cue
+    choices: jax.Array  # [B, 2, D] the match and the lure
+    label: jax.Array  # [B] int32, index of the match among the choices
+    hops: jax.Array  # [B] int32, stored pairs between cue and match (1: direct query)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -38,7 +45,9 @@ class PairedAssociativeInference:
     num_chains: int = 16
     """chains (triplets, for length 3) per trial"""
     chain_length: int = 3
-    """stimuli per chain; the query is its first, the target its last (2 = direct recall)"""
+    """stimuli per chain; an indirect query's cue is its first, the match its last"""
+    direct_fraction: float = 0.5
+    """fraction of each batch's trials that ask a direct query (MEMO: half)"""
     stimulus_dim: int = 64
     pool_size: int = 1000
     """stimuli per split"""
@@ -50,6 +59,8 @@ class PairedAssociativeInference:
             raise ValueError(f"num_chains must be >= 2 (the foil comes from another chain), got {self.num_chains}")
         if self.chain_length < 2:
             raise ValueError(f"chain_length must be >= 2, got {self.chain_length}")
+        if not 0.0 <= self.direct_fraction <= 1.0:
+            raise ValueError(f"direct_fraction must be in [0, 1], got {self.direct_fraction}")
         if self.stimulus_dim < 1:
             raise ValueError(f"stimulus_dim must be >= 1, got {self.stimulus_dim}")
         if self.pool_size < self.num_chains * self.chain_length:
@@ -69,21 +80,34 @@ class PairedAssociativeInference:
         return signs / jnp.sqrt(self.stimulus_dim)
 
     def sample(self, key, batch_size: int, split: str = "train") -> PAIBatch:
+        """The first round(direct_fraction * batch_size) trials ask direct queries, the rest indirect."""
         pool = self.stimuli(split)
-        return jax.vmap(lambda k: self._trial(k, pool))(jax.random.split(key, batch_size))
+        direct = jnp.arange(batch_size) < round(self.direct_fraction * batch_size)
+        return jax.vmap(lambda k, d: self._trial(k, d, pool))(jax.random.split(key, batch_size), direct)
 
-    def _trial(self, key, pool) -> PAIBatch:
-        k_items, k_order, k_query, k_foil, k_label = jax.random.split(key, 5)
+    def trial_kinds(self, batch: PAIBatch) -> dict[str, jax.Array]:
+        """Masks [B] of the direct and the indirect queries in ``batch``; a kind the batch lacks is left out."""
+        num_direct = round(self.direct_fraction * batch.label.shape[0])
+        kinds = {"direct": batch.hops == 1, "indirect": batch.hops > 1}
+        present = {"direct": num_direct > 0, "indirect": num_direct < batch.label.shape[0] and self.chain_length > 2}
+        return {kind: mask for kind, mask in kinds.items() if present[kind]}
+
+    def _trial(self, key, direct, pool) -> PAIBatch:
+        k_items, k_order, k_query, k_lure, k_link, k_label = jax.random.split(key, 6)
         n, length = self.num_chains, self.chain_length
         chains = jax.random.choice(k_items, self.pool_size, (n, length), replace=False)
         pairs = jnp.stack([chains[:, :-1], chains[:, 1:]], axis=-1).reshape(self.num_pairs, 2)
         pairs = jax.random.permutation(k_order, pairs)
         query_chain = jax.random.randint(k_query, (), 0, n)
-        foil_chain = (query_chain + jax.random.randint(k_foil, (), 1, n)) % n
+        lure_chain = (query_chain + jax.random.randint(k_lure, (), 1, n)) % n
+        link = jax.random.randint(k_link, (), 0, length - 1)  # the stored pair a direct query asks for
+        cue_at = jnp.where(direct, link, 0)
+        match_at = jnp.where(direct, link + 1, length - 1)
         label = jax.random.randint(k_label, (), 0, 2)
-        target, foil = chains[query_chain, -1], chains[foil_chain, -1]
-        choices = jnp.where(label == 0, jnp.stack([target, foil]), jnp.stack([foil, target]))
-        return PAIBatch(pool[pairs], pool[chains[query_chain, 0]], pool[choices], label.astype(jnp.int32))
+        match, lure = chains[query_chain, match_at], chains[lure_chain, match_at]
+        choices = jnp.where(label == 0, jnp.stack([match, lure]), jnp.stack([lure, match]))
+        cue = chains[query_chain, cue_at]
+        return PAIBatch(pool[pairs], pool[cue], pool[choices], label.astype(jnp.int32), (match_at - cue_at).astype(jnp.int32))
 
 
 register("pai", PairedAssociativeInference)
