@@ -23,7 +23,8 @@ TEST_TRIALS = 2000
 
 
 def pai_runs(total_steps: int = 2_000_000) -> dict[str, SupervisedConfig]:
-    common = dict(task="pai", task_args={"chain_length": 3}, core="htm", total_steps=total_steps, batch_size=32, lr=1e-3, updates_per_chunk=200)
+    """``direct_fraction`` is spelled out so that a run folder of v1 (indirect queries only) is refused, not resumed."""
+    common = dict(task="pai", task_args={"chain_length": 3, "direct_fraction": 0.5}, core="htm", total_steps=total_steps, batch_size=32, lr=1e-3, updates_per_chunk=200)
     model = dict(d_model=128, num_heads=4, mlp_dim=256, k=4)
     return {
         "length 3/htm, 2 layers": SupervisedConfig(core_args={**model, "num_layers": 2}, **common),
