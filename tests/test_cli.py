@@ -1,5 +1,6 @@
 """The command line: listing, and clean errors for bad input."""
 
+import os
 import re
 
 import pytest
@@ -12,6 +13,14 @@ def test_list_names_cores_envs_and_experiments(capsys):
     out = capsys.readouterr().out
     for name in ("amrl-max", "gtrxl", "epn-nxk", "tmaze/T-LSO", "memory-planning/4x4", "graph-nav/9", "gymnax/CartPole-v1", "amrl-tmaze", "tln-demo", "epn-graph-nav", "pai", "htm-pai"):
         assert name in out
+
+
+def test_the_launching_process_leaves_the_accelerator_memory_to_its_workers(monkeypatch, capsys):
+    """XLA's default reserves 75% of a GPU in the first process that starts JAX's backend; the CLI
+    process does (to choose workers), so its training worker on the same GPU ran out of memory."""
+    monkeypatch.setenv("XLA_PYTHON_CLIENT_PREALLOCATE", "true")
+    main(["list"])
+    assert os.environ["XLA_PYTHON_CLIENT_PREALLOCATE"] == "false"
 
 
 @pytest.mark.parametrize(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -171,6 +172,10 @@ def analyze_commands() -> dict:
 
 
 def main(argv: list[str] | None = None) -> None:
+    # This process launches the training workers and evaluates after them on the same accelerator.
+    # XLA would reserve 75% of a GPU's memory here when JAX first starts its backend (to choose the
+    # workers), and the worker then runs out of memory; so every memrl process allocates on demand.
+    os.environ["XLA_PYTHON_CLIENT_PREALLOCATE"] = "false"
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
         if argv[:1] == ["analyze"]:
