@@ -31,6 +31,10 @@ def test_choice_loss_matches_numpy():
         (dict(batch_size=0), "batch_size must be a positive integer"),
         (dict(lr=0.0), "lr must be > 0"),
         (dict(total_steps=16, batch_size=32), "less than one batch"),
+        (dict(warmup_updates=-1), "warmup_updates must be >= 0"),
+        (dict(warmup_task_args={"direct_fraction": 1.0}), "warmup_updates is 0"),
+        (dict(warmup_updates=10, warmup_task_args={"num_chains": 4}), "change the shapes of the trials"),
+        (dict(warmup_updates=10, warmup_task_args={"direct_fraction": 2.0}), "direct_fraction"),
     ],
 )
 def test_bad_config_is_refused(kwargs, message):
@@ -46,6 +50,17 @@ def test_runs_are_deterministic_and_count_trials():
     np.testing.assert_array_equal(metrics["env_steps"], [8, 16, 24])
     assert np.all((0 <= metrics["episode_return"]) & (metrics["episode_return"] <= 1))
     assert np.all(np.isfinite(metrics["loss"]))
+
+
+def test_the_warmup_trains_on_its_own_task_settings_then_on_the_task():
+    config = SupervisedConfig(
+        core_args=SMALL_MODEL, task_args={**SMALL_TASK, "direct_fraction": 0.0}, batch_size=8,
+        warmup_updates=2, warmup_task_args={"direct_fraction": 1.0},
+    )
+    learner = SupervisedLearner(config)
+    batch = jax.jit(learner.training_batch)
+    hops = [np.asarray(batch(jax.random.PRNGKey(0), update).hops) for update in range(4)]
+    np.testing.assert_array_equal(hops, [[1] * 8, [1] * 8, [2] * 8, [2] * 8])
 
 
 def test_accuracy_is_scored_per_kind_of_query():

@@ -37,6 +37,7 @@ class SupervisedLearner:
     def __init__(self, config: SupervisedConfig):
         self.config = config
         self.task = tasks.make(config.task, **config.task_args)
+        self.warmup_task = tasks.make(config.task, **(config.task_args | config.warmup_task_args))
         self.model = MODELS[config.core](**config.core_args)
         self.optimizer = optax.chain(optax.clip_by_global_norm(config.max_grad_norm), optax.adam(config.lr))
 
@@ -45,9 +46,15 @@ class SupervisedLearner:
         params = self.model.init(init_key, self.task.sample(batch_key, 1))
         return SupervisedState(params, self.optimizer.init(params), key, jnp.zeros((), jnp.int32))
 
+    def training_batch(self, key, update: jax.Array):
+        """The trials of update number ``update``: the warm-up task's during the first
+        ``warmup_updates`` updates, the task's afterwards."""
+        warmup, main = (lambda task=task: task.sample(key, self.config.batch_size, "train") for task in (self.warmup_task, self.task))
+        return jax.lax.cond(update < self.config.warmup_updates, warmup, main)
+
     def update(self, state: SupervisedState, _=None) -> tuple[SupervisedState, dict]:
         key, batch_key = jax.random.split(state.key)
-        batch = self.task.sample(batch_key, self.config.batch_size, "train")
+        batch = self.training_batch(batch_key, state.update)
 
         def loss_fn(params):
             return choice_loss(self.model.apply(params, batch), batch.label)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import dataclasses
 from typing import ClassVar
 
+import jax
+
 from memrl.learn.run_config import ConfigRecord
 
 
@@ -23,6 +25,11 @@ class SupervisedConfig(ConfigRecord):
     core: str = "htm"
     """the memory model (``supervised.MODELS``)"""
     core_args: dict[str, int | float | bool | str] = dataclasses.field(default_factory=dict)
+    warmup_updates: int = 0
+    """updates at the start that train on the task with ``warmup_task_args`` (a curriculum stage)"""
+    warmup_task_args: dict[str, int | float | bool | str] = dataclasses.field(default_factory=dict)
+    """task settings that replace ``task_args`` during the warm-up, e.g. PAI's ``direct_fraction 1.0``;
+    they must keep the trials' shapes"""
     seed: int = 0
     seeds: int = 1
     total_steps: int = 1_000_000
@@ -44,11 +51,22 @@ class SupervisedConfig(ConfigRecord):
         if self.core not in MODELS:
             raise ValueError(f"unknown supervised model {self.core!r}; known: {', '.join(MODELS)}")
         try:
-            tasks.make(self.task, **self.task_args)
+            task = tasks.make(self.task, **self.task_args)
+            warmup_task = tasks.make(self.task, **(self.task_args | self.warmup_task_args))
             MODELS[self.core](**self.core_args)
         except TypeError as err:
             raise ValueError(str(err)) from None
         self.check_ranges()
+        if self.warmup_updates < 0:
+            raise ValueError(f"warmup_updates must be >= 0, got {self.warmup_updates}")
+        if self.warmup_task_args and not self.warmup_updates:
+            raise ValueError("warmup_task_args is set but warmup_updates is 0; give the warm-up's length")
+        shapes = [jax.eval_shape(lambda t=t: t.sample(jax.random.PRNGKey(0), 2)) for t in (task, warmup_task)]
+        if shapes[0] != shapes[1]:
+            raise ValueError(
+                f"warmup_task_args {self.warmup_task_args} change the shapes of the trials; a warm-up may only "
+                "change settings that keep them (for pai: direct_fraction, not num_chains or chain_length)"
+            )
         if self.total_steps < self.batch_size:
             raise ValueError(f"total_steps ({self.total_steps}) is less than one batch ({self.batch_size})")
 
