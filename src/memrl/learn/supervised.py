@@ -49,8 +49,10 @@ class SupervisedLearner:
     def training_batch(self, key, update: jax.Array):
         """The trials of update number ``update``: the warm-up task's during the first
         ``warmup_updates`` updates, the task's afterwards."""
-        warmup, main = (lambda task=task: task.sample(key, self.config.batch_size, "train") for task in (self.warmup_task, self.task))
-        return jax.lax.cond(update < self.config.warmup_updates, warmup, main)
+        def sample(task):
+            return task.sample(key, self.config.batch_size, "train")
+
+        return jax.lax.cond(update < self.config.warmup_updates, lambda: sample(self.warmup_task), lambda: sample(self.task))
 
     def update(self, state: SupervisedState, _=None) -> tuple[SupervisedState, dict]:
         key, batch_key = jax.random.split(state.key)
