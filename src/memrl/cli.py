@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 from pathlib import Path
@@ -83,7 +84,26 @@ def train_run(config, out: Path | None, workers: int | None) -> None:
                   f"{ {s: v['final_return'] for s, v in summary['seeds'].items()} }), {wall:.0f} s; curve {folder.path / 'curve.png'}")
 
 
-def evaluate(run: tyro.conf.Positional[Path], steps: int = 1000, seed: int = 12345) -> None:
+def evaluation_config(config, env_args: dict, task_args: dict):
+    """``config`` with environment settings (actor-critic runs) or task settings (supervised runs)
+    replaced, to test a trained model where it did not train; a supervised run's warm-up is dropped."""
+    supervised = config.learner == "supervised"
+    wrong, right = ("env", "task") if supervised else ("task", "env")
+    misplaced = env_args if supervised else task_args
+    if misplaced:
+        raise ValueError(f"--{wrong}-args does not apply to a {config.learner} run; give its settings with --{right}-args")
+    if supervised:
+        return dataclasses.replace(config, task_args=config.task_args | task_args, warmup_updates=0, warmup_task_args={})
+    return dataclasses.replace(config, env_args=config.env_args | env_args)
+
+
+def evaluate(
+    run: tyro.conf.Positional[Path],
+    steps: int = 1000,
+    seed: int = 12345,
+    env_args: dict[str, int | float | bool | str] = {},  # noqa: B006 (tyro reads the default; never mutated)
+    task_args: dict[str, int | float | bool | str] = {},  # noqa: B006
+) -> None:
     """Evaluate each seed's last checkpoint of RUN (sampled actions, fresh environments; for a
     supervised run, its accuracy on fresh trials of held-out stimuli).
 
@@ -91,6 +111,9 @@ def evaluate(run: tyro.conf.Positional[Path], steps: int = 1000, seed: int = 123
         run: run folder.
         steps: steps per environment (supervised runs: trials).
         seed: evaluation seed.
+        env_args: environment settings that replace the run's (actor-critic runs), e.g. maze_length 200.
+        task_args: task settings that replace the run's (supervised runs), e.g. num_chains 16 to test a
+            PAI model on a larger memory than it trained with.
     """
     import jax
     import numpy as np
@@ -101,10 +124,16 @@ def evaluate(run: tyro.conf.Positional[Path], steps: int = 1000, seed: int = 123
 
     folder = RunFolder(run)
     config = folder.load_config()
-    trainer = learner_for(config)
-    template = trainer.init(jax.random.PRNGKey(0))
+    template = learner_for(config).init(jax.random.PRNGKey(0))
+    evaluator = learner_for(evaluation_config(config, env_args, task_args))
+    changed = env_args or task_args
+    shapes = lambda tree: jax.tree.map(lambda x: x.shape, tree)  # noqa: E731
+    if shapes(jax.eval_shape(evaluator.init, jax.random.PRNGKey(0)).params) != shapes(template.params):
+        raise ValueError(f"the parameters of {run} do not fit the settings {changed}; "
+                         "only settings that keep the model's parameter shapes can be changed")
+    settings = f" ({' '.join(f'{k} {v}' for k, v in changed.items())})" if changed else ""
     supervised = config.learner == "supervised"
-    evaluate_fn = jax.jit(trainer.accuracy if supervised else trainer.evaluate, static_argnums=2)
+    evaluate_fn = jax.jit(evaluator.accuracy if supervised else evaluator.evaluate, static_argnums=2)
     for s in config.seed_list():
         runner = folder.load_checkpoint(s, template)
         if runner is None:
@@ -113,11 +142,11 @@ def evaluate(run: tyro.conf.Positional[Path], steps: int = 1000, seed: int = 123
         if supervised:
             accuracy = evaluate_fn(runner.params, jax.random.PRNGKey(seed), steps)
             by_kind = "".join(f", {kind} {float(value):.3f}" for kind, value in accuracy.items() if kind != "all")
-            console.print(f"seed {s} (update {int(runner.update)}): accuracy {float(accuracy['all']):.3f}{by_kind} on {steps} trials of held-out stimuli")
+            console.print(f"seed {s} (update {int(runner.update)}): accuracy {float(accuracy['all']):.3f}{by_kind} on {steps} trials of held-out stimuli{settings}")
             continue
         done, returns, _ = map(np.asarray, evaluate_fn(runner.params, jax.random.PRNGKey(seed), steps))
         episodes = returns[done]
-        console.print(f"seed {s} (update {int(runner.update)}): mean return {episodes.mean():.3f} ± {episodes.std():.3f} over {len(episodes)} episodes")
+        console.print(f"seed {s} (update {int(runner.update)}): mean return {episodes.mean():.3f} ± {episodes.std():.3f} over {len(episodes)} episodes{settings}")
 
 
 def plot(runs: tyro.conf.Positional[list[Path]], out: Path = Path("curves.png")) -> None:
