@@ -74,10 +74,11 @@ def test_supervised_run_trains_resumes_and_evaluates(tmp_path, capsys):
     capsys.readouterr()
     main(["eval", str(tmp_path), "--steps", "100"])
     assert re.search(r"seed 0 \(update 8\): accuracy \d\.\d{3}, direct \d\.\d{3}, indirect \d\.\d{3} on 100 trials", capsys.readouterr().out)
-    main(["eval", str(tmp_path), "--steps", "100", "--task-args", "num_chains", "6"])
-    assert re.search(r"seed 0 \(update 8\): accuracy .* on 100 trials of\s+held-out stimuli \(num_chains 6\)", capsys.readouterr().out)
+    main(["eval", str(tmp_path), "--steps", "100", "--task-args", "num_chains", "6", "--core-args", "k", "6"])
+    assert re.search(r"seed 0 \(update 8\): accuracy .* on 100 trials of\s+held-out stimuli \(num_chains 6 k 6\)", capsys.readouterr().out)
     for argv, message in [
         (["--task-args", "stimulus_dim", "4"], "do not fit the settings {'stimulus_dim': 4}"),
+        (["--core-args", "d_model", "8"], "do not fit the settings {'d_model': 8}"),
         (["--env-args", "maze_length", "4"], "--env-args does not apply to a supervised run"),
         (["--task-args", "num_chain", "4"], "unexpected keyword argument 'num_chain'"),
     ]:
@@ -91,10 +92,11 @@ def test_evaluation_config_replaces_settings_and_drops_the_warm_up():
     from memrl.learn.ppo_config import PPOConfig
     from memrl.learn.supervised_config import SupervisedConfig
 
-    config = SupervisedConfig(task_args={"num_chains": 3}, warmup_updates=5, warmup_task_args={"direct_fraction": 1.0})
-    evaluated = evaluation_config(config, {}, {"num_chains": 8})
+    config = SupervisedConfig(task_args={"num_chains": 3}, core_args={"k": 2, "d_model": 32}, warmup_updates=5, warmup_task_args={"direct_fraction": 1.0})
+    evaluated = evaluation_config(config, {}, {"num_chains": 8}, {"k": 16})
     assert evaluated.task_args == {"num_chains": 8} and evaluated.warmup_updates == 0 and evaluated.warmup_task_args == {}
+    assert evaluated.core_args == {"k": 16, "d_model": 32}
     tmaze = PPOConfig(env="tmaze/T-LS", env_args={"timeout": 200})
-    assert evaluation_config(tmaze, {"maze_length": 150}, {}).env_args == {"timeout": 200, "maze_length": 150}
+    assert evaluation_config(tmaze, {"maze_length": 150}, {}, {}).env_args == {"timeout": 200, "maze_length": 150}
     with pytest.raises(ValueError, match="--task-args does not apply to a ppo run"):
-        evaluation_config(tmaze, {}, {"num_chains": 8})
+        evaluation_config(tmaze, {}, {"num_chains": 8}, {})

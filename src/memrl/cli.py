@@ -84,17 +84,19 @@ def train_run(config, out: Path | None, workers: int | None) -> None:
                   f"{ {s: v['final_return'] for s, v in summary['seeds'].items()} }), {wall:.0f} s; curve {folder.path / 'curve.png'}")
 
 
-def evaluation_config(config, env_args: dict, task_args: dict):
-    """``config`` with environment settings (actor-critic runs) or task settings (supervised runs)
-    replaced, to test a trained model where it did not train; a supervised run's warm-up is dropped."""
+def evaluation_config(config, env_args: dict, task_args: dict, core_args: dict):
+    """``config`` with environment settings (actor-critic runs) or task settings (supervised runs),
+    and core settings, replaced, to test a trained model where it did not train; a supervised run's
+    warm-up is dropped."""
     supervised = config.learner == "supervised"
     wrong, right = ("env", "task") if supervised else ("task", "env")
     misplaced = env_args if supervised else task_args
     if misplaced:
         raise ValueError(f"--{wrong}-args does not apply to a {config.learner} run; give its settings with --{right}-args")
+    core_args = config.core_args | core_args
     if supervised:
-        return dataclasses.replace(config, task_args=config.task_args | task_args, warmup_updates=0, warmup_task_args={})
-    return dataclasses.replace(config, env_args=config.env_args | env_args)
+        return dataclasses.replace(config, task_args=config.task_args | task_args, core_args=core_args, warmup_updates=0, warmup_task_args={})
+    return dataclasses.replace(config, env_args=config.env_args | env_args, core_args=core_args)
 
 
 def evaluate(
@@ -103,6 +105,7 @@ def evaluate(
     seed: int = 12345,
     env_args: dict[str, int | float | bool | str] = {},  # noqa: B006 (tyro reads the default; never mutated)
     task_args: dict[str, int | float | bool | str] = {},  # noqa: B006
+    core_args: dict[str, int | float | bool | str] = {},  # noqa: B006
 ) -> None:
     """Evaluate each seed's last checkpoint of RUN (sampled actions, fresh environments; for a
     supervised run, its accuracy on fresh trials of held-out stimuli).
@@ -114,6 +117,8 @@ def evaluate(
         env_args: environment settings that replace the run's (actor-critic runs), e.g. maze_length 200.
         task_args: task settings that replace the run's (supervised runs), e.g. num_chains 16 to test a
             PAI model on a larger memory than it trained with.
+        core_args: core settings that replace the run's and keep its parameters' shapes, e.g. k 32
+            (chunks an HTM reads) or cross_episode True.
     """
     import jax
     import numpy as np
@@ -125,8 +130,8 @@ def evaluate(
     folder = RunFolder(run)
     config = folder.load_config()
     template = learner_for(config).init(jax.random.PRNGKey(0))
-    evaluator = learner_for(evaluation_config(config, env_args, task_args))
-    changed = env_args or task_args
+    evaluator = learner_for(evaluation_config(config, env_args, task_args, core_args))
+    changed = env_args | task_args | core_args
     shapes = lambda tree: jax.tree.map(lambda x: x.shape, tree)  # noqa: E731
     if shapes(jax.eval_shape(evaluator.init, jax.random.PRNGKey(0)).params) != shapes(template.params):
         raise ValueError(f"the parameters of {run} do not fit the settings {changed}; "
