@@ -100,6 +100,23 @@ def test_step_equals_unroll(setup):
     jax.tree.map(lambda a, b: np.testing.assert_allclose(a, b, atol=1e-5), carry, final_unrolled)
 
 
+def test_unroll_continues_from_its_carry(setup):
+    """Two unrolls in a row equal one over both segments: the second starts from a non-empty carry
+    (a transformer's cache of the first segment) and an episode runs across the split."""
+    name, core, params, step, unroll = setup
+    T, B, split = 10, 3, 6
+    xs = jax.random.normal(jax.random.PRNGKey(5), (T, B, D))
+    resets = np.zeros((T, B), bool)
+    resets[0] = True
+    resets[3, 1] = resets[8, 2] = True  # an episode restarts before the split in row 1, after it in row 2
+    carry = core.initialize_carry(jax.random.PRNGKey(0), (B,))
+    whole_carry, whole = unroll(params, carry, xs, jnp.asarray(resets))
+    middle, first = unroll(params, carry, xs[:split], jnp.asarray(resets[:split]))
+    last_carry, second = unroll(params, middle, xs[split:], jnp.asarray(resets[split:]))
+    np.testing.assert_allclose(np.concatenate([first, second]), whole, atol=1e-5)
+    jax.tree.map(lambda a, b: np.testing.assert_allclose(a, b, atol=1e-5), last_carry, whole_carry)
+
+
 def test_carry_shapes_and_dtypes_are_stable_under_jit(setup):
     name, core, params, step, unroll = setup
     carry = core.initialize_carry(jax.random.PRNGKey(0), (3,))

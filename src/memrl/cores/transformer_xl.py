@@ -29,7 +29,9 @@ from memrl.nn.gating import residual
 
 
 class TransformerXLLayer(nn.Module):
-    """One TrXL-I / GTrXL layer for a single new time step attending over its cache."""
+    """One TrXL-I / GTrXL layer for new time steps ``x`` [B, Q, D] attending over ``past`` [B, M, D]
+    (the cached rows) and themselves: distances [Q, M + Q] and mask [B, Q, M + Q] say which of
+    the M + Q rows each new step sees and how far back each lies."""
 
     d_model: int
     num_heads: int
@@ -39,14 +41,11 @@ class TransformerXLLayer(nn.Module):
     top_k: int | None = None
 
     @nn.compact
-    def __call__(self, x, cache, valid):
-        memory_length = cache.shape[1]
-        context = nn.LayerNorm(name="attention_norm")(jnp.concatenate([cache, x[:, None]], axis=1))
-        distances = jnp.arange(memory_length, -1, -1)[None]  # [1, M + 1]: oldest .. current
-        mask = jnp.concatenate([valid, jnp.ones_like(valid[:, :1])], axis=1)[:, None]
+    def __call__(self, x, past, distances, mask):
+        context = nn.LayerNorm(name="attention_norm")(jnp.concatenate([past, x], axis=1))
         attended = RelativeMultiHeadAttention(self.num_heads, self.d_model, self.top_k, name="attention")(
-            context[:, -1:], context, distances, mask
-        )[:, 0]
+            context[:, past.shape[1] :], context, distances, mask
+        )
         y = residual(self.gated, self.gate_bias, "attention_gate")(x, nn.relu(attended))
         hidden = nn.Dense(self.mlp_dim, name="mlp_in")(nn.LayerNorm(name="mlp_norm")(y))
         e = nn.Dense(self.d_model, name="mlp_out")(nn.relu(hidden))
@@ -54,7 +53,10 @@ class TransformerXLLayer(nn.Module):
 
 
 class TransformerXL(MemoryCore):
-    """Input projection to ``d_model``, then ``num_layers`` TrXL-I (or GTrXL, ``gated``) layers."""
+    """Input projection to ``d_model``, then ``num_layers`` TrXL-I (or GTrXL, ``gated``) layers.
+
+    ``unroll`` computes all steps of a segment at once, as Transformer-XL trains: step t sees the
+    rows of the last ``memory_length`` steps (cache, then the segment's own rows) of its episode."""
 
     num_layers: int = 2
     d_model: int = 128
@@ -80,22 +82,44 @@ class TransformerXL(MemoryCore):
             "valid": jnp.zeros((*batch_shape, self.memory_length), dtype=bool),
         }
 
-    @nn.compact
     def step(self, carry, x, reset):
-        h = nn.Dense(self.d_model, name="input_projection")(x)
+        carry, ys = self.segment(carry, x[None], reset[None])
+        return carry, ys[0]
+
+    def unroll(self, carry, xs, resets):
+        return self.segment(jax.lax.stop_gradient(carry), xs, resets)
+
+    @nn.compact
+    def segment(self, carry, xs, resets):
+        """T steps at once: xs [T, B, D_in], resets [T, B] (a reset step starts a new episode) ->
+        (carry, ys [T, B, d_model]); equal to T single steps."""
+        steps, memory = xs.shape[0], self.memory_length
+        resets = resets.T  # [B, T]
+        episode = jnp.cumsum(resets, axis=1)  # resets so far, the step's own included
+        # rows are indexed [cache (memory), segment (steps)]; step t sits at row memory + t
+        distances = memory + jnp.arange(steps)[:, None] - jnp.arange(memory + steps)[None]  # [T, M + T]
+        row_episode = jnp.concatenate([jnp.zeros_like(carry["valid"], dtype=episode.dtype), episode], axis=1)
+        row_valid = jnp.concatenate([carry["valid"], jnp.ones_like(resets)], axis=1)
+        mask = (
+            ((distances >= 0) & (distances <= memory))[None]
+            & row_valid[:, None]
+            & (row_episode[:, None] == episode[:, :, None])
+        )  # [B, T, M + T]
+        h = nn.Dense(self.d_model, name="input_projection")(jnp.swapaxes(xs, 0, 1))  # [B, T, D]
         layer_inputs = []
         for layer in range(self.num_layers):
             layer_inputs.append(h)
             h = TransformerXLLayer(
                 self.d_model, self.num_heads, self.mlp_dim, self.gated, self.gate_bias, self.top_k, name=f"layer_{layer}"
-            )(h, carry["cache"][:, layer], carry["valid"])
-        newest = jnp.stack(layer_inputs, axis=1)[:, :, None]  # [B, L, 1, D]
-        cache = jnp.concatenate([carry["cache"][:, :, 1:], newest], axis=2)
-        valid = jnp.concatenate([carry["valid"][:, 1:], jnp.ones_like(carry["valid"][:, :1])], axis=1)
-        return {"cache": cache, "valid": valid}, h
-
-    def unroll(self, carry, xs, resets):
-        return super().unroll(jax.lax.stop_gradient(carry), xs, resets)
+            )(h, carry["cache"][:, layer], distances, mask)
+        # the new cache: the last `memory` rows, emptied before the segment's last reset
+        rows = jnp.concatenate([carry["cache"], jnp.stack(layer_inputs, axis=1)], axis=2)[:, :, steps:]
+        last_reset = steps - 1 - jnp.argmax(resets[:, ::-1], axis=1)
+        episode_start = jnp.where(resets.any(axis=1), memory + last_reset, 0)  # first row of the last episode
+        current = jnp.arange(steps, memory + steps)[None] >= episode_start[:, None]  # [B, M]
+        cache = jnp.where(current[:, None, :, None], rows, 0.0)
+        valid = row_valid[:, steps:] & current
+        return {"cache": cache, "valid": valid}, jnp.swapaxes(h, 0, 1)
 
 
 register("trxl", lambda **kw: TransformerXL(gated=False, **kw))
