@@ -6,7 +6,6 @@ import numpy as np
 import pytest
 
 from memrl import cores
-from memrl.cores.htm import write_step
 
 SMALL = dict(num_layers=2, d_model=8, num_heads=2, mlp_dim=8, window=2, chunk_size=3, num_chunks=2, k=1)
 
@@ -24,24 +23,30 @@ def written_chunks(inputs, chunk_size, num_chunks, overlap):
     return contents, keys, valid
 
 
-@pytest.mark.parametrize("overlap", [0, 1, 2])
-def test_write_step_matches_reference_ring_store(overlap):
-    core = cores.make("htm", **{**SMALL, "num_chunks": 3})
-    carry = core.initialize_carry(None, (2,))
-    inputs = jax.random.normal(jax.random.PRNGKey(0), (14, 2, SMALL["num_layers"], SMALL["d_model"]))
-    for t in range(len(inputs)):
-        carry = write_step(carry, inputs[t], SMALL["chunk_size"], overlap)
-    for b in range(2):
-        for layer in range(SMALL["num_layers"]):
-            contents, keys, valid = written_chunks(np.asarray(inputs[:, b, layer]), SMALL["chunk_size"], 3, overlap)
-            np.testing.assert_allclose(carry["contents"][b, layer], contents, atol=1e-6)
-            np.testing.assert_allclose(carry["keys"][b, layer], keys, atol=1e-6)
-            np.testing.assert_array_equal(carry["store_valid"][b], valid)
-
-
 def run(core, params, xs, resets, carry=None):
     carry = core.initialize_carry(None, (xs.shape[1],)) if carry is None else carry
     return core.apply(params, carry, xs, resets, method=core.unroll)
+
+
+@pytest.mark.parametrize("overlap", [0, 1, 2])
+@pytest.mark.parametrize("split", [14, 5])
+def test_unrolled_store_matches_reference_ring_store(overlap, split):
+    """The first layer's store after 14 steps (in one unroll, or two from the carry between them)
+    holds the chunks of its inputs that a plain ring store holds."""
+    core = cores.make("htm", **{**SMALL, "num_chunks": 3, "chunk_overlap": overlap})
+    xs = jax.random.normal(jax.random.PRNGKey(0), (14, 2, 5))
+    resets = jnp.zeros((14, 2), bool).at[0].set(True)
+    params = core.init(jax.random.PRNGKey(1), core.initialize_carry(None, (2,)), xs[0], resets[0])
+    carry, _ = run(core, params, xs[:split], resets[:split])
+    if split < len(xs):
+        carry, _ = run(core, params, xs[split:], resets[split:], carry)
+    projection = params["params"]["input_projection"]
+    first_layer_inputs = np.asarray(xs @ projection["kernel"] + projection["bias"])
+    for b in range(2):
+        contents, keys, valid = written_chunks(first_layer_inputs[:, b], SMALL["chunk_size"], 3, overlap)
+        np.testing.assert_allclose(carry["contents"][b, 0], contents, atol=1e-5)
+        np.testing.assert_allclose(carry["keys"][b, 0], keys, atol=1e-5)
+        np.testing.assert_array_equal(carry["store_valid"][b], valid)
 
 
 @pytest.fixture(scope="module")

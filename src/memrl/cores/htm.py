@@ -23,6 +23,7 @@ import jax.numpy as jnp
 import flax.linen as nn
 
 from memrl.cores.base import MemoryCore, register, reset_carry
+from memrl.cores.sliding_window import slide, window_mask
 from memrl.nn.attention import RelativeMultiHeadAttention
 from memrl.nn.gating import residual
 from memrl.nn.hierarchical_attention import HierarchicalMemoryAttention
@@ -32,7 +33,10 @@ STORE_FIELDS = ("contents", "keys", "store_valid", "pointer")  # what ``cross_ep
 
 
 class HTMLayer(nn.Module):
-    """One memory layer for a single new step: window self-attention, chunk attention, MLP."""
+    """One memory layer for new steps ``x`` [B, Q, D]: window self-attention over ``window`` [B, W, D]
+    and themselves (distances [Q, W + Q], window_mask [B, Q, W + Q]), chunk attention over the
+    chunks ``keys`` [B, E, D] / ``contents`` [B, E, C, D] that store_mask [B, Q, E] lets each step
+    read, and the MLP."""
 
     d_model: int
     num_heads: int
@@ -42,48 +46,55 @@ class HTMLayer(nn.Module):
     gate_bias: float
 
     @nn.compact
-    def __call__(self, x, window, window_valid, keys, contents, store_valid):
-        window_length = window.shape[1]
-        context = nn.LayerNorm(name="attention_norm")(jnp.concatenate([window, x[:, None]], axis=1))
-        distances = jnp.arange(window_length, -1, -1)[None]  # oldest .. current
-        mask = jnp.concatenate([window_valid, jnp.ones_like(window_valid[:, :1])], axis=1)[:, None]
+    def __call__(self, x, window, distances, window_mask, keys, contents, store_mask):
+        context = nn.LayerNorm(name="attention_norm")(jnp.concatenate([window, x], axis=1))
         attended = RelativeMultiHeadAttention(self.num_heads, self.d_model, name="attention")(
-            context[:, -1:], context, distances, mask
-        )[:, 0]
+            context[:, window.shape[1] :], context, distances, window_mask
+        )
         y = residual(self.gated, self.gate_bias, "attention_gate")(x, attended)
-        query = nn.LayerNorm(name="memory_norm")(y)[:, None]
+        query = nn.LayerNorm(name="memory_norm")(y)
         read = HierarchicalMemoryAttention(self.d_model, self.num_heads, self.k, name="memory_attention")(
-            query, keys, contents, store_valid[:, None]
-        )[:, 0]
-        read = jnp.where(store_valid.any(axis=-1, keepdims=True), read, 0.0)
+            query, keys, contents, store_mask
+        )
+        read = jnp.where(store_mask.any(axis=-1, keepdims=True), read, 0.0)
         z = residual(self.gated, self.gate_bias, "memory_gate")(y, read)
         hidden = nn.Dense(self.mlp_dim, name="mlp_in")(nn.LayerNorm(name="mlp_norm")(z))
         return residual(self.gated, self.gate_bias, "mlp_gate")(z, nn.Dense(self.d_model, name="mlp_out")(nn.relu(hidden)))
 
 
-def write_step(carry, layer_inputs, chunk_size: int, overlap: int):
-    """Append this step's layer inputs [B, L, D] to the accumulators; rows whose chunk is now
-    full write it (contents and mean key) at their pointer and start the next chunk."""
-    count = carry["count"]
-    rows = jnp.arange(chunk_size)
-    accumulator = jnp.where(
-        (rows == count[:, None])[:, None, :, None], layer_inputs[:, :, None], carry["accumulator"]
+def write_schedule(count, pointer, resets, chunk_size: int, overlap: int, num_chunks: int, cross_episode: bool):
+    """The chunk writes of a segment, from integers alone: count [B] rows in the open chunk and
+    pointer [B] at the start, resets [B, T]. Rows are numbered in [the open chunk's C rows, the
+    segment's T steps, one zero row]. Returns, per step t: whether a chunk is full after t
+    (written [B, T]), its slot [B, T] and its rows [B, T, C]; and the open chunk's rows, count and
+    pointer after the segment."""
+    steps = resets.shape[1]
+    zero_row = chunk_size + steps
+    positions = jnp.arange(chunk_size)
+
+    def body(state, inputs):
+        count, pointer, rows = state
+        t, reset = inputs
+        count = jnp.where(reset, 0, count)
+        rows = jnp.where(reset[:, None], zero_row, rows)
+        if not cross_episode:
+            pointer = jnp.where(reset, 0, pointer)
+        rows = jnp.where(positions == count[:, None], chunk_size + t, rows)
+        full = count + 1 == chunk_size
+        carried_over = jnp.where(positions < overlap, jnp.roll(rows, overlap, axis=1), zero_row)
+        written = (full, pointer, rows)
+        state = (
+            jnp.where(full, overlap, count + 1),
+            jnp.where(full, (pointer + 1) % num_chunks, pointer),
+            jnp.where(full[:, None], carried_over, rows),
+        )
+        return state, written
+
+    open_rows = jnp.broadcast_to(positions, (count.shape[0], chunk_size))
+    (count, pointer, open_rows), (written, slot, rows) = jax.lax.scan(
+        body, (count, pointer, open_rows), (jnp.arange(steps), resets.T)
     )
-    count = count + 1
-    full = count == chunk_size
-    slot = jax.nn.one_hot(carry["pointer"], carry["store_valid"].shape[-1], dtype=bool) & full[:, None]  # [B, N]
-    contents = jnp.where(slot[:, None, :, None, None], accumulator[:, :, None], carry["contents"])
-    keys = jnp.where(slot[:, None, :, None], accumulator.mean(axis=2)[:, :, None], carry["keys"])
-    carried_over = jnp.roll(accumulator, overlap, axis=2) * (rows < overlap)[None, None, :, None]
-    return {
-        **carry,
-        "accumulator": jnp.where(full[:, None, None, None], carried_over, accumulator),
-        "count": jnp.where(full, overlap, count),
-        "contents": contents,
-        "keys": keys,
-        "store_valid": carry["store_valid"] | slot,
-        "pointer": jnp.where(full, (carry["pointer"] + 1) % slot.shape[-1], carry["pointer"]),
-    }
+    return written.T, slot.T, jnp.swapaxes(rows, 0, 1), open_rows, count, pointer
 
 
 class HierarchicalTransformerMemory(MemoryCore):
@@ -138,30 +149,87 @@ class HierarchicalTransformerMemory(MemoryCore):
         carry = {name: value if name in kept else reset_carry(value, initial[name], reset) for name, value in carry.items()}
         return self.step(carry, x, reset)
 
-    @nn.compact
     def step(self, carry, x, reset):
-        h = nn.Dense(self.d_model, name="input_projection")(x)
-        layer_inputs = []
-        for layer in range(self.num_layers):
-            layer_inputs.append(h)
-            h = HTMLayer(
-                self.d_model, self.num_heads, self.mlp_dim, self.k, self.gated, self.gate_bias, name=f"layer_{layer}"
-            )(
-                h,
-                carry["window"][:, layer],
-                carry["window_valid"],
-                carry["keys"][:, layer],
-                carry["contents"][:, layer],
-                carry["store_valid"],
-            )
-        newest = jnp.stack(layer_inputs, axis=1)  # [B, L, D]
-        carry = write_step(carry, newest, self.chunk_size, self.chunk_overlap)
-        window = jnp.concatenate([carry["window"][:, :, 1:], newest[:, :, None]], axis=2)
-        window_valid = jnp.concatenate([carry["window_valid"][:, 1:], jnp.ones_like(carry["window_valid"][:, :1])], axis=1)
-        return {**carry, "window": window, "window_valid": window_valid}, h
+        carry, ys = self.segment(carry, x[None], reset[None])
+        return carry, ys[0]
 
     def unroll(self, carry, xs, resets):
-        return super().unroll(jax.lax.stop_gradient(carry), xs, resets)
+        return self.segment(jax.lax.stop_gradient(carry), xs, resets)
+
+    @nn.compact
+    def segment(self, carry, xs, resets):
+        """T steps at once: xs [T, B, D_in], resets [T, B] -> (carry, ys [T, B, d_model]), equal to T
+        single steps. Step t reads the store as it was before its own write: the chunks of the
+        starting store and those written at steps before t (N + T candidates), less those
+        overwritten since and, unless ``cross_episode``, those of earlier episodes."""
+        steps = xs.shape[0]
+        resets = resets.T  # [B, T]
+        episode = jnp.cumsum(resets, axis=1)  # resets so far, the step's own included
+        time = jnp.arange(steps)
+        distances, window_attention_mask = window_mask(carry["window_valid"], resets)
+
+        # the store: candidates [N old slots, T chunks written after steps 0..T-1]
+        written, slot, rows, open_rows, count, pointer = write_schedule(
+            carry["count"], carry["pointer"], resets, self.chunk_size, self.chunk_overlap, self.num_chunks, self.cross_episode
+        )
+        candidate_slot = jnp.concatenate([jnp.broadcast_to(jnp.arange(self.num_chunks), carry["store_valid"].shape), slot], axis=1)
+        candidate_time = jnp.concatenate([jnp.full(carry["store_valid"].shape, -1), jnp.broadcast_to(time, resets.shape)], axis=1)
+        candidate_written = jnp.concatenate([carry["store_valid"], written], axis=1)
+        candidate_episode = jnp.concatenate([jnp.zeros_like(carry["store_valid"], dtype=episode.dtype), episode], axis=1)
+
+        def readable(query_time, query_episode):
+            """[B, Q, N + T]: the candidates the store holds before the writes of ``query_time`` [Q]."""
+            before = candidate_time[:, None] < query_time[None, :, None]  # [B, Q, E]
+            later = (candidate_time[:, None, :, None] < candidate_time[:, None, None, :]) & (
+                candidate_time[:, None, None, :] < query_time[None, :, None, None]
+            )  # [B, Q, E, E']: E' written after E and before the query
+            overwritten = (later & (candidate_slot[:, None, :, None] == candidate_slot[:, None, None, :]) & candidate_written[:, None, None]).any(-1)
+            same_episode = True if self.cross_episode else candidate_episode[:, None] == query_episode[:, :, None]
+            return candidate_written[:, None] & before & ~overwritten & same_episode
+
+        readable_in_segment = self.num_chunks + steps - 1  # the last step's chunk is read only after the segment
+        store_mask = readable(time, episode)[..., :readable_in_segment]
+        final = readable(jnp.array([steps]), episode[:, -1:])[:, 0]  # [B, N + T]: the store after the segment
+        store_valid = (final[..., None] & (candidate_slot[..., None] == jnp.arange(self.num_chunks))).any(axis=1)
+        # slots whose chunk is one written in this segment take it; the rest keep theirs (or zeros when cleared)
+        target = jnp.where(final[:, self.num_chunks :], slot, self.num_chunks)  # [B, T]; num_chunks = no slot
+        cleared = resets.any(axis=1) & (not self.cross_episode)
+
+        def updated_store(old, new):
+            """old [B, N, ...], new [B, T, ...] -> the store after the segment."""
+            base = jnp.where(cleared.reshape((-1,) + (1,) * (old.ndim - 1)), 0.0, old)
+            return jax.vmap(lambda base, index, rows: base.at[index].set(rows, mode="drop"))(base, target, new)
+
+        h = nn.Dense(self.d_model, name="input_projection")(jnp.swapaxes(xs, 0, 1))  # [B, T, D]
+        layer_inputs, contents, keys, accumulators = [], [], [], []
+        for layer in range(self.num_layers):
+            layer_inputs.append(h)
+            sources = jnp.concatenate([carry["accumulator"][:, layer], h, jnp.zeros_like(h[:, :1])], axis=1)  # [B, C + T + 1, D]
+            new_contents = jax.vmap(lambda source, index: source[index])(sources, rows)  # [B, T, C, D]
+            new_keys = new_contents.mean(axis=2)
+            layer_contents, layer_keys = carry["contents"][:, layer], carry["keys"][:, layer]
+            if steps > 1:
+                layer_contents = jnp.concatenate([layer_contents, new_contents[:, :-1]], axis=1)
+                layer_keys = jnp.concatenate([layer_keys, new_keys[:, :-1]], axis=1)
+            h = HTMLayer(
+                self.d_model, self.num_heads, self.mlp_dim, self.k, self.gated, self.gate_bias, name=f"layer_{layer}"
+            )(h, carry["window"][:, layer], distances, window_attention_mask, layer_keys, layer_contents, store_mask)
+            contents.append(updated_store(carry["contents"][:, layer], new_contents))
+            keys.append(updated_store(carry["keys"][:, layer], new_keys))
+            accumulators.append(jax.vmap(lambda source, index: source[index])(sources, open_rows))
+
+        window, window_valid = slide(carry["window"], carry["window_valid"], jnp.stack(layer_inputs, axis=1), resets)
+        new_carry = {
+            "window": window,
+            "window_valid": window_valid,
+            "contents": jnp.stack(contents, axis=1),
+            "keys": jnp.stack(keys, axis=1),
+            "store_valid": store_valid,
+            "accumulator": jnp.stack(accumulators, axis=1),
+            "count": count,
+            "pointer": pointer,
+        }
+        return new_carry, jnp.swapaxes(h, 0, 1)
 
 
 register("htm", lambda **kw: HierarchicalTransformerMemory(**kw))

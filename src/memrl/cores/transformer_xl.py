@@ -24,6 +24,7 @@ import jax.numpy as jnp
 import flax.linen as nn
 
 from memrl.cores.base import MemoryCore, register
+from memrl.cores.sliding_window import slide, window_mask
 from memrl.nn.attention import RelativeMultiHeadAttention
 from memrl.nn.gating import residual
 
@@ -93,18 +94,8 @@ class TransformerXL(MemoryCore):
     def segment(self, carry, xs, resets):
         """T steps at once: xs [T, B, D_in], resets [T, B] (a reset step starts a new episode) ->
         (carry, ys [T, B, d_model]); equal to T single steps."""
-        steps, memory = xs.shape[0], self.memory_length
         resets = resets.T  # [B, T]
-        episode = jnp.cumsum(resets, axis=1)  # resets so far, the step's own included
-        # rows are indexed [cache (memory), segment (steps)]; step t sits at row memory + t
-        distances = memory + jnp.arange(steps)[:, None] - jnp.arange(memory + steps)[None]  # [T, M + T]
-        row_episode = jnp.concatenate([jnp.zeros_like(carry["valid"], dtype=episode.dtype), episode], axis=1)
-        row_valid = jnp.concatenate([carry["valid"], jnp.ones_like(resets)], axis=1)
-        mask = (
-            ((distances >= 0) & (distances <= memory))[None]
-            & row_valid[:, None]
-            & (row_episode[:, None] == episode[:, :, None])
-        )  # [B, T, M + T]
+        distances, mask = window_mask(carry["valid"], resets)
         h = nn.Dense(self.d_model, name="input_projection")(jnp.swapaxes(xs, 0, 1))  # [B, T, D]
         layer_inputs = []
         for layer in range(self.num_layers):
@@ -112,13 +103,7 @@ class TransformerXL(MemoryCore):
             h = TransformerXLLayer(
                 self.d_model, self.num_heads, self.mlp_dim, self.gated, self.gate_bias, self.top_k, name=f"layer_{layer}"
             )(h, carry["cache"][:, layer], distances, mask)
-        # the new cache: the last `memory` rows, emptied before the segment's last reset
-        rows = jnp.concatenate([carry["cache"], jnp.stack(layer_inputs, axis=1)], axis=2)[:, :, steps:]
-        last_reset = steps - 1 - jnp.argmax(resets[:, ::-1], axis=1)
-        episode_start = jnp.where(resets.any(axis=1), memory + last_reset, 0)  # first row of the last episode
-        current = jnp.arange(steps, memory + steps)[None] >= episode_start[:, None]  # [B, M]
-        cache = jnp.where(current[:, None, :, None], rows, 0.0)
-        valid = row_valid[:, steps:] & current
+        cache, valid = slide(carry["cache"], carry["valid"], jnp.stack(layer_inputs, axis=1), resets)
         return {"cache": cache, "valid": valid}, jnp.swapaxes(h, 0, 1)
 
 
