@@ -180,10 +180,10 @@ class HierarchicalTransformerMemory(MemoryCore):
         def readable(query_time, query_episode):
             """[B, Q, N + T]: the candidates the store holds before the writes of ``query_time`` [Q]."""
             before = candidate_time[:, None] < query_time[None, :, None]  # [B, Q, E]
-            later = (candidate_time[:, None, :, None] < candidate_time[:, None, None, :]) & (
-                candidate_time[:, None, None, :] < query_time[None, :, None, None]
-            )  # [B, Q, E, E']: E' written after E and before the query
-            overwritten = (later & (candidate_slot[:, None, :, None] == candidate_slot[:, None, None, :]) & candidate_written[:, None, None]).any(-1)
+            # overwritten: a chunk of the segment went to the candidate's slot after it and before the query
+            later = (candidate_time[:, None, :, None] < time) & (time < query_time[:, None, None])  # [B, Q, E, T]
+            same_slot = (candidate_slot[:, :, None] == slot[:, None, :]) & written[:, None, :]  # [B, E, T]
+            overwritten = (later & same_slot[:, None]).any(-1)
             same_episode = True if self.cross_episode else candidate_episode[:, None] == query_episode[:, :, None]
             return candidate_written[:, None] & before & ~overwritten & same_episode
 
