@@ -196,12 +196,13 @@ class HierarchicalTransformerMemory(MemoryCore):
         cleared = resets.any(axis=1) & (not self.cross_episode)
 
         def updated_store(old, new):
-            """old [B, N, ...], new [B, T, ...] -> the store after the segment."""
+            """old [B, L, N, ...], new [B, L, T, ...] -> the store after the segment, all layers in
+            one scatter (the store is the carry's bulk: no per-layer copies of it)."""
             base = jnp.where(cleared.reshape((-1,) + (1,) * (old.ndim - 1)), 0.0, old)
-            return jax.vmap(lambda base, index, rows: base.at[index].set(rows, mode="drop"))(base, target, new)
+            return jax.vmap(lambda base, index, rows: base.at[:, index].set(rows, mode="drop"))(base, target, new)
 
         h = nn.Dense(self.d_model, name="input_projection")(jnp.swapaxes(xs, 0, 1))  # [B, T, D]
-        layer_inputs, contents, keys, accumulators = [], [], [], []
+        layer_inputs, written_contents, written_keys, accumulators = [], [], [], []
         for layer in range(self.num_layers):
             layer_inputs.append(h)
             sources = jnp.concatenate([carry["accumulator"][:, layer], h, jnp.zeros_like(h[:, :1])], axis=1)  # [B, C + T + 1, D]
@@ -214,16 +215,16 @@ class HierarchicalTransformerMemory(MemoryCore):
             h = HTMLayer(
                 self.d_model, self.num_heads, self.mlp_dim, self.k, self.gated, self.gate_bias, name=f"layer_{layer}"
             )(h, carry["window"][:, layer], distances, window_attention_mask, layer_keys, layer_contents, store_mask)
-            contents.append(updated_store(carry["contents"][:, layer], new_contents))
-            keys.append(updated_store(carry["keys"][:, layer], new_keys))
+            written_contents.append(new_contents)
+            written_keys.append(new_keys)
             accumulators.append(jax.vmap(lambda source, index: source[index])(sources, open_rows))
 
         window, window_valid = slide(carry["window"], carry["window_valid"], jnp.stack(layer_inputs, axis=1), resets)
         new_carry = {
             "window": window,
             "window_valid": window_valid,
-            "contents": jnp.stack(contents, axis=1),
-            "keys": jnp.stack(keys, axis=1),
+            "contents": updated_store(carry["contents"], jnp.stack(written_contents, axis=1)),
+            "keys": updated_store(carry["keys"], jnp.stack(written_keys, axis=1)),
             "store_valid": store_valid,
             "accumulator": jnp.stack(accumulators, axis=1),
             "count": count,
