@@ -31,17 +31,23 @@ class ChunkAttention(nn.Module):
     """Multi-head attention of one query token over the rows of each selected chunk
     (haiku ``MultiHeadAttention`` with key size F/H, biases on every projection).
 
-    query [B, Q, E], rows [B, Q, k, C, D] -> [B, Q, k, F]."""
+    query [B, Q, E], contents [B, M, C, D], selected [B, Q, k] chunk indices -> [B, Q, k, F]."""
 
     feature_size: int
     num_heads: int
 
     @nn.compact
-    def __call__(self, query, rows):
+    def __call__(self, query, contents, selected):
         heads, head_dim = self.num_heads, self.feature_size // self.num_heads
+        key, value = nn.Dense(self.feature_size, name="key"), nn.Dense(self.feature_size, name="value")
+        gather = jax.vmap(lambda chunks, index: chunks[index])  # [B, M, ...], [B, Q, k] -> [B, Q, k, ...]
+        if selected.shape[1] * selected.shape[2] < contents.shape[1]:  # fewer reads than chunks: project what is read
+            rows = gather(contents, selected)
+            k, v = key(rows), value(rows)
+        else:  # a chunk read by several queries (learning over a segment): project every chunk once
+            k, v = gather(key(contents), selected), gather(value(contents), selected)
         q = nn.Dense(self.feature_size, name="query")(query).reshape(*query.shape[:-1], heads, head_dim)
-        k = nn.Dense(self.feature_size, name="key")(rows).reshape(*rows.shape[:-1], heads, head_dim)
-        v = nn.Dense(self.feature_size, name="value")(rows).reshape(*rows.shape[:-1], heads, head_dim)
+        k, v = (a.reshape(*a.shape[:-1], heads, head_dim) for a in (k, v))
         logits = jnp.einsum("bqhd,bqkchd->bqkhc", q, k) / jnp.sqrt(head_dim).astype(q.dtype)
         weights = jax.nn.softmax(logits, axis=-1)
         attended = jnp.einsum("bqkhc,bqkchd->bqkhd", weights, v)
@@ -78,6 +84,5 @@ class HierarchicalMemoryAttention(nn.Module):
         top_weights = jax.nn.softmax(top_relevance, axis=-1)
         if self.memory_position_encoding:
             contents = contents + chunk_position_encoding(chunk_size, dim).astype(contents.dtype)
-        rows = jax.vmap(lambda chunks, index: chunks[index])(contents, top_index)  # [B, Q, k, C, D]
-        per_chunk = ChunkAttention(self.feature_size, self.num_heads, name="within_mem_attn")(queries, rows)
+        per_chunk = ChunkAttention(self.feature_size, self.num_heads, name="within_mem_attn")(queries, contents, top_index)
         return jnp.einsum("bqk,bqkf->bqf", top_weights, per_chunk)
