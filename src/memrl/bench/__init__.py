@@ -2,7 +2,7 @@
 same for the minimal single-file PPO-GRU loop in ``benchmarks/`` so the framework's overhead shows
 as a ratio; then EPN (all-to-all and N×k) on the Memory&Planning Game: V-trace training throughput,
 and the time of one acting step as the episodic memory grows; then HTM against TrXL as the attended
-past grows (``htm_scaling``). Figures, not tests."""
+past grows, acting and learning (``htm_scaling``). Figures, not tests."""
 
 from __future__ import annotations
 
@@ -113,7 +113,7 @@ def command(
         updates: updates per measurement.
         epn: also measure EPN on the Memory&Planning Game.
         epn_capacities: memory sizes for the EPN acting-step table.
-        htm: also measure htm against trxl as the attended past grows.
+        htm: also measure htm against trxl as the attended past grows (one acting step, and the gradient of an unroll).
         htm_pasts: attended past lengths (TrXL's cache, HTM's store of 16-step chunks, top-8).
         htm_width: d_model of both.
         htm_layers: layers of both.
@@ -138,12 +138,20 @@ def command(
 
 
 def htm_table(pasts: tuple[int, ...], width: int, layers: int) -> None:
-    """HTM (16-step chunks, top-8) against TrXL attending over the same past, one acting step."""
+    """HTM (16-step chunks, top-8) against TrXL attending over the same past: one acting step, and learning."""
     from memrl.bench.htm_scaling import htm_scaling_rows
 
-    table = Table(title=f"One acting step (batch 1, {layers} layers, width {width}) vs attended past: htm (chunks of 16, k = 8) and trxl")
-    for column in ("past steps", "htm ms", "trxl ms", "trxl / htm", "htm MB", "trxl MB"):
-        table.add_column(column)
-    for past, htm_ms, trxl_ms, ratio, htm_mb, trxl_mb in htm_scaling_rows(pasts, width, layers, chunk_size=16, k=8):
-        table.add_row(str(past), f"{htm_ms:.2f}", f"{trxl_ms:.2f}", f"{ratio:.2f}", f"{htm_mb:.1f}", f"{trxl_mb:.1f}")
-    console.print(table)
+    rows = htm_scaling_rows(pasts, width, layers, chunk_size=16, k=8, batch=1, train_batch=8, train_steps=32)
+    shape = f"{layers} layers, width {width}; htm chunks of 16, k = 8"
+    acting = Table(title=f"One acting step (batch 1, {shape}) vs attended past")
+    learning = Table(title=f"Gradient over a 32-step unroll (batch 8, {shape}) vs attended past, per unrolled step")
+    for table in (acting, learning):
+        for column in ("past steps", "htm ms", "trxl ms", "trxl / htm", "htm MB", "trxl MB"):
+            table.add_column(column)
+    for row in rows:
+        acting.add_row(str(row.past), f"{row.htm_step_ms:.2f}", f"{row.trxl_step_ms:.2f}", f"{row.trxl_step_ms / row.htm_step_ms:.2f}",
+                       f"{row.htm_step_mb:.1f}", f"{row.trxl_step_mb:.1f}")
+        learning.add_row(str(row.past), f"{row.htm_train_ms:.2f}", f"{row.trxl_train_ms:.2f}", f"{row.trxl_train_ms / row.htm_train_ms:.2f}",
+                         f"{row.htm_train_mb:.1f}", f"{row.trxl_train_mb:.1f}")
+    console.print(acting)
+    console.print(learning)
