@@ -137,3 +137,14 @@ def test_htm_ballet_evaluation_scores_each_test_level(tmp_path):
     results = evaluate_levels({"mixed/lstm": folder}, tmp_path, steps=330, levels=("2_delay16",))["fraction_correct"]["mixed/lstm"]
     assert set(results) == {"2_delay16"} and "2_delay16" in TEST_LEVELS
     assert 0.0 <= results["2_delay16"]["correct"] <= 1.0 and results["2_delay16"]["episodes"] >= 2
+
+
+def test_htm_pai_pairs_each_memory_with_its_one_layer_control():
+    experiment = experiments.get("htm-pai")
+    assert set(experiment.panels()) == {"16 chains", "2 chains"}
+    for panel, runs in experiment.panels().items():
+        configs = [experiment.runs[r] for r in runs]
+        assert sorted(c.core_args["num_layers"] for c in configs) == [1, 2]
+        assert {c.task_args["num_chains"] for c in configs} == {int(panel.split()[0])}
+        assert all(c.warmup_updates > 0 and c.warmup_task_args == {"direct_fraction": 1.0} for c in configs)
+    assert all(e.run in experiment.runs and e.evaluated[1] == e.run for e in experiment.expectations)
