@@ -195,13 +195,14 @@ COMMANDS = {"list": list_all, "train": train, "train-impala": train_impala, "tra
 
 
 def analyze_commands() -> dict:
-    from memrl.analysis import distance_probe, gradient_strength, planner_distance_training, signal_to_noise
+    from memrl.analysis import ballet_memory_probe, distance_probe, gradient_strength, planner_distance_training, signal_to_noise
 
     return {
         "gradients": gradient_strength.command,
         "snr": signal_to_noise.command,
         "distance-probe": distance_probe.command,
         "planner-distance": planner_distance_training.command,
+        "ballet-memory": ballet_memory_probe.command,
     }
 
 

@@ -32,7 +32,7 @@ from flax import serialization
 
 from memrl import cores
 from memrl.analysis.distance_probe import accuracy_per_class, accuracy_table, distance_classes, plot_accuracy_by_distance, probe_dataset
-from memrl.learn.run_folder import ConfigMismatch, atomic_write, restore_msgpack
+from memrl.learn.run_folder import atomic_write, resume_training
 
 
 def init_planner(core: cores.MemoryCore, key, maze_size: int):
@@ -88,7 +88,7 @@ def train_planner_on_distances(
             "core": repr(core), "key": np.asarray(jax.random.key_data(key)).tolist(), "maze_size": maze_size, "steps": steps,
             "maps": maps, "queries": queries, "lr": lr, "chunk": chunk, "iterations": list(iterations),
         }
-        saved = _resume(checkpoint_dir, settings, saved)
+        saved = resume_training(checkpoint_dir, settings, saved, "a planner-distance run")
     carry, losses = saved["carry"], np.array(saved["losses"])
     for done in range(int(saved["chunks_done"]), len(chunk_keys)):
         carry, chunk_losses = train_chunk(carry, chunk_keys[done])
@@ -99,21 +99,6 @@ def train_planner_on_distances(
             on_chunk((done + 1) * chunk, losses[done])
     core_params, decoder = carry[0]
     return core_params, decoder, losses
-
-
-def _resume(checkpoint_dir: Path, settings: dict, initial: dict) -> dict:
-    """The state saved in ``checkpoint_dir`` by a run of the same ``settings``, else ``initial``
-    (after recording ``settings`` there)."""
-    settings_path, checkpoint_path = checkpoint_dir / "settings.json", checkpoint_dir / "checkpoint.msgpack"
-    if settings_path.exists():
-        existing = json.loads(settings_path.read_text())
-        if existing != settings:
-            raise ConfigMismatch.between(checkpoint_dir, "a planner-distance run with other settings", existing, settings)
-        if checkpoint_path.exists():
-            return restore_msgpack(checkpoint_path, initial)
-    checkpoint_dir.mkdir(parents=True, exist_ok=True)
-    atomic_write(settings_path, json.dumps(settings, indent=2).encode())
-    return initial
 
 
 def accuracy_by_distance(core, core_params, decoder, key, iterations, maze_size: int = 4, maps: int = 64, queries: int = 64) -> dict[int, np.ndarray]:

@@ -59,6 +59,22 @@ def restore_msgpack(path: Path, template):
     return restored
 
 
+def resume_training(checkpoint_dir: Path, settings: dict, initial, what: str):
+    """The training state saved in ``checkpoint_dir/checkpoint.msgpack`` by ``what`` (e.g. "a
+    planner-distance run") with the same ``settings``, else ``initial`` (after recording
+    ``settings`` in ``checkpoint_dir/settings.json``). Other settings there are refused."""
+    settings_path, checkpoint_path = checkpoint_dir / "settings.json", checkpoint_dir / "checkpoint.msgpack"
+    if settings_path.exists():
+        existing = json.loads(settings_path.read_text())
+        if existing != settings:
+            raise ConfigMismatch.between(checkpoint_dir, f"{what} with other settings", existing, settings)
+        if checkpoint_path.exists():
+            return restore_msgpack(checkpoint_path, initial)
+    checkpoint_dir.mkdir(parents=True, exist_ok=True)
+    atomic_write(settings_path, json.dumps(settings, indent=2).encode())
+    return initial
+
+
 @dataclasses.dataclass(frozen=True)
 class RunFolder:
     path: Path

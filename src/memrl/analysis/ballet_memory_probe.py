@@ -1,0 +1,225 @@
+"""Can a Ballet agent's memory tell which dancer did the named dance? A supervised check.
+
+Not an analysis from the paper. The paper's agents learn Ballet from reward alone (Lampinen et al.
+2021, Sec. 3.1, Table 3); at memrl's budgets none gets past touching a random dancer
+(docs/results.md), which leaves open whether the memory could hold what the task asks. Before
+the choice phase a Ballet agent cannot move, so the watch phase's observations do not depend on
+the policy. This trains a fresh agent of a run config (encoder -> memory core -> head, its
+policy output widened to the 8 dancer slots) on the watch phase of fresh episodes of one level,
+frames 0 .. N·(15 + delay), the last being the first choice frame where the instruction names the
+target's dance, to classify the slot of the target from its output at that frame:
+
+    L = −log softmax(logits_T)[slot(target)]
+
+Chance is 1/N. Accuracy on fresh episodes says how much of the memory demand of each level the
+architecture meets when it is told the answer, free of exploration and credit assignment.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+from flax import serialization
+
+from memrl.envs import ballet
+from memrl.envs.ballet_tables import DANCER_SLOTS
+from memrl.learn.actor import ActorCriticLearner
+from memrl.learn.impala_config import ImpalaConfig
+from memrl.learn.run_folder import atomic_write, resume_training
+
+
+def watch_frames(env: ballet.Ballet) -> int:
+    """Observations from the reset one to the first choice frame, N·(15 + delay) + 1, of a one-level Ballet."""
+    levels = np.asarray(env.default_params.levels)
+    if len(levels) != 1:
+        raise ValueError(f"the probe needs one Ballet level (its episodes have one length), got levels {levels[:, :2].tolist()}")
+    num_dancers, delay, _ = levels[0]
+    return int(num_dancers * (ballet.NUM_MOVES - 1 + delay) + 1)
+
+
+def watch_episodes(env: ballet.Ballet, key, batch_size: int):
+    """(observations, time-major [T, B, ...], of the watch phase up to the first choice frame;
+    the target's slot [B], an index of ``DANCER_SLOTS``) of ``batch_size`` fresh episodes."""
+    frames, params = watch_frames(env), env.default_params
+    slots = jnp.asarray(DANCER_SLOTS, jnp.int32)
+    no_move = jnp.zeros(len(env.action_dims), jnp.int32)  # the agent cannot move before the choice phase
+
+    def episode(key):
+        first, state = env.reset_env(key, params)
+        def step(state, _):
+            obs, state, *_ = env.step_env(key, state, no_move, params)
+            return state, obs
+
+        state, later = jax.lax.scan(step, state, None, frames - 1)
+        observations = jax.tree.map(lambda a, rest: jnp.concatenate([a[None], rest]), first, later)
+        return observations, jnp.argmax(jnp.all(slots == state.slots[state.target], axis=-1))
+
+    observations, labels = jax.vmap(episode)(jax.random.split(key, batch_size))
+    return jax.tree.map(lambda x: jnp.swapaxes(x, 0, 1), observations), labels
+
+
+class BalletMemoryProbe:
+    """The agent of ``config`` (a Ballet run config of one level) with a slot classifier for a head."""
+
+    def __init__(self, config: ImpalaConfig):
+        learner = ActorCriticLearner(config)
+        if not isinstance(learner.env, ballet.Ballet):
+            raise ValueError(f"the probe needs a Ballet environment, got {config.env}")
+        self.env = learner.env
+        self.frames = watch_frames(self.env)
+        self.agent = learner.agent.clone(action_dims=(len(DANCER_SLOTS),), reconstruct=False)
+
+    def slot_logits(self, params, observations) -> jax.Array:
+        """[B, 8] logits over the dancer slots at the last observation of time-major ``observations``."""
+        batch = jax.tree.leaves(observations)[0].shape[1]
+        resets = jnp.zeros((self.frames, batch), bool).at[0].set(True)
+        no_action, no_reward = jnp.zeros((self.frames, batch, 1), jnp.int32), jnp.zeros((self.frames, batch))
+        carry = self.agent.initialize_carry((batch,))
+        _, (logits, _, _) = self.agent.apply(params, carry, observations, no_action, no_reward, resets, method=self.agent.unroll)
+        return logits[-1]
+
+    def init(self, key):
+        observations, _ = watch_episodes(self.env, key, 1)
+        carry = self.agent.initialize_carry((1,))
+        resets = jnp.zeros((self.frames, 1), bool).at[0].set(True)
+        return self.agent.init(key, carry, observations, jnp.zeros((self.frames, 1, 1), jnp.int32), jnp.zeros((self.frames, 1)), resets, method=self.agent.unroll)
+
+    def loss(self, params, key, batch_size: int):
+        """(mean L, fraction of the batch classified right) on fresh episodes."""
+        observations, labels = watch_episodes(self.env, key, batch_size)
+        logits = self.slot_logits(params, observations)
+        return optax.softmax_cross_entropy_with_integer_labels(logits, labels).mean(), (logits.argmax(-1) == labels).mean()
+
+    def accuracy(self, params, key, episodes: int, batch_size: int) -> float:
+        """Fraction of ``episodes`` fresh episodes classified right, ``batch_size`` at a time."""
+        right = jax.jit(lambda k: self.loss(params, k, batch_size)[1])
+        return float(np.mean([right(k) for k in jax.random.split(key, max(1, episodes // batch_size))]))
+
+
+def train_probe(
+    probe: BalletMemoryProbe, key, steps: int, batch_size: int = 16, lr: float = 3e-4, chunk: int = 50,
+    checkpoint_dir: Path | None = None, settings: dict | None = None, on_chunk: Callable[[int, float, float], None] | None = None,
+):
+    """Train the probe's agent by Adam on L (gradients clipped to norm 1); returns (params, per
+    chunk: (mean loss, mean batch accuracy)). With ``checkpoint_dir`` the state is saved there after
+    every chunk, and a call with the same ``settings`` continues from it."""
+    if steps % chunk:
+        raise ValueError(f"steps ({steps}) must be a multiple of chunk ({chunk})")
+    init_key, data_key = jax.random.split(key)
+    params = probe.init(init_key)
+    optimizer = optax.chain(optax.clip_by_global_norm(1.0), optax.adam(lr))
+
+    def update(carry, key):
+        params, state = carry
+        (loss, accuracy), grads = jax.value_and_grad(probe.loss, has_aux=True)(params, key, batch_size)
+        updates, state = optimizer.update(grads, state, params)
+        return (optax.apply_updates(params, updates), state), (loss, accuracy)
+
+    train_chunk = jax.jit(lambda carry, keys: jax.lax.scan(update, carry, keys))
+    chunk_keys = jax.random.split(data_key, steps).reshape(steps // chunk, chunk, -1)
+    saved = {"carry": (params, optimizer.init(params)), "curve": np.full((len(chunk_keys), 2), np.nan), "chunks_done": 0}
+    if checkpoint_dir is not None:
+        saved = resume_training(checkpoint_dir, settings or {}, saved, "a ballet-memory probe")
+    carry, curve = saved["carry"], np.array(saved["curve"])
+    for done in range(int(saved["chunks_done"]), len(chunk_keys)):
+        carry, (losses, accuracies) = train_chunk(carry, chunk_keys[done])
+        curve[done] = float(losses.mean()), float(accuracies.mean())
+        if checkpoint_dir is not None:
+            atomic_write(checkpoint_dir / "checkpoint.msgpack", serialization.to_bytes({"carry": carry, "curve": curve, "chunks_done": done + 1}))
+        if on_chunk is not None:
+            on_chunk((done + 1) * chunk, *curve[done])
+    return carry[0], curve
+
+
+def probe_config(core: str, level: str) -> ImpalaConfig:
+    """The ``cpu`` preset's agent of ``memrl reproduce htm-ballet`` for ``core``, on ``ballet/{level}``."""
+    from memrl.experiments.htm_ballet import preset_runs
+
+    runs = preset_runs("cpu")
+    if f"mixed/{core}" not in runs:
+        raise ValueError(f"core must be one of the htm-ballet cores {sorted(r.split('/')[1] for r in runs if r.startswith('mixed/'))}, got {core!r}")
+    return dataclasses.replace(runs[f"mixed/{core}"], env=f"ballet/{level}")
+
+
+def command(
+    levels: tuple[str, ...] = ("2_delay16", "4_delay16", "8_delay16"),
+    cores: tuple[str, ...] = ("htm", "gtrxl", "lstm"),
+    steps: int = 1000,
+    batch_size: int = 16,
+    lr: float = 3e-4,
+    seed: int = 0,
+    test_episodes: int = 512,
+    out: Path = Path("runs/analysis/ballet-memory"),
+) -> None:
+    """Train fresh Ballet agents (htm-ballet's cpu preset) to name the target dancer's slot at the
+    first choice frame, supervised (a check of the memory without RL; not an analysis from the paper).
+
+    Args:
+        levels: Ballet levels (N_delayD), each trained and tested on its own.
+        cores: agents of ``memrl reproduce htm-ballet``'s cpu preset.
+        steps: training steps per level and core.
+        batch_size: episodes per step.
+        lr: Adam learning rate.
+        seed: seed of the initialisation and the episodes.
+        test_episodes: fresh episodes scored after training.
+        out: folder for ballet_memory.png/json and the checkpoints (LEVEL/CORE; running the same
+            command again continues an interrupted run).
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from rich.table import Table
+
+    from memrl.console import console
+
+    single = [name for name, level_set in ballet.LEVEL_SETS.items() if len(level_set) == 1]
+    for level in levels:
+        if level not in single:
+            raise ValueError(f"unknown Ballet level {level!r} (the probe trains on one level); known: {', '.join(single)}")
+    probes = {(level, core): BalletMemoryProbe(probe_config(core, level)) for level in levels for core in cores}
+    train_key, test_key = jax.random.split(jax.random.PRNGKey(seed))
+    results = {}
+    for (level, core), probe in probes.items():
+        settings = {"level": level, "core": core, "config": json.loads(probe_config(core, level).to_json()), "steps": steps,
+                    "batch_size": batch_size, "lr": lr, "seed": seed}
+        console.print(f"{level} / {core}: {probe.frames} frames per episode, {steps} steps of {batch_size} episodes")
+        params, curve = train_probe(
+            probe, train_key, steps, batch_size, lr, checkpoint_dir=out / level / core, settings=settings,
+            on_chunk=lambda done, loss, acc: console.print(f"  step {done}/{steps}  loss {loss:.3f}  batch accuracy {acc:.2f}"),
+        )
+        accuracy = probe.accuracy(params, test_key, test_episodes, batch_size)
+        results.setdefault(level, {})[core] = {"test_accuracy": accuracy, "curve": curve.tolist()}
+
+    table = Table(title=f"target slot named at the first choice frame: accuracy on {test_episodes} fresh episodes after {steps} steps")
+    table.add_column("level (chance)")
+    for core in cores:
+        table.add_column(core)
+    for level, row in results.items():
+        dancers = int(level.split("_")[0])
+        table.add_row(f"{level} ({1 / dancers:.2f})", *(f"{row[c]['test_accuracy']:.2f}" for c in cores))
+    console.print(table)
+
+    fig, axes = plt.subplots(1, len(levels), figsize=(4 * len(levels), 3.5), squeeze=False)
+    for ax, (level, row) in zip(axes[0], results.items()):
+        for core, result in row.items():
+            curve = np.asarray(result["curve"])
+            ax.plot(np.arange(1, len(curve) + 1) * steps / len(curve), curve[:, 1], label=core)
+        ax.axhline(1 / int(level.split("_")[0]), color="gray", ls=":", label="chance")
+        ax.set_title(level)
+        ax.set_xlabel("training step")
+        ax.set_ylabel("batch accuracy")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(out / "ballet_memory.png", dpi=120)
+    plt.close(fig)
+    (out / "ballet_memory.json").write_text(json.dumps(results))
+    console.print(f"figure {out / 'ballet_memory.png'}")

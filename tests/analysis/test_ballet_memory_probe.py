@@ -1,0 +1,64 @@
+import jax
+import numpy as np
+import pytest
+
+from memrl.analysis.ballet_memory_probe import BalletMemoryProbe, command, probe_config, train_probe, watch_episodes
+from memrl.envs import ballet
+from memrl.envs.ballet_tables import DANCER_SLOTS
+from memrl.learn.impala_config import ImpalaConfig
+from memrl.learn.run_folder import ConfigMismatch
+
+TINY = dict(env_args={"observation": "cells"}, core="gru", core_args={"hidden": 8}, encoder="conv", conv_channels=(4, 4, 4),
+            conv_kernels=(1, 3, 3), conv_strides=(1, 1, 1), encoder_widths=(), head_widths=(8,))
+
+
+def test_the_watch_phase_ends_at_the_first_choice_frame_and_the_label_is_the_target_slot():
+    env = ballet.make_ballet(((2, 16),), observation="cells")
+    key = jax.random.PRNGKey(3)
+    observations, labels = watch_episodes(env, key, 4)
+    assert observations["image"].shape == (2 * (15 + 16) + 1, 4, 11, 11, ballet.CELL_CHANNELS)
+    for i, episode_key in enumerate(jax.random.split(key, 4)):
+        first, state = env.reset_env(episode_key, env.default_params)
+        np.testing.assert_array_equal(observations["image"][0, i], first["image"])
+        np.testing.assert_array_equal(DANCER_SLOTS[int(labels[i])], state.slots[state.target])
+        assert int(observations["language"][-1, i]) == 1 + int(state.dances[state.target])
+    assert np.all(observations["language"][:-1] == ballet.WATCH)
+
+
+def test_the_probe_refuses_what_it_cannot_train_on():
+    with pytest.raises(ValueError, match="one Ballet level"):
+        BalletMemoryProbe(ImpalaConfig(env="ballet/mixed", **TINY))
+    with pytest.raises(ValueError, match="needs a Ballet environment"):
+        BalletMemoryProbe(ImpalaConfig(env="tmaze/T-LN", core="gru", core_args={"hidden": 8}))
+    with pytest.raises(ValueError, match="htm-ballet cores"):
+        probe_config("amrl-max", "2_delay16")
+    with pytest.raises(ValueError, match="unknown Ballet level 'mixed'"):
+        command(levels=("mixed",))
+    assert probe_config("htm", "8_delay48").env == "ballet/8_delay48"
+
+
+class Interrupted(Exception):
+    pass
+
+
+def test_an_interrupted_probe_training_resumes_to_the_same_parameters(tmp_path):
+    probe = BalletMemoryProbe(ImpalaConfig(env="ballet/2_delay16", **TINY))
+    train = lambda **kw: train_probe(probe, jax.random.PRNGKey(0), steps=3, batch_size=2, chunk=1, **kw)  # noqa: E731
+    expected_params, expected_curve = train()
+    assert expected_curve[0, 0] == pytest.approx(np.log(8), abs=0.1)  # near-uniform over the 8 slots at initialisation
+
+    def stop_after_two_chunks(done, loss, accuracy):
+        if done == 2:
+            raise Interrupted
+
+    settings = {"lr": 3e-4}
+    with pytest.raises(Interrupted):
+        train(checkpoint_dir=tmp_path, settings=settings, on_chunk=stop_after_two_chunks)
+    reported = []
+    params, curve = train(checkpoint_dir=tmp_path, settings=settings, on_chunk=lambda done, *_: reported.append(done))
+    assert reported == [3]
+    np.testing.assert_array_equal(curve, expected_curve)
+    for got, want in zip(jax.tree.leaves(params), jax.tree.leaves(expected_params)):
+        np.testing.assert_array_equal(got, want)
+    with pytest.raises(ConfigMismatch, match="a ballet-memory probe with other settings"):
+        train(checkpoint_dir=tmp_path, settings={"lr": 1e-3})
