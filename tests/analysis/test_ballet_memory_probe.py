@@ -34,6 +34,9 @@ def test_the_probe_refuses_what_it_cannot_train_on():
         probe_config("amrl-max", "2_delay16")
     with pytest.raises(ValueError, match="unknown Ballet level 'mixed'"):
         command(levels=("mixed",))
+    for steps in (0, 75):  # refused before any agent is built
+        with pytest.raises(ValueError, match=f"steps must be a positive multiple of 50 .*got {steps}"):
+            command(levels=("2_delay16",), steps=steps)
     assert probe_config("htm", "8_delay48").env == "ballet/8_delay48"
 
 

@@ -65,6 +65,14 @@ def watch_episodes(env: ballet.Ballet, key, batch_size: int):
     return jax.tree.map(lambda x: jnp.swapaxes(x, 0, 1), observations), labels
 
 
+CHUNK_STEPS = 50  # training steps between checkpoints
+
+
+def check_steps(steps: int, chunk: int = CHUNK_STEPS) -> None:
+    if steps <= 0 or steps % chunk:
+        raise ValueError(f"steps must be a positive multiple of {chunk} (the state is saved every {chunk} steps), got {steps}")
+
+
 class BalletMemoryProbe:
     """The agent of ``config`` (a Ballet run config of one level) with a slot classifier for a head."""
 
@@ -104,14 +112,13 @@ class BalletMemoryProbe:
 
 
 def train_probe(
-    probe: BalletMemoryProbe, key, steps: int, batch_size: int = 16, lr: float = 3e-4, chunk: int = 50,
+    probe: BalletMemoryProbe, key, steps: int, batch_size: int = 16, lr: float = 3e-4, chunk: int = CHUNK_STEPS,
     checkpoint_dir: Path | None = None, settings: dict | None = None, on_chunk: Callable[[int, float, float], None] | None = None,
 ):
     """Train the probe's agent by Adam on L (gradients clipped to norm 1); returns (params, per
     chunk: (mean loss, mean batch accuracy)). With ``checkpoint_dir`` the state is saved there after
     every chunk, and a call with the same ``settings`` continues from it."""
-    if steps % chunk:
-        raise ValueError(f"steps ({steps}) must be a multiple of chunk ({chunk})")
+    check_steps(steps, chunk)
     init_key, data_key = jax.random.split(key)
     params = probe.init(init_key)
     optimizer = optax.chain(optax.clip_by_global_norm(1.0), optax.adam(lr))
@@ -184,6 +191,7 @@ def command(
     for level in levels:
         if level not in single:
             raise ValueError(f"unknown Ballet level {level!r} (the probe trains on one level); known: {', '.join(single)}")
+    check_steps(steps)
     probes = {(level, core): BalletMemoryProbe(probe_config(core, level)) for level in levels for core in cores}
     train_key, test_key = jax.random.split(jax.random.PRNGKey(seed))
     results = {}
