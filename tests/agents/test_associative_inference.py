@@ -1,5 +1,5 @@
-"""HTM on PAI (App. B.4): the answer does not depend on where pairs sit in the store, and the
-scores follow the choices."""
+"""HTM on PAI (App. B.4): the answer does not depend on where pairs sit in the store, the scores
+follow the choices, and slots the trial leaves empty are never read."""
 
 import jax
 import numpy as np
@@ -20,3 +20,17 @@ def test_logits_ignore_memory_order_and_follow_the_choices():
     np.testing.assert_allclose(shuffled, logits, rtol=1e-5, atol=1e-5)
     swapped = model.apply(params, batch._replace(choices=batch.choices[:, ::-1]))
     np.testing.assert_allclose(swapped, logits[:, ::-1], rtol=1e-6, atol=1e-6)
+
+
+def test_unstored_slots_are_never_read():
+    task = PairedAssociativeInference(num_chains=4, stimulus_dim=16, pool_size=100, stored_chains=2)
+    batch = task.sample(jax.random.PRNGKey(0), 5)
+    model = HTMAssociativeInference(num_layers=2, d_model=32, num_heads=4, mlp_dim=32, k=6)  # k > the 4 stored pairs
+    params = model.init(jax.random.PRNGKey(1), batch)
+    logits = model.apply(params, batch)
+    noise = jax.random.normal(jax.random.PRNGKey(2), batch.memory.shape)
+    empty = ~batch.memory_mask[:, :, None, None]
+    rewritten = model.apply(params, batch._replace(memory=np.where(empty, noise, batch.memory)))
+    np.testing.assert_allclose(rewritten, logits, rtol=1e-6, atol=1e-6)
+    unmasked = model.apply(params, batch._replace(memory_mask=np.ones_like(batch.memory_mask)))
+    assert not np.allclose(unmasked, logits, atol=1e-3), "the same memory read whole answers differently"

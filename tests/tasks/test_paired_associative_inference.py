@@ -34,19 +34,21 @@ def chain_of(pairs: np.ndarray, item: int) -> list[int]:
     return chain
 
 
-@pytest.mark.parametrize("length", [2, 3, 4])
-def test_trials_need_exactly_the_chain_of_pairs(length):
-    task = PairedAssociativeInference(num_chains=5, chain_length=length, stimulus_dim=16, pool_size=100)
+@pytest.mark.parametrize("length, stored", [(2, 0), (3, 0), (4, 0), (3, 2), (4, 3)])
+def test_trials_need_exactly_the_chain_of_pairs(length, stored):
+    task = PairedAssociativeInference(num_chains=5, chain_length=length, stimulus_dim=16, pool_size=100, stored_chains=stored)
     batch = task.sample(jax.random.PRNGKey(length), 64)
     pool = task.stimuli("train")
-    assert batch.memory.shape == (64, 5 * (length - 1), 2, 16)
+    assert batch.memory.shape == (64, 5 * (length - 1), 2, 16) and batch.memory_mask.shape == (64, 5 * (length - 1))
     assert batch.query.shape == (64, 16) and batch.choices.shape == (64, 2, 16) and batch.label.shape == (64,)
     np.testing.assert_array_equal(batch.hops, [1] * 32 + [length - 1] * 32)  # MEMO: half direct, half indirect
+    chains = stored or 5
+    np.testing.assert_array_equal(batch.memory_mask.sum(-1), chains * (length - 1))
     memory, query, choices = ids(batch.memory, pool), ids(batch.query, pool), ids(batch.choices, pool)
     links = set()
     for b in range(64):
-        pairs = memory[b]
-        assert len(np.unique(pairs)) == 5 * length, "chains use distinct stimuli"
+        pairs = memory[b][np.asarray(batch.memory_mask[b])]  # cue, match and lure must be found among the stored pairs
+        assert len(np.unique(pairs)) == chains * length, "the stored chains use distinct stimuli"
         match, lure = choices[b, batch.label[b]], choices[b, 1 - batch.label[b]]
         cue_chain, lure_chain = chain_of(pairs, query[b]), chain_of(pairs, lure)
         assert len(cue_chain) == len(lure_chain) == length and cue_chain != lure_chain, "the lure is in another stored chain"
@@ -59,6 +61,14 @@ def test_trials_need_exactly_the_chain_of_pairs(length):
             assert cue_at == 0 and match == cue_chain[-1], "an indirect query spans the whole chain"
     assert links == set(range(length - 1)), "direct queries ask for every link of a chain"
     assert 0.3 < np.mean(batch.label) < 0.7, "the match's position is random"
+
+
+def test_storing_every_chain_is_the_default():
+    key = jax.random.PRNGKey(4)
+    default = PairedAssociativeInference(num_chains=4, stimulus_dim=16, pool_size=100).sample(key, 8)
+    every = PairedAssociativeInference(num_chains=4, stimulus_dim=16, pool_size=100, stored_chains=4).sample(key, 8)
+    jax.tree.map(np.testing.assert_array_equal, default, every)
+    assert default.memory_mask.all()
 
 
 def test_sampling_is_deterministic_and_splits_are_disjoint():
@@ -79,6 +89,8 @@ def test_sampling_is_deterministic_and_splits_are_disjoint():
         (dict(chain_length=1), "chain_length must be >= 2"),
         (dict(num_chains=10, chain_length=3, pool_size=20), "pool_size"),
         (dict(direct_fraction=1.5), r"direct_fraction must be in \[0, 1\]"),
+        (dict(num_chains=4, stored_chains=1), r"stored_chains must be 0 \(all\) or between 2 and num_chains \(4\), got 1"),
+        (dict(num_chains=4, stored_chains=5), "stored_chains must be 0"),
     ],
 )
 def test_bad_settings_are_refused(kwargs, message):

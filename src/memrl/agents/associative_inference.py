@@ -1,7 +1,7 @@
 """HTM applied to Paired Associative Inference (Lampinen et al. 2021, App. B.4).
 
-Every stored pair is one chunk of two rows, the embedded stimuli, keyed by their mean. The
-embedded query passes through ``num_layers`` memory layers that all read this same store:
+Every stored pair is one chunk of two rows, the embedded stimuli, keyed by their mean (slots the
+trial leaves empty are masked out). The embedded query passes through ``num_layers`` memory layers that all read this same store:
 
     Z  = X + HCA(LN(X), store)          top-k chunk attention (nn/hierarchical_attention)
     X' = Z + MLP(LN(Z))
@@ -36,9 +36,10 @@ class HTMAssociativeInference(nn.Module):
         contents = embed(batch.memory)  # [B, M, 2, d]
         keys = contents.mean(axis=-2)
         x = embed(batch.query)[:, None]  # a query sequence of one token
+        readable = batch.memory_mask[:, None, :]  # slots of unstored pairs are never read
         for i in range(self.num_layers):
             read = HierarchicalMemoryAttention(self.d_model, self.num_heads, self.k, name=f"memory_attention_{i}")(
-                nn.LayerNorm(name=f"memory_norm_{i}")(x), keys, contents
+                nn.LayerNorm(name=f"memory_norm_{i}")(x), keys, contents, readable
             )
             z = x + read
             hidden = nn.relu(nn.Dense(self.mlp_dim, name=f"mlp_in_{i}")(nn.LayerNorm(name=f"mlp_norm_{i}")(z)))

@@ -14,6 +14,10 @@ in a random order. A trial asks one of two kinds of query, as MEMO's batches do 
 The lure is always in memory, so familiarity alone cannot pick the match; the match's place among
 the two choices is random. Chains of 2 have only direct queries.
 
+With ``stored_chains`` < ``num_chains`` a trial stores the pairs of that many chains only, and the
+slots of the others are masked out (``PAIBatch.memory_mask``), so that a curriculum can grow the
+memory (e.g. 2, 4, 8 then 16 chains) while the trials keep their shapes.
+
 The stimuli stand in for MEMO's ImageNet images: random binary patterns (entries ±1, scaled to
 unit norm) of ``stimulus_dim``, from a pool of ``pool_size`` per split, the "test" pool disjoint from the
 "train" pool, so that test accuracy measures inference on stimuli never trained on.
@@ -38,6 +42,7 @@ class PAIBatch(NamedTuple):
     choices: jax.Array  # [B, 2, D] the match and the lure
     label: jax.Array  # [B] int32, index of the match among the choices
     hops: jax.Array  # [B] int32, stored pairs between cue and match (1: direct query)
+    memory_mask: jax.Array  # [B, num_chains * (chain_length - 1)] bool, true where a pair is stored
 
 
 @dataclasses.dataclass(frozen=True)
@@ -51,12 +56,16 @@ class PairedAssociativeInference:
     stimulus_dim: int = 64
     pool_size: int = 1000
     """stimuli per split"""
+    stored_chains: int = 0
+    """chains whose pairs a trial stores and asks about (0: all ``num_chains``); the others' slots are masked out"""
 
     num_choices = 2
 
     def __post_init__(self):
         if self.num_chains < 2:
             raise ValueError(f"num_chains must be >= 2 (the foil comes from another chain), got {self.num_chains}")
+        if self.stored_chains != 0 and not 2 <= self.stored_chains <= self.num_chains:
+            raise ValueError(f"stored_chains must be 0 (all) or between 2 and num_chains ({self.num_chains}), got {self.stored_chains}")
         if self.chain_length < 2:
             raise ValueError(f"chain_length must be >= 2, got {self.chain_length}")
         if not 0.0 <= self.direct_fraction <= 1.0:
@@ -71,7 +80,12 @@ class PairedAssociativeInference:
 
     @property
     def num_pairs(self) -> int:
+        """Slots of a trial's memory, stored or masked."""
         return self.num_chains * (self.chain_length - 1)
+
+    @property
+    def active_chains(self) -> int:
+        return self.stored_chains or self.num_chains
 
     def stimuli(self, split: str) -> jax.Array:
         """[pool_size, stimulus_dim] the fixed ±1 patterns of ``split``, scaled to unit norm."""
@@ -97,9 +111,10 @@ class PairedAssociativeInference:
         n, length = self.num_chains, self.chain_length
         chains = jax.random.choice(k_items, self.pool_size, (n, length), replace=False)
         pairs = jnp.stack([chains[:, :-1], chains[:, 1:]], axis=-1).reshape(self.num_pairs, 2)
-        pairs = jax.random.permutation(k_order, pairs)
-        query_chain = jax.random.randint(k_query, (), 0, n)
-        lure_chain = (query_chain + jax.random.randint(k_lure, (), 1, n)) % n
+        order = jax.random.permutation(k_order, self.num_pairs)
+        stored = jnp.repeat(jnp.arange(n), length - 1)[order] < self.active_chains
+        query_chain = jax.random.randint(k_query, (), 0, self.active_chains)
+        lure_chain = (query_chain + jax.random.randint(k_lure, (), 1, self.active_chains)) % self.active_chains
         link = jax.random.randint(k_link, (), 0, length - 1)  # the stored pair a direct query asks for
         cue_at = jnp.where(direct, link, 0)
         match_at = jnp.where(direct, link + 1, length - 1)
@@ -107,7 +122,9 @@ class PairedAssociativeInference:
         match, lure = chains[query_chain, match_at], chains[lure_chain, match_at]
         choices = jnp.where(label == 0, jnp.stack([match, lure]), jnp.stack([lure, match]))
         cue = chains[query_chain, cue_at]
-        return PAIBatch(pool[pairs], pool[cue], pool[choices], label.astype(jnp.int32), (match_at - cue_at).astype(jnp.int32))
+        return PAIBatch(
+            pool[pairs[order]], pool[cue], pool[choices], label.astype(jnp.int32), (match_at - cue_at).astype(jnp.int32), stored
+        )
 
 
 register("pai", PairedAssociativeInference)
