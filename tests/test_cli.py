@@ -87,14 +87,14 @@ def test_supervised_run_trains_resumes_and_evaluates(tmp_path, capsys):
         assert message in capsys.readouterr().err
 
 
-def test_evaluation_config_replaces_settings_and_drops_the_warm_up():
+def test_evaluation_config_replaces_settings_and_drops_the_stages():
     from memrl.cli import evaluation_config
     from memrl.learn.ppo_config import PPOConfig
     from memrl.learn.supervised_config import SupervisedConfig
 
-    config = SupervisedConfig(task_args={"num_chains": 3}, core_args={"k": 2, "d_model": 32}, warmup_updates=5, warmup_task_args={"direct_fraction": 1.0})
+    config = SupervisedConfig(task_args={"num_chains": 3}, core_args={"k": 2, "d_model": 32}, stages=("5 direct_fraction=1.0",))
     evaluated = evaluation_config(config, {}, {"num_chains": 8}, {"k": 16})
-    assert evaluated.task_args == {"num_chains": 8} and evaluated.warmup_updates == 0 and evaluated.warmup_task_args == {}
+    assert evaluated.task_args == {"num_chains": 8} and evaluated.stages == ()
     assert evaluated.core_args == {"k": 16, "d_model": 32}
     tmaze = PPOConfig(env="tmaze/T-LS", env_args={"timeout": 200})
     assert evaluation_config(tmaze, {"maze_length": 150}, {}, {}).env_args == {"timeout": 200, "maze_length": 150}

@@ -87,7 +87,7 @@ def train_run(config, out: Path | None, workers: int | None) -> None:
 def evaluation_config(config, env_args: dict, task_args: dict, core_args: dict):
     """``config`` with environment settings (actor-critic runs) or task settings (supervised runs),
     and core settings, replaced, to test a trained model where it did not train; a supervised run's
-    warm-up is dropped."""
+    curriculum stages are dropped."""
     supervised = config.learner == "supervised"
     wrong, right = ("env", "task") if supervised else ("task", "env")
     misplaced = env_args if supervised else task_args
@@ -95,7 +95,7 @@ def evaluation_config(config, env_args: dict, task_args: dict, core_args: dict):
         raise ValueError(f"--{wrong}-args does not apply to a {config.learner} run; give its settings with --{right}-args")
     core_args = config.core_args | core_args
     if supervised:
-        return dataclasses.replace(config, task_args=config.task_args | task_args, core_args=core_args, warmup_updates=0, warmup_task_args={})
+        return dataclasses.replace(config, task_args=config.task_args | task_args, core_args=core_args, stages=())
     return dataclasses.replace(config, env_args=config.env_args | env_args, core_args=core_args)
 
 

@@ -1,6 +1,8 @@
 """The supervised learner: its loss against NumPy, config errors, determinism, and learning PAI's
 direct-recall case."""
 
+import json
+
 import jax
 import numpy as np
 import pytest
@@ -31,10 +33,14 @@ def test_choice_loss_matches_numpy():
         (dict(batch_size=0), "batch_size must be a positive integer"),
         (dict(lr=0.0), "lr must be > 0"),
         (dict(total_steps=16, batch_size=32), "less than one batch"),
-        (dict(warmup_updates=-1), "warmup_updates must be >= 0"),
-        (dict(warmup_task_args={"direct_fraction": 1.0}), "warmup_updates is 0"),
-        (dict(warmup_updates=10, warmup_task_args={"num_chains": 4}), "change the shapes of the trials"),
-        (dict(warmup_updates=10, warmup_task_args={"direct_fraction": 2.0}), "direct_fraction"),
+        (dict(stages=("direct_fraction=1.0",)), r"'UPDATES key=value ...'.*UPDATES must be a positive integer"),
+        (dict(stages=("0 direct_fraction=1.0",)), "UPDATES must be a positive integer"),
+        (dict(stages=("10 direct_fraction",)), "'direct_fraction' is not key=value"),
+        (dict(stages=("10 stored_chains=2 stored_chains=4",)), "'stored_chains' is set twice"),
+        (dict(stages=("10 num_chains=4",)), r"stage '10 num_chains=4' changes the shapes of the trials"),
+        (dict(stages=("10 direct_fraction=2.0",)), r"stage '10 direct_fraction=2.0': direct_fraction must be in"),
+        (dict(stages=("10 stored_chain=2",)), r"stage '10 stored_chain=2': .*stored_chain"),
+        (dict(stages=("20 stored_chains=2", "12 direct_fraction=1.0"), total_steps=32 * 32), "the stages take 32 of the run's 32 updates"),
     ],
 )
 def test_bad_config_is_refused(kwargs, message):
@@ -52,15 +58,26 @@ def test_runs_are_deterministic_and_count_trials():
     assert np.all(np.isfinite(metrics["loss"]))
 
 
-def test_the_warmup_trains_on_its_own_task_settings_then_on_the_task():
+def test_stages_train_on_their_own_task_settings_in_order_then_on_the_task():
     config = SupervisedConfig(
-        core_args=SMALL_MODEL, task_args={**SMALL_TASK, "direct_fraction": 0.0}, batch_size=8,
-        warmup_updates=2, warmup_task_args={"direct_fraction": 1.0},
+        core_args=SMALL_MODEL, task_args={**SMALL_TASK, "num_chains": 4, "direct_fraction": 0.0}, batch_size=8,
+        stages=("2 direct_fraction=1.0 stored_chains=2", "1 stored_chains=3"),
     )
+    assert config.curriculum == ((2, {"direct_fraction": 1.0, "stored_chains": 2}), (1, {"stored_chains": 3}))
     learner = SupervisedLearner(config)
     batch = jax.jit(learner.training_batch)
-    hops = [np.asarray(batch(jax.random.PRNGKey(0), update).hops) for update in range(4)]
-    np.testing.assert_array_equal(hops, [[1] * 8, [1] * 8, [2] * 8, [2] * 8])
+    batches = [batch(jax.random.PRNGKey(0), update) for update in range(5)]
+    np.testing.assert_array_equal([b.hops[0] for b in batches], [1, 1, 2, 2, 2])
+    np.testing.assert_array_equal([b.memory_mask[0].sum() for b in batches], [4, 4, 6, 8, 8])
+
+
+def test_a_record_with_a_warm_up_reads_as_one_stage():
+    """Run folders written before the stages hold ``warmup_updates`` and ``warmup_task_args``."""
+    record = json.loads(SupervisedConfig(task_args=SMALL_TASK).to_json())
+    del record["stages"]
+    warmed = SupervisedConfig.from_dict(record | {"warmup_updates": 2000, "warmup_task_args": {"direct_fraction": 1.0}})
+    assert warmed.stages == ("2000 direct_fraction=1.0",) and warmed.curriculum == ((2000, {"direct_fraction": 1.0}),)
+    assert SupervisedConfig.from_dict(record | {"warmup_updates": 0, "warmup_task_args": {}}).stages == ()
 
 
 def test_accuracy_is_scored_per_kind_of_query():

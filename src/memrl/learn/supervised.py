@@ -8,6 +8,7 @@ from typing import Any
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 import optax
 from flax import struct
 
@@ -37,7 +38,8 @@ class SupervisedLearner:
     def __init__(self, config: SupervisedConfig):
         self.config = config
         self.task = tasks.make(config.task, **config.task_args)
-        self.warmup_task = tasks.make(config.task, **(config.task_args | config.warmup_task_args))
+        self.stage_tasks = tuple(tasks.make(config.task, **(config.task_args | settings)) for _, settings in config.curriculum)
+        self.stage_ends = np.cumsum([updates for updates, _ in config.curriculum], dtype=np.int32)
         self.model = MODELS[config.core](**config.core_args)
         self.optimizer = optax.chain(optax.clip_by_global_norm(config.max_grad_norm), optax.adam(config.lr))
 
@@ -47,12 +49,11 @@ class SupervisedLearner:
         return SupervisedState(params, self.optimizer.init(params), key, jnp.zeros((), jnp.int32))
 
     def training_batch(self, key, update: jax.Array):
-        """The trials of update number ``update``: the warm-up task's during the first
-        ``warmup_updates`` updates, the task's afterwards."""
-        def sample(task):
-            return task.sample(key, self.config.batch_size, "train")
-
-        return jax.lax.cond(update < self.config.warmup_updates, lambda: sample(self.warmup_task), lambda: sample(self.task))
+        """The trials of update number ``update``: each stage's task in turn, then the task's."""
+        samplers = [lambda task=task: task.sample(key, self.config.batch_size, "train") for task in (*self.stage_tasks, self.task)]
+        if not self.stage_tasks:
+            return samplers[0]()
+        return jax.lax.switch(jnp.searchsorted(self.stage_ends, update, side="right"), samplers)
 
     def update(self, state: SupervisedState, _=None) -> tuple[SupervisedState, dict]:
         key, batch_key = jax.random.split(state.key)
