@@ -146,5 +146,9 @@ def test_htm_pai_pairs_each_memory_with_its_one_layer_control():
         configs = [experiment.runs[r] for r in runs]
         assert sorted(c.core_args["num_layers"] for c in configs) == [1, 2]
         assert {c.task_args["num_chains"] for c in configs} == {int(panel.split()[0])}
-        assert all(c.warmup_updates > 0 and c.warmup_task_args == {"direct_fraction": 1.0} for c in configs)
+        for config in configs:  # every run starts on direct queries only; MEMO's memory is grown from 2 chains
+            first_updates, first_settings = config.curriculum[0]
+            assert first_updates > 0 and first_settings["direct_fraction"] == 1.0
+            stored = [settings.get("stored_chains", 0) for _, settings in config.curriculum]
+            assert stored == ([2, 2, 4, 8] if panel == "16 chains" else [0])
     assert all(e.run in experiment.runs and e.evaluated[1] == e.run for e in experiment.expectations)

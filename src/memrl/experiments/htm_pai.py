@@ -8,7 +8,9 @@ that says what the accuracy means: a one-layer HTM, whose one read can answer th
 Trained on MEMO's batches (half direct, half indirect queries) after a warm-up on direct queries
 only (without it neither kind is learned at these budgets), scored per kind of query on held-out
 stimuli; on MEMO's memory (16 chains, 32 stored pairs) and on a small one (2 chains, 4 pairs),
-where the contrast appears at a CPU budget.
+where the contrast appears at a CPU budget. On MEMO's memory the trials first store 2 of the 16
+chains and then 4 and 8 (a curriculum over the memory's size; from 32 stored pairs at once
+nothing is learned at these budgets).
 """
 
 from __future__ import annotations
@@ -27,16 +29,25 @@ TEST_TRIALS = 2000
 MEMORIES = {"16 chains": 16, "2 chains": 2}
 """panel -> chains per trial (MEMO's 16: 32 stored pairs; 2: 4 pairs, each read takes them all)"""
 
+WARMUP = "2000 direct_fraction=1.0"
+CURRICULA = {
+    2: (WARMUP,),
+    16: (f"{WARMUP} stored_chains=2", "28000 stored_chains=2", "15000 stored_chains=4", "15000 stored_chains=8"),
+}
+"""chains per trial -> stages before MEMO's batches on the whole memory (direct queries only for the
+first 2000 updates, then half of each kind)"""
+UPDATES = {2: 42_000, 16: 80_000}
+"""updates of 32 trials per run, stages included (16 chains: 20000 on the whole memory)"""
 
-def pai_runs(total_steps: int = 1_344_000, warmup_updates: int = 2000) -> dict[str, SupervisedConfig]:
-    """Per memory size, the 2-layer HTM and the 1-layer control; 42000 updates of 32 trials by default."""
-    common = dict(task="pai", core="htm", total_steps=total_steps, batch_size=32, lr=1e-3, updates_per_chunk=500,
-                  warmup_updates=warmup_updates, warmup_task_args={"direct_fraction": 1.0})
+
+def pai_runs() -> dict[str, SupervisedConfig]:
+    """Per memory size, the 2-layer HTM and the 1-layer control."""
     model = dict(d_model=128, num_heads=4, mlp_dim=256, k=4)
     return {
         f"{panel}/htm, {layers} layer{'s' if layers > 1 else ''}": SupervisedConfig(
-            task_args={"chain_length": 3, "num_chains": chains, "direct_fraction": 0.5},
-            core_args={**model, "num_layers": layers}, **common,
+            task="pai", task_args={"chain_length": 3, "num_chains": chains, "direct_fraction": 0.5}, stages=CURRICULA[chains],
+            core="htm", core_args={**model, "num_layers": layers}, total_steps=32 * UPDATES[chains], batch_size=32, lr=1e-3,
+            updates_per_chunk=500,
         )
         for panel, chains in MEMORIES.items() for layers in (2, 1)
     }
@@ -77,9 +88,9 @@ def held_out(run: str, kind: str, op: str, threshold: float, why: str) -> Expect
 def htm_pai() -> Experiment:
     return Experiment(
         name="htm-pai",
-        version=3,
-        description="HTM on Paired Associative Inference (chains of 3; MEMO's 16 per trial and 2; direct and indirect "
-        "queries after a direct-query warm-up), with a 1-layer control",
+        version=4,
+        description="HTM on Paired Associative Inference (chains of 3; MEMO's 16 per trial, reached by a curriculum over "
+        "stored chains, and 2; direct and indirect queries after a direct-query warm-up), with a 1-layer control",
         reproduces="Lampinen et al. 2021, App. B.4 (PAI length 3: HTM near MEMO, above a Universal Transformer)",
         runs=pai_runs(),
         expectations=(
