@@ -1,7 +1,8 @@
 """HTM applied to Paired Associative Inference (Lampinen et al. 2021, App. B.4).
 
 Every stored pair is one chunk of two rows, the embedded stimuli, keyed by their mean (slots the
-trial leaves empty are masked out). The embedded query passes through ``num_layers`` memory layers that all read this same store:
+trial leaves empty are masked out). The embedded query passes through ``num_layers`` memory
+layers that all read this same store:
 
     Z  = X + HCA(LN(X), store)          top-k chunk attention (nn/hierarchical_attention)
     X' = Z + MLP(LN(Z))

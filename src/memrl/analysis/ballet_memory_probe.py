@@ -69,6 +69,7 @@ CHUNK_STEPS = 50  # training steps between checkpoints
 
 
 def check_steps(steps: int, chunk: int = CHUNK_STEPS) -> None:
+    """Refuse a training length that is not a positive whole number of checkpointed chunks."""
     if steps <= 0 or steps % chunk:
         raise ValueError(f"steps must be a positive multiple of {chunk} (the state is saved every {chunk} steps), got {steps}")
 

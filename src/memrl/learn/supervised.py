@@ -38,7 +38,7 @@ class SupervisedLearner:
     def __init__(self, config: SupervisedConfig):
         self.config = config
         self.task = tasks.make(config.task, **config.task_args)
-        self.stage_tasks = tuple(tasks.make(config.task, **(config.task_args | settings)) for _, settings in config.curriculum)
+        self.stage_tasks = config.stage_tasks()
         self.stage_ends = np.cumsum([updates for updates, _ in config.curriculum], dtype=np.int32)
         self.model = MODELS[config.core](**config.core_args)
         self.optimizer = optax.chain(optax.clip_by_global_norm(config.max_grad_norm), optax.adam(config.lr))

@@ -58,11 +58,7 @@ class SupervisedConfig(ConfigRecord):
         if self.total_steps < self.batch_size:
             raise ValueError(f"total_steps ({self.total_steps}) is less than one batch ({self.batch_size})")
         shape = jax.eval_shape(lambda: task.sample(jax.random.PRNGKey(0), 2))
-        for text, (_, settings) in zip(self.stages, self.curriculum):
-            try:
-                stage_task = tasks.make(self.task, **(self.task_args | settings))
-            except (TypeError, ValueError) as err:
-                raise ValueError(f"stage {text!r}: {err}") from None
+        for text, stage_task in zip(self.stages, self.stage_tasks()):
             if jax.eval_shape(lambda t=stage_task: t.sample(jax.random.PRNGKey(0), 2)) != shape:
                 raise ValueError(
                     f"stage {text!r} changes the shapes of the trials; a stage may only change settings that keep "
@@ -76,6 +72,18 @@ class SupervisedConfig(ConfigRecord):
     def curriculum(self) -> tuple[tuple[int, dict[str, int | float | bool | str]], ...]:
         """The stages as (updates, task settings that replace those of ``task_args``)."""
         return tuple(parse_stage(text) for text in self.stages)
+
+    def stage_tasks(self) -> tuple:
+        """The task of each stage: ``task_args`` with the stage's settings in their place."""
+        from memrl import tasks
+
+        made = []
+        for text, (_, settings) in zip(self.stages, self.curriculum):
+            try:
+                made.append(tasks.make(self.task, **(self.task_args | settings)))
+            except (TypeError, ValueError) as err:
+                raise ValueError(f"stage {text!r}: {err}") from None
+        return tuple(made)
 
     @classmethod
     def from_dict(cls, data: dict):

@@ -85,6 +85,7 @@ class PairedAssociativeInference:
 
     @property
     def active_chains(self) -> int:
+        """Chains a trial stores and asks about."""
         return self.stored_chains or self.num_chains
 
     def stimuli(self, split: str) -> jax.Array:
