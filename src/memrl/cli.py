@@ -171,24 +171,40 @@ def plot(runs: tyro.conf.Positional[list[Path]], out: Path = Path("curves.png"))
     print(save_curves(out, panels))
 
 
-def reproduce(name: tyro.conf.Positional[str], out: Path | None = None, workers: int | None = None, total_steps: int | None = None) -> None:
+def reproduce(
+    name: tyro.conf.Positional[str], out: Path | None = None, workers: int | None = None, total_steps: int | None = None,
+    num_envs: int | None = None, preset: str | None = None,
+) -> None:
     """Run a named experiment (resumable) and write its table, figure and checks.
 
     Args:
         name: experiment name (see ``memrl list``).
-        out: output folder (default runs/reproduce/NAME, or NAME-<steps> with --total-steps).
+        out: output folder (default runs/reproduce/NAME, with -<steps>, -<preset> and -<envs>envs
+            appended for the options below that are given).
         workers: processes at once (default: one per CPU core, one on a GPU).
         total_steps: run every config at this budget (env steps per run) instead of the experiment's.
+        num_envs: run every config with this many parallel environments per seed (RL experiments).
+        preset: the experiment's preset, for those that have presets (htm-ballet, htm-k-sweep: "cpu"
+            or "paper"; default: the JAX backend's).
     """
+    import inspect
+
     from memrl import experiments
     from memrl.experiments.runner import reproduce as run_experiment
 
-    experiment = experiments.get(name)
+    options = {}
+    if preset is not None:
+        with_presets = [n for n in experiments.names() if "preset" in inspect.signature(experiments.EXPERIMENTS.factory(n)).parameters]
+        if name in experiments.names() and name not in with_presets:
+            raise ValueError(f"experiment {name!r} has no presets; experiments with presets: {', '.join(with_presets)}")
+        options["preset"] = preset
+    experiment = experiments.get(name, **options)
+    settings = {key: value for key, value in (("total_steps", total_steps), ("num_envs", num_envs)) if value is not None}
+    if settings:
+        experiment = experiment.with_run_settings(**settings)
+    suffix = "".join(f"-{value}" for value in (total_steps, preset) if value is not None) + (f"-{num_envs}envs" if num_envs is not None else "")
     default = experiments.base.default_out(name)
-    if total_steps is not None:
-        experiment = experiment.with_total_steps(total_steps)
-        default = default.with_name(f"{name}-{total_steps}")
-    run_experiment(experiment, out or default, workers)
+    run_experiment(experiment, out or default.with_name(name + suffix), workers)
 
 
 COMMANDS = {"list": list_all, "train": train, "train-impala": train_impala, "train-supervised": train_supervised, "eval": evaluate, "plot": plot, "reproduce": reproduce}

@@ -60,7 +60,7 @@ def test_epn_experiments_are_well_formed(name):
     assert any(c.core == "epn" for c in experiment.runs.values()) and any(c.core == "lstm" for c in experiment.runs.values())
     assert all(e.run in experiment.runs for e in experiment.expectations)
     assert experiment.evaluation is not None
-    smaller = experiment.with_total_steps(32_000)
+    smaller = experiment.with_run_settings(total_steps=32_000)
     assert all(c.total_steps == 32_000 for c in smaller.runs.values())
     json.dumps(smaller.describe())
 
@@ -100,8 +100,10 @@ def test_htm_ballet_presets_cover_the_issue(preset):
         assert htm["d_model"] == 512 and htm["num_layers"] == 4 and htm["num_heads"] == 8
     experiment = experiments.get("htm-ballet")
     assert all(e.run in experiment.runs for e in experiment.expectations) and experiment.evaluation is not None
-    with pytest.raises(ValueError, match="preset must be 'cpu' or 'paper'"):
+    with pytest.raises(ValueError, match="preset must be one of"):
         preset_runs("gpu")
+    named = experiments.get("htm-ballet", preset=preset).with_run_settings(num_envs=256, total_steps=8192)
+    assert all(c.num_envs == 256 and c.core_args == runs[r].core_args for r, c in named.runs.items())
 
 
 @pytest.mark.parametrize("name", ["htm-k-sweep", "htm-pvm"])

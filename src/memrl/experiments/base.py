@@ -61,9 +61,14 @@ class Experiment:
     evaluation: Callable[[dict[str, Any], Path], dict] | None = None
     """after training: (run name -> RunFolder, output folder) -> extra results (may write figures)"""
 
-    def with_total_steps(self, total_steps: int) -> "Experiment":
-        """The same experiment at another budget (environment steps per run)."""
-        runs = {name: dataclasses.replace(config, total_steps=total_steps) for name, config in self.runs.items()}
+    def with_run_settings(self, **settings) -> "Experiment":
+        """The same experiment with these config fields set in every run (e.g. ``total_steps``, the
+        budget in env steps per run, or ``num_envs``), all at once so that they are checked together."""
+        for field in settings:
+            lacking = sorted(name for name, config in self.runs.items() if not hasattr(config, field))
+            if lacking:
+                raise ValueError(f"experiment {self.name!r} has runs without a {field!r} setting ({', '.join(lacking)})")
+        runs = {name: dataclasses.replace(config, **settings) for name, config in self.runs.items()}
         return dataclasses.replace(self, runs=runs)
 
     def panels(self) -> dict[str, list[str]]:

@@ -9,7 +9,8 @@ distribution ({2, 4, 8} dancers × delays {16, 48}) and, for the generalisation 
 {2, 4, 6} × {16, 48}; the final agents are then scored on 2, 4 and 8 dancers with delay 16 and on
 8 with delay 48, as the fraction of episodes in which they touch the right dancer.
 
-Two presets, chosen by the JAX backend when the experiment is built:
+Two presets, chosen by the JAX backend when the experiment is built unless one is named
+(``memrl reproduce htm-ballet --preset cpu`` on a GPU runs the small agents at GPU speed):
 - ``cpu`` (the default on a CPU): Ballet's compact ``cells`` observation, small memories
   (2 layers of width 64), one seed, a budget that fits about two hours on 2 cores.
 - ``paper`` (on a GPU): the 99×99 frames, the paper's 4 layers of width 512 with 8 heads, 3 seeds
@@ -32,6 +33,7 @@ TEST_LEVELS = ("2_delay16", "4_delay16", "8_delay16", "8_delay48")
 TRAINING_SETS = {"mixed": "ballet/mixed", "2-6 mixed": "ballet/2-6_mixed"}
 LONGEST_EPISODE = 1024  # delay 48
 K_SWEEP = (1, 2, 4, 8)
+PRESETS = ("cpu", "paper")
 
 
 def preset_runs(preset: str) -> dict[str, ImpalaConfig]:
@@ -45,7 +47,7 @@ def preset_runs(preset: str) -> dict[str, ImpalaConfig]:
         visual = dict(env_args={}, conv_kernels=(9, 3, 3), conv_strides=(9, 1, 1))
         num_envs = 64
     else:
-        raise ValueError(f"preset must be 'cpu' or 'paper', got {preset!r}")
+        raise ValueError(f"preset must be one of {PRESETS}, got {preset!r}")
     transformer = dict(num_layers=layers, d_model=width, num_heads=heads, mlp_dim=2 * width)
     cores = {
         "htm": dict(transformer, window=16, chunk_size=16, num_chunks=LONGEST_EPISODE // 16, k=4),
@@ -91,9 +93,18 @@ def evaluate_levels(folders: dict, out: Path, steps: int = 1100, levels: tuple[s
     return {"fraction_correct": rows}
 
 
-def htm_ballet() -> Experiment:
-    """The experiment with the preset of the current JAX backend."""
-    preset = "cpu" if jax.default_backend() == "cpu" else "paper"
+def backend_preset(preset: str | None) -> str:
+    """``preset``, or without one the current JAX backend's: "cpu" on a CPU, "paper" on an accelerator."""
+    if preset is None:
+        return "cpu" if jax.default_backend() == "cpu" else "paper"
+    if preset not in PRESETS:
+        raise ValueError(f"preset must be one of {PRESETS}, got {preset!r}")
+    return preset
+
+
+def htm_ballet(preset: str | None = None) -> Experiment:
+    """The experiment with ``preset`` (default: the current JAX backend's)."""
+    preset = backend_preset(preset)
     return Experiment(
         name="htm-ballet",
         version=1,
@@ -106,9 +117,10 @@ def htm_ballet() -> Experiment:
     )
 
 
-def htm_k_sweep() -> Experiment:
-    """HTM with k ∈ {1, 2, 4, 8} chunks read per query on the mixed Ballet levels (App. D.3)."""
-    preset = "cpu" if jax.default_backend() == "cpu" else "paper"
+def htm_k_sweep(preset: str | None = None) -> Experiment:
+    """HTM with k ∈ {1, 2, 4, 8} chunks read per query on the mixed Ballet levels (App. D.3), with
+    ``preset`` (default: the current JAX backend's)."""
+    preset = backend_preset(preset)
     base = preset_runs(preset)["mixed/htm"]
     runs = {f"mixed/k={k}": dataclasses.replace(base, core_args={**base.core_args, "k": k}) for k in K_SWEEP}
     return Experiment(
