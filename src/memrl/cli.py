@@ -187,18 +187,10 @@ def reproduce(
         preset: the experiment's preset, for those that have presets (htm-ballet, htm-k-sweep: "cpu"
             or "paper"; default: the JAX backend's).
     """
-    import inspect
-
     from memrl import experiments
     from memrl.experiments.runner import reproduce as run_experiment
 
-    options = {}
-    if preset is not None:
-        with_presets = [n for n in experiments.names() if "preset" in inspect.signature(experiments.EXPERIMENTS.factory(n)).parameters]
-        if name in experiments.names() and name not in with_presets:
-            raise ValueError(f"experiment {name!r} has no presets; experiments with presets: {', '.join(with_presets)}")
-        options["preset"] = preset
-    experiment = experiments.get(name, **options)
+    experiment = experiments.get(name, preset)
     settings = {key: value for key, value in (("total_steps", total_steps), ("num_envs", num_envs)) if value is not None}
     if settings:
         experiment = experiment.with_run_settings(**settings)

@@ -4,6 +4,7 @@ expected finding checked on the results. ``memrl reproduce NAME`` runs one."""
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import json
 import operator
 from pathlib import Path
@@ -90,8 +91,21 @@ def register(experiment: Experiment) -> None:
     EXPERIMENTS.register(experiment.name, lambda: experiment)
 
 
-get = EXPERIMENTS.make  # get(name) -> Experiment
 names = EXPERIMENTS.names
+
+
+def with_presets() -> list[str]:
+    """The experiments whose factory takes a ``preset``."""
+    return [name for name in names() if "preset" in inspect.signature(EXPERIMENTS.factory(name)).parameters]
+
+
+def get(name: str, preset: str | None = None) -> Experiment:
+    """The experiment ``name``, with ``preset`` for those that have presets."""
+    if preset is None:
+        return EXPERIMENTS.make(name)
+    if name in names() and name not in with_presets():
+        raise ValueError(f"experiment {name!r} has no presets; experiments with presets: {', '.join(with_presets())}")
+    return EXPERIMENTS.make(name, preset=preset)
 
 
 def default_out(name: str) -> Path:
