@@ -194,9 +194,8 @@ def reproduce(
     settings = {key: value for key, value in (("total_steps", total_steps), ("num_envs", num_envs)) if value is not None}
     if settings:
         experiment = experiment.with_run_settings(**settings)
-    suffix = "".join(f"-{value}" for value in (total_steps, preset) if value is not None) + (f"-{num_envs}envs" if num_envs is not None else "")
-    default = experiments.base.default_out(name)
-    run_experiment(experiment, out or default.with_name(name + suffix), workers)
+    tags = [f"{value}{unit}" for value, unit in ((total_steps, ""), (preset, ""), (num_envs, "envs")) if value is not None]
+    run_experiment(experiment, out or experiments.base.default_out("-".join([name, *tags])), workers)
 
 
 COMMANDS = {"list": list_all, "train": train, "train-impala": train_impala, "train-supervised": train_supervised, "eval": evaluate, "plot": plot, "reproduce": reproduce}
