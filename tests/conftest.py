@@ -4,6 +4,23 @@ import pytest
 
 DATA = Path(__file__).parent / "data"
 
+D = 6  # input width of the core contract tests
+SMALL_CORES = {  # every registered core at test sizes (`from conftest import SMALL_CORES`)
+    "lstm": dict(hidden=16),
+    "lstm-stack": dict(hidden=16),
+    "gru": dict(hidden=16),
+    "amrl-max": dict(hidden=16),
+    "amrl-avg": dict(hidden=16),
+    "amrl-sum": dict(hidden=16),
+    "set": dict(features=D),
+    "trxl": dict(num_layers=2, d_model=16, num_heads=2, mlp_dim=16, memory_length=4),
+    "gtrxl": dict(num_layers=2, d_model=16, num_heads=2, mlp_dim=16, memory_length=4),
+    "trxl-topk": dict(num_layers=2, d_model=16, num_heads=2, mlp_dim=16, memory_length=4, top_k=2),
+    "epn": dict(capacity=24, embed_dim=8, width=16, num_heads=2),
+    "epn-nxk": dict(capacity=24, embed_dim=8, width=16, num_heads=2, k=3),
+    "htm": dict(num_layers=2, d_model=16, num_heads=2, mlp_dim=16, window=3, chunk_size=2, num_chunks=4, k=2),
+}
+
 
 @pytest.fixture(scope="session")
 def data_dir() -> Path:

@@ -36,7 +36,9 @@ def test_the_launching_process_leaves_the_accelerator_memory_to_its_workers(monk
         (["reproduce", "tln-demo", "--num-envs", "0"], "num_envs must be a positive integer"),
         (["eval", "/nonexistent/run"], "is not a run folder"),
         (["train-impala", "--policy-lag", "-1"], "policy_lag must be a non-negative integer"),
-        (["train-supervised", "--task", "pia"], "unknown task 'pia'; known: pai"),
+        (["train-supervised", "--task", "pia"], "unknown task 'pia'; known: copying"),
+        (["train-supervised", "--core", "epn"], "takes named inputs"),
+        (["train-supervised", "--task", "pai"], "train it with a task model (htm-pai)"),
         (["analyze", "distance-probe", "/nonexistent/run"], "is not a run folder"),
         (["analyze", "planner-distance", "--maze-size", "2"], "maze_size must be >= 3"),
         (["analyze", "planner-distance", "--iterations", "2", "0"], "counts >= 1"),
@@ -66,20 +68,22 @@ def test_analysis_of_unknown_core_exits_2(capsys):
 
 def test_supervised_run_trains_resumes_and_evaluates(tmp_path, capsys):
     argv = [
-        "train-supervised", "--total-steps", "64", "--batch-size", "8", "--updates-per-chunk", "4", "--out", str(tmp_path),
+        "train-supervised", "--task", "pai", "--core", "htm-pai", "--total-steps", "64", "--batch-size", "8",
+        "--updates-per-chunk", "4", "--out", str(tmp_path),
         "--core-args", "num_layers", "1", "d_model", "16", "num_heads", "2", "mlp_dim", "16", "k", "2",
         "--task-args", "num_chains", "3", "stimulus_dim", "8", "pool_size", "50",
     ]
     main(argv)
     rows = (tmp_path / "seed_0" / "metrics.jsonl").read_text().splitlines()
-    assert len(rows) == 8 and '"env_steps": 64' in rows[-1]
+    assert len(rows) == 8 and '"sequences": 64' in rows[-1] and '"test_accuracy": null' in rows[-2] and '"test_accuracy": 0' in rows[-1]
+    assert "final held-out accuracy" in capsys.readouterr().out
     main(argv)  # finished: resuming adds nothing
     assert len((tmp_path / "seed_0" / "metrics.jsonl").read_text().splitlines()) == 8
     capsys.readouterr()
     main(["eval", str(tmp_path), "--steps", "100"])
-    assert re.search(r"seed 0 \(update 8\): accuracy \d\.\d{3}, direct \d\.\d{3}, indirect \d\.\d{3} on 100 trials", capsys.readouterr().out)
+    assert re.search(r"seed 0 \(update 8\): accuracy \d\.\d{3}, accuracy direct \d\.\d{3}, accuracy indirect \d\.\d{3}[\s\S]*\son 100 held-out", capsys.readouterr().out, re.S)
     main(["eval", str(tmp_path), "--steps", "100", "--task-args", "num_chains", "6", "--core-args", "k", "6"])
-    assert re.search(r"seed 0 \(update 8\): accuracy .* on 100 trials of\s+held-out stimuli \(num_chains 6 k 6\)", capsys.readouterr().out)
+    assert re.search(r"seed 0 \(update 8\): accuracy [\s\S]*\son 100 held-out\s+sequences \(num_chains 6 k 6\)", capsys.readouterr().out, re.S)
     for argv, message in [
         (["--task-args", "stimulus_dim", "4"], "do not fit the settings {'stimulus_dim': 4}"),
         (["--core-args", "d_model", "8"], "do not fit the settings {'d_model': 8}"),
@@ -91,12 +95,25 @@ def test_supervised_run_trains_resumes_and_evaluates(tmp_path, capsys):
         assert message in capsys.readouterr().err
 
 
+def test_any_core_trains_on_a_sequence_task_from_the_command_line(tmp_path, capsys):
+    argv = [
+        "train-supervised", "--task", "copying", "--core", "gtrxl", "--task-args", "gap", "3", "num_digits", "2",
+        "--core-args", "num_layers", "1", "d_model", "8", "num_heads", "2", "mlp_dim", "8", "memory_length", "4",
+        "--embed-dim", "8", "--total-steps", "16", "--batch-size", "4", "--updates-per-chunk", "2", "--out", str(tmp_path),
+    ]
+    main(argv)
+    assert (tmp_path / "curve.png").stat().st_size > 0 and '"metric": "test_accuracy"' in (tmp_path / "summary.json").read_text()
+    capsys.readouterr()
+    main(["eval", str(tmp_path), "--steps", "10", "--task-args", "gap", "6"])
+    assert re.search(r"seed 0 \(update 4\): accuracy \d\.\d{3}, sequence accuracy [\s\S]*\son 10 held-out\s+sequences \(gap 6\)", capsys.readouterr().out, re.S)
+
+
 def test_evaluation_config_replaces_settings_and_drops_the_stages():
     from memrl.cli import evaluation_config
     from memrl.learn.ppo_config import PPOConfig
     from memrl.learn.supervised_config import SupervisedConfig
 
-    config = SupervisedConfig(task_args={"num_chains": 3}, core_args={"k": 2, "d_model": 32}, stages=("5 direct_fraction=1.0",))
+    config = SupervisedConfig(task="pai", core="htm-pai", task_args={"num_chains": 3}, core_args={"k": 2, "d_model": 32}, stages=("5 direct_fraction=1.0",))
     evaluated = evaluation_config(config, {}, {"num_chains": 8}, {"k": 16})
     assert evaluated.task_args == {"num_chains": 8} and evaluated.stages == ()
     assert evaluated.core_args == {"k": 16, "d_model": 32}

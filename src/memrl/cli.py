@@ -37,7 +37,7 @@ def train(
         out: run folder (default runs/<env>/<core>).
         workers: processes at once (default: one per CPU core, one on a GPU).
     """
-    train_run(config, out, workers)
+    train_run(config, out or Path("runs") / config.env.replace("/", "_") / config.core, workers)
 
 
 def train_impala(
@@ -59,7 +59,8 @@ def train_supervised(
     out: Path | None = None,
     workers: int | None = None,
 ) -> None:
-    """Train a memory model on a supervised task, e.g. Paired Associative Inference (resumes if OUT holds this run).
+    """Train any core (inside the sequence model) or a task model on a supervised sequence task:
+    copying, nth-farthest, listops, pai, ... (resumes if OUT holds this run).
 
     Args:
         out: run folder (default runs/<task>/<core>-supervised).
@@ -68,35 +69,25 @@ def train_supervised(
     train_run(config, out or Path("runs") / config.task / f"{config.core}-supervised", workers)
 
 
-def train_run(config, out: Path | None, workers: int | None) -> None:
-    from memrl.analysis.learning_curves import save_curves
-    from memrl.console import console
-    from memrl.experiments.runner import train_folders
-    from memrl.learn.run_folder import RunFolder
+def train_run(config, out: Path, workers: int | None) -> None:
+    from memrl.run.train import train_run as run
 
-    folder = RunFolder(out or Path("runs") / config.env.replace("/", "_") / config.core)
-    folder.prepare(config)
-    console.print(f"run folder {folder.path}: {config.learner}, {config.num_updates} updates x {config.steps_per_update} steps, {config.seeds} seed(s)")
-    wall = train_folders([folder], workers)
-    summary = folder.write_summary(config)
-    save_curves(folder.path / "curve.png", {config.env: {config.core: folder}})
-    console.print(f"final return {summary['final_return_mean']} (per seed: "
-                  f"{ {s: v['final_return'] for s, v in summary['seeds'].items()} }), {wall:.0f} s; curve {folder.path / 'curve.png'}")
+    run(config, out, workers)
 
 
 def evaluation_config(config, env_args: dict, task_args: dict, core_args: dict):
     """``config`` with environment settings (actor-critic runs) or task settings (supervised runs),
     and core settings, replaced, to test a trained model where it did not train; a supervised run's
     curriculum stages are dropped."""
-    supervised = config.learner == "supervised"
-    wrong, right = ("env", "task") if supervised else ("task", "env")
-    misplaced = env_args if supervised else task_args
-    if misplaced:
-        raise ValueError(f"--{wrong}-args does not apply to a {config.learner} run; give its settings with --{right}-args")
-    core_args = config.core_args | core_args
-    if supervised:
-        return dataclasses.replace(config, task_args=config.task_args | task_args, core_args=core_args, stages=())
-    return dataclasses.replace(config, env_args=config.env_args | env_args, core_args=core_args)
+    for flag, given, right in (("env", env_args, "task"), ("task", task_args, "env")):
+        if given and not hasattr(config, f"{flag}_args"):
+            raise ValueError(f"--{flag}-args does not apply to a {config.learner} run; give its settings with --{right}-args")
+    changes = {"core_args": config.core_args | core_args}
+    if hasattr(config, "task_args"):
+        changes |= {"task_args": config.task_args | task_args, "stages": ()}
+    else:
+        changes["env_args"] = config.env_args | env_args
+    return dataclasses.replace(config, **changes)
 
 
 def evaluate(
@@ -108,24 +99,23 @@ def evaluate(
     core_args: dict[str, int | float | bool | str] = {},  # noqa: B006
 ) -> None:
     """Evaluate each seed's last checkpoint of RUN (sampled actions, fresh environments; for a
-    supervised run, its accuracy on fresh trials of held-out stimuli).
+    supervised run, its accuracy on fresh sequences of the held-out split).
 
     Args:
         run: run folder.
-        steps: steps per environment (supervised runs: trials).
+        steps: steps per environment (supervised runs: held-out sequences).
         seed: evaluation seed.
         env_args: environment settings that replace the run's (actor-critic runs), e.g. maze_length 200.
-        task_args: task settings that replace the run's (supervised runs), e.g. num_chains 16 to test a
-            PAI model on a larger memory than it trained with.
+        task_args: task settings that replace the run's (supervised runs), e.g. gap 200 to test a copying
+            model on a longer gap, or num_chains 16 for a PAI model on a larger memory than it trained with.
         core_args: core settings that replace the run's and keep its parameters' shapes, e.g. k 32
             (chunks an HTM reads) or cross_episode True.
     """
     import jax
-    import numpy as np
 
     from memrl.console import console
     from memrl.learn.learners import learner_for
-    from memrl.learn.run_folder import RunFolder
+    from memrl.run.folder import RunFolder
 
     folder = RunFolder(run)
     config = folder.load_config()
@@ -137,21 +127,14 @@ def evaluate(
         raise ValueError(f"the parameters of {run} do not fit the settings {changed}; "
                          "only settings that keep the model's parameter shapes can be changed")
     settings = f" ({' '.join(f'{k} {v}' for k, v in changed.items())})" if changed else ""
-    supervised = config.learner == "supervised"
-    evaluate_fn = jax.jit(evaluator.accuracy if supervised else evaluator.evaluate, static_argnums=2)
+    evaluate_fn = jax.jit(evaluator.evaluate, static_argnums=2)
     for s in config.seed_list():
         runner = folder.load_checkpoint(s, template)
         if runner is None:
             console.print(f"seed {s}: no checkpoint")
             continue
-        if supervised:
-            accuracy = evaluate_fn(runner.params, jax.random.PRNGKey(seed), steps)
-            by_kind = "".join(f", {kind} {float(value):.3f}" for kind, value in accuracy.items() if kind != "all")
-            console.print(f"seed {s} (update {int(runner.update)}): accuracy {float(accuracy['all']):.3f}{by_kind} on {steps} trials of held-out stimuli{settings}")
-            continue
-        done, returns, _ = map(np.asarray, evaluate_fn(runner.params, jax.random.PRNGKey(seed), steps))
-        episodes = returns[done]
-        console.print(f"seed {s} (update {int(runner.update)}): mean return {episodes.mean():.3f} ± {episodes.std():.3f} over {len(episodes)} episodes{settings}")
+        results = evaluate_fn(runner.params, jax.random.PRNGKey(seed), steps)
+        console.print(f"seed {s} (update {int(runner.update)}): {evaluator.evaluation_summary(results, steps)}{settings}", soft_wrap=True)
 
 
 def plot(runs: tyro.conf.Positional[list[Path]], out: Path = Path("curves.png")) -> None:
@@ -161,8 +144,8 @@ def plot(runs: tyro.conf.Positional[list[Path]], out: Path = Path("curves.png"))
         runs: run folders.
         out: image file to write.
     """
-    from memrl.analysis.learning_curves import save_curves
-    from memrl.learn.run_folder import RunFolder
+    from memrl.run.curves import save_curves
+    from memrl.run.folder import RunFolder
 
     panels: dict = {}
     for run in runs:
@@ -202,14 +185,15 @@ COMMANDS = {"list": list_all, "train": train, "train-impala": train_impala, "tra
 
 
 def analyze_commands() -> dict:
-    from memrl.analysis import ballet_memory_probe, distance_probe, gradient_strength, planner_distance_training, signal_to_noise
+    from memrl.analysis import distance_probe, gradient_strength, planner_distance_training, signal_to_noise
+    from memrl.experiments import ballet_memory
 
     return {
         "gradients": gradient_strength.command,
         "snr": signal_to_noise.command,
         "distance-probe": distance_probe.command,
         "planner-distance": planner_distance_training.command,
-        "ballet-memory": ballet_memory_probe.command,
+        "ballet-memory": ballet_memory.command,
     }
 
 

@@ -2,11 +2,12 @@ import jax
 import numpy as np
 import pytest
 
-from memrl.analysis.ballet_memory_probe import BalletMemoryProbe, command, probe_config, train_probe, watch_episodes
+from memrl.analysis.ballet_memory_probe import BalletMemoryProbe, train_probe, watch_episodes
+from memrl.experiments.ballet_memory import command, probe_config
 from memrl.envs import ballet
 from memrl.envs.ballet_tables import DANCER_SLOTS
 from memrl.learn.impala_config import ImpalaConfig
-from memrl.learn.run_folder import ConfigMismatch
+from memrl.run.folder import ConfigMismatch
 
 TINY = dict(env_args={"observation": "cells"}, core="gru", core_args={"hidden": 8}, encoder="conv", conv_channels=(4, 4, 4),
             conv_kernels=(1, 3, 3), conv_strides=(1, 1, 1), encoder_widths=(), head_widths=(8,))

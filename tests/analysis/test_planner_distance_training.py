@@ -5,7 +5,7 @@ import pytest
 from memrl import cores
 from memrl.analysis.distance_probe import distance_classes
 from memrl.analysis.planner_distance_training import accuracy_by_distance, distance_loss, init_planner, train_planner_on_distances
-from memrl.learn.run_folder import ConfigMismatch
+from memrl.run.folder import ConfigMismatch
 
 
 def test_distance_classes_span_the_torus_diameter():

@@ -7,24 +7,10 @@ import optax
 import pytest
 import flax.linen as nn
 
+from conftest import SMALL_CORES as SMALL
 from memrl import cores
 
 D = 6  # input width used throughout
-SMALL = {
-    "lstm": dict(hidden=16),
-    "lstm-stack": dict(hidden=16),
-    "gru": dict(hidden=16),
-    "amrl-max": dict(hidden=16),
-    "amrl-avg": dict(hidden=16),
-    "amrl-sum": dict(hidden=16),
-    "set": dict(features=D),
-    "trxl": dict(num_layers=2, d_model=16, num_heads=2, mlp_dim=16, memory_length=4),
-    "gtrxl": dict(num_layers=2, d_model=16, num_heads=2, mlp_dim=16, memory_length=4),
-    "trxl-topk": dict(num_layers=2, d_model=16, num_heads=2, mlp_dim=16, memory_length=4, top_k=2),
-    "epn": dict(capacity=24, embed_dim=8, width=16, num_heads=2),
-    "epn-nxk": dict(capacity=24, embed_dim=8, width=16, num_heads=2, k=3),
-    "htm": dict(num_layers=2, d_model=16, num_heads=2, mlp_dim=16, window=3, chunk_size=2, num_chunks=4, k=2),
-}
 NAMED_INPUTS = {"epn", "epn-nxk"}  # cores that take {"observation", "goal", "prev_action"}
 
 

@@ -69,8 +69,8 @@ def test_final_agents_run_on_another_environment_and_core_setting(tmp_path):
     """A graph-nav agent trained on 5 junctions acts on 7 with another number of EPN iterations."""
     from memrl.experiments.final_agents import agent_rewards, final_params
     from memrl.learn.impala_config import ImpalaConfig
-    from memrl.learn.launch import train_seeds
-    from memrl.learn.run_folder import RunFolder
+    from memrl.run.launch import train_seeds
+    from memrl.run.folder import RunFolder
     import jax
 
     config = ImpalaConfig(
@@ -125,8 +125,8 @@ def test_htm_ballet_evaluation_scores_each_test_level(tmp_path):
     """A (barely trained) agent is scored on a test level (one, to keep compiling short); returns are
     0/1 per episode."""
     from memrl.experiments.htm_ballet import TEST_LEVELS, evaluate_levels, preset_runs
-    from memrl.learn.launch import train_seeds
-    from memrl.learn.run_folder import RunFolder
+    from memrl.run.launch import train_seeds
+    from memrl.run.folder import RunFolder
     import dataclasses
 
     config = dataclasses.replace(

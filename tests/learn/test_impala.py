@@ -115,8 +115,8 @@ def test_epn_on_graph_nav_views_trains_through_the_shared_cnn():
 def test_lagged_run_resumes_from_its_checkpoint(tmp_path):
     """The behaviour parameters are part of the checkpoint: a resumed lagged run ends where an
     uninterrupted one does."""
-    from memrl.learn.launch import train_seeds
-    from memrl.learn.run_folder import RunFolder
+    from memrl.run.launch import train_seeds
+    from memrl.run.folder import RunFolder
 
     config = tiny(total_steps=16 * 24 * 4, updates_per_chunk=2, policy_lag=1)
     resumed, straight = RunFolder(tmp_path / "resumed"), RunFolder(tmp_path / "straight")
@@ -139,7 +139,7 @@ def test_lagged_run_resumes_from_its_checkpoint(tmp_path):
 
 def test_run_folder_refuses_a_run_of_another_learner(tmp_path):
     from memrl.learn.ppo_config import PPOConfig
-    from memrl.learn.run_folder import ConfigMismatch, RunFolder
+    from memrl.run.folder import ConfigMismatch, RunFolder
 
     folder = RunFolder(tmp_path / "run")
     folder.prepare(tiny(total_steps=16 * 24))

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from memrl.agents import distributions as dist
+from memrl.learn import losses
 from memrl.learn.losses import clipped_value_loss, generalized_advantage_estimation, ppo_clipped_policy_loss, vtrace
 
 
@@ -135,3 +136,26 @@ def test_vtrace_cuts_traces_at_episode_ends_and_with_small_ratios():
     np.testing.assert_allclose(ended.vs, [1.9, 1.0, 1.0])
     tiny_ratio = vtrace(r, jnp.full(3, 0.9), v, jnp.zeros(3), jnp.array([0.0, jnp.log(1e-6), 0.0]))
     np.testing.assert_allclose(tiny_ratio.vs[0], 1.0, atol=1e-5)  # ρ_1 ≈ 0 drops δ_1 and c_1 ≈ 0 cuts the rest
+
+
+def test_masked_sequence_cross_entropy_matches_a_numpy_loop():
+    rng = np.random.default_rng(0)
+    logits, targets, mask = rng.normal(size=(6, 4)).astype(np.float32), rng.integers(0, 4, 6), np.array([0, 1, 1, 0, 1, 1], bool)
+    expected = 0.0
+    for t in range(6):
+        if mask[t]:
+            expected -= logits[t, targets[t]] - np.log(np.exp(logits[t]).sum())
+    np.testing.assert_allclose(losses.masked_sequence_cross_entropy(logits, targets, mask), expected, rtol=1e-5)
+    assert float(losses.masked_sequence_cross_entropy(logits, targets, np.zeros(6, bool))) == 0.0
+
+
+def test_masked_bit_cross_entropy_matches_a_numpy_loop():
+    rng = np.random.default_rng(1)
+    logits, targets, mask = rng.normal(size=(5, 3)).astype(np.float32), rng.integers(0, 2, (5, 3)).astype(np.float32), np.array([1, 0, 1, 1, 0], bool)
+    expected = 0.0
+    for t in range(5):
+        for i in range(3):
+            if mask[t]:
+                p = 1.0 / (1.0 + np.exp(-logits[t, i]))
+                expected -= targets[t, i] * np.log(p) + (1 - targets[t, i]) * np.log(1 - p)
+    np.testing.assert_allclose(losses.masked_bit_cross_entropy(logits, targets, mask), expected, rtol=1e-5)

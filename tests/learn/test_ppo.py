@@ -4,11 +4,11 @@ import jax
 import numpy as np
 import pytest
 
-from memrl.learn.launch import train_seeds
+from memrl.run.launch import train_seeds
 from memrl.learn.learners import make_train
 from memrl.learn.ppo import PPO
 from memrl.learn.ppo_config import PPOConfig
-from memrl.learn.run_folder import ConfigMismatch, RunFolder
+from memrl.run.folder import ConfigMismatch, RunFolder
 
 TINY = dict(
     env="tmaze/T-LN", env_args={"maze_length": 6, "timeout": 20}, core="gru", core_args={"hidden": 32},
@@ -109,7 +109,7 @@ def test_multi_seed_path_finishes(tmp_path, monkeypatch):
     """Two seeds on the CPU run as two pinned processes and both finish (DESIGN.md: in-process
     vmap over seeds deadlocked on 2-core machines); the workers write their compiled programs to
     the disk cache that later jobs of the run load."""
-    from memrl.experiments.runner import train_folders
+    from memrl.run.train import train_folders
 
     monkeypatch.setenv("JAX_COMPILATION_CACHE_DIR", str(tmp_path / "xla"))
 

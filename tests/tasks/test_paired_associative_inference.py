@@ -1,9 +1,20 @@
+from types import SimpleNamespace
+
 import jax
 import numpy as np
 import pytest
 
 from memrl import tasks
 from memrl.tasks.paired_associative_inference import PairedAssociativeInference
+
+
+def trials(task: PairedAssociativeInference, key, batch_size: int, split: str = "train") -> SimpleNamespace:
+    """A batch of ``batch_size`` trials, its parts by name; the hops from the batch's kinds of query."""
+    batch = task.with_batch_size(batch_size).sample(key, split)
+    assert batch.targets.shape == batch.target_mask.shape == (1, batch_size) and batch.target_mask.all(), "one scored step"
+    assert set(batch.kinds) == ({"direct", "indirect"} if task.chain_length > 2 else {"direct"})
+    hops = np.where(batch.kinds["direct"], 1, task.chain_length - 1)
+    return SimpleNamespace(**batch.inputs._asdict(), label=np.asarray(batch.targets[0]), hops=hops, kinds=batch.kinds)
 
 
 def ids(batch_part, pool):
@@ -37,7 +48,7 @@ def chain_of(pairs: np.ndarray, item: int) -> list[int]:
 @pytest.mark.parametrize("length, stored", [(2, 0), (3, 0), (4, 0), (3, 2), (4, 3)])
 def test_trials_need_exactly_the_chain_of_pairs(length, stored):
     task = PairedAssociativeInference(num_chains=5, chain_length=length, stimulus_dim=16, pool_size=100, stored_chains=stored)
-    batch = task.sample(jax.random.PRNGKey(length), 64)
+    batch = trials(task, jax.random.PRNGKey(length), 64)
     pool = task.stimuli("train")
     assert batch.memory.shape == (64, 5 * (length - 1), 2, 16) and batch.memory_mask.shape == (64, 5 * (length - 1))
     assert batch.query.shape == (64, 16) and batch.choices.shape == (64, 2, 16) and batch.label.shape == (64,)
@@ -65,21 +76,22 @@ def test_trials_need_exactly_the_chain_of_pairs(length, stored):
 
 def test_storing_every_chain_is_the_default():
     key = jax.random.PRNGKey(4)
-    default = PairedAssociativeInference(num_chains=4, stimulus_dim=16, pool_size=100).sample(key, 8)
-    every = PairedAssociativeInference(num_chains=4, stimulus_dim=16, pool_size=100, stored_chains=4).sample(key, 8)
+    default = PairedAssociativeInference(num_chains=4, stimulus_dim=16, pool_size=100, batch_size=8).sample(key)
+    every = PairedAssociativeInference(num_chains=4, stimulus_dim=16, pool_size=100, stored_chains=4, batch_size=8).sample(key)
     jax.tree.map(np.testing.assert_array_equal, default, every)
+    default = default.inputs
     assert default.memory_mask.all()
 
 
 def test_sampling_is_deterministic_and_splits_are_disjoint():
-    task = PairedAssociativeInference(num_chains=4, stimulus_dim=32, pool_size=200)
-    a, b = task.sample(jax.random.PRNGKey(0), 8), task.sample(jax.random.PRNGKey(0), 8)
+    task = PairedAssociativeInference(num_chains=4, stimulus_dim=32, pool_size=200, batch_size=8)
+    a, b = task.sample(jax.random.PRNGKey(0)), task.sample(jax.random.PRNGKey(0))
     jax.tree.map(np.testing.assert_array_equal, a, b)
     train, test = np.asarray(task.stimuli("train")), np.asarray(task.stimuli("test"))
     np.testing.assert_allclose(np.linalg.norm(train, axis=-1), 1.0, rtol=1e-6)
     assert not (train[:, None] == test[None]).all(-1).any(), "no test stimulus is a training stimulus"
-    test_batch = task.sample(jax.random.PRNGKey(0), 8, "test")
-    ids(test_batch.memory, test)
+    test_batch = task.sample(jax.random.PRNGKey(0), "test")
+    ids(test_batch.inputs.memory, test)
 
 
 @pytest.mark.parametrize(
@@ -91,6 +103,7 @@ def test_sampling_is_deterministic_and_splits_are_disjoint():
         (dict(direct_fraction=1.5), r"direct_fraction must be in \[0, 1\]"),
         (dict(num_chains=4, stored_chains=1), r"stored_chains must be 0 \(all\) or between 2 and num_chains \(4\), got 1"),
         (dict(num_chains=4, stored_chains=5), "stored_chains must be 0"),
+        (dict(batch_size=0), "batch_size must be a positive integer"),
     ],
 )
 def test_bad_settings_are_refused(kwargs, message):
@@ -103,4 +116,4 @@ def test_registry_and_bad_split():
     with pytest.raises(ValueError, match="unknown task"):
         tasks.make("pia")
     with pytest.raises(ValueError, match="split must be one of"):
-        tasks.make("pai").sample(jax.random.PRNGKey(0), 2, "validation")
+        tasks.make("pai", batch_size=2).sample(jax.random.PRNGKey(0), "validation")

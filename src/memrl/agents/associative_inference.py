@@ -8,7 +8,7 @@ layers that all read this same store:
     X' = Z + MLP(LN(Z))
 
 then it is mean-pooled, layer-normalised, projected, and scored against each embedded choice by a dot product; the
-logits train with softmax cross-entropy. One layer can fetch B from (A, B); reaching C from A
+logits (one step, T = 1, as the task's batches have) train with softmax cross-entropy. One layer can fetch B from (A, B); reaching C from A
 takes a second read with B, so a single layer is the control that cannot infer.
 """
 
@@ -18,7 +18,7 @@ import jax.numpy as jnp
 import flax.linen as nn
 
 from memrl.nn.hierarchical_attention import HierarchicalMemoryAttention
-from memrl.tasks.paired_associative_inference import PAIBatch
+from memrl.tasks.paired_associative_inference import PAITrial
 
 
 class HTMAssociativeInference(nn.Module):
@@ -29,9 +29,11 @@ class HTMAssociativeInference(nn.Module):
     k: int = 4
     """chunks (pairs) read per query"""
 
+    tasks = ("pai",)
+
     @nn.compact
-    def __call__(self, batch: PAIBatch):
-        """batch -> logits [B, num_choices]."""
+    def __call__(self, batch: PAITrial):
+        """trials [B] -> logits [1, B, 2] (one step)."""
         dense, norm = nn.Dense(self.d_model, name="stimulus_embedding"), nn.LayerNorm(name="embedding_norm")
         embed = lambda stimuli: norm(dense(stimuli))  # noqa: E731  (rows on the scale of the position encoding)
         contents = embed(batch.memory)  # [B, M, 2, d]
@@ -46,4 +48,4 @@ class HTMAssociativeInference(nn.Module):
             hidden = nn.relu(nn.Dense(self.mlp_dim, name=f"mlp_in_{i}")(nn.LayerNorm(name=f"mlp_norm_{i}")(z)))
             x = z + nn.Dense(self.d_model, name=f"mlp_out_{i}")(hidden)
         answer = nn.Dense(self.d_model, name="projection")(nn.LayerNorm(name="output_norm")(x.mean(axis=1)))
-        return jnp.einsum("bd,bcd->bc", answer, embed(batch.choices))
+        return jnp.einsum("bd,bcd->bc", answer, embed(batch.choices))[None]

@@ -141,7 +141,7 @@ def command(run: tyro.conf.Positional[Path], seed: int = 0, max_iterations: int 
     import matplotlib.pyplot as plt
     from memrl.console import console
     from memrl.learn.learners import learner_for
-    from memrl.learn.run_folder import RunFolder
+    from memrl.run.folder import RunFolder
 
     folder = RunFolder(run)
     config = folder.load_config()

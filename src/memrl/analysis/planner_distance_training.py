@@ -32,7 +32,7 @@ from flax import serialization
 
 from memrl import cores
 from memrl.analysis.distance_probe import accuracy_per_class, accuracy_table, distance_classes, plot_accuracy_by_distance, probe_dataset
-from memrl.learn.run_folder import atomic_write, resume_training
+from memrl.run.folder import atomic_write, resume_training
 
 
 def init_planner(core: cores.MemoryCore, key, maze_size: int):

@@ -10,7 +10,7 @@ import operator
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from memrl.learn.run_config import RunConfig
+from memrl.learn.run_config import ConfigRecord
 from memrl.registry import Registry
 
 EXPERIMENTS: Registry = Registry("experiment")
@@ -20,8 +20,9 @@ _OPS = {">=": operator.ge, "<=": operator.le}
 
 @dataclasses.dataclass(frozen=True)
 class Expectation:
-    """``run``'s mean final return (over seeds), or with ``evaluated`` the value at that path of the
-    experiment's evaluation results, must be ``op`` ``threshold``."""
+    """``run``'s mean final value over seeds (its config's final metric: the return, or the held-out
+    accuracy of a supervised run), or with ``evaluated`` the value at that path of the experiment's
+    evaluation results, must be ``op`` ``threshold``."""
 
     run: str
     op: str
@@ -31,12 +32,12 @@ class Expectation:
 
     @property
     def measure(self) -> str:
-        return "/".join(self.evaluated) if self.evaluated else "final return"
+        return "/".join(self.evaluated) if self.evaluated else "final"
 
     def value(self, summaries: dict, evaluation: dict | None) -> float | None:
         """The checked value from the runs' summaries and the evaluation results (None if absent)."""
         if not self.evaluated:
-            return summaries[self.run]["final_return_mean"]
+            return summaries[self.run]["final_mean"]
         value = evaluation
         for key in self.evaluated:
             if not isinstance(value, dict) or key not in value:
@@ -54,7 +55,7 @@ class Experiment:
     version: int
     description: str
     reproduces: str
-    runs: dict[str, RunConfig]
+    runs: dict[str, ConfigRecord]
     """run name ("<panel>/<label>") -> config (any learner's)"""
     expectations: Sequence[Expectation] = ()
     optima: dict[str, Sequence[tuple[str, float]]] = dataclasses.field(default_factory=dict)

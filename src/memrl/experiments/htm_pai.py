@@ -24,6 +24,8 @@ from memrl.experiments.base import EXPERIMENTS, Expectation, Experiment
 from memrl.learn.supervised_config import SupervisedConfig
 
 TEST_TRIALS = 2000
+KIND_METRICS = {"indirect": "accuracy_indirect", "direct": "accuracy_direct", "all": "accuracy"}
+"""kind of query -> the learner's evaluation metric"""
 
 
 MEMORIES = {"16 chains": 16, "2 chains": 2}
@@ -46,7 +48,7 @@ def pai_runs() -> dict[str, SupervisedConfig]:
     return {
         f"{panel}/htm, {layers} layer{'s' if layers > 1 else ''}": SupervisedConfig(
             task="pai", task_args={"chain_length": 3, "num_chains": chains, "direct_fraction": 0.5}, stages=CURRICULA[chains],
-            core="htm", core_args={**model, "num_layers": layers}, total_steps=32 * UPDATES[chains], batch_size=32, lr=1e-3,
+            core="htm-pai", core_args={**model, "num_layers": layers}, total_steps=32 * UPDATES[chains], batch_size=32, lr=1e-3,
             updates_per_chunk=500,
         )
         for panel, chains in MEMORIES.items() for layers in (2, 1)
@@ -64,11 +66,11 @@ def evaluate_held_out(folders: dict, out: Path) -> dict:
     rows = {}
     for run, folder in folders.items():
         learner = learner_for(folder.load_config())
-        accuracy = jax.jit(learner.accuracy, static_argnums=(2, 3))
-        per_seed = [accuracy(p, jax.random.PRNGKey(2020), TEST_TRIALS, "test") for p in final_params(folder)]
+        evaluate = jax.jit(learner.evaluate, static_argnums=2)
+        per_seed = [evaluate(p, jax.random.PRNGKey(2020), TEST_TRIALS) for p in final_params(folder)]
         rows[run] = {
-            kind: {"per_seed": [float(a[kind]) for a in per_seed], "mean": float(np.mean([a[kind] for a in per_seed]))}
-            for kind in (per_seed[0] if per_seed else ())
+            kind: {"per_seed": [float(a[metric]) for a in per_seed], "mean": float(np.mean([a[metric] for a in per_seed]))}
+            for kind, metric in KIND_METRICS.items() if per_seed and metric in per_seed[0]
         }
     kinds = ("indirect", "direct", "all")
     table = Table(title=f"accuracy on held-out stimuli ({TEST_TRIALS} trials per seed, half of each kind; chance 0.5)")

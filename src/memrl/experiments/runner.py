@@ -4,35 +4,16 @@ from __future__ import annotations
 
 import json
 import os
-import time
 from pathlib import Path
 
 import jax
 from rich.table import Table
 
-from memrl.analysis.learning_curves import save_curves
-from memrl.console import TrainingProgress, console
+from memrl.console import console
 from memrl.experiments.base import Experiment
-from memrl.learn.launch import jobs_for, run_jobs
-from memrl.learn.run_folder import RunFolder
-
-
-def default_workers() -> int:
-    """One job per core on a CPU; one job at a time on an accelerator (it vmaps the seeds)."""
-    return len(os.sched_getaffinity(0)) if jax.default_backend() == "cpu" else 1
-
-
-def train_folders(folders: list[RunFolder], workers: int | None = None) -> float:
-    """Train every seed of every folder (already prepared); returns the wall time in seconds."""
-    on_cpu = jax.default_backend() == "cpu"
-    configs = [f.load_config() for f in folders]
-    workers = workers or default_workers()
-    jobs = jobs_for([f.path for f in folders], configs, on_cpu, workers)
-    workers = min(workers, len(jobs))
-    start = time.time()
-    with TrainingProgress(folders) as progress:
-        run_jobs(jobs, workers, pin=on_cpu, on_progress=progress.update)
-    return time.time() - start
+from memrl.run.curves import save_curves
+from memrl.run.folder import RunFolder
+from memrl.run.train import train_folders
 
 
 def reproduce(experiment: Experiment, out: Path, workers: int | None = None) -> dict:
@@ -45,14 +26,16 @@ def reproduce(experiment: Experiment, out: Path, workers: int | None = None) -> 
     wall = train_folders(list(folders.values()), workers)
 
     summaries = {run: folders[run].write_summary(config) for run, config in experiment.runs.items()}
-    table = Table(title=f"{experiment.name}: final return (mean over the last 10% of updates)")
-    for column in ("env", "core", "env steps / seed", "final return", "per seed"):
+    configs = list(experiment.runs.values())
+    names = lambda label: " / ".join(dict.fromkeys(getattr(c, label) for c in configs))  # noqa: E731
+    table = Table(title=f"{experiment.name}: {names('final_label')} (mean over the last 10% of the updates that measured it)")
+    for column in ("panel", "run", f"{names('step_label')} / seed", names("final_label"), "per seed"):
         table.add_column(column)
     for run, summary in summaries.items():
         panel, label = run.split("/", 1)
-        per_seed = ", ".join("-" if v["final_return"] is None else f"{v['final_return']:.2f}" for v in summary["seeds"].values())
-        mean = summary["final_return_mean"]
-        table.add_row(panel, label, f"{summary['env_steps_per_seed']:,}", "-" if mean is None else f"{mean:.2f} ± {summary['final_return_std']:.2f}", per_seed)
+        per_seed = ", ".join("-" if v["final"] is None else f"{v['final']:.2f}" for v in summary["seeds"].values())
+        mean = summary["final_mean"]
+        table.add_row(panel, label, f"{summary['steps_per_seed']:,}", "-" if mean is None else f"{mean:.2f} ± {summary['final_std']:.2f}", per_seed)
     console.print(table)
 
     figure = save_curves(

@@ -12,6 +12,7 @@ from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from flax import struct
 
 from memrl import cores, envs
@@ -143,6 +144,14 @@ class ActorCriticLearner:
         )
         return runner, Segment(initial_carry, transitions, bootstrap_value, done, returns)
 
+    def total_loss(self, policy_loss, value_loss, entropy, reconstruction):
+        """The loss every actor-critic learner minimises:
+
+            L = L_π + value_coef · L_V − entropy_coef · H + reconstruction_coef · L_rec
+        """
+        c = self.config
+        return policy_loss + c.value_coef * value_loss - c.entropy_coef * entropy + c.reconstruction_coef * reconstruction
+
     def unroll(self, params, segment_initial_carry, transitions: Transition):
         """(logits, values, reconstruction loss) [T, E, ...] of ``params`` over stored transitions,
         from the stored carry."""
@@ -168,6 +177,12 @@ class ActorCriticLearner:
         runner = self.init(key).replace(params=params)
         _, (transitions, done, returns) = jax.lax.scan(lambda r, _: self.env_step(r, params), runner, None, num_steps)
         return done, returns, transitions.reward
+
+    def evaluation_summary(self, results, num_steps: int) -> str:
+        """One line on what ``evaluate`` returned."""
+        done, returns, _ = results
+        episodes = np.asarray(returns)[np.asarray(done)]
+        return f"mean return {episodes.mean():.3f} ± {episodes.std():.3f} over {len(episodes)} episodes"
 
     def run(self, runner: RunnerState, num_updates: int):
         """``num_updates`` updates in one ``lax.scan``; metrics are stacked over updates."""

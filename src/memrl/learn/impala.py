@@ -22,6 +22,7 @@ from memrl.agents import distributions as dist
 from memrl.learn.actor import ActorCriticLearner, RunnerState, Segment
 from memrl.learn.impala_config import ImpalaConfig
 from memrl.learn.losses import vtrace
+from memrl.learn.optimizers import make_optimizer
 
 
 # Acting and learning compute log π in different programs, so on-policy log ρ is ±1e-7, not 0; a
@@ -36,14 +37,10 @@ class Impala(ActorCriticLearner):
 
     def __init__(self, config: ImpalaConfig):
         super().__init__(config)
-        if config.optimizer == "rmsprop":
-            step = optax.rmsprop(
-                config.lr, decay=config.rmsprop_decay, eps=config.rmsprop_eps,
-                momentum=config.rmsprop_momentum or None, eps_in_sqrt=True,
-            )
-        else:
-            step = optax.adam(config.lr)
-        self.optimizer = optax.chain(optax.clip_by_global_norm(config.max_grad_norm), step)
+        self.optimizer = make_optimizer(
+            config.lr, config.max_grad_norm, config.optimizer, rmsprop_decay=config.rmsprop_decay,
+            rmsprop_eps=config.rmsprop_eps, rmsprop_momentum=config.rmsprop_momentum,
+        )
 
     def init(self, key) -> RunnerState:
         runner = self.new_runner(key, self.optimizer)
@@ -72,7 +69,7 @@ class Impala(ActorCriticLearner):
         value_loss = 0.5 * jnp.mean(jnp.square(targets.vs - values))
         entropy = dist.entropy(logits, self.env.action_dims).mean()
         reconstruction = reconstruction.mean()
-        total = policy_loss + c.value_coef * value_loss - c.entropy_coef * entropy + c.reconstruction_coef * reconstruction
+        total = self.total_loss(policy_loss, value_loss, entropy, reconstruction)
         log_rho = logp - traj.logp
         return total, {
             "policy_loss": policy_loss, "value_loss": value_loss, "entropy": entropy, "reconstruction_loss": reconstruction,

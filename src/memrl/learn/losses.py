@@ -90,3 +90,29 @@ def vtrace(r_t, discount_t, v_t, v_tp1, log_rho_t, rho_bar=1.0, c_bar=1.0):
     vs_tp1 = v_tp1 + jnp.concatenate([correction_t[1:], jnp.zeros_like(correction_t[:1])])
     pg_advantage = clipped_rho_t * (r_t + discount_t * vs_tp1 - v_t)
     return VTraceOutput(jax.lax.stop_gradient(vs_t), jax.lax.stop_gradient(pg_advantage))
+
+
+def masked_sequence_cross_entropy(logits_t, target_t, mask_t):
+    """Softmax cross-entropy summed over the scored steps of one sequence:
+
+        L = Σ_t m_t · (−log softmax(logits_t)[y_t])
+
+    logits [T, C], int targets [T], mask [T]; returns the sum (divide by Σ m over the batch for the mean).
+    """
+    chex.assert_rank([logits_t, target_t, mask_t], [2, 1, 1])
+    chex.assert_equal_shape_prefix([logits_t, target_t, mask_t], 1)
+    log_p = jax.nn.log_softmax(logits_t)
+    return -jnp.sum(jnp.where(mask_t, jnp.take_along_axis(log_p, target_t[:, None], axis=-1)[:, 0], 0.0))
+
+
+def masked_bit_cross_entropy(logits_t, target_t, mask_t):
+    """Sigmoid cross-entropy of multi-label (bit) targets, summed over the bits of the scored steps:
+
+        L = Σ_t m_t Σ_i −[y_ti log σ(z_ti) + (1 − y_ti) log(1 − σ(z_ti))]
+
+    logits [T, K], 0/1 targets [T, K], mask [T]; returns the sum.
+    """
+    chex.assert_rank([logits_t, target_t, mask_t], [2, 2, 1])
+    chex.assert_equal_shape([logits_t, target_t])
+    per_bit = -(target_t * jax.nn.log_sigmoid(logits_t) + (1.0 - target_t) * jax.nn.log_sigmoid(-logits_t))
+    return jnp.sum(jnp.where(mask_t[:, None], per_bit, 0.0))

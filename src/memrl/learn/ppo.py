@@ -18,6 +18,7 @@ import optax
 
 from memrl.agents import distributions as dist
 from memrl.learn.actor import ActorCriticLearner, RunnerState, Transition
+from memrl.learn.optimizers import make_optimizer
 from memrl.learn.losses import clipped_value_loss, generalized_advantage_estimation, ppo_clipped_policy_loss
 from memrl.learn.ppo_config import PPOConfig
 
@@ -29,7 +30,7 @@ class PPO(ActorCriticLearner):
 
     def __init__(self, config: PPOConfig):
         super().__init__(config)
-        self.optimizer = optax.chain(optax.clip_by_global_norm(config.max_grad_norm), optax.adam(config.lr, eps=1e-5))
+        self.optimizer = make_optimizer(config.lr, config.max_grad_norm, adam_eps=1e-5)
 
     def init(self, key) -> RunnerState:
         return self.new_runner(key, self.optimizer)
@@ -44,7 +45,7 @@ class PPO(ActorCriticLearner):
         value_loss = clipped_value_loss(flat(values), flat(batch.value), flat(targets), c.clip_epsilon)
         entropy = dist.entropy(logits, self.env.action_dims).mean()
         reconstruction = reconstruction.mean()
-        total = policy_loss + c.value_coef * value_loss - c.entropy_coef * entropy + c.reconstruction_coef * reconstruction
+        total = self.total_loss(policy_loss, value_loss, entropy, reconstruction)
         approx_kl = jnp.mean(batch.logp - logp)
         return total, {
             "policy_loss": policy_loss, "value_loss": value_loss, "entropy": entropy, "approx_kl": approx_kl,

@@ -9,10 +9,19 @@ from typing import ClassVar
 
 
 class ConfigRecord:
-    """Seeds and the JSON record of a frozen config dataclass (every learner's config)."""
+    """Seeds, the metrics a learner names, and the JSON record of a frozen config dataclass (every
+    learner's config). ``step_metric`` counts the steps (environment steps, sequences),
+    ``score_metric`` is drawn in the curves and the progress bar, ``final_metric`` summarises a run
+    (mean over its last updates); the labels name them in tables and figures."""
 
     seed: int
     seeds: int
+    step_metric: ClassVar[str] = "env_steps"
+    step_label: ClassVar[str] = "environment steps"
+    score_metric: ClassVar[str] = "episode_return"
+    score_label: ClassVar[str] = "episode return"
+    final_metric: ClassVar[str] = "episode_return"
+    final_label: ClassVar[str] = "final return"
     POSITIVE_INTS: ClassVar[tuple[str, ...]] = ()
     UNIT_INTERVAL: ClassVar[tuple[str, ...]] = ()
     POSITIVE: ClassVar[tuple[str, ...]] = ()

@@ -1,4 +1,5 @@
-"""Configuration of supervised runs on a task of ``memrl.tasks`` (e.g. Paired Associative Inference)."""
+"""Configuration of supervised runs on a sequence task of ``memrl.tasks`` (copying, Nth Farthest,
+ListOps, Paired Associative Inference, ...)."""
 
 from __future__ import annotations
 
@@ -12,19 +13,29 @@ from memrl.learn.run_config import ConfigRecord
 
 @dataclasses.dataclass(frozen=True)
 class SupervisedConfig(ConfigRecord):
-    """Minibatch training of a model on freshly sampled trials with softmax cross-entropy and Adam.
-
-    A trial plays the part of an episode in the run folder's metrics: ``env_steps`` counts trials
-    trained on and ``episode_return`` is the fraction of the batch answered right."""
+    """Minibatch training of a model on freshly sampled sequences with the masked sequence
+    cross-entropy and Adam. Run folders count ``sequences`` trained on and report ``accuracy`` (the
+    task's scoring, on each training batch) and, after every chunk, ``test_accuracy`` on a held-out batch."""
 
     learner: ClassVar[str] = "supervised"
+    step_metric: ClassVar[str] = "sequences"
+    step_label: ClassVar[str] = "sequences"
+    score_metric: ClassVar[str] = "accuracy"
+    score_label: ClassVar[str] = "accuracy (training batches)"
+    final_metric: ClassVar[str] = "test_accuracy"
+    final_label: ClassVar[str] = "final held-out accuracy"
 
-    task: str = "pai"
+    task: str = "copying"
     """registered task name (see ``memrl list``)"""
     task_args: dict[str, int | float | bool | str] = dataclasses.field(default_factory=dict)
-    core: str = "htm"
-    """the memory model (``supervised.MODELS``)"""
+    """task settings, e.g. ``gap 100`` (copying); ``batch_size`` is this config's"""
+    core: str = "lstm"
+    """a registered core, trained inside the sequence model, or a task model (htm-pai: HTM's App. B.4 PAI reader)"""
     core_args: dict[str, int | float | bool | str] = dataclasses.field(default_factory=dict)
+    embed_dim: int = 64
+    """width of the sequence model's input embedding (token embedding or linear map)"""
+    head_widths: tuple[int, ...] = ()
+    """ReLU layers between the core and the outputs (RMC's Nth Farthest: 256 256 256 256)"""
     stages: tuple[str, ...] = ()
     """curriculum stages, trained in order before the task as configured, each "UPDATES key=value ...":
     UPDATES updates with these task settings in place of those in ``task_args``; e.g. "2000 direct_fraction=1.0"
@@ -32,41 +43,52 @@ class SupervisedConfig(ConfigRecord):
     seed: int = 0
     seeds: int = 1
     total_steps: int = 1_000_000
-    """training trials per seed"""
+    """training sequences per seed"""
     batch_size: int = 32
     lr: float = 3e-4
     max_grad_norm: float = 1.0
     updates_per_chunk: int = 100
 
-    POSITIVE_INTS: ClassVar[tuple[str, ...]] = ("seeds", "total_steps", "batch_size", "updates_per_chunk")
+    POSITIVE_INTS: ClassVar[tuple[str, ...]] = ("seeds", "total_steps", "batch_size", "updates_per_chunk", "embed_dim")
     POSITIVE: ClassVar[tuple[str, ...]] = ("lr", "max_grad_norm")
 
     def __post_init__(self):
         from memrl import tasks
-        from memrl.learn.supervised import MODELS
+        from memrl.agents.supervised_models import make_model, model_names
 
         if self.task not in tasks.names():
             raise ValueError(f"unknown task {self.task!r}; known: {', '.join(tasks.names())}")
-        if self.core not in MODELS:
-            raise ValueError(f"unknown supervised model {self.core!r}; known: {', '.join(MODELS)}")
+        if self.core not in model_names():
+            raise ValueError(f"unknown core or task model {self.core!r}; known: {', '.join(model_names())}")
+        if "batch_size" in self.task_args:
+            raise ValueError("give the batch size with --batch-size, not in task_args")
+        self.check_ranges()
+        if any(not isinstance(w, int) or w < 1 for w in self.head_widths):
+            raise ValueError(f"head_widths must be positive integers, got {self.head_widths}")
         try:
-            task = tasks.make(self.task, **self.task_args)
-            MODELS[self.core](**self.core_args)
+            task = self.make_task()
+            make_model(self.core, self.core_args, self.task, task, self.embed_dim, self.head_widths)
         except TypeError as err:
             raise ValueError(str(err)) from None
-        self.check_ranges()
         if self.total_steps < self.batch_size:
             raise ValueError(f"total_steps ({self.total_steps}) is less than one batch ({self.batch_size})")
-        shape = jax.eval_shape(lambda: task.sample(jax.random.PRNGKey(0), 2))
-        for text, stage_task in zip(self.stages, self.stage_tasks()):
-            if jax.eval_shape(lambda t=stage_task: t.sample(jax.random.PRNGKey(0), 2)) != shape:
-                raise ValueError(
-                    f"stage {text!r} changes the shapes of the trials; a stage may only change settings that keep "
-                    "them (for pai: direct_fraction or stored_chains, not num_chains or chain_length)"
-                )
+        if self.stages:
+            shape = jax.eval_shape(task.sample, jax.random.PRNGKey(0))
+            for text, stage_task in zip(self.stages, self.stage_tasks()):
+                if jax.eval_shape(stage_task.sample, jax.random.PRNGKey(0)) != shape:
+                    raise ValueError(
+                        f"stage {text!r} changes the shapes of the batches; a stage may only change settings that keep "
+                        "them (for pai: direct_fraction or stored_chains, not num_chains or chain_length)"
+                    )
         staged = sum(updates for updates, _ in self.curriculum)
         if self.stages and staged >= self.num_updates:
             raise ValueError(f"the stages take {staged} of the run's {self.num_updates} updates; the task as configured would never be trained")
+
+    def make_task(self, **settings):
+        """The task with ``task_args`` (and ``settings`` in their place) at this run's batch size."""
+        from memrl import tasks
+
+        return tasks.make(self.task, batch_size=self.batch_size, **(self.task_args | settings))
 
     @property
     def curriculum(self) -> tuple[tuple[int, dict[str, int | float | bool | str]], ...]:
@@ -75,12 +97,10 @@ class SupervisedConfig(ConfigRecord):
 
     def stage_tasks(self) -> tuple:
         """The task of each stage: ``task_args`` with the stage's settings in their place."""
-        from memrl import tasks
-
         made = []
         for text, (_, settings) in zip(self.stages, self.curriculum):
             try:
-                made.append(tasks.make(self.task, **(self.task_args | settings)))
+                made.append(self.make_task(**settings))
             except (TypeError, ValueError) as err:
                 raise ValueError(f"stage {text!r}: {err}") from None
         return tuple(made)
@@ -103,7 +123,7 @@ class SupervisedConfig(ConfigRecord):
 
     @property
     def steps_per_update(self) -> int:
-        """Trials per update."""
+        """Sequences per update."""
         return self.batch_size
 
     @property

@@ -1,7 +1,7 @@
-"""Supervised sequence and memory tasks (``base``) and their registry; importing this package
-registers them."""
+"""Supervised sequence tasks behind one contract (``base``) and their registry; importing this
+package registers them all."""
 
-from memrl.tasks.base import SPLITS, TASKS, make, names, register
-from memrl.tasks import paired_associative_inference  # noqa: F401  (registration)
+from memrl.tasks.base import SPLITS, TASKS, SequenceBatch, SequenceTask, make, names, register
+from memrl.tasks import copying, nth_farthest, paired_associative_inference  # noqa: F401  (registration)
 
-__all__ = ["SPLITS", "TASKS", "make", "names", "register"]
+__all__ = ["SPLITS", "TASKS", "SequenceBatch", "SequenceTask", "make", "names", "register"]

@@ -1,30 +1,90 @@
-"""Supervised tasks: procedurally generated batches of (inputs, label) trials, and their registry.
+"""The supervised sequence-task contract (DESIGN.md, "Supervised sequence tasks") and the task registry.
 
-A task is a frozen dataclass whose fields are its settings, with
+A task is a frozen dataclass whose fields are its settings (``batch_size`` and everything else
+that decides shapes among them), with
 
-    batch = task.sample(key, batch_size, split)     # a pytree of arrays with a leading batch axis
+    batch = task.sample(key, split="train")     # SequenceBatch, time-major, pure and jittable
 
-where ``split`` is "train" or "test" (held-out stimuli) and ``batch.label`` holds the index of the
-right choice among ``task.num_choices``. Sampling is pure and jittable. Trials that come in kinds
-scored apart (PAI's direct and indirect queries) are named by
+``split`` is "train" or "test": the held-out split, a seed stream (or stimulus pool) disjoint from
+training's. A task states what its batches hold, so one sequence model and one loss serve them all:
 
-    kinds = task.trial_kinds(batch)                 # {kind: mask [B]}, empty for one kind
+- ``input_kind``: "tokens" (int ids < ``input_size``), "vectors" (float, ``input_size`` wide) or
+  "trials" (a structured pytree that only a model written for the task reads, e.g. PAI's);
+- ``output_kind``: "classes" (int targets < ``num_outputs``) or "bits" (``num_outputs`` 0/1 targets);
+- ``scoring``: "token" (a sequence's score is its fraction of right targets) or "sequence" (a
+  sequence is right only when every scored step is; its accuracy is exact match).
 """
 
 from __future__ import annotations
+
+import dataclasses
+from typing import Any, ClassVar, NamedTuple
+
+import jax
 
 from memrl.registry import Registry
 
 TASKS: Registry = Registry("task")
 SPLITS = ("train", "test")
+INPUT_KINDS = ("tokens", "vectors", "trials")
+OUTPUT_KINDS = ("classes", "bits")
+SCORINGS = ("token", "sequence")
 
 register = TASKS.register
 make = TASKS.make
 names = TASKS.names
 
 
+class SequenceBatch(NamedTuple):
+    """One batch of a task, time-major."""
+
+    inputs: Any  # [T, B, ...] an array or a pytree of them
+    targets: jax.Array  # [T, B] int classes, or [T, B, bits]
+    target_mask: jax.Array  # [T, B] bool: the scored steps
+    kinds: Any = None  # {kind: [B] bool} trials scored apart (PAI's direct and indirect queries), or None
+
+
 def check_split(split: str) -> int:
-    """The index of ``split`` in SPLITS (it seeds that split's stimuli)."""
+    """The index of ``split`` in SPLITS."""
     if split not in SPLITS:
         raise ValueError(f"split must be one of {SPLITS}, got {split!r}")
     return SPLITS.index(split)
+
+
+def split_key(key: jax.Array, split: str) -> jax.Array:
+    """``key`` moved to ``split``'s seed stream: the held-out stream never meets the training one."""
+    return jax.random.fold_in(key, check_split(split))
+
+
+def check_positive(task, *fields: str) -> None:
+    """Refuse settings of ``task`` that are not positive integers, naming the field."""
+    for name in fields:
+        value = getattr(task, name)
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            raise ValueError(f"{type(task).__name__}.{name} must be a positive integer, got {value!r}")
+
+
+@dataclasses.dataclass(frozen=True)
+class SequenceTask:
+    """Base class: subclasses set the kinds and ``input_size``/``num_outputs`` and implement ``sample``."""
+
+    input_kind: ClassVar[str]
+    output_kind: ClassVar[str] = "classes"
+    scoring: ClassVar[str] = "token"
+
+    @property
+    def input_size(self) -> int:
+        """Vocabulary size (tokens) or vector width (vectors)."""
+        raise NotImplementedError
+
+    @property
+    def num_outputs(self) -> int:
+        """Classes (classes) or bits (bits) per scored step."""
+        raise NotImplementedError
+
+    def sample(self, key: jax.Array, split: str = "train") -> SequenceBatch:
+        raise NotImplementedError
+
+    def with_batch_size(self, batch_size: int) -> "SequenceTask":
+        """The same task drawing ``batch_size`` sequences per batch."""
+        return dataclasses.replace(self, batch_size=batch_size)

@@ -15,8 +15,13 @@ The lure is always in memory, so familiarity alone cannot pick the match; the ma
 the two choices is random. Chains of 2 have only direct queries.
 
 With ``stored_chains`` < ``num_chains`` a trial stores the pairs of that many chains only, and the
-slots of the others are masked out (``PAIBatch.memory_mask``), so that a curriculum can grow the
+slots of the others are masked out (``PAITrial.memory_mask``), so that a curriculum can grow the
 memory (e.g. 2, 4, 8 then 16 chains) while the trials keep their shapes.
+
+As a sequence task a batch is one step (T = 1): the inputs are the trials (``PAITrial``, read by
+HTM's App. B.4 model, ``agents/associative_inference.py``), the target the index of the match
+among the two choices, and the batch's ``kinds`` say which trials ask direct and indirect queries
+(no "indirect" kind for chains of 2; a kind may have no trial in a batch, e.g. in a warm-up).
 
 The stimuli stand in for MEMO's ImageNet images: random binary patterns (entries ±1, scaled to
 unit norm) of ``stimulus_dim``, from a pool of ``pool_size`` per split, the "test" pool disjoint from the
@@ -31,22 +36,22 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
-from memrl.tasks.base import check_split, register
+from memrl.tasks.base import SequenceBatch, SequenceTask, check_split, register
 
 POOL_SEED = 2020  # the pools are fixed: split i uses PRNGKey(POOL_SEED + i)
 
 
-class PAIBatch(NamedTuple):
+class PAITrial(NamedTuple):
     memory: jax.Array  # [B, num_chains * (chain_length - 1), 2, D] the stored pairs
     query: jax.Array  # [B, D] the cue
     choices: jax.Array  # [B, 2, D] the match and the lure
-    label: jax.Array  # [B] int32, index of the match among the choices
-    hops: jax.Array  # [B] int32, stored pairs between cue and match (1: direct query)
     memory_mask: jax.Array  # [B, num_chains * (chain_length - 1)] bool, true where a pair is stored
 
 
 @dataclasses.dataclass(frozen=True)
-class PairedAssociativeInference:
+class PairedAssociativeInference(SequenceTask):
+    batch_size: int = 32
+    """trials per batch (MEMO and HTM: 32)"""
     num_chains: int = 16
     """chains (triplets, for length 3) per trial"""
     chain_length: int = 3
@@ -59,9 +64,11 @@ class PairedAssociativeInference:
     stored_chains: int = 0
     """chains whose pairs a trial stores and asks about (0: all ``num_chains``); the others' slots are masked out"""
 
-    num_choices = 2
+    input_kind = "trials"
 
     def __post_init__(self):
+        if not isinstance(self.batch_size, int) or self.batch_size < 1:
+            raise ValueError(f"batch_size must be a positive integer, got {self.batch_size!r}")
         if self.num_chains < 2:
             raise ValueError(f"num_chains must be >= 2 (the foil comes from another chain), got {self.num_chains}")
         if self.stored_chains != 0 and not 2 <= self.stored_chains <= self.num_chains:
@@ -79,6 +86,11 @@ class PairedAssociativeInference:
             )
 
     @property
+    def num_outputs(self) -> int:
+        """The two choices."""
+        return 2
+
+    @property
     def num_pairs(self) -> int:
         """Slots of a trial's memory, stored or masked."""
         return self.num_chains * (self.chain_length - 1)
@@ -94,20 +106,16 @@ class PairedAssociativeInference:
         signs = jax.random.rademacher(key, (self.pool_size, self.stimulus_dim), dtype=jnp.float32)
         return signs / jnp.sqrt(self.stimulus_dim)
 
-    def sample(self, key, batch_size: int, split: str = "train") -> PAIBatch:
+    def sample(self, key, split: str = "train") -> SequenceBatch:
         """The first round(direct_fraction * batch_size) trials ask direct queries, the rest indirect."""
-        pool = self.stimuli(split)
-        direct = jnp.arange(batch_size) < round(self.direct_fraction * batch_size)
-        return jax.vmap(lambda k, d: self._trial(k, d, pool))(jax.random.split(key, batch_size), direct)
+        pool, size = self.stimuli(split), self.batch_size
+        direct = jnp.arange(size) < round(self.direct_fraction * size)
+        trial, label, hops = jax.vmap(lambda k, d: self._trial(k, d, pool))(jax.random.split(key, size), direct)
+        kinds = {"direct": hops == 1} | ({"indirect": hops > 1} if self.chain_length > 2 else {})
+        return SequenceBatch(trial, label[None], jnp.ones((1, size), bool), kinds)
 
-    def trial_kinds(self, batch: PAIBatch) -> dict[str, jax.Array]:
-        """Masks [B] of the direct and the indirect queries in ``batch``; a kind the batch lacks is left out."""
-        num_direct = round(self.direct_fraction * batch.label.shape[0])
-        kinds = {"direct": batch.hops == 1, "indirect": batch.hops > 1}
-        present = {"direct": num_direct > 0, "indirect": num_direct < batch.label.shape[0] and self.chain_length > 2}
-        return {kind: mask for kind, mask in kinds.items() if present[kind]}
-
-    def _trial(self, key, direct, pool) -> PAIBatch:
+    def _trial(self, key, direct, pool) -> tuple[PAITrial, jax.Array, jax.Array]:
+        """(the trial, the match's index among the choices, the stored pairs between cue and match)."""
         k_items, k_order, k_query, k_lure, k_link, k_label = jax.random.split(key, 6)
         n, length = self.num_chains, self.chain_length
         chains = jax.random.choice(k_items, self.pool_size, (n, length), replace=False)
@@ -123,9 +131,8 @@ class PairedAssociativeInference:
         match, lure = chains[query_chain, match_at], chains[lure_chain, match_at]
         choices = jnp.where(label == 0, jnp.stack([match, lure]), jnp.stack([lure, match]))
         cue = chains[query_chain, cue_at]
-        return PAIBatch(
-            pool[pairs[order]], pool[cue], pool[choices], label.astype(jnp.int32), (match_at - cue_at).astype(jnp.int32), stored
-        )
+        trial = PAITrial(pool[pairs[order]], pool[cue], pool[choices], stored)
+        return trial, label.astype(jnp.int32), (match_at - cue_at).astype(jnp.int32)
 
 
 register("pai", PairedAssociativeInference)

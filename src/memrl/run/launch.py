@@ -20,8 +20,8 @@ import jax
 import numpy as np
 
 from memrl.learn.learners import learner_for
-from memrl.learn.run_config import RunConfig
-from memrl.learn.run_folder import RunFolder
+from memrl.learn.run_config import ConfigRecord
+from memrl.run.folder import RunFolder
 
 
 @dataclasses.dataclass(frozen=True)
@@ -30,22 +30,23 @@ class Job:
     seeds: tuple[int, ...]
 
 
+def _value(x: np.generic) -> int | float | None:
+    """A metric as JSON: integers stay integers, NaN (nothing measured in that update) is None."""
+    if np.issubdtype(x.dtype, np.integer):
+        return int(x)
+    return None if np.isnan(x) else float(x)
+
+
 def _rows(metrics: dict, index: int, wall_time: float) -> list[dict]:
     """Per-update rows of seed ``index`` from a chunk's stacked metrics [seeds, updates]."""
     host = {k: np.asarray(v)[index] for k, v in metrics.items()}
-    n = len(host["env_steps"])
-    rows = []
-    for u in range(n):
-        row = {k: (int(v[u]) if k in ("env_steps", "episodes") else float(v[u])) for k, v in host.items()}
-        row["episode_return"] = None if np.isnan(row["episode_return"]) else row["episode_return"]
-        row["wall_time"] = wall_time
-        rows.append(row)
-    return rows
+    n = len(next(iter(host.values())))
+    return [{**{k: _value(v[u]) for k, v in host.items()}, "wall_time": wall_time} for u in range(n)]
 
 
-def train_seeds(config: RunConfig, folder: RunFolder, seeds: Sequence[int], on_chunk: Callable[[int], None] | None = None):
+def train_seeds(config: ConfigRecord, folder: RunFolder, seeds: Sequence[int], on_chunk: Callable[[int], None] | None = None):
     """Train ``seeds`` of ``config`` (vmapped together), resuming from their checkpoints, writing
-    metrics and a checkpoint after every chunk. ``on_chunk(env_steps_done_per_seed)`` reports."""
+    metrics and a checkpoint after every chunk. ``on_chunk(steps_done_per_seed)`` reports."""
     trainer = learner_for(config)
     template = trainer.init(jax.random.PRNGKey(0))
     runners = []
@@ -78,7 +79,7 @@ def train_seeds(config: RunConfig, folder: RunFolder, seeds: Sequence[int], on_c
             on_chunk(done * config.steps_per_update)
 
 
-def jobs_for(run_dirs: Sequence[Path], configs: Sequence[RunConfig], on_cpu: bool, workers: int = 1) -> list[Job]:
+def jobs_for(run_dirs: Sequence[Path], configs: Sequence[ConfigRecord], on_cpu: bool, workers: int = 1) -> list[Job]:
     """On a GPU one job per run (its seeds vmapped). On a CPU one job per seed, ordered so that the
     first seeds of ``workers`` runs start together and their other seeds follow: a run's later seeds
     then load its program from the compilation cache instead of compiling it alongside seed one."""
@@ -108,7 +109,7 @@ def run_jobs(
                     job = pending.pop(0)
                     log = job.run_dir / f"worker_seeds_{'_'.join(map(str, job.seeds))}.log"
                     seeds = ",".join(map(str, job.seeds))
-                    cmd = [sys.executable, "-m", "memrl.learn.worker", str(job.run_dir), seeds, str(core if pin else -1)]
+                    cmd = [sys.executable, "-m", "memrl.run.worker", str(job.run_dir), seeds, str(core if pin else -1)]
                     with log.open("w") as f:
                         proc = subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT)
                     running[core] = (proc, job, log)
@@ -126,6 +127,7 @@ def run_jobs(
             proc.kill()
 
 
-def env_steps_done(folder: RunFolder, seed: int) -> int:
+def steps_done(folder: RunFolder, config: ConfigRecord, seed: int) -> int:
+    """The steps (``config.step_metric``) that ``seed`` of the run in ``folder`` has trained for."""
     rows = folder.read_metrics(seed)
-    return rows[-1]["env_steps"] if rows else 0
+    return rows[-1][config.step_metric] if rows else 0

@@ -1,4 +1,5 @@
-"""Learning curves (return against environment steps) from run folders."""
+"""Learning curves (each run's score metric against its steps: return against environment steps,
+accuracy against sequences) from run folders."""
 
 from __future__ import annotations
 
@@ -12,16 +13,17 @@ import matplotlib.pyplot as plt  # noqa: E402
 import matplotlib.ticker  # noqa: E402
 import numpy as np  # noqa: E402
 
-from memrl.learn.run_folder import RunFolder  # noqa: E402
+from memrl.run.folder import RunFolder  # noqa: E402
 
 
 def seed_curves(folder: RunFolder) -> list[tuple[np.ndarray, np.ndarray]]:
-    """(env_steps, episode_return) per seed, skipping updates in which no episode ended."""
+    """(steps, score) per seed, skipping updates that measured no score (no episode ended)."""
+    config = folder.load_config()
     curves = []
-    for seed in folder.seeds():
-        rows = [r for r in folder.read_metrics(seed) if r["episode_return"] is not None]
+    for seed in config.seed_list():
+        rows = [r for r in folder.read_metrics(seed) if r.get(config.score_metric) is not None]
         if rows:
-            curves.append((np.array([r["env_steps"] for r in rows]), np.array([r["episode_return"] for r in rows])))
+            curves.append((np.array([r[config.step_metric] for r in rows]), np.array([r[config.score_metric] for r in rows])))
     return curves
 
 
@@ -35,6 +37,7 @@ def smooth(values: np.ndarray, window: int) -> np.ndarray:
 
 def plot_runs(ax, runs: dict[str, RunFolder], window: int = 5) -> None:
     """Mean over seeds (line) and min..max over seeds (band) of each run's smoothed curve."""
+    configs = [folder.load_config() for folder in runs.values()]
     for label, folder in runs.items():
         curves = seed_curves(folder)
         if not curves:
@@ -45,8 +48,8 @@ def plot_runs(ax, runs: dict[str, RunFolder], window: int = 5) -> None:
         (line,) = ax.plot(steps, returns.mean(0), label=f"{label} ({len(curves)} seeds)")
         ax.fill_between(steps, returns.min(0), returns.max(0), color=line.get_color(), alpha=0.2)
     ax.xaxis.set_major_formatter(matplotlib.ticker.EngFormatter(sep=""))
-    ax.set_xlabel("environment steps")
-    ax.set_ylabel("episode return")
+    ax.set_xlabel(" / ".join(dict.fromkeys(c.step_label for c in configs)))
+    ax.set_ylabel(" / ".join(dict.fromkeys(c.score_label for c in configs)))
     ax.grid(alpha=0.3)
 
 

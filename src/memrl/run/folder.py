@@ -5,6 +5,8 @@
     RUN/seed_<s>/checkpoint.msgpack  the RunnerState after the last finished chunk
     RUN/metrics.csv, RUN/summary.json, RUN/curve.png   written when the run finishes
 
+The metrics are the learner's (its config names the step, score and final metrics).
+
 Checkpoints are written atomically, and a resumed run first cuts each metrics file back to its
 checkpoint, so a run killed at any moment continues without losing or repeating an update.
 """
@@ -22,7 +24,7 @@ import jax
 import numpy as np
 from flax import serialization
 
-from memrl.learn.run_config import RunConfig
+from memrl.learn.run_config import ConfigRecord
 
 
 class ConfigMismatch(ValueError):
@@ -92,7 +94,7 @@ class RunFolder:
     def metrics_path(self, seed: int) -> Path:
         return self.seed_dir(seed) / "metrics.jsonl"
 
-    def load_config(self) -> RunConfig:
+    def load_config(self) -> ConfigRecord:
         from memrl.learn.learners import config_from_dict
 
         if not self.config_path.exists():
@@ -100,7 +102,7 @@ class RunFolder:
         record = json.loads(self.config_path.read_text())
         return config_from_dict(record["learner"], record["config"])
 
-    def prepare(self, config: RunConfig) -> None:
+    def prepare(self, config: ConfigRecord) -> None:
         """Create the folder for ``config``, or check that an existing run has the same config."""
         if self.config_path.exists():
             existing = self.load_config()
@@ -153,27 +155,29 @@ class RunFolder:
     def seeds(self) -> list[int]:
         return self.load_config().seed_list()
 
-    def write_summary(self, config: RunConfig, final_fraction: float = 0.1) -> dict:
-        """metrics.csv for all seeds and summary.json with each seed's final return: the mean
-        episode return over the last ``final_fraction`` of its updates."""
+    def write_summary(self, config: ConfigRecord, final_fraction: float = 0.1) -> dict:
+        """metrics.csv for all seeds and summary.json with each seed's final value: the mean of
+        ``config.final_metric`` over the last ``final_fraction`` of the updates that measured it."""
         per_seed = {}
         rows_all = []
         for seed in config.seed_list():
             rows = self.read_metrics(seed)
             rows_all += [{"seed": seed, **r} for r in rows]
-            returns = [r["episode_return"] for r in rows if r["episode_return"] is not None and not math.isnan(r["episode_return"])]
-            tail = returns[-max(1, int(len(returns) * final_fraction)) :] if returns else []
-            per_seed[seed] = {"final_return": float(np.mean(tail)) if tail else None, "updates": len(rows)}
+            values = [r.get(config.final_metric) for r in rows]
+            values = [v for v in values if v is not None and not math.isnan(v)]
+            tail = values[-max(1, int(len(values) * final_fraction)) :] if values else []
+            per_seed[seed] = {"final": float(np.mean(tail)) if tail else None, "updates": len(rows)}
         if rows_all:
             with (self.path / "metrics.csv").open("w", newline="") as f:
-                writer = csv.DictWriter(f, fieldnames=list(rows_all[0]))
+                writer = csv.DictWriter(f, fieldnames=list(dict.fromkeys(k for r in rows_all for k in r)))
                 writer.writeheader()
                 writer.writerows(rows_all)
-        finals = [v["final_return"] for v in per_seed.values() if v["final_return"] is not None]
+        finals = [v["final"] for v in per_seed.values() if v["final"] is not None]
         summary = {
-            "env": config.env, "core": config.core, "env_steps_per_seed": config.num_updates * config.steps_per_update,
-            "final_return_mean": float(np.mean(finals)) if finals else None,
-            "final_return_std": float(np.std(finals)) if finals else None,
+            "env": config.env, "core": config.core, "metric": config.final_metric, "step_metric": config.step_metric,
+            "steps_per_seed": config.num_updates * config.steps_per_update,
+            "final_mean": float(np.mean(finals)) if finals else None,
+            "final_std": float(np.std(finals)) if finals else None,
             "seeds": per_seed,
         }
         atomic_write(self.path / "summary.json", json.dumps(summary, indent=2).encode())

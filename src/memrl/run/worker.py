@@ -1,4 +1,4 @@
-"""Worker process of ``launch.run_jobs``: ``python -m memrl.learn.worker RUN_DIR SEEDS CORE``.
+"""Worker process of ``launch.run_jobs``: ``python -m memrl.run.worker RUN_DIR SEEDS CORE``.
 
 It pins itself to CORE (unless -1) and turns on JAX's disk compilation cache before JAX starts, so
 XLA sizes its thread pool to that core, and every job after the first of a run (each seed is a job
@@ -19,8 +19,8 @@ def main(run_dir: str, seeds: str, core: str) -> None:
     if int(core) >= 0:
         os.sched_setaffinity(0, {int(core)})
     os.environ.setdefault("JAX_COMPILATION_CACHE_DIR", str(default_cache_dir()))
-    from memrl.learn.launch import train_seeds
-    from memrl.learn.run_folder import RunFolder
+    from memrl.run.folder import RunFolder
+    from memrl.run.launch import train_seeds
 
     folder = RunFolder(Path(run_dir))
     train_seeds(folder.load_config(), folder, [int(s) for s in seeds.split(",")])

@@ -1,7 +1,7 @@
 from pathlib import Path
 from types import SimpleNamespace
 
-from memrl.learn.launch import Job, jobs_for
+from memrl.run.launch import Job, jobs_for
 
 
 def seeds(n):

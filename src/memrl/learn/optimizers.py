@@ -1,0 +1,19 @@
+"""The optimiser of every learner, built in one place: clip the gradient's global norm, then Adam
+or RMSprop (TensorFlow's, ε inside the square root, as the EPN paper's runs used)."""
+
+from __future__ import annotations
+
+import optax
+
+
+def make_optimizer(
+    lr: float, max_grad_norm: float, kind: str = "adam", adam_eps: float = 1e-8,
+    rmsprop_decay: float = 0.99, rmsprop_eps: float = 1e-4, rmsprop_momentum: float = 0.0,
+) -> optax.GradientTransformation:
+    if kind == "adam":
+        step = optax.adam(lr, eps=adam_eps)
+    elif kind == "rmsprop":
+        step = optax.rmsprop(lr, decay=rmsprop_decay, eps=rmsprop_eps, momentum=rmsprop_momentum or None, eps_in_sqrt=True)
+    else:
+        raise ValueError(f"optimizer must be 'adam' or 'rmsprop', got {kind!r}")
+    return optax.chain(optax.clip_by_global_norm(max_grad_norm), step)

@@ -1,0 +1,63 @@
+"""Live progress of training runs, read from their run folders (works across processes)."""
+
+from __future__ import annotations
+
+import time
+from typing import Sequence
+
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+from memrl.console import console
+from memrl.run.folder import RunFolder
+from memrl.run.launch import steps_done
+
+
+class TrainingProgress:
+    """A progress bar over all seeds of the given run folders: steps, steps/s and the latest score
+    (return, or accuracy for supervised runs)."""
+
+    def __init__(self, folders: Sequence[RunFolder]):
+        self.folders = list(folders)
+        self.configs = [f.load_config() for f in self.folders]
+        self.total = sum(c.num_updates * c.steps_per_update * c.seeds for c in self.configs)
+        units = "/".join(dict.fromkeys(c.step_label for c in self.configs))
+        scores = "/".join(dict.fromkeys(c.score_metric.replace("_", " ") for c in self.configs))
+        self.progress = Progress(
+            TextColumn("[bold]{task.description}"), BarColumn(), TextColumn(f"{{task.completed:,.0f}}/{{task.total:,.0f}} {units}"),
+            TextColumn("{task.fields[rate]:>8,.0f}/s"), TextColumn(f"{scores} {{task.fields[score]}}"), TimeElapsedColumn(),
+            console=console,
+        )
+        self.task = None
+        self.start_steps = 0
+        self.start_time = time.time()
+
+    def __enter__(self):
+        self.progress.__enter__()
+        self.start_steps = self._done()
+        self.task = self.progress.add_task("training", total=self.total, completed=self.start_steps, rate=0.0, score="-")
+        return self
+
+    def __exit__(self, *exc):
+        self.update()
+        self.progress.__exit__(*exc)
+
+    def _done(self) -> int:
+        return sum(steps_done(f, c, s) for f, c in zip(self.folders, self.configs) for s in c.seed_list())
+
+    def _latest_scores(self) -> str:
+        values = []
+        for f, c in zip(self.folders, self.configs):
+            for s in c.seed_list():
+                rows = [r[c.score_metric] for r in f.read_metrics(s)[-5:] if r.get(c.score_metric) is not None]
+                if rows:
+                    values.append(sum(rows) / len(rows))
+        if not values:
+            return "-"
+        if len(values) == 1:
+            return f"{values[0]:.2f}"
+        return f"{min(values):.2f}..{max(values):.2f}"
+
+    def update(self) -> None:
+        done = self._done()
+        rate = (done - self.start_steps) / max(time.time() - self.start_time, 1e-9)
+        self.progress.update(self.task, completed=done, rate=rate, score=self._latest_scores())

@@ -1,0 +1,51 @@
+"""Training run folders: every seed of every folder, as worker processes (one per CPU core, or one
+per run on an accelerator), with live progress; and one run from its config, as ``memrl train*`` does."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import jax
+
+from memrl.console import console
+from memrl.learn.run_config import ConfigRecord
+from memrl.run.curves import save_curves
+from memrl.run.folder import RunFolder
+from memrl.run.launch import jobs_for, run_jobs
+from memrl.run.progress import TrainingProgress
+
+
+def default_workers() -> int:
+    """One job per core on a CPU; one job at a time on an accelerator (it vmaps the seeds)."""
+    return len(os.sched_getaffinity(0)) if jax.default_backend() == "cpu" else 1
+
+
+def train_folders(folders: list[RunFolder], workers: int | None = None) -> float:
+    """Train every seed of every folder (already prepared); returns the wall time in seconds."""
+    on_cpu = jax.default_backend() == "cpu"
+    configs = [f.load_config() for f in folders]
+    workers = workers or default_workers()
+    jobs = jobs_for([f.path for f in folders], configs, on_cpu, workers)
+    workers = min(workers, len(jobs))
+    start = time.time()
+    with TrainingProgress(folders) as progress:
+        run_jobs(jobs, workers, pin=on_cpu, on_progress=progress.update)
+    return time.time() - start
+
+
+def train_run(config: ConfigRecord, out: Path, workers: int | None = None) -> dict:
+    """Train (or resume) the run of ``config`` in ``out``; write its summary and curve; return the summary."""
+    folder = RunFolder(out)
+    folder.prepare(config)
+    console.print(
+        f"run folder {folder.path}: {config.learner}, {config.num_updates} updates x {config.steps_per_update} "
+        f"{config.step_label}, {config.seeds} seed(s)"
+    )
+    wall = train_folders([folder], workers)
+    summary = folder.write_summary(config)
+    save_curves(folder.path / "curve.png", {config.env: {config.core: folder}})
+    finals = {s: v["final"] for s, v in summary["seeds"].items()}
+    console.print(f"{config.final_label} {summary['final_mean']} (per seed: {finals}), {wall:.0f} s; curve {folder.path / 'curve.png'}")
+    return summary

@@ -1,0 +1,63 @@
+"""Any memory on any sequence task: every registered core (in the sequence model) trains on every
+sequence task for a few updates at tiny sizes, one compile per pair; and a run folder resumes."""
+
+import jax
+import numpy as np
+import pytest
+from conftest import SMALL_CORES
+
+from memrl import tasks
+from memrl.learn.supervised import SupervisedLearner
+from memrl.learn.supervised_config import SupervisedConfig
+
+TINY_TASKS = {
+    "copying": dict(gap=2, num_digits=3),
+    "nth-farthest": dict(num_objects=3, num_features=2),
+}
+NAMED_INPUTS = {"epn", "epn-nxk"}  # refused by the sequence model (test_supervised)
+TASK_MODEL_TASKS = {"pai"}  # read only by a task model (htm-pai)
+
+
+def tiny_config(task: str, core: str, **kwargs) -> SupervisedConfig:
+    return SupervisedConfig(
+        task=task, task_args=TINY_TASKS[task], core=core, core_args=SMALL_CORES[core], embed_dim=6, batch_size=4, total_steps=16,
+        updates_per_chunk=2, **kwargs,
+    )
+
+
+def test_every_sequence_task_is_covered():
+    assert sorted(TINY_TASKS) == sorted(set(tasks.names()) - TASK_MODEL_TASKS)
+
+
+@pytest.mark.parametrize("core", sorted(set(SMALL_CORES) - NAMED_INPUTS))
+@pytest.mark.parametrize("task", sorted(TINY_TASKS))
+def test_every_core_trains_on_every_task(task, core):
+    learner = SupervisedLearner(tiny_config(task, core))
+    state, metrics = jax.jit(learner.run, static_argnums=1)(learner.init(jax.random.PRNGKey(0)), 2)
+    assert np.isfinite(metrics["loss"]).all() and np.isfinite(metrics["grad_norm"]).all()
+    assert np.asarray(metrics["sequences"]).tolist() == [4, 8] and 0 <= float(metrics["test_accuracy"][-1]) <= 1
+    assert int(state.update) == 2
+
+
+@pytest.mark.parametrize("task", sorted(TINY_TASKS))
+def test_an_interrupted_run_resumes_where_its_checkpoint_left_it(task, tmp_path):
+    from memrl.run.folder import RunFolder
+    from memrl.run.launch import train_seeds
+
+    config = tiny_config(task, "gru")
+    folder = RunFolder(tmp_path)
+    folder.prepare(config)
+    stop = type("Stop", (Exception,), {})
+
+    def interrupt(done):
+        if done == 8:
+            raise stop
+
+    with pytest.raises(stop):
+        train_seeds(config, folder, [0], on_chunk=interrupt)
+    assert [r["sequences"] for r in folder.read_metrics(0)] == [4, 8]
+    train_seeds(config, folder, [0])
+    rows = folder.read_metrics(0)
+    assert [r["sequences"] for r in rows] == [4, 8, 12, 16]
+    assert [r["test_accuracy"] is not None for r in rows] == [False, True, False, True]
+    assert folder.write_summary(config)["final_mean"] == rows[-1]["test_accuracy"]
