@@ -25,7 +25,7 @@ def test_expectation_checks():
 
 
 def test_expectation_reads_the_final_return_or_an_evaluated_value():
-    summaries = {"pvm/htm": {"final_return_mean": 10.6}}
+    summaries = {"pvm/htm": {"final_mean": 10.6}}
     evaluation = {"choices": {"pvm/htm": {"fraction_correct": 0.16, "episodes": 32}}}
     on_choice = Expectation("pvm/htm", ">=", 0.9, "", evaluated=("choices", "pvm/htm", "fraction_correct"))
     assert Expectation("pvm/htm", ">=", 9.0, "").value(summaries, evaluation) == 10.6
@@ -49,7 +49,7 @@ def test_reproduce_writes_table_figure_and_checks(tmp_path, capsys):
     assert (tmp_path / "curves.png").stat().st_size > 0
     saved = json.loads((tmp_path / "results.json").read_text())
     assert saved["checks"][0]["passed"] is False and set(saved["summaries"]) == {"T-LN/gru", "T-LN/lstm"}
-    assert results["summaries"]["T-LN/lstm"]["env_steps_per_seed"] == 64
+    assert results["summaries"]["T-LN/lstm"]["steps_per_seed"] == 64 and results["summaries"]["T-LN/lstm"]["metric"] == "episode_return"
     assert "FAIL" in capsys.readouterr().out
 
 

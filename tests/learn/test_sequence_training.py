@@ -14,6 +14,7 @@ TINY_TASKS = {
     "copying": dict(gap=2, num_digits=3),
     "nth-farthest": dict(num_objects=3, num_features=2),
     "listops": dict(min_length=3, max_length=12, train_size=8, test_size=4),
+    "learn-to-execute": dict(program="all", max_length=1, max_nesting=2, programs_per_level=8, test_programs=4),
 }
 NAMED_INPUTS = {"epn", "epn-nxk"}  # refused by the sequence model (test_supervised)
 TASK_MODEL_TASKS = {"pai"}  # read only by a task model (htm-pai)

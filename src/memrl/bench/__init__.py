@@ -2,7 +2,8 @@
 same for the minimal single-file PPO-GRU loop in ``benchmarks/`` so the framework's overhead shows
 as a ratio; then EPN (all-to-all and N×k) on the Memory&Planning Game: V-trace training throughput,
 and the time of one acting step as the episodic memory grows; then HTM against TrXL as the attended
-past grows, acting and learning (``htm_scaling``). Figures, not tests."""
+past grows, acting and learning (``htm_scaling``); then supervised training throughput (sequences/s
+and tokens/s) of lstm and gtrxl on copying and Nth Farthest. Figures, not tests."""
 
 from __future__ import annotations
 
@@ -21,7 +22,8 @@ BENCH_SHAPES = dict(env="tmaze/T-LN", num_envs=64, rollout_len=128, num_minibatc
 
 
 def time_training(learner, updates: int) -> tuple[float, float]:
-    """(compile seconds, env steps/s after compile) of ``updates`` updates of ``learner`` in one jit."""
+    """(compile seconds, steps/s after compile) of ``updates`` updates of ``learner`` in one jit (steps:
+    the learner's, environment steps or sequences)."""
     run = jax.jit(lambda r: learner.run(r, updates))
     runner = learner.init(jax.random.PRNGKey(0))
     start = time.perf_counter()
@@ -96,6 +98,36 @@ def epn_tables(updates: int, capacities: tuple[int, ...]) -> None:
     console.print(table)
 
 
+SUPERVISED_SHAPES = {
+    "copying": dict(task_args={"gap": 100}, batch_size=100),  # TLB's batch, gap 100: 121 steps
+    "nth-farthest": dict(task_args={}, batch_size=1600, head_widths=(256, 256, 256, 256)),  # RMC's batch and MLP, 8 x 16
+}
+
+
+def measure_supervised(task: str, core: str, updates: int) -> tuple[float, float, float]:
+    """(compile seconds, sequences/s, tokens/s after compile) of ``updates`` supervised updates."""
+    from memrl.learn.supervised import SupervisedLearner
+    from memrl.learn.supervised_config import SupervisedConfig
+
+    shapes = SUPERVISED_SHAPES[task]
+    config = SupervisedConfig(task=task, core=core, total_steps=updates * shapes["batch_size"], **shapes)
+    learner = SupervisedLearner(config)
+    compile_s, sequences_per_s = time_training(learner, updates)
+    length = jax.eval_shape(learner.task.sample, jax.random.PRNGKey(0)).target_mask.shape[0]
+    return compile_s, sequences_per_s, sequences_per_s * length
+
+
+def supervised_table(updates: int, cores: tuple[str, ...] = ("lstm", "gtrxl")) -> None:
+    table = Table(title=f"Supervised training, cores at their defaults, embedding 64, {jax.default_backend()}")
+    for column in ("task", "core", "batch", "compile s", "sequences/s", "tokens/s"):
+        table.add_column(column)
+    for task, shapes in SUPERVISED_SHAPES.items():
+        for core in cores:
+            compile_s, sequences, tokens = measure_supervised(task, core, updates)
+            table.add_row(task, core, str(shapes["batch_size"]), f"{compile_s:.1f}", f"{sequences:,.0f}", f"{tokens:,.0f}")
+    console.print(table)
+
+
 def command(
     cores: tuple[str, ...] = ("gru", "lstm", "lstm-stack", "amrl-max", "amrl-avg", "set", "gtrxl"),
     updates: int = 3,
@@ -105,6 +137,7 @@ def command(
     htm_pasts: tuple[int, ...] = (512, 1024, 2048, 4096, 8192, 16384),
     htm_width: int = 256,
     htm_layers: int = 2,
+    supervised: bool = True,
 ) -> None:
     """Training throughput (env steps/s after compile, compile time apart) per core; EPN's scaling.
 
@@ -117,6 +150,7 @@ def command(
         htm_pasts: attended past lengths (TrXL's cache, HTM's store of 16-step chunks, top-8).
         htm_width: d_model of both.
         htm_layers: layers of both.
+        supervised: also measure supervised training (lstm, gtrxl on copying and Nth Farthest).
     """
     table = Table(title=f"PPO on tmaze/T-LN, 64 envs x 128 steps, {jax.default_backend()} ({jax.devices()[0].device_kind})")
     for column in ("trainer", "compile s", "env steps/s", "ratio to minimal"):
@@ -135,6 +169,8 @@ def command(
         epn_tables(updates, epn_capacities)
     if htm:
         htm_table(htm_pasts, htm_width, htm_layers)
+    if supervised:
+        supervised_table(updates)
 
 
 def htm_table(pasts: tuple[int, ...], width: int, layers: int) -> None:

@@ -35,6 +35,7 @@ class SupervisedState:
     opt_state: Any
     key: jax.Array
     update: jax.Array  # updates done
+    task_state: Any = None  # the task's curriculum state (Learning to Execute's naive and combine), or None
 
 
 def sequence_loss(logits: jax.Array, batch: SequenceBatch, output_kind: str) -> jax.Array:
@@ -79,22 +80,23 @@ class SupervisedLearner:
     def init(self, key) -> SupervisedState:
         key, init_key, batch_key = jax.random.split(key, 3)
         params = self.model.init(init_key, self.task.sample(batch_key).inputs)
-        return SupervisedState(params, self.optimizer.init(params), key, jnp.zeros((), jnp.int32))
+        return SupervisedState(params, self.optimizer.init(params), key, jnp.zeros((), jnp.int32), self.task.initial_state())
 
-    def training_batch(self, key, update: jax.Array) -> SequenceBatch:
+    def training_batch(self, key, update: jax.Array, task_state=None) -> SequenceBatch:
         """The batch of update number ``update``: each stage's task in turn, then the task's."""
-        samplers = [lambda task=task: task.sample(key, "train") for task in (*self.stage_tasks, self.task)]
+        samplers = [lambda task=task: task.sample(key, "train", task_state) for task in (*self.stage_tasks, self.task)]
         if not self.stage_tasks:
             return samplers[0]()
         return jax.lax.switch(jnp.searchsorted(self.stage_ends, update, side="right"), samplers)
 
     def scores(self, params, batch: SequenceBatch) -> dict[str, jax.Array]:
-        """The accuracies of ``params`` on ``batch``."""
-        return accuracies(self.model.apply(params, batch.inputs), batch, self.task.output_kind, self.task.scoring)
+        """The loss and accuracies of ``params`` on ``batch``."""
+        logits = self.model.apply(params, batch.inputs)
+        return {"loss": sequence_loss(logits, batch, self.task.output_kind), **accuracies(logits, batch, self.task.output_kind, self.task.scoring)}
 
     def update(self, state: SupervisedState, _=None) -> tuple[SupervisedState, dict]:
         key, batch_key = jax.random.split(state.key)
-        batch = self.training_batch(batch_key, state.update)
+        batch = self.training_batch(batch_key, state.update, state.task_state)
 
         def loss_fn(params):
             logits = self.model.apply(params, batch.inputs)
@@ -102,7 +104,7 @@ class SupervisedLearner:
 
         (loss, logits), grads = jax.value_and_grad(loss_fn, has_aux=True)(state.params)
         updates, opt_state = self.optimizer.update(grads, state.opt_state, state.params)
-        state = SupervisedState(optax.apply_updates(state.params, updates), opt_state, key, state.update + 1)
+        state = SupervisedState(optax.apply_updates(state.params, updates), opt_state, key, state.update + 1, state.task_state)
         metrics = {
             "sequences": state.update * self.config.batch_size, "loss": loss, "grad_norm": optax.tree.norm(grads),
             **accuracies(logits, batch, self.task.output_kind, self.task.scoring),
@@ -111,16 +113,19 @@ class SupervisedLearner:
 
     def run(self, state: SupervisedState, num_updates: int) -> tuple[SupervisedState, dict]:
         """``num_updates`` updates in one ``lax.scan``, metrics stacked per update; the held-out
-        ``test_*`` accuracies of the chunk's final parameters fill its last row (NaN before)."""
+        ``test_*`` loss and accuracies of the chunk's final parameters fill its last row (NaN
+        before), and the task's curriculum state takes the held-out loss."""
         state, metrics = jax.lax.scan(self.update, state, None, num_updates)
         held_out = self.scores(state.params, self.task.sample(jax.random.fold_in(state.key, 1), "test"))
+        state = state.replace(task_state=self.task.next_state(state.task_state, held_out["loss"]))
         last = jnp.arange(num_updates) == num_updates - 1
         metrics |= {f"test_{name}": jnp.where(last, value, jnp.nan) for name, value in held_out.items()}
         return state, metrics
 
     def evaluate(self, params, key, num_sequences: int) -> dict[str, jax.Array]:
         """The accuracies of ``params`` on ``num_sequences`` fresh sequences of the held-out split."""
-        return self.scores(params, self.task.with_batch_size(num_sequences).sample(key, "test"))
+        scores = self.scores(params, self.task.with_batch_size(num_sequences).sample(key, "test"))
+        return {name: value for name, value in scores.items() if name != "loss"}
 
     def evaluation_summary(self, results: dict, num_sequences: int) -> str:
         """One line on what ``evaluate`` returned."""

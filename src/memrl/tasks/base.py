@@ -3,10 +3,12 @@
 A task is a frozen dataclass whose fields are its settings (``batch_size`` and everything else
 that decides shapes among them), with
 
-    batch = task.sample(key, split="train")     # SequenceBatch, time-major, pure and jittable
+    batch = task.sample(key, split="train", state=None)   # SequenceBatch, time-major, pure and jittable
 
-``split`` is "train" or "test": the held-out split, a seed stream (or stimulus pool) disjoint from
-training's. A task states what its batches hold, so one sequence model and one loss serve them all:
+``split`` is "train" or "test": the held-out split, a seed stream (or stimulus pool, or bank)
+disjoint from training's. A task with a curriculum that follows learning (Learning to Execute's
+naive and combine) keeps it in ``state``, a pytree the learner carries: ``initial_state()``, and
+``next_state(state, held_out_loss)`` after each held-out evaluation; other tasks keep None. A task states what its batches hold, so one sequence model and one loss serve them all:
 
 - ``input_kind``: "tokens" (int ids < ``input_size``), "vectors" (float, ``input_size`` wide) or
   "trials" (a structured pytree that only a model written for the task reads, e.g. PAI's);
@@ -82,8 +84,16 @@ class SequenceTask:
         """Classes (classes) or bits (bits) per scored step."""
         raise NotImplementedError
 
-    def sample(self, key: jax.Array, split: str = "train") -> SequenceBatch:
+    def sample(self, key: jax.Array, split: str = "train", state=None) -> SequenceBatch:
         raise NotImplementedError
+
+    def initial_state(self):
+        """The curriculum's state (None: no curriculum that follows learning)."""
+        return None
+
+    def next_state(self, state, held_out_loss: jax.Array):
+        """The state after a held-out evaluation with ``held_out_loss``."""
+        return state
 
     def with_batch_size(self, batch_size: int) -> "SequenceTask":
         """The same task drawing ``batch_size`` sequences per batch."""

@@ -48,7 +48,7 @@ class Copying(SequenceTask):
     def length(self) -> int:
         return 2 * self.num_digits + self.gap + 1
 
-    def sample(self, key, split: str = "train") -> SequenceBatch:
+    def sample(self, key, split: str = "train", state=None) -> SequenceBatch:
         n, b = self.num_digits, self.batch_size
         digits = jax.random.randint(split_key(key, split), (n, b), 1, 9, dtype=jnp.int32)
         blanks = lambda steps: jnp.full((steps, b), BLANK, jnp.int32)  # noqa: E731

@@ -137,7 +137,7 @@ class ListOps(SequenceTask):
             tokens, values = saved["tokens"], saved["values"]
         return {"train": (tokens[: self.train_size], values[: self.train_size]), "test": (tokens[self.train_size :], values[self.train_size :])}
 
-    def sample(self, key, split: str = "train") -> SequenceBatch:
+    def sample(self, key, split: str = "train", state=None) -> SequenceBatch:
         check_split(split)
         tokens, values = self.banks[split]
         rows = jax.random.randint(key, (self.batch_size,), 0, len(values))

@@ -43,7 +43,7 @@ class NthFarthest(SequenceTask):
     def num_outputs(self) -> int:
         return self.num_objects
 
-    def sample(self, key, split: str = "train") -> SequenceBatch:
+    def sample(self, key, split: str = "train", state=None) -> SequenceBatch:
         inputs, labels = jax.vmap(self._sequence)(jax.random.split(split_key(key, split), self.batch_size))
         n, b = self.num_objects, self.batch_size
         targets = jnp.zeros((n, b), jnp.int32).at[-1].set(labels)

@@ -106,7 +106,7 @@ class PairedAssociativeInference(SequenceTask):
         signs = jax.random.rademacher(key, (self.pool_size, self.stimulus_dim), dtype=jnp.float32)
         return signs / jnp.sqrt(self.stimulus_dim)
 
-    def sample(self, key, split: str = "train") -> SequenceBatch:
+    def sample(self, key, split: str = "train", state=None) -> SequenceBatch:
         """The first round(direct_fraction * batch_size) trials ask direct queries, the rest indirect."""
         pool, size = self.stimuli(split), self.batch_size
         direct = jnp.arange(size) < round(self.direct_fraction * size)
