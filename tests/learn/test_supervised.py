@@ -156,9 +156,10 @@ def test_one_layer_htm_learns_direct_recall_of_held_out_pairs():
 
 @pytest.mark.slow
 def test_an_lstm_solves_copying_with_a_gap_of_10():
-    """Measured: see docs/results.md; the threshold is exact-match copies of 10 digits on held-out sequences."""
+    """Exact-match copies of all 10 digits on held-out sequences; measured 0.93 (per digit 0.993) after
+    3000 updates, 0.77 after 1500 (docs/results.md)."""
     accuracy = trained(SupervisedConfig(task_args={"gap": 10}, core_args={"hidden": 128}, batch_size=64, lr=3e-3), 3000)
-    assert accuracy["sequence_accuracy"] >= 0.9, accuracy
+    assert accuracy["sequence_accuracy"] >= 0.85, accuracy
 
 
 @pytest.mark.slow
