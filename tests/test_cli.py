@@ -15,6 +15,19 @@ def test_list_names_cores_envs_and_experiments(capsys):
         assert name in out
 
 
+@pytest.mark.parametrize("argv, shown", [
+    (["--core", "amrl-max"], ("hidden", "int", "256", "straight_through")),
+    (["--core", "htm-pai"], ("num_layers", "chunks (pairs)")),
+    (["--env", "tmaze/T-LN"], ("maze_length", "100", "timeout")),
+    (["--task", "copying"], ("gap", "blank steps", "num_digits")),
+])
+def test_list_shows_every_setting_with_its_default_and_meaning(argv, shown, capsys):
+    main(["list", *argv])
+    out = capsys.readouterr().out
+    for text in shown:
+        assert text in out
+
+
 def test_the_launching_process_leaves_the_accelerator_memory_to_its_workers(monkeypatch, capsys):
     """XLA's default reserves 75% of a GPU in the first process that starts JAX's backend; the CLI
     process does (to choose workers), so its training worker on the same GPU ran out of memory."""
@@ -27,6 +40,11 @@ def test_the_launching_process_leaves_the_accelerator_memory_to_its_workers(monk
     "argv, message",
     [
         (["train", "--core", "lstmx"], "unknown core 'lstmx'; known: "),
+        (["train", "--core", "lstm", "--core-args", "hiden", "8"], "core 'lstm' has no setting 'hiden' (--core-args); its settings: hidden"),
+        (["train", "--core-args", "hidden", "wide"], "core 'amrl-max' setting 'hidden' must be int, got 'wide'"),
+        (["train", "--env-args", "maze_length", "1.5"], "setting 'maze_length' must be int, got 1.5 (--env-args)"),
+        (["train-supervised", "--task-args", "gap", "long"], "task 'copying' setting 'gap' must be int, got 'long' (--task-args)"),
+        (["list", "--task", "copyin"], "unknown task 'copyin'"),
         (["train", "--env", "tmaze/T-Q"], "unknown env 'tmaze/T-Q'; known: "),
         (["train", "--gamma", "2"], "gamma must lie in"),
         (["reproduce", "nope"], "unknown experiment 'nope'; known: amrl-tmaze"),

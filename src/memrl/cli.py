@@ -15,15 +15,39 @@ from memrl.learn.ppo_config import PPOConfig
 from memrl.learn.supervised_config import SupervisedConfig
 
 
-def list_all() -> None:
-    """List the registered cores, environments, supervised tasks and experiments."""
-    from memrl import cores, envs, experiments, tasks
-    from memrl.console import console
+def list_all(core: str | None = None, env: str | None = None, task: str | None = None) -> None:
+    """List the registered cores, environments, supervised tasks, task models and experiments; or
+    every setting of one core, environment or task, with its type, default and meaning.
 
-    console.print("[bold]cores[/]        " + ", ".join(cores.names()))
-    console.print("[bold]envs[/]         " + ", ".join(envs.names()))
-    console.print("[bold]tasks[/]        " + ", ".join(tasks.names()))
-    console.print("[bold]experiments[/]  " + ", ".join(experiments.names()))
+    Args:
+        core: a core (or a supervised task model) whose settings to show (--core-args).
+        env: an environment whose settings to show (--env-args).
+        task: a supervised task whose settings to show (--task-args; its batch size is --batch-size).
+    """
+    from rich.table import Table
+
+    from memrl import cores, envs, experiments, tasks
+    from memrl.agents.supervised_models import TASK_MODELS
+    from memrl.console import console
+    from memrl.settings import settings_of
+
+    chosen = [(registry, name) for registry, name in ((cores.CORES, core), (envs.ENVS, env), (tasks.TASKS, task)) if name is not None]
+    if not chosen:
+        console.print("[bold]cores[/]        " + ", ".join(cores.names()))
+        console.print("[bold]envs[/]         " + ", ".join(envs.names()))
+        console.print("[bold]tasks[/]        " + ", ".join(tasks.names()))
+        console.print("[bold]task models[/]  " + ", ".join(TASK_MODELS.names()) + "  (train-supervised --core)")
+        console.print("[bold]experiments[/]  " + ", ".join(experiments.names()))
+        return
+    for registry, name in chosen:
+        if registry is cores.CORES and name in TASK_MODELS.names():
+            registry = TASK_MODELS
+        table = Table(title=f"{registry.kind} {name}: settings")
+        for column in ("setting", "type", "default", "meaning"):
+            table.add_column(column)
+        for setting in settings_of(registry, name):
+            table.add_row(setting.name, setting.type_name, repr(setting.default), setting.doc)
+        console.print(table)
 
 
 def train(

@@ -53,8 +53,11 @@ class AMRL(MemoryCore):
     """LSTM followed by an order-invariant aggregator over half of its output."""
 
     aggregator: Aggregator = "max"
+    """how the memory aggregates the LSTM's outputs over time: max, avg or sum (fixed by the core's name)"""
     hidden: int = 256
+    """units of the LSTM and of the aggregated memory"""
     straight_through: bool = True
+    """pass gradients through the aggregator straight, as AMRL's ST estimator does"""
 
     def __post_init__(self):
         if self.aggregator not in ("max", "avg", "sum"):
@@ -86,6 +89,7 @@ class SET(MemoryCore):
     equal the input width (the carry's shape is fixed before any input is seen)."""
 
     features: int = 256
+    """width of the aggregated (summed) features"""
 
     def initialize_carry(self, rng, batch_shape):
         return {"total": jnp.zeros((*batch_shape, self.features)), "count": jnp.zeros(batch_shape)}

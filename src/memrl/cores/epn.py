@@ -68,13 +68,21 @@ class EPN(MemoryCore):
     named_inputs: ClassVar[bool] = True
 
     capacity: int = 100
+    """steps the episodic store holds"""
     embed_dim: int = 64
+    """width of the embedded observation, goal and action"""
     width: int = 64
+    """width of the planner's rows"""
     num_heads: int = 2
+    """attention heads of the planner"""
     iterations: int = 2
+    """planner iterations (self-attention passes over the store)"""
     variant: Literal["a2a", "nxk"] = "a2a"
+    """planner: all-to-all (a2a) or N×k (nxk; fixed by the core's name)"""
     k: int = 50
+    """most recent rows that form the N×k planner's belief (they attend to the whole store)"""
     share_goal_embedding: bool = True
+    """embed the goal with the observation's embedding"""
 
     def __post_init__(self):
         if self.variant not in ("a2a", "nxk"):

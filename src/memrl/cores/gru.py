@@ -15,6 +15,7 @@ from memrl.cores.base import MemoryCore, register
 
 class GRU(MemoryCore):
     hidden: int = 256
+    """units of the GRU state"""
 
     def initialize_carry(self, rng, batch_shape):
         return jnp.zeros((*batch_shape, self.hidden))

@@ -106,17 +106,29 @@ class HierarchicalTransformerMemory(MemoryCore):
     [B] (the next store slot; the oldest chunk is overwritten when the store is full)."""
 
     num_layers: int = 4
+    """HTM layers"""
     d_model: int = 512
+    """width of the layers (inputs are projected to it)"""
     num_heads: int = 8
+    """attention heads"""
     mlp_dim: int = 1024
+    """hidden units of each layer's MLP"""
     window: int = 16
+    """recent steps each layer attends to directly"""
     chunk_size: int = 16
+    """steps summarised into one stored chunk"""
     num_chunks: int = 64
+    """chunks the store holds (the oldest is overwritten when full)"""
     k: int = 8
+    """chunks each query reads (top-k by key similarity)"""
     chunk_overlap: int = 0
+    """steps shared by consecutive chunks"""
     cross_episode: bool = False
+    """keep the store across episode resets"""
     gated: bool = False
+    """GRU-type gating of the residuals"""
     gate_bias: float = 2.0
+    """initial bias of the gates towards the identity"""
 
     def __post_init__(self):
         if self.d_model % self.num_heads:

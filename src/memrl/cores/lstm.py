@@ -45,6 +45,7 @@ class LSTM(MemoryCore):
     """Single-layer LSTM core; output is h."""
 
     hidden: int = 256
+    """units of the LSTM state"""
 
     def initialize_carry(self, rng, batch_shape):
         return lstm_zeros(batch_shape, self.hidden)
@@ -59,7 +60,9 @@ class StackedLSTM(MemoryCore):
     top layer's h."""
 
     hidden: int = 256
+    """units of each LSTM's state"""
     layers: int = 2
+    """LSTMs stacked, each reading the one below"""
 
     def initialize_carry(self, rng, batch_shape):
         return tuple(lstm_zeros(batch_shape, self.hidden) for _ in range(self.layers))

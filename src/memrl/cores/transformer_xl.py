@@ -60,13 +60,21 @@ class TransformerXL(MemoryCore):
     rows of the last ``memory_length`` steps (cache, then the segment's own rows) of its episode."""
 
     num_layers: int = 2
+    """transformer layers"""
     d_model: int = 128
+    """width of the layers (inputs are projected to it)"""
     num_heads: int = 4
+    """attention heads"""
     mlp_dim: int = 256
+    """hidden units of each layer's MLP"""
     memory_length: int = 128
+    """past steps each layer attends to (the cache)"""
     gated: bool = False
+    """GRU-type gating of the residuals (GTrXL; fixed by the core's name)"""
     gate_bias: float = 2.0
+    """initial bias of the gates towards the identity (GTrXL)"""
     top_k: int | None = None
+    """attend only to the k highest-scoring cached steps (trxl-topk), or None for all"""
 
     def __post_init__(self):
         if self.d_model % self.num_heads:

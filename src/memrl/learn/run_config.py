@@ -123,11 +123,14 @@ class RunConfig(ConfigRecord):
 
     def __post_init__(self):
         from memrl import cores, envs
+        from memrl.settings import check_settings
 
         if self.env not in envs.names():
             raise ValueError(f"unknown env {self.env!r}; known: {', '.join(envs.names())}")
         if self.core not in cores.names():
             raise ValueError(f"unknown core {self.core!r}; known: {', '.join(cores.names())}")
+        check_settings(envs.ENVS, self.env, self.env_args, "--env-args")
+        check_settings(cores.CORES, self.core, self.core_args, "--core-args")
         try:
             envs.make(self.env, **self.env_args)
             cores.make(self.core, **self.core_args)

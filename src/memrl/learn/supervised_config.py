@@ -53,8 +53,9 @@ class SupervisedConfig(ConfigRecord):
     POSITIVE: ClassVar[tuple[str, ...]] = ("lr", "max_grad_norm")
 
     def __post_init__(self):
-        from memrl import tasks
-        from memrl.agents.supervised_models import make_model, model_names
+        from memrl import cores, tasks
+        from memrl.agents.supervised_models import TASK_MODELS, make_model, model_names
+        from memrl.settings import check_settings
 
         if self.task not in tasks.names():
             raise ValueError(f"unknown task {self.task!r}; known: {', '.join(tasks.names())}")
@@ -62,6 +63,8 @@ class SupervisedConfig(ConfigRecord):
             raise ValueError(f"unknown core or task model {self.core!r}; known: {', '.join(model_names())}")
         if "batch_size" in self.task_args:
             raise ValueError("give the batch size with --batch-size, not in task_args")
+        check_settings(tasks.TASKS, self.task, self.task_args, "--task-args")
+        check_settings(TASK_MODELS if self.core in TASK_MODELS.names() else cores.CORES, self.core, self.core_args, "--core-args")
         self.check_ranges()
         if any(not isinstance(w, int) or w < 1 for w in self.head_widths):
             raise ValueError(f"head_widths must be positive integers, got {self.head_widths}")

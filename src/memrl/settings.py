@@ -1,0 +1,104 @@
+"""The settings of a registered core, environment or task: each dataclass field of what the
+registry makes by default (and, for an environment, of its params), with its type, default and the
+docstring written under it; and the check of settings given by name (``--core-args``,
+``--env-args``, ``--task-args``) against them, names and types, before anything is built."""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import inspect
+import textwrap
+import types
+import typing
+from typing import Any
+
+from memrl.registry import Registry
+
+HIDDEN = {"parent", "name"}  # Linen's own module fields
+
+
+@dataclasses.dataclass(frozen=True)
+class Setting:
+    name: str
+    hint: Any  # the field's type (a string when it cannot be resolved)
+    default: Any
+    doc: str
+
+    @property
+    def type_name(self) -> str:
+        return self.hint if isinstance(self.hint, str) else str(self.hint).replace("typing.", "").replace("<class '", "").replace("'>", "")
+
+
+def field_docs(cls: type) -> dict[str, str]:
+    """The docstrings written under the fields of ``cls`` and its bases (``field: T = v`` then ``\"\"\"doc\"\"\"``)."""
+    docs: dict[str, str] = {}
+    for klass in reversed(cls.__mro__):
+        try:
+            tree = ast.parse(textwrap.dedent(inspect.getsource(klass)))
+        except (OSError, TypeError, SyntaxError):
+            continue
+        body = tree.body[0].body if tree.body and isinstance(tree.body[0], ast.ClassDef) else []
+        for statement, following in zip(body, body[1:]):
+            if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name):
+                if isinstance(following, ast.Expr) and isinstance(following.value, ast.Constant) and isinstance(following.value.value, str):
+                    docs[statement.target.id] = " ".join(following.value.value.split())
+    return docs
+
+
+def dataclass_settings(instance) -> list[Setting]:
+    """The init fields of a dataclass instance, with the instance's values as defaults."""
+    cls = type(instance)
+    try:
+        hints = typing.get_type_hints(cls)
+    except Exception:  # an annotation that names what this module cannot import: keep the text
+        hints = {}
+    docs = field_docs(cls)
+    return [
+        Setting(f.name, hints.get(f.name, f.type), getattr(instance, f.name), docs.get(f.name, ""))
+        for f in dataclasses.fields(cls) if f.init and f.name not in HIDDEN
+    ]
+
+
+def settings_of(registry: Registry, name: str) -> list[Setting]:
+    """Every setting of ``registry``'s entry ``name``: its fields, then (environments) its params' fields."""
+    made = registry.make(name)
+    own = dataclass_settings(made) if dataclasses.is_dataclass(made) else []  # an adapter (gymnax) has only params
+    params = getattr(made, "default_params", None)
+    if not dataclasses.is_dataclass(params):
+        return own
+    return [s for s in own if s.default is not params] + dataclass_settings(params)  # the params field is set by its fields
+
+
+def fits(value, hint) -> bool:
+    """Whether a value given on the command line (int, float, bool or str) fits the type ``hint``."""
+    origin = typing.get_origin(hint)
+    if origin is typing.Literal:
+        return value in typing.get_args(hint)
+    if origin in (typing.Union, types.UnionType):
+        return any(fits(value, option) for option in typing.get_args(hint))
+    if hint is bool:
+        return isinstance(value, bool)
+    if hint is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if hint is float:
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if hint is str:
+        return isinstance(value, str)
+    if hint is type(None):
+        return value is None
+    return True  # arrays, tuples, pytrees: the entry checks them itself
+
+
+def check_settings(registry: Registry, name: str, given: dict, flag: str) -> None:
+    """Refuse settings that ``name`` does not have or whose values do not fit their types, naming
+    the setting, the type and what is allowed (``memrl list`` shows them)."""
+    if not given:
+        return
+    known = {s.name: s for s in settings_of(registry, name)}
+    unknown = sorted(set(given) - set(known))
+    if unknown:
+        raise ValueError(f"{registry.kind} {name!r} has no setting {', '.join(map(repr, unknown))} ({flag}); its settings: {', '.join(known)}")
+    for key, value in given.items():
+        if not fits(value, known[key].hint):
+            raise ValueError(f"{registry.kind} {name!r} setting {key!r} must be {known[key].type_name}, got {value!r} ({flag})")
