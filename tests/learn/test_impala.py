@@ -49,7 +49,7 @@ def test_actor_uses_the_parameters_of_lag_updates_ago():
 def test_without_lag_the_learner_is_on_policy():
     learner = Impala(tiny(total_steps=16 * 24))
     runner, metrics = jax.jit(learner.update)(learner.init(jax.random.PRNGKey(0)))
-    assert runner.behaviour_params is None
+    assert not hasattr(runner, "behaviour_params"), "without a lag the runner holds no older parameters"
     assert float(metrics["mean_abs_log_rho"]) < 1e-5  # step-by-step acting == unrolled learning
     assert float(metrics["clipped_rho_fraction"]) == 0.0  # rounding noise is not clipping
 
@@ -146,3 +146,18 @@ def test_run_folder_refuses_a_run_of_another_learner(tmp_path):
     assert folder.load_config() == tiny(total_steps=16 * 24)
     with pytest.raises(ConfigMismatch, match="holds a impala run, not a ppo run"):
         folder.prepare(PPOConfig(**TINY, total_steps=16 * 24))
+
+
+def test_a_checkpoint_from_before_the_lagged_state_still_resumes(tmp_path):
+    """Checkpoints once held ``behaviour_params: None`` in every runner; the runner no longer has the field."""
+    from flax import serialization
+
+    from memrl.run.folder import RunFolder
+
+    learner = Impala(tiny(total_steps=16 * 24))
+    runner = learner.init(jax.random.PRNGKey(0))
+    old = serialization.to_state_dict(runner) | {"behaviour_params": None}
+    folder = RunFolder(tmp_path)
+    folder.seed_dir(0).mkdir(parents=True)
+    folder.checkpoint_path(0).write_bytes(serialization.msgpack_serialize(old))
+    jax.tree.map(np.testing.assert_array_equal, folder.load_checkpoint(0, runner), runner)

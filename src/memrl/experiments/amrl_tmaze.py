@@ -61,5 +61,5 @@ TLN_DEMO = Experiment(
     optima={"T-LN": [("optimum 4.0", 4.0), ("no memory 0.5", 0.5)]},
 )
 
-register(AMRL_TMAZE)
-register(TLN_DEMO)
+register("amrl-tmaze", lambda: AMRL_TMAZE)
+register("tln-demo", lambda: TLN_DEMO)

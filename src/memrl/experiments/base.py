@@ -88,10 +88,7 @@ class Experiment:
         }
 
 
-def register(experiment: Experiment) -> None:
-    EXPERIMENTS.register(experiment.name, lambda: experiment)
-
-
+register = EXPERIMENTS.register  # register(name, factory): the factory builds the experiment (with ``preset`` if it has presets)
 names = EXPERIMENTS.names
 
 

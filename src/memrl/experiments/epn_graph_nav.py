@@ -87,4 +87,4 @@ EPN_GRAPH_NAV = Experiment(
     evaluation=evaluate_generalisation,
 )
 
-register(EPN_GRAPH_NAV)
+register("epn-graph-nav", lambda: EPN_GRAPH_NAV)

@@ -111,4 +111,4 @@ EPN_MEMORY_PLANNING = Experiment(
     evaluation=evaluate_planning,
 )
 
-register(EPN_MEMORY_PLANNING)
+register("epn-memory-planning", lambda: EPN_MEMORY_PLANNING)

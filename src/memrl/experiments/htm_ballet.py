@@ -26,7 +26,7 @@ from pathlib import Path
 import jax
 import numpy as np
 
-from memrl.experiments.base import EXPERIMENTS, Expectation, Experiment
+from memrl.experiments.base import Expectation, Experiment, register
 from memrl.learn.impala_config import ImpalaConfig
 
 TEST_LEVELS = ("2_delay16", "4_delay16", "8_delay16", "8_delay48")
@@ -133,5 +133,5 @@ def htm_k_sweep(preset: str | None = None) -> Experiment:
     )
 
 
-EXPERIMENTS.register("htm-ballet", htm_ballet)
-EXPERIMENTS.register("htm-k-sweep", htm_k_sweep)
+register("htm-ballet", htm_ballet)
+register("htm-k-sweep", htm_k_sweep)

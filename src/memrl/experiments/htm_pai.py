@@ -20,7 +20,7 @@ from pathlib import Path
 import jax
 import numpy as np
 
-from memrl.experiments.base import EXPERIMENTS, Expectation, Experiment
+from memrl.experiments.base import Expectation, Experiment, register
 from memrl.learn.supervised_config import SupervisedConfig
 
 TEST_TRIALS = 2000
@@ -107,4 +107,4 @@ def htm_pai() -> Experiment:
     )
 
 
-EXPERIMENTS.register("htm-pai", htm_pai)
+register("htm-pai", htm_pai)

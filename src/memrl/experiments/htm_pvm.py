@@ -69,4 +69,4 @@ HTM_PVM = Experiment(
     evaluation=evaluate_choices,
 )
 
-register(HTM_PVM)
+register("htm-pvm", lambda: HTM_PVM)

@@ -37,7 +37,6 @@ class RunnerState:
     episode_return: jax.Array  # [E] running return of the current episodes
     key: jax.Array
     update: jax.Array  # updates done
-    behaviour_params: Any = None  # [lag, ...] stacked older params the actor uses (IMPALA's policy lag), or None
 
 
 class Transition(NamedTuple):

@@ -14,15 +14,25 @@ importance weights π/μ differ from 1 and the off-policy correction matters.
 
 from __future__ import annotations
 
+from typing import Any
+
 import jax
 import jax.numpy as jnp
 import optax
+from flax import struct
 
 from memrl.agents import distributions as dist
 from memrl.learn.actor import ActorCriticLearner, RunnerState, Segment
 from memrl.learn.impala_config import ImpalaConfig
 from memrl.learn.losses import vtrace
 from memrl.learn.optimizers import make_optimizer
+
+
+@struct.dataclass
+class LaggedRunnerState(RunnerState):
+    """The runner of an IMPALA run with a policy lag: also the older parameters the actor uses."""
+
+    behaviour_params: Any = None  # [lag, ...] the parameters of the last ``policy_lag`` updates, oldest first
 
 
 # Acting and learning compute log π in different programs, so on-policy log ρ is ±1e-7, not 0; a
@@ -34,6 +44,8 @@ class Impala(ActorCriticLearner):
     """The pure functions of an IMPALA/V-trace run."""
 
     config: ImpalaConfig
+
+    config_class = ImpalaConfig
 
     def __init__(self, config: ImpalaConfig):
         super().__init__(config)
@@ -47,7 +59,7 @@ class Impala(ActorCriticLearner):
         if self.config.policy_lag == 0:
             return runner
         lagged = jax.tree.map(lambda p: jnp.stack([p] * self.config.policy_lag), runner.params)
-        return runner.replace(behaviour_params=lagged)
+        return LaggedRunnerState(**vars(runner), behaviour_params=lagged)
 
     def acting_params(self, runner: RunnerState):
         """The parameters the actor uses: ``policy_lag`` updates old, or the current ones."""
@@ -82,8 +94,8 @@ class Impala(ActorCriticLearner):
         grads, info = jax.grad(self._loss, has_aux=True)(runner.params, segment)
         updates, opt_state = self.optimizer.update(grads, runner.opt_state, runner.params)
         params = optax.apply_updates(runner.params, updates)
-        behaviour = runner.behaviour_params
         if self.config.policy_lag > 0:  # drop the oldest, append the parameters this update started from
-            behaviour = jax.tree.map(lambda stacked, p: jnp.concatenate([stacked[1:], p[None]]), behaviour, runner.params)
-        runner = runner.replace(params=params, opt_state=opt_state, behaviour_params=behaviour, update=runner.update + 1)
+            behaviour = jax.tree.map(lambda stacked, p: jnp.concatenate([stacked[1:], p[None]]), runner.behaviour_params, runner.params)
+            runner = runner.replace(behaviour_params=behaviour)
+        runner = runner.replace(params=params, opt_state=opt_state, update=runner.update + 1)
         return runner, {**self.episode_metrics(runner, segment), **info}

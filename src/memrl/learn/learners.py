@@ -1,42 +1,33 @@
-"""The learners by name: each is a config class and the learner class that runs it (the
-actor-critic learners and the supervised one share ``init``/``run``)."""
+"""The learners by name (``config.learner``), in one registry: each entry is a learner class whose
+``config_class`` is its config. Every learner has the same interface (DESIGN.md, "Learners and
+runs"): ``init(key)``, ``update(state)``, ``run(state, n)`` (jittable, vmappable over seeds),
+``evaluate(params, key, n)`` and ``evaluation_summary``; its config names its metrics."""
 
 from __future__ import annotations
 
-from memrl.learn.actor import ActorCriticLearner
 from memrl.learn.impala import Impala
-from memrl.learn.impala_config import ImpalaConfig
 from memrl.learn.ppo import PPO
-from memrl.learn.ppo_config import PPOConfig
-from memrl.learn.run_config import RunConfig
+from memrl.learn.run_config import ConfigRecord
 from memrl.learn.supervised import SupervisedLearner
-from memrl.learn.supervised_config import SupervisedConfig
+from memrl.registry import Registry
 
-LEARNERS: dict[str, tuple[type, type]] = {
-    "ppo": (PPOConfig, PPO),
-    "impala": (ImpalaConfig, Impala),
-    "supervised": (SupervisedConfig, SupervisedLearner),
-}
+LEARNERS: Registry = Registry("learner")
+for _learner in (PPO, Impala, SupervisedLearner):
+    LEARNERS.register(_learner.config_class.learner, _learner)
 
 
-def _entry(name: str):
-    if name not in LEARNERS:
-        raise ValueError(f"unknown learner {name!r}; known: {', '.join(LEARNERS)}")
-    return LEARNERS[name]
-
-
-def config_from_dict(learner: str, data: dict) -> RunConfig:
+def config_from_dict(learner: str, data: dict) -> ConfigRecord:
     """The config of a learner from its JSON record."""
-    return _entry(learner)[0].from_dict(data)
+    return LEARNERS.factory(learner).config_class.from_dict(data)
 
 
-def learner_for(config: RunConfig) -> ActorCriticLearner:
+def learner_for(config: ConfigRecord):
     """The learner that runs ``config``."""
-    return _entry(config.learner)[1](config)
+    return LEARNERS.make(config.learner, config=config)
 
 
-def make_train(config: RunConfig):
-    """``train(key) -> (RunnerState, metrics)`` for a whole run of ``config.num_updates`` updates."""
+def make_train(config: ConfigRecord):
+    """``train(key) -> (state, metrics)`` for a whole run of ``config.num_updates`` updates."""
     learner = learner_for(config)
 
     def train(key):

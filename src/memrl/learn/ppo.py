@@ -28,6 +28,8 @@ class PPO(ActorCriticLearner):
 
     config: PPOConfig
 
+    config_class = PPOConfig
+
     def __init__(self, config: PPOConfig):
         super().__init__(config)
         self.optimizer = make_optimizer(config.lr, config.max_grad_norm, adam_eps=1e-5)

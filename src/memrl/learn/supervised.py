@@ -69,6 +69,8 @@ def accuracies(logits: jax.Array, batch: SequenceBatch, output_kind: str, scorin
 
 
 class SupervisedLearner:
+    config_class = SupervisedConfig
+
     def __init__(self, config: SupervisedConfig):
         self.config = config
         self.task = config.make_task()

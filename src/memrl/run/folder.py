@@ -50,9 +50,15 @@ def differences(there: dict, asked: dict) -> str:
 
 
 def restore_msgpack(path: Path, template):
-    """The pytree saved at ``path`` with flax msgpack, checked to have ``template``'s structure and shapes."""
+    """The pytree saved at ``path`` with flax msgpack, checked to have ``template``'s structure and
+    shapes. Top-level fields that the checkpoint holds empty and the template no longer has are
+    dropped (IMPALA's ``behaviour_params``, None without a policy lag, left the shared runner state)."""
     try:
-        restored = serialization.from_bytes(template, path.read_bytes())
+        saved = serialization.msgpack_restore(path.read_bytes())
+        if isinstance(saved, dict):
+            fields = serialization.to_state_dict(template)
+            saved = {k: v for k, v in saved.items() if v is not None or k in fields}
+        restored = serialization.from_state_dict(template, saved)
     except (ValueError, KeyError, TypeError) as err:
         raise ConfigMismatch(f"checkpoint {path} does not fit this run's config: {err}") from None
     shapes = lambda tree: jax.tree.map(lambda x: (np.shape(x), np.asarray(x).dtype), tree)  # noqa: E731
