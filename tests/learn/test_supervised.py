@@ -164,9 +164,9 @@ def test_an_lstm_solves_copying_with_a_gap_of_10():
 
 @pytest.mark.slow
 def test_an_lstm_learns_nth_farthest_with_4_vectors_of_4_dims_above_chance():
-    """Chance is 1/4; measured: see docs/results.md."""
+    """Chance is 1/4; measured 0.51 after 500 updates, 0.51-0.54 up to 4000 (docs/results.md)."""
     accuracy = trained(SupervisedConfig(
         task="nth-farthest", task_args={"num_objects": 4, "num_features": 4}, core_args={"hidden": 128}, head_widths=(128, 128),
         batch_size=256, lr=1e-3,
-    ), 1500)
+    ), 500)
     assert accuracy["accuracy"] >= 0.4, accuracy

@@ -5,8 +5,10 @@ sequence tasks"):
     y_1..T = core.unroll(e_1..T)      any registered core, from its initial carry, reset at the sequence start
     logits_t = Linear(MLP(y_t))       ``head_widths`` ReLU layers, then one output per class or bit
 
-Cores with named inputs (EPN: observation, goal, previous action) take no plain sequence and are
-refused when the model is built.
+Encoder/decoder tasks (Learning to Execute) are one stream through the same core, as sonnet's
+example feeds them: the program, then the decoding steps (the task lays them out and scores the
+outputs there), so no second core or separate decoder is needed. Cores with named inputs (EPN:
+observation, goal, previous action) take no plain sequence and are refused when the model is built.
 """
 
 from __future__ import annotations
