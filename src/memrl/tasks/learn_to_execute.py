@@ -40,9 +40,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import hashlib
-import json
-import os
 import random
 
 import jax
@@ -50,7 +47,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from memrl.tasks.base import SequenceBatch, SequenceTask, check_positive, check_split, register, split_key
-from memrl.tasks.listops import cache_dir
+from memrl.tasks.bank import cached_bank
 
 VOCABULARY = (
     "_unk_", "_null_", "_eos_", "|", " ", "!", "(", ")", "*", "+", "-", ".", "/", *(str(d) for d in range(10)), ":", "<", "=",
@@ -186,20 +183,16 @@ class LearnToExecute(SequenceTask):
     def banks(self) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
         """Per split, (programs [levels, P, num_steps], outputs [levels, P, num_steps_out], output lengths [levels, P]);
         the held-out split has one level, the target."""
-        kept = ("program", "max_length", "max_nesting", "programs_per_level", "test_programs", "seed")
-        digest = hashlib.sha256(json.dumps({k: getattr(self, k) for k in kept}, sort_keys=True).encode()).hexdigest()[:16]
-        path = cache_dir() / f"learn-to-execute-{digest}.npz"
-        if not path.exists():
+
+        def make() -> dict[str, np.ndarray]:
             operations, train, test = PROGRAMS[self.program], random.Random(self.seed), random.Random(self.seed + 1)
             made = [self.encode([generate_program(train, l, n, operations) for _ in range(self.programs_per_level)]) for l, n in self.levels]
             held_out = self.encode([generate_program(test, self.max_length, self.max_nesting, operations) for _ in range(self.test_programs)])
-            arrays = {f"train_{i}": np.stack([m[i] for m in made]) for i in range(3)} | {f"test_{i}": held_out[i][None] for i in range(3)}
-            path.parent.mkdir(parents=True, exist_ok=True)
-            partial = path.with_suffix(f".{os.getpid()}.tmp.npz")
-            np.savez(partial, **arrays)
-            os.replace(partial, path)
-        with np.load(path) as saved:
-            return {split: tuple(saved[f"{split}_{i}"] for i in range(3)) for split in ("train", "test")}
+            return {f"train_{i}": np.stack([m[i] for m in made]) for i in range(3)} | {f"test_{i}": held_out[i][None] for i in range(3)}
+
+        kept = ("program", "max_length", "max_nesting", "programs_per_level", "test_programs", "seed")
+        bank = cached_bank("learn-to-execute", {k: getattr(self, k) for k in kept}, make)
+        return {split: tuple(bank[f"{split}_{i}"] for i in range(3)) for split in ("train", "test")}
 
     def initial_state(self) -> dict:
         """The curriculum's state: the current L and N, evaluations at them, the window of held-out losses."""

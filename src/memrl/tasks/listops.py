@@ -27,16 +27,13 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import hashlib
-import json
-import os
 import random
-from pathlib import Path
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
+from memrl.tasks.bank import cached_bank
 from memrl.tasks.base import SequenceBatch, SequenceTask, check_positive, check_split, register
 
 OPERATORS = ("[MIN", "[MAX", "[MED", "[SM")  # LRA's order: ``choice`` draws by position
@@ -79,10 +76,6 @@ def unique_trees(seed: int, count: int, min_length: int, max_length: int, max_de
             yield tokens, value
 
 
-def cache_dir() -> Path:
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "memrl" / "tasks"
-
-
 @dataclasses.dataclass(frozen=True)
 class ListOps(SequenceTask):
     batch_size: int = 32
@@ -120,22 +113,18 @@ class ListOps(SequenceTask):
     @functools.cached_property
     def banks(self) -> dict[str, tuple[np.ndarray, np.ndarray]]:
         """Per split, (tokens [trees, max_length] uint8, zero-padded; values [trees] uint8)."""
-        settings = {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name != "batch_size"}
-        digest = hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()[:16]
-        path = cache_dir() / f"listops-{digest}.npz"
-        if not path.exists():
+
+        def make() -> dict[str, np.ndarray]:
             trees = list(unique_trees(self.seed, self.train_size + self.test_size, self.min_length, self.max_length, self.max_depth, self.max_args))
             tokens = np.zeros((len(trees), self.max_length), np.uint8)
             for row, (tree, _) in enumerate(trees):
                 tokens[row, : len(tree)] = [TOKEN_IDS[t] for t in tree]
-            values = np.array([value for _, value in trees], np.uint8)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            partial = path.with_suffix(f".{os.getpid()}.tmp.npz")
-            np.savez(partial, tokens=tokens, values=values)
-            os.replace(partial, path)
-        with np.load(path) as saved:
-            tokens, values = saved["tokens"], saved["values"]
-        return {"train": (tokens[: self.train_size], values[: self.train_size]), "test": (tokens[self.train_size :], values[self.train_size :])}
+            return {"tokens": tokens, "values": np.array([value for _, value in trees], np.uint8)}
+
+        settings = {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name != "batch_size"}
+        bank = cached_bank("listops", settings, make)
+        tokens, values, n = bank["tokens"], bank["values"], self.train_size
+        return {"train": (tokens[:n], values[:n]), "test": (tokens[n:], values[n:])}
 
     def sample(self, key, split: str = "train", state=None) -> SequenceBatch:
         check_split(split)

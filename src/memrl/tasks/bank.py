@@ -1,0 +1,32 @@
+"""Banks of sequences made on the host (strings: ListOps trees, Learning to Execute programs),
+kept as fixed-shape arrays in memrl's cache folder (``~/.cache/memrl/tasks``, or
+``XDG_CACHE_HOME``) so that they are made once per setting, and sampled in JAX."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+
+def cache_dir() -> Path:
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "memrl" / "tasks"
+
+
+def cached_bank(name: str, settings: dict, make: Callable[[], dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
+    """The arrays ``make()`` returns for ``settings``, made on the first call and read from the
+    cache after (written atomically, so processes that make the same bank at once do not clash)."""
+    digest = hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()[:16]
+    path = cache_dir() / f"{name}-{digest}.npz"
+    if not path.exists():
+        arrays = make()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial = path.with_suffix(f".{os.getpid()}.tmp.npz")
+        np.savez(partial, **arrays)
+        os.replace(partial, path)
+    with np.load(path) as saved:
+        return {key: saved[key] for key in saved.files}
