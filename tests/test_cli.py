@@ -106,7 +106,7 @@ def test_supervised_run_trains_resumes_and_evaluates(tmp_path, capsys):
         (["--task-args", "stimulus_dim", "4"], "do not fit the settings {'stimulus_dim': 4}"),
         (["--core-args", "d_model", "8"], "do not fit the settings {'d_model': 8}"),
         (["--env-args", "maze_length", "4"], "--env-args does not apply to a supervised run"),
-        (["--task-args", "num_chain", "4"], "unexpected keyword argument 'num_chain'"),
+        (["--task-args", "num_chain", "4"], "task 'pai' has no setting 'num_chain' (--task-args); its settings: batch_size, num_chains"),
     ]:
         with pytest.raises(SystemExit):
             main(["eval", str(tmp_path), *argv])

@@ -1,1 +1,1 @@
-"""Analyses the papers use: learning curves, gradient decay, signal-to-noise."""
+"""Analyses the papers use: gradient decay, signal-to-noise, planning measures, and probes of what a memory holds."""
