@@ -129,11 +129,13 @@ def test_a_curriculum_that_follows_learning_moves_up_after_held_out_evaluations(
     learner = SupervisedLearner(config)
     run = jax.jit(learner.run, static_argnums=1)
     state = learner.init(jax.random.PRNGKey(0))
-    lengths = []
+    lengths, recorded = [], []
     for _ in range(3):
-        state, _ = run(state, 1)
+        state, metrics = run(state, 1)
         lengths.append(int(state.task_state["length"]))
+        recorded.append(int(metrics["curriculum_length"][0]))
     assert lengths == [2, 3, 3], "a threshold nothing misses: one level per evaluation, up to the target"
+    assert recorded == [1, 2, 3], "each update records the level it trained at"
 
 
 def trained(config: SupervisedConfig, updates: int, evaluated: int = 1000) -> dict:

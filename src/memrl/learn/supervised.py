@@ -109,7 +109,7 @@ class SupervisedLearner:
         state = SupervisedState(optax.apply_updates(state.params, updates), opt_state, key, state.update + 1, state.task_state)
         metrics = {
             "sequences": state.update * self.config.batch_size, "loss": loss, "grad_norm": optax.tree.norm(grads),
-            **accuracies(logits, batch, self.task.output_kind, self.task.scoring),
+            **accuracies(logits, batch, self.task.output_kind, self.task.scoring), **self.task.state_metrics(state.task_state),
         }
         return state, metrics
 

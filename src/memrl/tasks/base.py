@@ -95,6 +95,10 @@ class SequenceTask:
         """The state after a held-out evaluation with ``held_out_loss``."""
         return state
 
+    def state_metrics(self, state) -> dict[str, jax.Array]:
+        """What a run folder records of the state each update (e.g. the curriculum's level)."""
+        return {}
+
     def with_batch_size(self, batch_size: int) -> "SequenceTask":
         """The same task drawing ``batch_size`` sequences per batch."""
         return dataclasses.replace(self, batch_size=batch_size)

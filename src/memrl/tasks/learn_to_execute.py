@@ -217,6 +217,12 @@ class LearnToExecute(SequenceTask):
                  "nesting": jnp.where(longer, state["nesting"], jnp.minimum(state["nesting"] + 1, self.max_nesting))}
         return jax.tree.map(lambda m, s: jnp.where(advance, m, s), moved, stay)
 
+    def state_metrics(self, state: dict) -> dict[str, jax.Array]:
+        """Naive and combine: the current L and N."""
+        if self.curriculum not in ("naive", "combine"):
+            return {}
+        return {"curriculum_length": state["length"], "curriculum_nesting": state["nesting"]}
+
     def sample(self, key, split: str = "train", state: dict | None = None) -> SequenceBatch:
         check_split(split)
         programs, outputs, lengths = (jnp.asarray(a) for a in self.banks[split])
