@@ -1,0 +1,37 @@
+"""Settings of registered cores, environments and tasks: listed for every entry, defaults that fit
+their declared types, and the check that refuses unknown names and wrong types."""
+
+import pytest
+
+from memrl import cores, envs, tasks
+from memrl.settings import check_settings, fits, settings_of
+
+ENTRIES = [(cores.CORES, n) for n in cores.names()] + [(tasks.TASKS, n) for n in tasks.names()] + [
+    (envs.ENVS, n) for n in ("tmaze/T-LSO", "memory-planning/4x4", "graph-nav/5", "ballet/2_delay16", "pvm", "gymnax/CartPole-v1")
+]
+
+
+@pytest.mark.parametrize("registry, name", ENTRIES, ids=[name for _, name in ENTRIES])
+def test_every_entry_lists_settings_whose_defaults_fit_their_types(registry, name):
+    settings = settings_of(registry, name)
+    assert settings and len({s.name for s in settings}) == len(settings)
+    for setting in settings:
+        assert fits(setting.default, setting.hint), (name, setting)
+
+
+def test_fits_reads_literals_unions_and_numbers():
+    from typing import Literal
+
+    assert fits("max", Literal["max", "avg"]) and not fits("min", Literal["max", "avg"])
+    assert fits(None, int | None) and fits(3, int | None) and not fits("3", int | None)
+    assert fits(3, float) and not fits(True, float) and not fits(1, bool) and not fits(2.0, int)
+
+
+def test_the_check_names_what_is_wrong_and_what_is_allowed():
+    check_settings(cores.CORES, "gtrxl", {"d_model": 64, "gate_bias": 1}, "--core-args")  # an int is a float
+    with pytest.raises(ValueError, match=r"core 'gtrxl' has no setting 'layers' \(--core-args\); its settings: num_layers, d_model"):
+        check_settings(cores.CORES, "gtrxl", {"layers": 1}, "--core-args")
+    with pytest.raises(ValueError, match=r"setting 'gated' must be bool, got 'yes'"):
+        check_settings(cores.CORES, "gtrxl", {"gated": "yes"}, "--core-args")
+    with pytest.raises(ValueError, match=r"environment 'tmaze/T-LN' setting 'timeout' must be int, got 1.5"):
+        check_settings(envs.ENVS, "tmaze/T-LN", {"timeout": 1.5}, "--env-args")
