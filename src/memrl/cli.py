@@ -27,7 +27,7 @@ def list_all(core: str | None = None, env: str | None = None, task: str | None =
     from rich.table import Table
 
     from memrl import cores, envs, experiments, tasks
-    from memrl.agents.supervised_models import TASK_MODELS
+    from memrl.agents.supervised_models import TASK_MODELS, registry_of
     from memrl.console import console
     from memrl.settings import settings_of
 
@@ -40,8 +40,7 @@ def list_all(core: str | None = None, env: str | None = None, task: str | None =
         console.print("[bold]experiments[/]  " + ", ".join(experiments.names()))
         return
     for registry, name in chosen:
-        if registry is cores.CORES and name in TASK_MODELS.names():
-            registry = TASK_MODELS
+        registry = registry_of(name) if registry is cores.CORES else registry
         table = Table(title=f"{registry.kind} {name}: settings")
         for column in ("setting", "type", "default", "meaning"):
             table.add_column(column)
@@ -61,6 +60,8 @@ def train(
         out: run folder (default runs/<env>/<core>).
         workers: processes at once (default: one per CPU core, one on a GPU).
     """
+    from memrl.run.train import train_run
+
     train_run(config, out or Path("runs") / config.env.replace("/", "_") / config.core, workers)
 
 
@@ -75,6 +76,8 @@ def train_impala(
         out: run folder (default runs/<env>/<core>-impala).
         workers: processes at once (default: one per CPU core, one on a GPU).
     """
+    from memrl.run.train import train_run
+
     train_run(config, out or Path("runs") / config.env.replace("/", "_") / f"{config.core}-impala", workers)
 
 
@@ -90,13 +93,9 @@ def train_supervised(
         out: run folder (default runs/<task>/<core>-supervised).
         workers: processes at once (default: one per CPU core, one on a GPU).
     """
+    from memrl.run.train import train_run
+
     train_run(config, out or Path("runs") / config.task / f"{config.core}-supervised", workers)
-
-
-def train_run(config, out: Path, workers: int | None) -> None:
-    from memrl.run.train import train_run as run
-
-    run(config, out, workers)
 
 
 def evaluation_config(config, env_args: dict, task_args: dict, core_args: dict):

@@ -9,13 +9,11 @@ from __future__ import annotations
 
 from memrl import cores
 from memrl.agents.associative_inference import HTMAssociativeInference
-from memrl.agents.sequence_model import SequenceModel
+from memrl.agents.sequence_model import SEQUENCE_INPUT_KINDS, SequenceModel
 from memrl.registry import Registry
 
 TASK_MODELS: Registry = Registry("task model")
 TASK_MODELS.register("htm-pai", HTMAssociativeInference)
-
-SEQUENCE_MODEL_DEFAULTS = {"embed_dim": 64, "head_widths": ()}
 
 
 def model_names() -> list[str]:
@@ -23,20 +21,21 @@ def model_names() -> list[str]:
     return cores.names() + TASK_MODELS.names()
 
 
-def make_model(core: str, core_args: dict, task_name: str, task, embed_dim: int = 64, head_widths: tuple[int, ...] = ()):
+def registry_of(core: str) -> Registry:
+    """The registry that ``core`` names an entry of: the task models', else the cores'."""
+    return TASK_MODELS if core in TASK_MODELS.names() else cores.CORES
+
+
+def make_model(core: str, core_args: dict, task_name: str, task, embed_dim: int, head_widths: tuple[int, ...]):
     """The model for ``task`` (registered as ``task_name``): the task model ``core`` (with
     ``core_args`` its settings), or the sequence model around the registered core ``core`` (with
-    ``embed_dim`` and ``head_widths``)."""
-    if core in TASK_MODELS.names():
-        if (embed_dim, tuple(head_widths)) != tuple(SEQUENCE_MODEL_DEFAULTS.values()):
-            raise ValueError(f"embed_dim and head_widths set the sequence model; the task model {core!r} has its own sizes (--core-args)")
+    ``embed_dim`` and ``head_widths``, which a task model does not use)."""
+    if registry_of(core) is TASK_MODELS:
         model = TASK_MODELS.make(core, **core_args)
         if task_name not in model.tasks:
             raise ValueError(f"task model {core!r} reads only the task(s) {', '.join(model.tasks)}, not {task_name!r}")
         return model
-    if core not in cores.names():
-        raise ValueError(f"unknown core {core!r}; cores: {', '.join(cores.names())}; task models: {', '.join(TASK_MODELS.names())}")
-    if task.input_kind not in ("tokens", "vectors"):
+    if task.input_kind not in SEQUENCE_INPUT_KINDS:
         raise ValueError(
             f"the sequence model (core {core!r}) reads token or vector sequences; task {task_name!r}'s inputs are "
             f"{task.input_kind!r}: train it with a task model ({', '.join(TASK_MODELS.names())})"

@@ -61,11 +61,12 @@ def command(
         if level not in single:
             raise ValueError(f"unknown Ballet level {level!r} (the probe trains on one level); known: {', '.join(single)}")
     check_steps(steps)
-    probes = {(level, core): BalletMemoryProbe(probe_config(core, level)) for level in levels for core in cores}
+    configs = {(level, core): probe_config(core, level) for level in levels for core in cores}
+    probes = {pair: BalletMemoryProbe(config) for pair, config in configs.items()}
     train_key, test_key = jax.random.split(jax.random.PRNGKey(seed))
     results = {}
     for (level, core), probe in probes.items():
-        settings = {"level": level, "core": core, "config": json.loads(probe_config(core, level).to_json()), "steps": steps,
+        settings = {"level": level, "core": core, "config": json.loads(configs[level, core].to_json()), "steps": steps,
                     "batch_size": batch_size, "lr": lr, "seed": seed}
         console.print(f"{level} / {core}: {probe.frames} frames per episode, {steps} steps of {batch_size} episodes")
         params, curve = train_probe(

@@ -91,20 +91,20 @@ class SupervisedLearner:
             return samplers[0]()
         return jax.lax.switch(jnp.searchsorted(self.stage_ends, update, side="right"), samplers)
 
+    def loss(self, params, batch: SequenceBatch) -> tuple[jax.Array, jax.Array]:
+        """(the masked cross-entropy of ``params`` on ``batch``, the logits)."""
+        logits = self.model.apply(params, batch.inputs)
+        return sequence_loss(logits, batch, self.task.output_kind), logits
+
     def scores(self, params, batch: SequenceBatch) -> dict[str, jax.Array]:
         """The loss and accuracies of ``params`` on ``batch``."""
-        logits = self.model.apply(params, batch.inputs)
-        return {"loss": sequence_loss(logits, batch, self.task.output_kind), **accuracies(logits, batch, self.task.output_kind, self.task.scoring)}
+        loss, logits = self.loss(params, batch)
+        return {"loss": loss, **accuracies(logits, batch, self.task.output_kind, self.task.scoring)}
 
     def update(self, state: SupervisedState, _=None) -> tuple[SupervisedState, dict]:
         key, batch_key = jax.random.split(state.key)
         batch = self.training_batch(batch_key, state.update, state.task_state)
-
-        def loss_fn(params):
-            logits = self.model.apply(params, batch.inputs)
-            return sequence_loss(logits, batch, self.task.output_kind), logits
-
-        (loss, logits), grads = jax.value_and_grad(loss_fn, has_aux=True)(state.params)
+        (loss, logits), grads = jax.value_and_grad(self.loss, has_aux=True)(state.params, batch)
         updates, opt_state = self.optimizer.update(grads, state.opt_state, state.params)
         state = SupervisedState(optax.apply_updates(state.params, updates), opt_state, key, state.update + 1, state.task_state)
         metrics = {

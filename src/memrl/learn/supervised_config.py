@@ -53,8 +53,8 @@ class SupervisedConfig(ConfigRecord):
     POSITIVE: ClassVar[tuple[str, ...]] = ("lr", "max_grad_norm")
 
     def __post_init__(self):
-        from memrl import cores, tasks
-        from memrl.agents.supervised_models import TASK_MODELS, make_model, model_names
+        from memrl import tasks
+        from memrl.agents.supervised_models import TASK_MODELS, make_model, model_names, registry_of
         from memrl.settings import check_settings
 
         if self.task not in tasks.names():
@@ -64,7 +64,9 @@ class SupervisedConfig(ConfigRecord):
         if "batch_size" in self.task_args:
             raise ValueError("give the batch size with --batch-size, not in task_args")
         check_settings(tasks.TASKS, self.task, self.task_args, "--task-args")
-        check_settings(TASK_MODELS if self.core in TASK_MODELS.names() else cores.CORES, self.core, self.core_args, "--core-args")
+        check_settings(registry_of(self.core), self.core, self.core_args, "--core-args")
+        if registry_of(self.core) is TASK_MODELS and (self.embed_dim, self.head_widths) != (SupervisedConfig.embed_dim, SupervisedConfig.head_widths):
+            raise ValueError(f"embed_dim and head_widths set the sequence model; the task model {self.core!r} has its own sizes (--core-args)")
         self.check_ranges()
         if any(not isinstance(w, int) or w < 1 for w in self.head_widths):
             raise ValueError(f"head_widths must be positive integers, got {self.head_widths}")

@@ -125,9 +125,3 @@ def run_jobs(
     finally:
         for proc, _, _ in running.values():
             proc.kill()
-
-
-def steps_done(folder: RunFolder, config: ConfigRecord, seed: int) -> int:
-    """The steps (``config.step_metric``) that ``seed`` of the run in ``folder`` has trained for."""
-    rows = folder.read_metrics(seed)
-    return rows[-1][config.step_metric] if rows else 0

@@ -9,7 +9,6 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from memrl.console import console
 from memrl.run.folder import RunFolder
-from memrl.run.launch import steps_done
 
 
 class TrainingProgress:
@@ -33,7 +32,7 @@ class TrainingProgress:
 
     def __enter__(self):
         self.progress.__enter__()
-        self.start_steps = self._done()
+        self.start_steps, _ = self._read()
         self.task = self.progress.add_task("training", total=self.total, completed=self.start_steps, rate=0.0, score="-")
         return self
 
@@ -41,23 +40,22 @@ class TrainingProgress:
         self.update()
         self.progress.__exit__(*exc)
 
-    def _done(self) -> int:
-        return sum(steps_done(f, c, s) for f, c in zip(self.folders, self.configs) for s in c.seed_list())
-
-    def _latest_scores(self) -> str:
-        values = []
-        for f, c in zip(self.folders, self.configs):
-            for s in c.seed_list():
-                rows = [r[c.score_metric] for r in f.read_metrics(s)[-5:] if r.get(c.score_metric) is not None]
-                if rows:
-                    values.append(sum(rows) / len(rows))
-        if not values:
-            return "-"
-        if len(values) == 1:
-            return f"{values[0]:.2f}"
-        return f"{min(values):.2f}..{max(values):.2f}"
+    def _read(self) -> tuple[int, str]:
+        """(steps done over all seeds, the latest scores: each seed's mean over its last 5 rows),
+        reading each metrics file once."""
+        done, scores = 0, []
+        for folder, config in zip(self.folders, self.configs):
+            for seed in config.seed_list():
+                rows = folder.read_metrics(seed)
+                done += rows[-1][config.step_metric] if rows else 0
+                latest = [r[config.score_metric] for r in rows[-5:] if r.get(config.score_metric) is not None]
+                if latest:
+                    scores.append(sum(latest) / len(latest))
+        if not scores:
+            return done, "-"
+        return done, f"{scores[0]:.2f}" if len(scores) == 1 else f"{min(scores):.2f}..{max(scores):.2f}"
 
     def update(self) -> None:
-        done = self._done()
+        done, scores = self._read()
         rate = (done - self.start_steps) / max(time.time() - self.start_time, 1e-9)
-        self.progress.update(self.task, completed=done, rate=rate, score=self._latest_scores())
+        self.progress.update(self.task, completed=done, rate=rate, score=scores)

@@ -28,9 +28,6 @@ from memrl.registry import Registry
 
 TASKS: Registry = Registry("task")
 SPLITS = ("train", "test")
-INPUT_KINDS = ("tokens", "vectors", "trials")
-OUTPUT_KINDS = ("classes", "bits")
-SCORINGS = ("token", "sequence")
 
 register = TASKS.register
 make = TASKS.make

@@ -36,7 +36,7 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
-from memrl.tasks.base import SequenceBatch, SequenceTask, check_split, register
+from memrl.tasks.base import SequenceBatch, SequenceTask, check_positive, check_split, register
 
 POOL_SEED = 2020  # the pools are fixed: split i uses PRNGKey(POOL_SEED + i)
 
@@ -67,8 +67,7 @@ class PairedAssociativeInference(SequenceTask):
     input_kind = "trials"
 
     def __post_init__(self):
-        if not isinstance(self.batch_size, int) or self.batch_size < 1:
-            raise ValueError(f"batch_size must be a positive integer, got {self.batch_size!r}")
+        check_positive(self, "batch_size")
         if self.num_chains < 2:
             raise ValueError(f"num_chains must be >= 2 (the foil comes from another chain), got {self.num_chains}")
         if self.stored_chains != 0 and not 2 <= self.stored_chains <= self.num_chains:
