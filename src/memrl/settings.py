@@ -20,6 +20,8 @@ HIDDEN = {"parent", "name"}  # Linen's own module fields
 
 @dataclasses.dataclass(frozen=True)
 class Setting:
+    """One setting: its name, type, default and the docstring under its field."""
+
     name: str
     hint: Any  # the field's type (a string when it cannot be resolved)
     default: Any

@@ -24,6 +24,8 @@ SEQUENCE_INPUT_KINDS = ("tokens", "vectors")
 
 
 class SequenceModel(nn.Module):
+    """Embedding -> ``core.unroll`` -> per-step head (module docstring)."""
+
     core: MemoryCore
     input_kind: str
     """"tokens" or "vectors" (the task's)"""

@@ -118,6 +118,7 @@ def measure_supervised(task: str, core: str, updates: int) -> tuple[float, float
 
 
 def supervised_table(updates: int, cores: tuple[str, ...] = ("lstm", "gtrxl")) -> None:
+    """Supervised throughput of ``cores`` on each task of ``SUPERVISED_SHAPES``."""
     table = Table(title=f"Supervised training, cores at their defaults, embedding 64, {jax.default_backend()}")
     for column in ("task", "core", "batch", "compile s", "sequences/s", "tokens/s"):
         table.add_column(column)

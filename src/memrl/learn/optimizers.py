@@ -10,6 +10,7 @@ def make_optimizer(
     lr: float, max_grad_norm: float, kind: str = "adam", adam_eps: float = 1e-8,
     rmsprop_decay: float = 0.99, rmsprop_eps: float = 1e-4, rmsprop_momentum: float = 0.0,
 ) -> optax.GradientTransformation:
+    """Global-norm clipping at ``max_grad_norm``, then ``kind`` ("adam" or "rmsprop") at ``lr``."""
     if kind == "adam":
         step = optax.adam(lr, eps=adam_eps)
     elif kind == "rmsprop":

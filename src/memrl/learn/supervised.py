@@ -31,6 +31,8 @@ from memrl.tasks.base import SequenceBatch
 
 @struct.dataclass
 class SupervisedState:
+    """Everything a supervised run needs to continue; a checkpoint is exactly this."""
+
     params: Any
     opt_state: Any
     key: jax.Array
@@ -69,6 +71,8 @@ def accuracies(logits: jax.Array, batch: SequenceBatch, output_kind: str, scorin
 
 
 class SupervisedLearner:
+    """The pure functions of a supervised run: its task, model and optimiser (module docstring)."""
+
     config_class = SupervisedConfig
 
     def __init__(self, config: SupervisedConfig):

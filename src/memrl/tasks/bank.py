@@ -14,6 +14,7 @@ import numpy as np
 
 
 def cache_dir() -> Path:
+    """Where banks are kept: ``$XDG_CACHE_HOME/memrl/tasks`` or ``~/.cache/memrl/tasks``."""
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "memrl" / "tasks"
 
 

@@ -24,6 +24,8 @@ BLANK, INDICATOR = 0, 9
 
 @dataclasses.dataclass(frozen=True)
 class Copying(SequenceTask):
+    """Copy 10 digits after a gap (module docstring: the layout and the scoring)."""
+
     batch_size: int = 100
     """sequences per batch (TLB: 100)"""
     gap: int = 100

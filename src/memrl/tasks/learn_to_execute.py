@@ -117,6 +117,8 @@ def sequence_sizes(program: str, max_length: int, max_nesting: int) -> tuple[int
 
 @dataclasses.dataclass(frozen=True)
 class LearnToExecute(SequenceTask):
+    """The output of a mini-program (or a memorised copy), from banks of sonnet-drawn programs (module docstring)."""
+
     batch_size: int = 128
     """sequences per batch (RMC: 128)"""
     program: str = "addition"

@@ -44,6 +44,7 @@ LEAF_PROBABILITY_CUT = 0.25  # LRA's VALUE_P: a node is a leaf when random() > 0
 
 
 def apply_operator(operator: str, values: list[int]) -> int:
+    """LRA's ``to_value`` of one operator applied to its arguments."""
     if operator == "[MIN":
         return min(values)
     if operator == "[MAX":
@@ -78,6 +79,8 @@ def unique_trees(seed: int, count: int, min_length: int, max_length: int, max_de
 
 @dataclasses.dataclass(frozen=True)
 class ListOps(SequenceTask):
+    """The value of a nested list expression, from a bank of LRA-drawn trees (module docstring)."""
+
     batch_size: int = 32
     """sequences per batch (LRA ListOps: 32)"""
     min_length: int = 500

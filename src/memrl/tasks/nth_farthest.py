@@ -25,6 +25,8 @@ from memrl.tasks.base import SequenceBatch, SequenceTask, check_positive, regist
 
 @dataclasses.dataclass(frozen=True)
 class NthFarthest(SequenceTask):
+    """Which object is the n-th farthest (0-based nearest) from object m (module docstring)."""
+
     batch_size: int = 1600
     """sequences per batch (RMC: 1600)"""
     num_objects: int = 8
