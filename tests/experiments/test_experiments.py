@@ -9,29 +9,64 @@ from memrl.experiments.base import Expectation, Experiment
 from memrl.learn.ppo_config import PPOConfig
 
 
-def test_amrl_tmaze_covers_the_issue():
-    experiment = experiments.get("amrl-tmaze")
-    assert set(experiment.panels()) == {"T-L", "T-LN", "T-LS"}
+@pytest.mark.parametrize("preset", ["cpu", "paper"])
+def test_amrl_tmaze_covers_the_issue(preset):
+    experiment = experiments.get("amrl-tmaze", preset)
+    assert set(experiment.panels()) == {"T-L", "T-LN", "T-LS"} and experiment.preset == preset
     for panel, runs in experiment.panels().items():
         assert sorted(r.split("/")[1] for r in runs) == sorted(["amrl-max", "amrl-avg", "set", "lstm", "lstm-stack"])
-    assert all(c.seeds == 3 for c in experiment.runs.values())
-    assert all(e.run in experiment.runs for e in experiment.expectations)
+    assert all(c.seeds == (3 if preset == "cpu" else 5) for c in experiment.runs.values())
+    assert all(e.run in experiment.runs and (not e.against or e.against in experiment.runs) for e in experiment.expectations)
+    compared = {(e.run, e.against) for e in experiment.expectations if e.against}
+    solvers = ["amrl-max"] + (["amrl-avg"] if preset == "paper" else [])
+    assert compared == {(f"T-LS/{a}", f"T-LS/{b}") for a in solvers for b in ("lstm", "lstm-stack")}
+    if preset == "paper":  # AMRL's own PPO batching
+        assert all((c.steps_per_update, c.minibatch_steps, c.update_epochs, c.gamma) == (4000, 200, 30, 0.98) for c in experiment.runs.values())
     json.dumps(experiment.describe())
+
+
+def test_amrl_tmaze_counts_the_seeds_that_solve_t_ls_and_when(tmp_path):
+    from memrl.experiments.amrl_tmaze import evaluate_solving
+    from memrl.run.folder import RunFolder
+
+    config = experiments.get("amrl-tmaze", "cpu").runs["T-LS/lstm"]
+    folder = RunFolder(tmp_path / "T-LS/lstm")
+    folder.prepare(config)
+    budget = config.num_updates * config.steps_per_update
+    folder.append_metrics(0, [{"env_steps": 10240, "episode_return": 13.6}])
+    folder.append_metrics(1, [{"env_steps": 10240, "episode_return": float("nan")}, {"env_steps": 20480, "episode_return": 13.4}])
+    folder.append_metrics(2, [{"env_steps": 10240, "episode_return": 10.0}, {"env_steps": 20480, "episode_return": 13.9}])
+    solving = evaluate_solving({"T-LS/lstm": folder}, tmp_path)["solving"]["T-LS/lstm"]
+    assert solving["first_step_per_seed"] == {"0": 10240, "1": None, "2": 20480} and solving["seeds_solved"] == 2
+    assert solving["mean_steps_to_solve"] == pytest.approx((10240 + budget + 20480) / 3)
 
 
 def test_expectation_checks():
     e = Expectation("T-LS/lstm", "<=", 10.4, "")
     assert e.check(10.4) and not e.check(10.5) and not e.check(None)
+    with pytest.raises(ValueError, match="op must be one of"):
+        Expectation("T-LS/lstm", "=<", 10.4, "")
+    with pytest.raises(ValueError, match="either a threshold or a run"):
+        Expectation("T-LS/lstm", "<", 10.4, "", against="T-LS/gru")
 
 
 def test_expectation_reads_the_final_return_or_an_evaluated_value():
     summaries = {"pvm/htm": {"final_mean": 10.6}}
     evaluation = {"choices": {"pvm/htm": {"fraction_correct": 0.16, "episodes": 32}}}
-    on_choice = Expectation("pvm/htm", ">=", 0.9, "", evaluated=("choices", "pvm/htm", "fraction_correct"))
+    on_choice = Expectation("pvm/htm", ">=", 0.9, "", evaluated=("choices", "fraction_correct"))
     assert Expectation("pvm/htm", ">=", 9.0, "").value(summaries, evaluation) == 10.6
     assert on_choice.value(summaries, evaluation) == 0.16 and not on_choice.check(0.16)
-    assert on_choice.measure == "choices/pvm/htm/fraction_correct"
+    assert on_choice.measure == "choices/fraction_correct"
     assert on_choice.value(summaries, None) is None and on_choice.value(summaries, {"choices": {}}) is None
+
+
+def test_expectation_compares_two_runs_at_one_measure():
+    evaluation = {"solving": {"a": {"seeds_solved": 3}, "b": {"seeds_solved": 1}}}
+    more = Expectation("a", ">", None, "", evaluated=("solving", "seeds_solved"), against="b")
+    fewer = Expectation("b", ">", None, "", evaluated=("solving", "seeds_solved"), against="a")
+    assert more.bound({}, evaluation) == 1 and more.check(more.value({}, evaluation), more.bound({}, evaluation))
+    assert not fewer.check(fewer.value({}, evaluation), fewer.bound({}, evaluation))
+    assert not more.check(3, None)  # the other run's value is missing
 
 
 @pytest.mark.slow
@@ -153,4 +188,4 @@ def test_htm_pai_pairs_each_memory_with_its_one_layer_control():
             assert first_updates > 0 and first_settings["direct_fraction"] == 1.0
             stored = [settings.get("stored_chains", 0) for _, settings in config.curriculum]
             assert stored == ([2, 2, 4, 8] if panel == "16 chains" else [0])
-    assert all(e.run in experiment.runs and e.evaluated[1] == e.run for e in experiment.expectations)
+    assert all(e.run in experiment.runs and e.evaluated[0] == "held_out" for e in experiment.expectations)

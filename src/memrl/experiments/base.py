@@ -15,38 +15,60 @@ from memrl.registry import Registry
 
 EXPERIMENTS: Registry = Registry("experiment")
 
-_OPS = {">=": operator.ge, "<=": operator.le}
+_OPS = {">=": operator.ge, "<=": operator.le, ">": operator.gt, "<": operator.lt}
+
+PRESETS = ("cpu", "gpu", "paper")
+"""An experiment's presets: ``cpu`` sized for a 2-core CPU, ``paper`` the paper's settings wherever
+it states them, ``gpu`` the paper's setup sized for one GPU where the paper's sizes are too slow."""
 
 
 @dataclasses.dataclass(frozen=True)
 class Expectation:
-    """``run``'s mean final value over seeds (its config's final metric: the return, or the held-out
-    accuracy of a supervised run), or with ``evaluated`` the value at that path of the experiment's
-    evaluation results, must be ``op`` ``threshold``."""
+    """``run``'s value must be ``op`` ``threshold``, or, with ``against``, ``op`` the value of the run
+    ``against`` at the same measure (``threshold`` None).
+
+    The value is the run's mean final value over seeds (its config's final metric: the return, or
+    the held-out accuracy of a supervised run), or with ``evaluated`` = (table, *keys) the value at
+    ``evaluation[table][run][*keys]`` of the experiment's evaluation results."""
 
     run: str
     op: str
-    threshold: float
+    threshold: float | None
     why: str
     evaluated: tuple[str, ...] = ()
+    against: str = ""
+
+    def __post_init__(self):
+        if self.op not in _OPS:
+            raise ValueError(f"op must be one of {tuple(_OPS)}, got {self.op!r}")
+        if (self.threshold is None) == (not self.against):
+            raise ValueError("an expectation has either a threshold or a run to compare against (threshold None), not both")
 
     @property
     def measure(self) -> str:
         return "/".join(self.evaluated) if self.evaluated else "final"
 
-    def value(self, summaries: dict, evaluation: dict | None) -> float | None:
-        """The checked value from the runs' summaries and the evaluation results (None if absent)."""
+    def value(self, summaries: dict, evaluation: dict | None, run: str | None = None) -> float | None:
+        """The checked value of ``run`` (default: the expectation's) from the runs' summaries and
+        the evaluation results (None if absent)."""
+        run = run or self.run
         if not self.evaluated:
-            return summaries[self.run]["final_mean"]
-        value = evaluation
-        for key in self.evaluated:
+            return summaries[run]["final_mean"]
+        table, *keys = self.evaluated
+        value = (evaluation or {}).get(table, {}).get(run)
+        for key in keys:
             if not isinstance(value, dict) or key not in value:
                 return None
             value = value[key]
         return value
 
-    def check(self, value: float | None) -> bool:
-        return value is not None and _OPS[self.op](value, self.threshold)
+    def bound(self, summaries: dict, evaluation: dict | None) -> float | None:
+        """The threshold, or the value of the run ``against``."""
+        return self.threshold if not self.against else self.value(summaries, evaluation, self.against)
+
+    def check(self, value: float | None, bound: float | None = None) -> bool:
+        bound = self.threshold if bound is None else bound
+        return value is not None and bound is not None and _OPS[self.op](value, bound)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -62,6 +84,12 @@ class Experiment:
     """panel -> reference lines (label, return) for the figure"""
     evaluation: Callable[[dict[str, Any], Path], dict] | None = None
     """after training: (run name -> RunFolder, output folder) -> extra results (may write figures)"""
+    preset: str = ""
+    """the preset these runs are (empty for an experiment without presets)"""
+    presets: tuple[str, ...] = ()
+    """every preset of the experiment (see ``PRESETS``)"""
+    settings: Sequence["PaperSetting"] = ()
+    """the settings compared with the paper's in the experiment's settings table"""
 
     def with_run_settings(self, **settings) -> "Experiment":
         """The same experiment with these config fields set in every run (e.g. ``total_steps``, the
@@ -81,11 +109,25 @@ class Experiment:
 
     def describe(self) -> dict:
         return {
-            "name": self.name, "version": self.version, "description": self.description,
+            "name": self.name, "version": self.version, "preset": self.preset, "description": self.description,
             "reproduces": self.reproduces,
             "runs": {k: json.loads(v.to_json()) for k, v in self.runs.items()},
             "expectations": [dataclasses.asdict(e) for e in self.expectations],
         }
+
+
+@dataclasses.dataclass(frozen=True)
+class PaperSetting:
+    """One row of an experiment's settings table: a setting, the paper's value (with where it is
+    stated), the config field that holds memrl's value in each preset (``core_args.k`` for a core
+    setting; runs without the field are skipped) or, for what no config sets, memrl's ``fixed``
+    value, and why memrl's presets differ from the paper."""
+
+    setting: str
+    paper: str
+    field: str
+    why: str = ""
+    fixed: str = ""
 
 
 register = EXPERIMENTS.register  # register(name, factory): the factory builds the experiment (with ``preset`` if it has presets)
@@ -97,12 +139,24 @@ def with_presets() -> list[str]:
     return [name for name in names() if "preset" in inspect.signature(EXPERIMENTS.factory(name)).parameters]
 
 
-def get(name: str, preset: str | None = None) -> Experiment:
-    """The experiment ``name``, with ``preset`` for those that have presets."""
+def chosen_preset(preset: str | None, presets: tuple[str, ...]) -> str:
+    """``preset`` (checked against ``presets``), or without one the current JAX backend's: "cpu" on
+    a CPU; on an accelerator "gpu" where the experiment has it, else "paper"."""
+    import jax
+
     if preset is None:
-        return EXPERIMENTS.make(name)
+        preset = "cpu" if jax.default_backend() == "cpu" else ("gpu" if "gpu" in presets else "paper")
+    if preset not in presets:
+        raise ValueError(f"preset must be one of {presets}, got {preset!r}")
+    return preset
+
+
+def get(name: str, preset: str | None = None) -> Experiment:
+    """The experiment ``name``, with ``preset`` for those that have presets (default: the backend's)."""
     if name in names() and name not in with_presets():
-        raise ValueError(f"experiment {name!r} has no presets; experiments with presets: {', '.join(with_presets())}")
+        if preset is not None:
+            raise ValueError(f"experiment {name!r} has no presets; experiments with presets: {', '.join(with_presets())}")
+        return EXPERIMENTS.make(name)
     return EXPERIMENTS.make(name, preset=preset)
 
 

@@ -84,7 +84,7 @@ def evaluate_held_out(folders: dict, out: Path) -> dict:
 
 
 def held_out(run: str, kind: str, op: str, threshold: float, why: str) -> Expectation:
-    return Expectation(run, op, threshold, why, evaluated=("held_out", run, kind, "mean"))
+    return Expectation(run, op, threshold, why, evaluated=("held_out", kind, "mean"))
 
 
 def htm_pai() -> Experiment:

@@ -21,7 +21,8 @@ def reproduce(experiment: Experiment, out: Path, workers: int | None = None) -> 
     for run, config in experiment.runs.items():
         folders[run].prepare(config)
     (out / "experiment.json").write_text(json.dumps(experiment.describe(), indent=2))
-    console.print(f"[bold]{experiment.name}[/] v{experiment.version}: {experiment.description}")
+    preset = f", preset {experiment.preset!r}" if experiment.preset else ""
+    console.print(f"[bold]{experiment.name}[/] v{experiment.version}{preset}: {experiment.description}")
     console.print(f"reproduces {experiment.reproduces}; runs in {out}")
     wall = train_folders(list(folders.values()), workers)
 
@@ -44,17 +45,21 @@ def reproduce(experiment: Experiment, out: Path, workers: int | None = None) -> 
         experiment.optima,
     )
     results = {
-        "experiment": experiment.name, "version": experiment.version, "wall_time_s": wall,
+        "experiment": experiment.name, "version": experiment.version, "preset": experiment.preset, "wall_time_s": wall,
         "backend": jax.default_backend(), "cpu_cores": len(os.sched_getaffinity(0)),
         "summaries": summaries, "checks": [], "figure": str(figure),
     }
     if experiment.evaluation is not None:
         results["evaluation"] = experiment.evaluation(folders, out)
+    rounded = lambda x: x if x is None else round(x, 3)  # noqa: E731
     for e in experiment.expectations:
-        value = e.value(summaries, results.get("evaluation"))
-        ok = e.check(value)
-        results["checks"].append({"run": e.run, "measure": e.measure, "op": e.op, "threshold": e.threshold, "value": value, "passed": ok, "why": e.why})
-        console.print(f"{'[green]PASS' if ok else '[red]FAIL'}[/] {e.run} {e.measure}: {value if value is None else round(value, 3)} {e.op} {e.threshold}  ({e.why})")
+        value, bound = e.value(summaries, results.get("evaluation")), e.bound(summaries, results.get("evaluation"))
+        ok = e.check(value, bound)
+        results["checks"].append({
+            "run": e.run, "measure": e.measure, "op": e.op, "threshold": bound, "against": e.against, "value": value, "passed": ok, "why": e.why,
+        })
+        than = f"{rounded(bound)} ({e.against})" if e.against else f"{e.threshold}"
+        console.print(f"{'[green]PASS' if ok else '[red]FAIL'}[/] {e.run} {e.measure}: {rounded(value)} {e.op} {than}  ({e.why})")
     (out / "results.json").write_text(json.dumps(results, indent=2))
     console.print(f"figure: {figure}\nresults: {out / 'results.json'} (wall time {wall / 60:.1f} min)")
     return results

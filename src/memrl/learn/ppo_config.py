@@ -38,6 +38,11 @@ class PPOConfig(RunConfig):
     def envs_per_minibatch(self) -> int:
         return self.num_envs // self.num_minibatches
 
+    @property
+    def minibatch_steps(self) -> int:
+        """Environment steps per minibatch (whole environment sequences)."""
+        return self.envs_per_minibatch * self.rollout_len
+
 
 def amrl_reference(**overrides) -> PPOConfig:
     """AMRL's PPO settings in env-parallel form: 4000-step batches (20 envs x 200 steps),
