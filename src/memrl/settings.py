@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import functools
 import inspect
 import textwrap
 import types
@@ -32,8 +33,10 @@ class Setting:
         return self.hint if isinstance(self.hint, str) else str(self.hint).replace("typing.", "").replace("<class '", "").replace("'>", "")
 
 
+@functools.cache
 def field_docs(cls: type) -> dict[str, str]:
-    """The docstrings written under the fields of ``cls`` and its bases (``field: T = v`` then ``\"\"\"doc\"\"\"``)."""
+    """The docstrings written under the fields of ``cls`` and its bases (``field: T = v`` then
+    ``\"\"\"doc\"\"\"``); parsed once per class (every config checks its settings against them)."""
     docs: dict[str, str] = {}
     for klass in reversed(cls.__mro__):
         try:
