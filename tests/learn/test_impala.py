@@ -80,6 +80,14 @@ def test_bad_config_values_say_what_is_allowed(overrides, message):
         tiny(**overrides)
 
 
+def test_loss_weights_are_the_htm_papers_four():
+    """HTM's Table 1 weights the V-trace policy loss, the baseline, the entropy and the reconstruction."""
+    learner = Impala(tiny(policy_coef=0.1, value_coef=1.0, entropy_coef=1e-3))
+    assert learner.total_loss(2.0, 3.0, 4.0, 5.0) == pytest.approx(0.1 * 2.0 + 1.0 * 3.0 - 1e-3 * 4.0)
+    with pytest.raises(ValueError, match="policy_coef must be >= 0"):
+        tiny(policy_coef=-0.1)
+
+
 def test_reconstruction_without_anything_to_reconstruct_is_refused():
     with pytest.raises(ValueError, match="needs something to reconstruct"):
         Impala(tiny(reconstruction_coef=1.0))

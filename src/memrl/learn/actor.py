@@ -146,10 +146,10 @@ class ActorCriticLearner:
     def total_loss(self, policy_loss, value_loss, entropy, reconstruction):
         """The loss every actor-critic learner minimises:
 
-            L = L_π + value_coef · L_V − entropy_coef · H + reconstruction_coef · L_rec
+            L = policy_coef · L_π + value_coef · L_V − entropy_coef · H + reconstruction_coef · L_rec
         """
         c = self.config
-        return policy_loss + c.value_coef * value_loss - c.entropy_coef * entropy + c.reconstruction_coef * reconstruction
+        return c.policy_coef * policy_loss + c.value_coef * value_loss - c.entropy_coef * entropy + c.reconstruction_coef * reconstruction
 
     def unroll(self, params, segment_initial_carry, transitions: Transition):
         """(logits, values, reconstruction loss) [T, E, ...] of ``params`` over stored transitions,

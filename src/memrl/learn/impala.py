@@ -4,7 +4,7 @@ Each update collects ``rollout_len`` steps from ``num_envs`` environments with t
 parameters, unrolls the current parameters over the segment from its stored initial carry, and
 takes one gradient step on
 
-    L = −Σ_t A_t log π(a_t) + value_coef · ½ Σ_t (vs_t − v_t)² − entropy_coef · Σ_t H(π(·|x_t))
+    L = −policy_coef · Σ_t A_t log π(a_t) + value_coef · ½ Σ_t (vs_t − v_t)² − entropy_coef · Σ_t H(π(·|x_t))
         + reconstruction_coef · Σ_t L_rec(x_t)
 
 (means over the batch), with the V-trace targets vs and advantages A. With ``policy_lag`` = L the

@@ -91,8 +91,10 @@ class RunConfig(ConfigRecord):
     """steps per environment per update (truncated-BPTT length)"""
     lr: float = 5e-4
     gamma: float = 0.98
+    policy_coef: float = 1.0
+    """weight of the policy-gradient loss (HTM's "V-trace loss weight")"""
     value_coef: float = 0.5
-    """weight of the value (baseline) loss"""
+    """weight of the value (baseline) loss ½ mean (target − v)²"""
     entropy_coef: float = 0.01
     max_grad_norm: float = 0.5
     encoder_widths: tuple[int, ...] = (256, 256)
@@ -119,7 +121,7 @@ class RunConfig(ConfigRecord):
     POSITIVE_INTS: ClassVar[tuple[str, ...]] = ("seeds", "total_steps", "num_envs", "rollout_len", "updates_per_chunk")
     UNIT_INTERVAL: ClassVar[tuple[str, ...]] = ("gamma",)
     POSITIVE: ClassVar[tuple[str, ...]] = ("lr", "max_grad_norm")
-    NON_NEGATIVE: ClassVar[tuple[str, ...]] = ("value_coef", "entropy_coef", "reconstruction_coef")
+    NON_NEGATIVE: ClassVar[tuple[str, ...]] = ("policy_coef", "value_coef", "entropy_coef", "reconstruction_coef")
 
     def __post_init__(self):
         from memrl import cores, envs
