@@ -20,6 +20,7 @@ def test_list_names_cores_envs_and_experiments(capsys):
     (["--core", "htm-pai"], ("num_layers", "chunks (pairs)")),
     (["--env", "tmaze/T-LN"], ("maze_length", "100", "timeout")),
     (["--task", "copying"], ("gap", "blank steps", "num_digits")),
+    (["--experiment", "htm-ballet"], ("| V-trace policy loss weight | 0.1 (Table 1", "memrl `gpu`")),
 ])
 def test_list_shows_every_setting_with_its_default_and_meaning(argv, shown, capsys):
     main(["list", *argv])
@@ -48,8 +49,10 @@ def test_the_launching_process_leaves_the_accelerator_memory_to_its_workers(monk
         (["train", "--env", "tmaze/T-Q"], "unknown env 'tmaze/T-Q'; known: "),
         (["train", "--gamma", "2"], "gamma must lie in"),
         (["reproduce", "nope"], "unknown experiment 'nope'; known: amrl-tmaze"),
-        (["reproduce", "tln-demo", "--preset", "cpu"], "experiment 'tln-demo' has no presets; experiments with presets: htm-ballet, htm-k-sweep"),
-        (["reproduce", "htm-ballet", "--preset", "gpu"], "preset must be one of ('cpu', 'paper'), got 'gpu'"),
+        (["reproduce", "tln-demo", "--preset", "cpu"], "experiment 'tln-demo' has no presets; experiments with presets: amrl-tmaze, epn-graph-nav"),
+        (["reproduce", "htm-ballet", "--preset", "tpu"], "preset must be one of ('cpu', 'gpu', 'paper'), got 'tpu'"),
+        (["reproduce", "amrl-tmaze", "--preset", "gpu"], "preset must be one of ('cpu', 'paper'), got 'gpu'"),
+        (["list", "--experiment", "tln-demo"], "experiment 'tln-demo' has no settings table"),
         (["reproduce", "htm-pai", "--num-envs", "8"], "has runs without a 'num_envs' setting"),
         (["reproduce", "tln-demo", "--num-envs", "0"], "num_envs must be a positive integer"),
         (["eval", "/nonexistent/run"], "is not a run folder"),

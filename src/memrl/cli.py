@@ -15,14 +15,16 @@ from memrl.learn.ppo_config import PPOConfig
 from memrl.learn.supervised_config import SupervisedConfig
 
 
-def list_all(core: str | None = None, env: str | None = None, task: str | None = None) -> None:
+def list_all(core: str | None = None, env: str | None = None, task: str | None = None, experiment: str | None = None) -> None:
     """List the registered cores, environments, supervised tasks, task models and experiments; or
-    every setting of one core, environment or task, with its type, default and meaning.
+    every setting of one core, environment or task, with its type, default and meaning; or an
+    experiment's settings in each preset against its paper's (a markdown table).
 
     Args:
         core: a core (or a supervised task model) whose settings to show (--core-args).
         env: an environment whose settings to show (--env-args).
         task: a supervised task whose settings to show (--task-args; its batch size is --batch-size).
+        experiment: an experiment whose settings table to show (``memrl reproduce NAME --preset P``).
     """
     from rich.table import Table
 
@@ -31,8 +33,12 @@ def list_all(core: str | None = None, env: str | None = None, task: str | None =
     from memrl.console import console
     from memrl.settings import settings_of
 
+    if experiment is not None:
+        from memrl.experiments.settings_table import settings_table
+
+        print(settings_table(experiment))
     chosen = [(registry, name) for registry, name in ((cores.CORES, core), (envs.ENVS, env), (tasks.TASKS, task)) if name is not None]
-    if not chosen:
+    if not chosen and experiment is None:
         console.print("[bold]cores[/]        " + ", ".join(cores.names()))
         console.print("[bold]envs[/]         " + ", ".join(envs.names()))
         console.print("[bold]tasks[/]        " + ", ".join(tasks.names()))
@@ -190,8 +196,9 @@ def reproduce(
         workers: processes at once (default: one per CPU core, one on a GPU).
         total_steps: run every config at this budget (env steps per run) instead of the experiment's.
         num_envs: run every config with this many parallel environments per seed (RL experiments).
-        preset: the experiment's preset, for those that have presets (htm-ballet, htm-k-sweep: "cpu"
-            or "paper"; default: the JAX backend's).
+        preset: the experiment's preset, for those that have presets ("cpu", "paper" and for some
+            "gpu"; ``memrl list --experiment NAME`` shows them; default: "cpu" on a CPU, else "gpu"
+            where there is one, else "paper").
     """
     from memrl import experiments
     from memrl.experiments.runner import reproduce as run_experiment

@@ -89,12 +89,19 @@ def test_reproduce_writes_table_figure_and_checks(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("name", ["epn-memory-planning", "epn-graph-nav"])
-def test_epn_experiments_are_well_formed(name):
-    experiment = experiments.get(name)
+@pytest.mark.parametrize("preset", ["cpu", "paper"])
+def test_epn_experiments_are_well_formed(name, preset):
+    experiment = experiments.get(name, preset)
     assert all(c.learner == "impala" and c.seeds == 3 for c in experiment.runs.values())
     assert any(c.core == "epn" for c in experiment.runs.values()) and any(c.core == "lstm" for c in experiment.runs.values())
     assert all(e.run in experiment.runs for e in experiment.expectations)
     assert experiment.evaluation is not None
+    if preset == "paper":  # the paper's RMSprop and planner, settings inside its tuning ranges (Table 1)
+        for c in experiment.runs.values():
+            assert (c.optimizer, c.rmsprop_eps, c.rmsprop_decay, c.rmsprop_momentum) == ("rmsprop", 1e-4, 0.99, 0.0)
+            assert 1e-5 <= c.lr <= 4e-4 and 1e-3 <= c.entropy_coef <= 1e-2 and 32 <= c.num_envs <= 128 and 10 <= c.rollout_len <= 40
+            assert 0.9 <= c.gamma <= 0.95
+        assert experiment.runs[next(r for r in experiment.runs if r.endswith("/epn"))].core_args["iterations"] == 4
     smaller = experiment.with_run_settings(total_steps=32_000)
     assert all(c.total_steps == 32_000 for c in smaller.runs.values())
     json.dumps(smaller.describe())
@@ -119,31 +126,74 @@ def test_final_agents_run_on_another_environment_and_core_setting(tmp_path):
     assert len(rewards) == 1 and rewards[0].shape == (6, 2)
 
 
-@pytest.mark.parametrize("preset", ["cpu", "paper"])
+@pytest.mark.parametrize("preset", ["cpu", "gpu", "paper"])
 def test_htm_ballet_presets_cover_the_issue(preset):
     from memrl.experiments.htm_ballet import preset_runs
 
     runs = preset_runs(preset)
     assert set(runs) == {f"{panel}/{core}" for panel in ("mixed", "2-6 mixed") for core in ("htm", "gtrxl", "lstm")}
-    assert all(c.learner == "impala" and c.reconstruction_coef > 0 and c.encoder == "conv" for c in runs.values())
+    assert all(c.learner == "impala" and c.encoder == "conv" for c in runs.values())
+    losses = {(c.policy_coef, c.value_coef, c.reconstruction_coef, c.entropy_coef, c.optimizer, c.lr, c.rollout_len) for c in runs.values()}
+    assert losses == {(0.1, 1.0, 1.0, 1e-3, "adam", 2e-4, 64)}  # HTM's Table 1, Ballet column
     assert {c.env for c in runs.values()} == {"ballet/mixed", "ballet/2-6_mixed"}
     image = {c.env_args.get("observation", "image") for c in runs.values()}
-    assert image == ({"cells"} if preset == "cpu" else {"image"})
+    assert image == ({"image"} if preset == "paper" else {"cells"})
     htm = runs["mixed/htm"].core_args
-    assert htm["num_chunks"] * htm["chunk_size"] >= 1024  # the store spans the longest episode
+    assert htm["num_chunks"] * htm["chunk_size"] > 1024  # more chunks than the longest episode needs
     if preset == "paper":
-        assert htm["d_model"] == 512 and htm["num_layers"] == 4 and htm["num_heads"] == 8
-    experiment = experiments.get("htm-ballet")
+        assert (htm["d_model"], htm["num_layers"], htm["num_heads"], htm["chunk_size"], htm["k"]) == (512, 4, 8, 32, 8)
+        assert runs["mixed/gtrxl"].core_args["memory_length"] == 256 and all(c.num_envs == 32 for c in runs.values())
+    if preset == "gpu":
+        assert all(c.total_steps >= 100_000_000 for c in runs.values())
+    experiment = experiments.get("htm-ballet", preset)
     assert all(e.run in experiment.runs for e in experiment.expectations) and experiment.evaluation is not None
-    with pytest.raises(ValueError, match="preset must be one of"):
-        preset_runs("gpu")
-    named = experiments.get("htm-ballet", preset=preset).with_run_settings(num_envs=256, total_steps=8192)
+    named = experiment.with_run_settings(num_envs=256, total_steps=16384)
     assert all(c.num_envs == 256 and c.core_args == runs[r].core_args for r, c in named.runs.items())
 
 
+def test_presets_are_checked():
+    with pytest.raises(ValueError, match="preset must be one of"):
+        experiments.get("htm-ballet", "tpu")
+    with pytest.raises(ValueError, match="has no presets"):
+        experiments.get("tln-demo", "cpu")
+    assert experiments.get("amrl-tmaze").preset == "cpu"  # the tests run on the CPU backend
+
+
+def test_every_preset_builds_and_every_settings_row_reads_a_value():
+    from memrl.experiments.settings_table import preset_value
+
+    for name in experiments.base.with_presets():
+        built = {preset: experiments.get(name, preset) for preset in experiments.get(name).presets}
+        assert "cpu" in built and "paper" in built, name
+        for preset, experiment in built.items():
+            assert experiment.preset == preset and experiment.settings, name
+            assert all(e.run in experiment.runs and (not e.against or e.against in experiment.runs) for e in experiment.expectations)
+        for row in next(iter(built.values())).settings:
+            values = [row.fixed or preset_value(e, row.field) for e in built.values()]
+            assert any(v != "-" for v in values), f"{name}: {row.setting} ({row.field}) reads no value"
+
+
+def test_the_docs_hold_the_settings_tables_the_code_gives():
+    from pathlib import Path
+
+    from memrl.experiments.settings_table import settings_document
+
+    docs = Path(__file__).parents[2] / "docs" / "experiment_settings.md"
+    assert docs.read_text() == settings_document(), "regenerate: python -m memrl.experiments.settings_table > docs/experiment_settings.md"
+
+
+def test_settings_table_marks_where_runs_differ():
+    from memrl.experiments.settings_table import settings_table
+
+    table = settings_table("amrl-tmaze")
+    assert "| discount γ | 0.98 (A.5) | 0.98 | 0.98 |" in table
+    assert "| env steps per run |" in table and "600,000 (T-LS); 350,000 (T-LN, T-L)" in table
+
+
 @pytest.mark.parametrize("name", ["htm-k-sweep", "htm-pvm"])
-def test_other_htm_experiments_are_well_formed(name):
-    experiment = experiments.get(name)
+@pytest.mark.parametrize("preset", ["cpu", "gpu", "paper"])
+def test_other_htm_experiments_are_well_formed(name, preset):
+    experiment = experiments.get(name, preset)
     assert all(c.learner == "impala" for c in experiment.runs.values()) and experiment.evaluation is not None
     assert all(e.run in experiment.runs for e in experiment.expectations)
     if name == "htm-k-sweep":
@@ -189,3 +239,11 @@ def test_htm_pai_pairs_each_memory_with_its_one_layer_control():
             stored = [settings.get("stored_chains", 0) for _, settings in config.curriculum]
             assert stored == ([2, 2, 4, 8] if panel == "16 chains" else [0])
     assert all(e.run in experiment.runs and e.evaluated[0] == "held_out" for e in experiment.expectations)
+
+
+def test_htm_pai_paper_preset_is_the_papers_model_on_memos_batches():
+    experiment = experiments.get("htm-pai", "paper")
+    deep = [c for r, c in experiment.runs.items() if "4 layers" in r]
+    assert len(deep) == 2 and all((c.core_args["d_model"], c.core_args["num_heads"], c.core_args["k"], c.lr, c.batch_size) == (512, 8, 32, 1e-4, 32) for c in deep)
+    assert all(not c.stages for c in experiment.runs.values())
+    assert all(e.run in experiment.runs for e in experiment.expectations)

@@ -7,6 +7,9 @@ more planner iterations ("thinking time").
 
 After training on ``graph-nav/5`` the final agents are evaluated on 5, 7 and 9 junctions, EPN with
 1, 2 and 4 planner iterations, as a fraction of the oracle's reward on the same environment.
+
+Presets: ``cpu`` (epn-memory-planning's small-budget settings, 300k steps per run) and ``paper``
+(epn-memory-planning's paper preset: RMSprop inside the paper's ranges, 4 planner iterations).
 """
 
 from __future__ import annotations
@@ -16,21 +19,27 @@ from pathlib import Path
 import jax
 import numpy as np
 
-from memrl.experiments.base import Expectation, Experiment, register
+from memrl.experiments.base import Expectation, Experiment, PaperSetting, chosen_preset, register
+from memrl.experiments.epn_memory_planning import CPU, PAPER, PLANNER
+from memrl.experiments.epn_memory_planning import SETTINGS as MEMORY_PLANNING_SETTINGS
 from memrl.learn.impala_config import ImpalaConfig
 
 EPISODE_LENGTH = 200
 TEST_JUNCTIONS = (5, 7, 9)
 ITERATIONS = (1, 2, 4)
-# the settings of epn-memory-planning (Adam 1e-3, 20-step unrolls), with a memory for whole episodes
-COMMON = dict(
-    env="graph-nav/5", num_envs=16, rollout_len=20, head_widths=(64, 64), gamma=0.95, optimizer="adam", lr=1e-3,
-    entropy_coef=0.01, total_steps=300_000, seeds=3, updates_per_chunk=25,
-)
-RUNS = {
-    "5 junctions/epn": ImpalaConfig(core="epn", core_args={"capacity": EPISODE_LENGTH, "iterations": 2}, **COMMON),
-    "5 junctions/lstm": ImpalaConfig(core="lstm", core_args={"hidden": 256}, encoder_widths=(64,), feed_prev_action=True, **COMMON),
-}
+PRESETS = ("cpu", "paper")
+
+
+def preset_runs(preset: str) -> dict[str, ImpalaConfig]:
+    """EPN and the LSTM with epn-memory-planning's ``preset`` settings, a store for whole episodes."""
+    budget = {"cpu": 300_000, "paper": 100_000_000}[preset]
+    settings = dict(CPU if preset == "cpu" else PAPER, total_steps=budget)
+    common = dict(env="graph-nav/5", head_widths=(64, 64), gamma=0.95, seeds=3, **settings)
+    planner = {"capacity": EPISODE_LENGTH, "iterations": 2, **PLANNER[preset]}
+    return {
+        "5 junctions/epn": ImpalaConfig(core="epn", core_args=planner, **common),
+        "5 junctions/lstm": ImpalaConfig(core="lstm", core_args={"hidden": 256}, encoder_widths=(64,), feed_prev_action=True, **common),
+    }
 
 
 def oracle_return(junctions: int, key, episodes: int = 256) -> float:
@@ -76,15 +85,32 @@ def evaluate_generalisation(folders: dict, out: Path, episodes_per_env: int = 2)
     return {"oracle_return": oracle, "fraction_of_oracle": rows}
 
 
-EPN_GRAPH_NAV = Experiment(
-    name="epn-graph-nav",
-    version=1,
-    description="EPN and LSTM on graph-nav/5 (a One-Shot StreetLearn analogue), V-trace, 3 seeds; tested on 5, 7, 9 junctions",
-    reproduces="Ritter et al. 2021, Sec. 5 (One-Shot StreetLearn) and its generalisation to larger neighbourhoods",
-    runs=RUNS,
-    expectations=(Expectation("5 junctions/epn", ">=", 0.5 * 46.3, "EPN reaches at least half the oracle's return (oracle 46.3 on 5 junctions)"),),
-    optima={"5 junctions": [("oracle 46.3", 46.3)]},
-    evaluation=evaluate_generalisation,
+SETTINGS = (
+    PaperSetting("environment", "One-Shot StreetLearn: Street View neighbourhoods of 5 intersections (Sec. 5)", "env",
+                 "memrl's procedural-graph analogue (no Street View data here)"),
+    *(row for row in MEMORY_PLANNING_SETTINGS if row.field not in ("core_args.k", "core_args.capacity", "total_steps")),
+    PaperSetting("episodic store", "the whole episode (Sec. 4)", "core_args.capacity"),
+    PaperSetting("env steps per run", "not in the text (StreetLearn agents have trained for billions of steps, Sec. 5)", "total_steps",
+                 "cpu: what 2 cores train in about an hour; paper: 1e8, about half an hour of one GPU"),
 )
 
-register("epn-graph-nav", lambda: EPN_GRAPH_NAV)
+
+def epn_graph_nav(preset: str | None = None) -> Experiment:
+    """The experiment with ``preset`` (default: the current JAX backend's)."""
+    preset = chosen_preset(preset, PRESETS)
+    return Experiment(
+        name="epn-graph-nav",
+        version=2,
+        description=f"EPN and LSTM on graph-nav/5 (a One-Shot StreetLearn analogue), V-trace, 3 seeds, preset {preset!r}; tested on 5, 7, 9 junctions",
+        reproduces="Ritter et al. 2021, Sec. 5 (One-Shot StreetLearn) and its generalisation to larger neighbourhoods",
+        runs=preset_runs(preset),
+        expectations=(Expectation("5 junctions/epn", ">=", 0.5 * 46.3, "EPN reaches at least half the oracle's return (oracle 46.3 on 5 junctions)"),),
+        optima={"5 junctions": [("oracle 46.3", 46.3)]},
+        evaluation=evaluate_generalisation,
+        preset=preset,
+        presets=PRESETS,
+        settings=SETTINGS,
+    )
+
+
+register("epn-graph-nav", epn_graph_nav)

@@ -20,7 +20,7 @@ from pathlib import Path
 import jax
 import numpy as np
 
-from memrl.experiments.base import Expectation, Experiment, register
+from memrl.experiments.base import Expectation, Experiment, PaperSetting, chosen_preset, register
 from memrl.learn.supervised_config import SupervisedConfig
 
 TEST_TRIALS = 2000
@@ -42,16 +42,32 @@ UPDATES = {2: 42_000, 16: 80_000}
 """updates of 32 trials per run, stages included (16 chains: 20000 on the whole memory)"""
 
 
-def pai_runs() -> dict[str, SupervisedConfig]:
-    """Per memory size, the 2-layer HTM and the 1-layer control."""
-    model = dict(d_model=128, num_heads=4, mlp_dim=256, k=4)
+PRESETS = ("cpu", "paper")
+DEPTH = {"cpu": 2, "paper": 4}
+"""HTM layers per preset (the control has one)"""
+PAPER_UPDATES = 200_000
+"""updates of 32 trials per run in the paper preset (the paper's budget is not in its text)"""
+
+
+def pai_runs(preset: str = "cpu") -> dict[str, SupervisedConfig]:
+    """Per memory size, the HTM and its 1-layer control: ``cpu`` with 2 layers of width 128 and the
+    curricula above, ``paper`` with the paper's 4 layers of width 512 (8 heads, k 32, Adam 1e-4) on
+    MEMO's batches from the first update."""
+    if preset == "cpu":
+        model, lr = dict(d_model=128, num_heads=4, mlp_dim=256, k=4), 1e-3
+        stages, updates = CURRICULA, UPDATES
+    elif preset == "paper":
+        model, lr = dict(d_model=512, num_heads=8, mlp_dim=1024, k=32), 1e-4
+        stages, updates = {chains: () for chains in MEMORIES.values()}, {chains: PAPER_UPDATES for chains in MEMORIES.values()}
+    else:
+        raise ValueError(f"preset must be one of {PRESETS}, got {preset!r}")
     return {
-        f"{panel}/htm, {layers} layer{'s' if layers > 1 else ''}": SupervisedConfig(
-            task="pai", task_args={"chain_length": 3, "num_chains": chains, "direct_fraction": 0.5}, stages=CURRICULA[chains],
-            core="htm-pai", core_args={**model, "num_layers": layers}, total_steps=32 * UPDATES[chains], batch_size=32, lr=1e-3,
+        f"{panel}/htm, {n} layer{'s' if n > 1 else ''}": SupervisedConfig(
+            task="pai", task_args={"chain_length": 3, "num_chains": chains, "direct_fraction": 0.5}, stages=stages[chains],
+            core="htm-pai", core_args={**model, "num_layers": n}, total_steps=32 * updates[chains], batch_size=32, lr=lr,
             updates_per_chunk=500,
         )
-        for panel, chains in MEMORIES.items() for layers in (2, 1)
+        for panel, chains in MEMORIES.items() for n in (DEPTH[preset], 1)
     }
 
 
@@ -87,23 +103,45 @@ def held_out(run: str, kind: str, op: str, threshold: float, why: str) -> Expect
     return Expectation(run, op, threshold, why, evaluated=("held_out", kind, "mean"))
 
 
-def htm_pai() -> Experiment:
+SETTINGS = (
+    PaperSetting("chain length", "MEMO's PAI, chains of 3 (Banino et al. 2020; App. B.4)", "task_args.chain_length"),
+    PaperSetting("chains per trial", "16 (MEMO's memory of 32 pairs)", "task_args.num_chains", "the 2-chain panel shows the contrast at a CPU budget"),
+    PaperSetting("HTM layers", "4 (App. B.4, Table 1)", "core_args.num_layers", "cpu: 2 layers, two reads being what A -> C needs; the 1-layer control is memrl's"),
+    PaperSetting("memory width", "512 (Table 1)", "core_args.d_model", "cpu: a small model"),
+    PaperSetting("attention heads", "8 (Table 1)", "core_args.num_heads", "cpu: a small model"),
+    PaperSetting("chunk size", "2, one stored pair per chunk (Table 1, App. B.4)", "", fixed="2 (a pair per chunk)"),
+    PaperSetting("HTM top-k", "32 (Table 1)", "core_args.k", "cpu: 4 chunks per read"),
+    PaperSetting("optimiser", "Adam (Table 1)", "", fixed="Adam"),
+    PaperSetting("learning rate", "1e-4 (Table 1; swept {1, 2, 4}e-4)", "lr", "cpu: 1e-3 for the small model's budget"),
+    PaperSetting("batch (trials per update)", "32 (Table 1)", "batch_size"),
+    PaperSetting("stages before MEMO's batches", "none described", "stages",
+                 "cpu: without a direct-query warm-up (and, on 16 chains, a curriculum over stored chains) nothing was learned at CPU budgets"),
+    PaperSetting("trials per run", "not in the text", "total_steps"),
+)
+
+
+def htm_pai(preset: str | None = None) -> Experiment:
+    """The experiment with ``preset`` (default: the current JAX backend's)."""
+    preset = chosen_preset(preset, PRESETS)
     return Experiment(
         name="htm-pai",
-        version=4,
+        version=5,
         description="HTM on Paired Associative Inference (chains of 3; MEMO's 16 per trial, reached by a curriculum over "
         "stored chains, and 2; direct and indirect queries after a direct-query warm-up), with a 1-layer control",
         reproduces="Lampinen et al. 2021, App. B.4 (PAI length 3: HTM near MEMO, above a Universal Transformer)",
-        runs=pai_runs(),
+        runs=pai_runs(preset),
         expectations=(
-            held_out("16 chains/htm, 2 layers", "indirect", ">=", 0.9, "HTM infers across two pairs (paper: near MEMO)"),
+            held_out(f"16 chains/htm, {DEPTH[preset]} layers", "indirect", ">=", 0.9, "HTM infers across two pairs (paper: near MEMO)"),
             held_out("16 chains/htm, 1 layer", "direct", ">=", 0.9, "one read recalls a stored pair"),
-            held_out("2 chains/htm, 2 layers", "indirect", ">=", 0.8, "two reads infer A -> C (small memory)"),
+            held_out(f"2 chains/htm, {DEPTH[preset]} layers", "indirect", ">=", 0.8, "two reads infer A -> C (small memory)"),
             held_out("2 chains/htm, 1 layer", "direct", ">=", 0.9, "one read recalls a stored pair (small memory)"),
             held_out("2 chains/htm, 1 layer", "indirect", "<=", 0.6, "one read cannot infer A -> C (the control)"),
         ),
         optima={panel: [("chance", 0.5), ("direct solved, indirect at chance", 0.75)] for panel in MEMORIES},
         evaluation=evaluate_held_out,
+        preset=preset,
+        presets=PRESETS,
+        settings=SETTINGS,
     )
 
 

@@ -5,11 +5,16 @@ Finding: HTM chooses the square of the colour seen before the 30-second apple ph
 the RMA agent of Hung et al., while agents without a long memory are at chance on the choice
 (1/3) and earn only the apples.
 
-Each core trains with V-trace on ``pvm`` (its one-hot room needs no conv encoder, and memrl's
-reconstruction loss covers images and tokens only, so none is used here); the final agents are scored
+Each core trains with V-trace and the paper's loss weights on ``pvm`` (its one-hot room needs no conv
+encoder, and memrl's reconstruction loss covers images and tokens only, so none is used here); the
+final agents are scored
 by the fraction of episodes whose choice was right (a reward of ``match_reward`` = 10 occurred),
 which is what the expectations check: the return also counts apples (5-9 per episode for the agents of a
 200k-step run), so it cannot tell a right choice from a guess.
+
+Presets: ``cpu`` (small memories, one seed, 2M steps per run), ``gpu`` (the same agents with 256
+environments, 3 seeds and 1e8 steps per run) and ``paper`` (HTM's Table 1 agent: 4 layers of width
+512, chunks of 16 read 16 at a time; docs/experiment_settings.md).
 """
 
 from __future__ import annotations
@@ -19,22 +24,64 @@ from pathlib import Path
 import jax
 import numpy as np
 
-from memrl.experiments.base import Expectation, Experiment, register
+from memrl.experiments.base import Expectation, Experiment, PaperSetting, chosen_preset, register
 from memrl.learn.impala_config import ImpalaConfig
 
 EPISODE_STEPS = 600  # 5 + 30 + 5 seconds at 15 steps per second
 MATCH_REWARD = 10.0
 
-COMMON = dict(
-    env="pvm", encoder_widths=(128,), head_widths=(256,), optimizer="adam", lr=3e-4,
-    gamma=0.99, entropy_coef=0.01, num_envs=16, rollout_len=32, total_steps=2_000_000, seeds=1, updates_per_chunk=25,
+PRESETS = ("cpu", "gpu", "paper")
+PAPER_LOSSES = dict(policy_coef=0.1, value_coef=1.0, entropy_coef=1e-3, optimizer="adam", lr=2e-4, rollout_len=128)
+"""HTM's Table 1 (memrl's reading of its fourth column, the image-memory task): V-trace loss weights,
+Adam at 2e-4, 128-step unrolls"""
+
+
+def preset_runs(preset: str) -> dict[str, ImpalaConfig]:
+    """HTM, GTrXL and the LSTM on pvm with ``preset``'s settings."""
+    if preset in ("cpu", "gpu"):
+        width, layers, heads, k, memory_length, lstm = 64, 2, 4, 4, 128, 128
+        num_envs, seeds, total_steps = (16, 1, 2_000_000) if preset == "cpu" else (256, 3, 100_000_000)
+    elif preset == "paper":
+        width, layers, heads, k, memory_length, lstm = 512, 4, 8, 16, 512, 512
+        num_envs, seeds, total_steps = 32, 3, 1_000_000_000
+    else:
+        raise ValueError(f"preset must be one of {PRESETS}, got {preset!r}")
+    transformer = dict(num_layers=layers, d_model=width, num_heads=heads, mlp_dim=2 * width)
+    common = dict(env="pvm", encoder_widths=(128,), head_widths=(512,), gamma=0.99, num_envs=num_envs, seeds=seeds,
+                  total_steps=total_steps, updates_per_chunk=25, **PAPER_LOSSES)
+    return {
+        "pvm/htm": ImpalaConfig(core="htm", core_args=dict(transformer, window=16, chunk_size=16, num_chunks=EPISODE_STEPS // 16 + 1, k=k), **common),
+        "pvm/gtrxl": ImpalaConfig(core="gtrxl", core_args=dict(transformer, memory_length=memory_length), **common),
+        "pvm/lstm": ImpalaConfig(core="lstm", core_args={"hidden": lstm}, **common),
+    }
+
+
+SMALL = "cpu and gpu: small memories, whose training fits a CPU"
+SETTINGS = (
+    PaperSetting("environment", "Passive Visual Match, the DMLab level of Hung et al. 2019 (Sec. 3.2)", "env",
+                 "memrl's 2-D analogue: a one-hot room with the same three phases (no DMLab here)"),
+    PaperSetting("encoder", "ResNet on frames (Table 1)", "encoder_widths", "pvm's one-hot room goes through an MLP"),
+    PaperSetting("memory width (state dimension)", "512 (Table 1)", "core_args.d_model", SMALL),
+    PaperSetting("memory layers", "4 (Table 1)", "core_args.num_layers", SMALL),
+    PaperSetting("attention heads", "8 (Table 1)", "core_args.num_heads", SMALL),
+    PaperSetting("HTM chunk size", "16 (Table 1)", "core_args.chunk_size"),
+    PaperSetting("HTM top-k", "16 (Table 1)", "core_args.k", SMALL),
+    PaperSetting("HTM chunks", "more than the longest episode / chunk size (Table 1)", "core_args.num_chunks"),
+    PaperSetting("TrXL memory (extra length)", "256 or 512 (the text-converted Table 1 is ambiguous)", "core_args.memory_length", SMALL),
+    PaperSetting("LSTM size", "state dimension 512 (Table 1)", "core_args.hidden", SMALL),
+    PaperSetting("policy and value nets", "MLP, 1 hidden layer of 512 (Table 1)", "head_widths"),
+    PaperSetting("V-trace policy loss weight", "0.1 (Table 1)", "policy_coef"),
+    PaperSetting("V-trace baseline weight", "1 (Table 1)", "value_coef"),
+    PaperSetting("reconstruction loss weight", "1 (Table 1)", "reconstruction_coef", "memrl reconstructs images and tokens; pvm has neither"),
+    PaperSetting("entropy weight", "1e-3 or 1e-4 (the text-converted Table 1 is ambiguous)", "entropy_coef"),
+    PaperSetting("optimiser", "Adam (Table 1)", "optimizer"),
+    PaperSetting("learning rate", "2e-4 (Table 1)", "lr"),
+    PaperSetting("batch (trajectories per update)", "32 (Table 1)", "num_envs", "cpu: 16 on 2 cores; gpu: 256 to fill the GPU"),
+    PaperSetting("unroll length", "128 (Table 1)", "rollout_len"),
+    PaperSetting("discount γ", "not stated", "gamma"),
+    PaperSetting("seeds", "not stated", "seeds", "cpu: one seed fits the CPU budget"),
+    PaperSetting("env steps per run", "not in the text", "total_steps", "cpu: about half an hour on 2 cores; gpu: about half an hour of one H100 per run (not measured)"),
 )
-TRANSFORMER = dict(num_layers=2, d_model=64, num_heads=4, mlp_dim=128)
-RUNS = {
-    "pvm/htm": ImpalaConfig(core="htm", core_args=dict(TRANSFORMER, window=16, chunk_size=16, num_chunks=EPISODE_STEPS // 16 + 1, k=4), **COMMON),
-    "pvm/gtrxl": ImpalaConfig(core="gtrxl", core_args=dict(TRANSFORMER, memory_length=128), **COMMON),
-    "pvm/lstm": ImpalaConfig(core="lstm", core_args={"hidden": 128}, **COMMON),
-}
 
 
 def evaluate_choices(folders: dict, out: Path, steps: int = 2 * EPISODE_STEPS) -> dict:
@@ -55,18 +102,25 @@ def evaluate_choices(folders: dict, out: Path, steps: int = 2 * EPISODE_STEPS) -
     return {"choices": results}
 
 
-HTM_PVM = Experiment(
-    name="htm-pvm",
-    version=2,
-    description="HTM, GTrXL and LSTM on pvm (2-D Passive Visual Match), V-trace, 1 seed",
-    reproduces="Lampinen et al. 2021, Sec. 3.2 (Passive Visual Match): HTM reliably correct, like RMA",
-    runs=RUNS,
-    expectations=(
-        Expectation("pvm/htm", ">=", 0.9, "HTM chooses the matching square reliably, like RMA", evaluated=("choices", "fraction_correct")),
-        Expectation("pvm/lstm", "<=", 0.5, "without a long memory the choice is near chance (1/3)", evaluated=("choices", "fraction_correct")),
-    ),
-    optima={"pvm": [("match only", MATCH_REWARD)]},
-    evaluation=evaluate_choices,
-)
+def htm_pvm(preset: str | None = None) -> Experiment:
+    """The experiment with ``preset`` (default: the current JAX backend's)."""
+    preset = chosen_preset(preset, PRESETS)
+    return Experiment(
+        name="htm-pvm",
+        version=3,
+        description=f"HTM, GTrXL and LSTM on pvm (2-D Passive Visual Match), V-trace, preset {preset!r}",
+        reproduces="Lampinen et al. 2021, Sec. 3.2 (Passive Visual Match): HTM reliably correct, like RMA",
+        runs=preset_runs(preset),
+        expectations=(
+            Expectation("pvm/htm", ">=", 0.9, "HTM chooses the matching square reliably, like RMA", evaluated=("choices", "fraction_correct")),
+            Expectation("pvm/lstm", "<=", 0.5, "without a long memory the choice is near chance (1/3)", evaluated=("choices", "fraction_correct")),
+        ),
+        optima={"pvm": [("match only", MATCH_REWARD)]},
+        evaluation=evaluate_choices,
+        preset=preset,
+        presets=PRESETS,
+        settings=SETTINGS,
+    )
 
-register("htm-pvm", lambda: HTM_PVM)
+
+register("htm-pvm", htm_pvm)

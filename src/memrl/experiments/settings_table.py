@@ -45,7 +45,7 @@ def formatted(value) -> str:
 
 def preset_value(experiment: Experiment, field: str) -> str:
     """The value of ``field`` in the experiment's runs; where runs differ, each value with the
-    panels (or runs) that have it; "-" where no run has the field."""
+    panels (or up to two runs, else their number) that have it; "-" where no run has the field."""
     by_value: dict[str, list[str]] = {}
     for run, config in experiment.runs.items():
         value = field_value(config, field)
@@ -58,7 +58,8 @@ def preset_value(experiment: Experiment, field: str) -> str:
     for value, runs in by_value.items():
         whole = [panel for panel, members in panels.items() if set(members) <= set(runs)]
         covered = {run for panel in whole for run in panels[panel]}
-        labels = whole + [run for run in runs if run not in covered]
+        single = list(dict.fromkeys(run.split("/", 1)[1] for run in runs if run not in covered))
+        labels = whole + (single if len(single) <= 2 else [f"{len(single)} runs"])
         parts.append(f"{value} ({', '.join(labels)})")
     return "; ".join(parts)
 
