@@ -91,7 +91,7 @@ SETTINGS = (
     *(row for row in MEMORY_PLANNING_SETTINGS if row.field not in ("core_args.k", "core_args.capacity", "total_steps")),
     PaperSetting("episodic store", "the whole episode (Sec. 4)", "core_args.capacity"),
     PaperSetting("env steps per run", "not in the text (StreetLearn agents have trained for billions of steps, Sec. 5)", "total_steps",
-                 "cpu: what 2 cores train in about an hour; paper: 1e8, about half an hour of one GPU"),
+                 "cpu: what 2 cores train in about an hour; paper: 1e8, the aim for half an hour of one H100 (not measured)"),
 )
 
 

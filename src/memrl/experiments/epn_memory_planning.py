@@ -130,7 +130,7 @@ SETTINGS = (
     PaperSetting("LSTM baseline", "not described", "core_args.hidden", "memrl's: 256 units, previous action as input"),
     PaperSetting("seeds", "the best runs of a large sweep (Fig. 2); 3 per condition in Fig. 4", "seeds"),
     PaperSetting("env steps per run", "not in the text (the figures' axes were lost)", "total_steps",
-                 "cpu: what 2 cores train in under two hours; paper: 1e8, what one GPU should train in about half an hour"),
+                 "cpu: what 2 cores train in under two hours; paper: 1e8, the aim for half an hour of one H100 (not measured at these settings)"),
 )
 
 

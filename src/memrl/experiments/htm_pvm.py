@@ -25,15 +25,15 @@ import jax
 import numpy as np
 
 from memrl.experiments.base import Expectation, Experiment, PaperSetting, chosen_preset, register
+from memrl.experiments.htm_ballet import TABLE_1_LOSSES
 from memrl.learn.impala_config import ImpalaConfig
 
 EPISODE_STEPS = 600  # 5 + 30 + 5 seconds at 15 steps per second
 MATCH_REWARD = 10.0
 
 PRESETS = ("cpu", "gpu", "paper")
-PAPER_LOSSES = dict(policy_coef=0.1, value_coef=1.0, entropy_coef=1e-3, optimizer="adam", lr=2e-4, rollout_len=128)
-"""HTM's Table 1 (memrl's reading of its fourth column, the image-memory task): V-trace loss weights,
-Adam at 2e-4, 128-step unrolls"""
+PAPER_LOSSES = dict(TABLE_1_LOSSES, rollout_len=128)
+"""HTM's Table 1 (memrl's reading of its fourth column, the image-memory task): 128-step unrolls"""
 
 
 def preset_runs(preset: str) -> dict[str, ImpalaConfig]:
