@@ -1,5 +1,6 @@
 """Experiments: the registered reproductions are well formed, and the runner writes its outputs."""
 
+import dataclasses
 import json
 
 import pytest
@@ -247,3 +248,11 @@ def test_htm_pai_paper_preset_is_the_papers_model_on_memos_batches():
     assert len(deep) == 2 and all((c.core_args["d_model"], c.core_args["num_heads"], c.core_args["k"], c.lr, c.batch_size) == (512, 8, 32, 1e-4, 32) for c in deep)
     assert all(not c.stages for c in experiment.runs.values())
     assert all(e.run in experiment.runs for e in experiment.expectations)
+
+
+def test_the_demo_checks_both_models_over_two_seeds():
+    demo = experiments.get("tln-demo")
+    assert set(demo.runs) == {"T-LN/amrl-max", "T-LN/lstm"} and all(c.seeds == 2 for c in demo.runs.values())
+    assert {(e.run, e.op) for e in demo.expectations} == {("T-LN/amrl-max", ">="), ("T-LN/lstm", "<=")}
+    full = experiments.get("amrl-tmaze", "cpu").runs
+    assert all(config == dataclasses.replace(full[run], seeds=2) for run, config in demo.runs.items())  # amrl-tmaze's T-LN runs

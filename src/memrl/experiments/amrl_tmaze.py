@@ -160,13 +160,20 @@ def amrl_tmaze(preset: str | None = None) -> Experiment:
     )
 
 
+DEMO_SEEDS = 2
+# One AMRL-Max seed in eight did not learn T-LN within the demo's budget (docs/results.md), and a
+# solved seed ends at 3.5-4.0 depending on the machine; a mean over two seeds of at least 2.0 holds
+# unless both miss, while the LSTMs stayed at 0.3-0.6 in every seed seen.
 TLN_DEMO = Experiment(
     name="tln-demo",
-    version=1,
-    description="The quick-start job: AMRL-Max and LSTM on T-LN, one seed each (a few minutes on 2 CPU cores)",
-    reproduces="Beck et al. 2020, Fig. 4 (T-LN panel), one seed",
-    runs=tmaze_runs(("T-LN",), ("amrl-max", "lstm"), "cpu", seeds=1),
-    expectations=(Expectation("T-LN/amrl-max", ">=", 3.8, "AMRL-Max solves T-LN (optimum 4.0)"),),
+    version=2,
+    description=f"The quick-start job: AMRL-Max and LSTM on T-LN, {DEMO_SEEDS} seeds each (about three minutes on 2 CPU cores)",
+    reproduces="Beck et al. 2020, Fig. 4 (T-LN panel)",
+    runs=tmaze_runs(("T-LN",), ("amrl-max", "lstm"), "cpu", seeds=DEMO_SEEDS),
+    expectations=(
+        Expectation("T-LN/amrl-max", ">=", 2.0, "AMRL-Max learns T-LN (optimum 4.0, memory-less 0.5; mean over seeds)"),
+        Expectation("T-LN/lstm", "<=", 1.0, "the LSTM does not (memory-less 0.5; mean over seeds)"),
+    ),
     optima={"T-LN": OPTIMA["T-LN"]},
 )
 
