@@ -4,10 +4,15 @@ Each update collects ``rollout_len`` steps from ``num_envs`` environments with t
 parameters, unrolls the current parameters over the segment from its stored initial carry, and
 takes one gradient step on
 
-    L = −policy_coef · Σ_t A_t log π(a_t) + value_coef · ½ Σ_t (vs_t − v_t)² − entropy_coef · Σ_t H(π(·|x_t))
-        + reconstruction_coef · Σ_t L_rec(x_t)
+    L = −policy_coef · Σ A_t log π(a_t) + value_coef · ½ Σ (vs_t − v_t)² − entropy_coef · Σ H(π(·|x_t))
+        + reconstruction_coef · Σ L_rec(x_t)
 
-(means over the batch), with the V-trace targets vs and advantages A. With ``policy_lag`` = L the
+summed over the time steps and trajectories of the batch, as IMPALA's learner does, with the V-trace
+targets vs and advantages A. The sum matters for RMSprop: its ε (1e-4 in the EPN paper, inside the
+square root) is set for gradients of that scale; with the losses averaged instead, ε dominated the
+squared-gradient average by orders of magnitude and an LSTM with the paper's settings stayed at the
+random policy's return on the Memory&Planning Game for 5M steps. The reported losses are per step
+(the sums divided by the batch's steps). With ``policy_lag`` = L the
 actor acts with the parameters of L updates ago, as the actors of a distributed IMPALA do, so the
 importance weights π/μ differ from 1 and the off-policy correction matters.
 """
@@ -81,7 +86,7 @@ class Impala(ActorCriticLearner):
         value_loss = 0.5 * jnp.mean(jnp.square(targets.vs - values))
         entropy = dist.entropy(logits, self.env.action_dims).mean()
         reconstruction = reconstruction.mean()
-        total = self.total_loss(policy_loss, value_loss, entropy, reconstruction)
+        total = values.size * self.total_loss(policy_loss, value_loss, entropy, reconstruction)  # the sum over the batch
         log_rho = logp - traj.logp
         return total, {
             "policy_loss": policy_loss, "value_loss": value_loss, "entropy": entropy, "reconstruction_loss": reconstruction,

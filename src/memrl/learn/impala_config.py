@@ -28,6 +28,7 @@ class ImpalaConfig(RunConfig):
     policy_lag: int = 0
     """act with the parameters of this many updates ago (a distributed IMPALA's actor lag)"""
     max_grad_norm: float = 40.0
+    """clip of the global gradient norm of the loss summed over the batch"""
 
     UNIT_INTERVAL: ClassVar[tuple[str, ...]] = RunConfig.UNIT_INTERVAL + ("rmsprop_decay",)
     POSITIVE: ClassVar[tuple[str, ...]] = RunConfig.POSITIVE + ("rmsprop_eps", "rho_bar", "c_bar")
