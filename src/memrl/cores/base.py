@@ -55,13 +55,14 @@ class MemoryCore(nn.Module):
         return self.step(carry, x, reset)
 
     def unroll(self, carry, xs, resets):
-        """Default unroll: ``lax.scan`` of the step over time (time-major inputs)."""
+        """Default unroll: ``lax.scan`` of the step over time (time-major inputs). What a step sows
+        in ``intermediates`` (RMC's attention weights) comes out stacked over time."""
 
         def body(core, carry, inputs):
             x, reset = inputs
             return core(carry, x, reset)
 
         scan = nn.scan(
-            body, variable_broadcast="params", split_rngs={"params": False}, in_axes=0, out_axes=0
+            body, variable_broadcast="params", variable_axes={"intermediates": 0}, split_rngs={"params": False}, in_axes=0, out_axes=0
         )
         return scan(self, carry, (xs, resets))
