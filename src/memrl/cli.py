@@ -185,29 +185,31 @@ def plot(runs: tyro.conf.Positional[list[Path]], out: Path = Path("curves.png"))
 
 def reproduce(
     name: tyro.conf.Positional[str], out: Path | None = None, workers: int | None = None, total_steps: int | None = None,
-    num_envs: int | None = None, preset: str | None = None,
+    num_envs: int | None = None, preset: str | None = None, add_cores: tuple[str, ...] = (),
 ) -> None:
     """Run a named experiment (resumable) and write its table, figure and checks.
 
     Args:
         name: experiment name (see ``memrl list``).
-        out: output folder (default runs/reproduce/NAME, with -<steps>, -<preset> and -<envs>envs
-            appended for the options below that are given).
+        out: output folder (default runs/reproduce/NAME, with -<steps>, -<preset>, -<envs>envs and
+            -with-<core> appended for the options below that are given).
         workers: processes at once (default: one per CPU core, one on a GPU).
         total_steps: run every config at this budget (env steps per run) instead of the experiment's.
         num_envs: run every config with this many parallel environments per seed (RL experiments).
         preset: the experiment's preset, for those that have presets ("cpu", "paper" and for some
             "gpu"; ``memrl list --experiment NAME`` shows them; default: "cpu" on a CPU, else "gpu"
             where there is one, else "paper").
+        add_cores: optional baselines to add, for experiments that offer them (amrl-tmaze: dnc).
     """
     from memrl import experiments
     from memrl.experiments.runner import reproduce as run_experiment
 
-    experiment = experiments.get(name, preset)
+    experiment = experiments.get(name, preset, add_cores)
     settings = {key: value for key, value in (("total_steps", total_steps), ("num_envs", num_envs)) if value is not None}
     if settings:
         experiment = experiment.with_run_settings(**settings)
     tags = [f"{value}{unit}" for value, unit in ((total_steps, ""), (preset, ""), (num_envs, "envs")) if value is not None]
+    tags += [f"with-{core}" for core in dict.fromkeys(add_cores)]
     run_experiment(experiment, out or experiments.base.default_out("-".join([name, *tags])), workers)
 
 
@@ -215,7 +217,7 @@ COMMANDS = {"list": list_all, "train": train, "train-impala": train_impala, "tra
 
 
 def analyze_commands() -> dict:
-    from memrl.analysis import distance_probe, gradient_strength, planner_distance_training, signal_to_noise
+    from memrl.analysis import attention_maps, distance_probe, gradient_strength, planner_distance_training, signal_to_noise
     from memrl.experiments import ballet_memory
 
     return {
@@ -224,6 +226,7 @@ def analyze_commands() -> dict:
         "distance-probe": distance_probe.command,
         "planner-distance": planner_distance_training.command,
         "ballet-memory": ballet_memory.command,
+        "attention": attention_maps.command,
     }
 
 

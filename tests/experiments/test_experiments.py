@@ -26,6 +26,30 @@ def test_amrl_tmaze_covers_the_issue(preset):
     json.dumps(experiment.describe())
 
 
+def test_amrl_tmaze_adds_the_dnc_with_amrls_sizes():
+    plain, with_dnc = experiments.get("amrl-tmaze", "cpu"), experiments.get("amrl-tmaze", "cpu", ("dnc",))
+    assert set(with_dnc.runs) - set(plain.runs) == {"T-L/dnc", "T-LN/dnc", "T-LS/dnc"}
+    dnc = with_dnc.runs["T-LN/dnc"]
+    assert dnc.core == "dnc" and dnc.core_args == dict(memory_size=16, word_size=16, num_reads=4, num_writes=1, hidden=256, output_size=256)
+    assert dataclasses.replace(dnc, core="lstm", core_args={}) == plain.runs["T-LN/lstm"]  # the LSTM's settings otherwise
+    assert with_dnc.expectations == plain.expectations
+
+
+def test_rmc_nth_farthest_is_the_papers_comparison():
+    for preset in ("cpu", "paper"):
+        experiment = experiments.get("rmc-nth-farthest", preset)
+        assert sorted(experiment.runs) == ["nth farthest/dnc", "nth farthest/lstm", "nth farthest/rmc"]
+        for config in experiment.runs.values():
+            assert config.task == "nth-farthest" and config.task_args == dict(num_objects=8, num_features=16)
+            assert config.head_widths == (256, 256, 256, 256)
+        assert all(e.run in experiment.runs for e in experiment.expectations)
+    paper = experiments.get("rmc-nth-farthest", "paper").runs
+    assert all((c.batch_size, c.lr) == (1600, 1e-4) for c in paper.values())
+    rmc = paper["nth farthest/rmc"].core_args
+    assert rmc["mem_slots"] * rmc["head_size"] * rmc["num_heads"] == 2048  # A.1's total units
+    assert paper["nth farthest/dnc"].core_args["controller_layers"] == 2
+
+
 def test_amrl_tmaze_counts_the_seeds_that_solve_t_ls_and_when(tmp_path):
     from memrl.experiments.amrl_tmaze import evaluate_solving
     from memrl.run.folder import RunFolder

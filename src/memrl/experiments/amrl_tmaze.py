@@ -22,6 +22,8 @@ from memrl.experiments.base import Expectation, Experiment, PaperSetting, chosen
 from memrl.learn.ppo_config import PPOConfig, amrl_reference
 
 CORES = ("amrl-max", "amrl-avg", "set", "lstm", "lstm-stack")
+OPTIONAL_CORES = {"dnc": dict(memory_size=16, word_size=16, num_reads=4, num_writes=1, hidden=256, output_size=256)}
+"""cores that ``--add-cores`` adds, with AMRL's sizes (A.5: DNC memory 16 x 16, 4 reads, 1 write, a 256-LSTM controller)"""
 LSTMS = ("lstm", "lstm-stack")
 SOLVED_LEVEL = 13.5
 """a T-LS return this high (optimum 13.9, memory-less 10.4) means the seed carries the indicator"""
@@ -45,14 +47,14 @@ SEEDS = {"cpu": 3, "paper": 5}
 
 
 def tmaze_runs(envs, cores, preset: str, seeds: int) -> dict[str, PPOConfig]:
-    """The runs "<env>/<core>" of ``preset`` on the T-mazes ``envs``."""
+    """The runs "<env>/<core>" of ``preset`` on the T-mazes ``envs`` (optional cores with their ``OPTIONAL_CORES`` sizes)."""
     def settings(env: str) -> dict:
         if preset == "paper":
             return dict(PAPER_SETTINGS)
         return dict(T_LS_SETTINGS if env == "T-LS" else T_L_SETTINGS)
 
     return {
-        f"{env}/{core}": amrl_reference(env=f"tmaze/{env}", core=core, seeds=seeds, **settings(env))
+        f"{env}/{core}": amrl_reference(env=f"tmaze/{env}", core=core, core_args=OPTIONAL_CORES.get(core, {}), seeds=seeds, **settings(env))
         for env in envs
         for core in cores
     }
@@ -129,7 +131,8 @@ SETTINGS = (
     PaperSetting("rollout length (truncated BPTT)", "not stated", "rollout_len"),
     PaperSetting("SGD minibatch (env steps)", "200 (A.5)", "minibatch_steps", CPU_BATCHING),
     PaperSetting("SGD iterations (epochs) per batch", "30 (A.5)", "update_epochs", CPU_BATCHING),
-    PaperSetting("memory size (LSTM, AMRL, SET)", "256 (A.5)", "core_args.hidden"),
+    PaperSetting("memory size (LSTM, AMRL, SET; DNC controller)", "256 (A.5)", "core_args.hidden"),
+    PaperSetting("DNC memory (with --add-cores dnc)", "16 slots x 16, 4 reads, 1 write (A.5)", "", fixed="16 slots x 16, 4 reads, 1 write"),
     PaperSetting("FF1 before the memory", "2 layers of 256, ReLU (A.5)", "encoder_widths"),
     PaperSetting("FF2 after the memory", "1 layer of 256 (A.5)", "head_widths"),
     PaperSetting("value loss weight", "not stated", "value_coef"),
@@ -142,15 +145,20 @@ SETTINGS = (
 )
 
 
-def amrl_tmaze(preset: str | None = None) -> Experiment:
-    """The experiment with ``preset`` (default: the current JAX backend's)."""
+def amrl_tmaze(preset: str | None = None, add_cores: tuple[str, ...] = ()) -> Experiment:
+    """The experiment with ``preset`` (default: the current JAX backend's) and, with ``add_cores``,
+    the paper's other baselines (``OPTIONAL_CORES``: the DNC) on every maze too; they add runs, not checks."""
     preset = chosen_preset(preset, PRESETS)
+    unknown = sorted(set(add_cores) - set(OPTIONAL_CORES))
+    if unknown:
+        raise ValueError(f"amrl-tmaze can add the cores {', '.join(OPTIONAL_CORES)}, not {', '.join(unknown)}")
+    extra = "".join(f" and {core.upper()}" for core in add_cores)
     return Experiment(
         name="amrl-tmaze",
         version=2,
-        description=f"AMRL-Max, AMRL-Avg, SET, LSTM and stacked LSTM on T-LS, T-LN and T-L, {SEEDS[preset]} seeds each",
+        description=f"AMRL-Max, AMRL-Avg, SET, LSTM and stacked LSTM{extra} on T-LS, T-LN and T-L, {SEEDS[preset]} seeds each",
         reproduces="Beck et al. 2020, Fig. 4 and Sec. 5 (T-maze results)",
-        runs=tmaze_runs(ENVS, CORES, preset, SEEDS[preset]),
+        runs=tmaze_runs(ENVS, CORES + tuple(dict.fromkeys(add_cores)), preset, SEEDS[preset]),
         expectations=expectations(preset),
         optima=OPTIMA,
         evaluation=evaluate_solving,

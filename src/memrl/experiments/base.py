@@ -151,13 +151,24 @@ def chosen_preset(preset: str | None, presets: tuple[str, ...]) -> str:
     return preset
 
 
-def get(name: str, preset: str | None = None) -> Experiment:
-    """The experiment ``name``, with ``preset`` for those that have presets (default: the backend's)."""
+def takes_cores() -> list[str]:
+    """The experiments whose factory can add cores (``add_cores``)."""
+    return [name for name in names() if "add_cores" in inspect.signature(EXPERIMENTS.factory(name)).parameters]
+
+
+def get(name: str, preset: str | None = None, add_cores: tuple[str, ...] = ()) -> Experiment:
+    """The experiment ``name``, with ``preset`` for those that have presets (default: the backend's)
+    and the optional cores ``add_cores`` for those that take them."""
+    extra = {}
+    if add_cores:
+        if name in names() and name not in takes_cores():
+            raise ValueError(f"experiment {name!r} adds no cores; experiments that do: {', '.join(takes_cores())}")
+        extra["add_cores"] = tuple(add_cores)
     if name in names() and name not in with_presets():
         if preset is not None:
             raise ValueError(f"experiment {name!r} has no presets; experiments with presets: {', '.join(with_presets())}")
-        return EXPERIMENTS.make(name)
-    return EXPERIMENTS.make(name, preset=preset)
+        return EXPERIMENTS.make(name, **extra)
+    return EXPERIMENTS.make(name, preset=preset, **extra)
 
 
 def default_out(name: str) -> Path:

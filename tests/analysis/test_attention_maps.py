@@ -1,0 +1,53 @@
+"""`memrl analyze attention`: the RMC's attention weights read from a trained run and drawn."""
+
+import numpy as np
+import pytest
+
+from memrl import tasks
+from memrl.analysis.attention_maps import command, reference_steps
+from memrl.learn.supervised_config import SupervisedConfig
+from memrl.run.folder import RunFolder
+from memrl.run.launch import train_seeds
+
+
+def test_reference_steps_find_the_reference_row():
+    task = tasks.make("nth-farthest", batch_size=2, num_objects=3, num_features=2)
+    inputs = np.zeros((3, 2, 2 + 9))
+    for b, order in enumerate([(2, 0, 1), (1, 2, 0)]):
+        for t, obj in enumerate(order):
+            inputs[t, b, 2 + obj] = 1.0  # the object id of row t
+        inputs[:, b, 5 + 2] = 1.0  # reference id 2 on every row
+    np.testing.assert_array_equal(reference_steps(task, inputs), [0, 1])
+
+
+@pytest.fixture(scope="module")
+def trained_run(tmp_path_factory):
+    config = SupervisedConfig(
+        task="nth-farthest", task_args=dict(num_objects=4, num_features=3), core="rmc",
+        core_args=dict(mem_slots=2, head_size=4, num_heads=2, num_blocks=2), embed_dim=8, batch_size=8, total_steps=16, updates_per_chunk=2,
+    )
+    folder = RunFolder(tmp_path_factory.mktemp("rmc_run"))
+    folder.prepare(config)
+    train_seeds(config, folder, [0])
+    return folder
+
+
+def test_draws_the_attention_of_a_trained_rmc(trained_run, tmp_path):
+    command(trained_run.path, out=tmp_path)
+    assert (tmp_path / "attention.png").stat().st_size > 0
+    saved = np.load(tmp_path / "attention.npz")
+    assert sorted(saved.files) == ["block_0", "block_1"]
+    steps, rows, heads, queries, keys = saved["block_0"].shape
+    assert (steps, heads, queries, keys) == (4, 2, 3, 3) and 1 <= rows <= 3
+    np.testing.assert_allclose(saved["block_0"].sum(-1), 1.0, rtol=1e-5)
+
+
+def test_refuses_a_core_without_attention_and_a_missing_seed(trained_run, tmp_path):
+    with pytest.raises(ValueError, match="has seeds"):
+        command(trained_run.path, seed=3, out=tmp_path)
+    config = SupervisedConfig(task="nth-farthest", task_args=dict(num_objects=3, num_features=2), core="gru", core_args=dict(hidden=4), batch_size=4, total_steps=4, updates_per_chunk=1)
+    folder = RunFolder(tmp_path / "gru")
+    folder.prepare(config)
+    train_seeds(config, folder, [0])
+    with pytest.raises(ValueError, match="records no attention"):
+        command(folder.path, out=tmp_path)
