@@ -18,6 +18,7 @@ SMALL_CORES = {  # every registered core at test sizes (`from conftest import SM
     "trxl-topk": dict(num_layers=2, d_model=16, num_heads=2, mlp_dim=16, memory_length=4, top_k=2),
     "epn": dict(capacity=24, embed_dim=8, width=16, num_heads=2),
     "epn-nxk": dict(capacity=24, embed_dim=8, width=16, num_heads=2, k=3),
+    "conv-lstm": dict(grid=1, channels=8, kernel=2),
     "rmc": dict(mem_slots=2, head_size=4, num_heads=2, num_blocks=2),
     "dnc": dict(memory_size=6, word_size=4, num_reads=2, num_writes=1, hidden=16, output_size=16),
     "htm": dict(num_layers=2, d_model=16, num_heads=2, mlp_dim=16, window=3, chunk_size=2, num_chunks=4, k=2),

@@ -141,3 +141,13 @@ def test_resnet_agent_encodes_and_reconstructs(ballet_batch):
     grads = jax.jit(jax.grad(lambda p: agent.apply(p, agent.initialize_carry((B,)), *inputs, method=agent.unroll)[1][2].mean()))(params)
     assert all(np.isfinite(g).all() for g in jax.tree.leaves(grads))
     assert float(optax.tree.norm(grads["params"]["image_encoder"])) > 0
+
+
+def test_conv_encoder_tags_its_last_grid_with_x_and_y():
+    """The RMC's BoxWorld encoder: 2x2 convolutions keep the 5x5 grid; two channels follow the
+    features, x = the column and y = the row, each evenly spaced in [-1, 1]."""
+    encoder = ConvEncoder((12, 24), (2, 2), (1, 1), coordinates=True)
+    features, _ = encoder.init_with_output(jax.random.PRNGKey(0), jnp.ones((3, 5, 5, 6)))
+    grid = features.reshape(3, 5, 5, 26)
+    np.testing.assert_allclose(grid[1, 2, :, 24], [-1, -0.5, 0, 0.5, 1])  # x along a row
+    np.testing.assert_allclose(grid[1, :, 4, 25], [-1, -0.5, 0, 0.5, 1])  # y down a column

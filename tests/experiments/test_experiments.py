@@ -50,6 +50,30 @@ def test_rmc_nth_farthest_is_the_papers_comparison():
     assert paper["nth farthest/dnc"].core_args["controller_layers"] == 2
 
 
+def test_rmc_boxworld_is_the_papers_agent_and_counts_solved_levels(tmp_path):
+    from memrl.experiments.rmc_boxworld import evaluate_solved
+    from memrl.run.folder import RunFolder
+
+    for preset in ("cpu", "paper"):
+        runs = experiments.get("rmc-boxworld", preset).runs
+        assert sorted(runs) == ["boxworld/conv-lstm", "boxworld/rmc"]
+        for config in runs.values():
+            assert (config.env, config.num_envs, config.rollout_len, config.entropy_coef, config.gamma) == ("boxworld/viewport", 32, 40, 0.005, 0.99)
+            assert (config.conv_channels, config.conv_kernels, config.conv_coordinates) == ((12, 24), (2, 2), True)
+        rmc = runs["boxworld/rmc"].core_args
+        assert rmc["mem_slots"] * rmc["num_heads"] * rmc["head_size"] == 1024 and rmc["gate_style"] == "memory"
+    assert experiments.get("rmc-boxworld", "paper").runs["boxworld/rmc"].total_steps == 1_000_000_000
+    config = experiments.get("rmc-boxworld", "cpu").runs["boxworld/rmc"]
+    config = dataclasses.replace(config, core_args=dict(mem_slots=2, num_heads=1, head_size=4), num_envs=4, total_steps=4 * 40, updates_per_chunk=1)
+    folder = RunFolder(tmp_path / "boxworld/rmc")
+    folder.prepare(config)
+    from memrl.run.launch import train_seeds
+
+    train_seeds(config, folder, [0])
+    solved = evaluate_solved({"boxworld/rmc": folder}, tmp_path)["solved"]["boxworld/rmc"]
+    assert solved["levels"] > 0 and 0.0 <= solved["fraction_solved"] <= 1.0
+
+
 def test_amrl_tmaze_counts_the_seeds_that_solve_t_ls_and_when(tmp_path):
     from memrl.experiments.amrl_tmaze import evaluate_solving
     from memrl.run.folder import RunFolder

@@ -68,6 +68,7 @@ class ActorCritic(nn.Module):
     conv_channels: tuple[int, ...] = (16, 32, 32)
     conv_kernels: tuple[int, ...] = (9, 3, 3)
     conv_strides: tuple[int, ...] = (9, 1, 1)
+    conv_coordinates: bool = False
     reconstruct: bool = False
 
     def initialize_carry(self, batch_shape):
@@ -109,7 +110,7 @@ class ActorCritic(nn.Module):
         """The CNN shared by every image part."""
         if self.encoder == "resnet":
             return ResNetEncoder(self.conv_channels, name="image_encoder")
-        return ConvEncoder(self.conv_channels, self.conv_kernels, self.conv_strides, name="image_encoder")
+        return ConvEncoder(self.conv_channels, self.conv_kernels, self.conv_strides, self.conv_coordinates, name="image_encoder")
 
     def _encode(self, obs, batch_ndim, image_encoder):
         if self.encoder not in ENCODERS:

@@ -2,7 +2,8 @@
 App. D.1-D.2; the decoders are the encoders' architectural transposes).
 
 - ``ConvEncoder``: ReLU convolutions (SAME padding, as patch products: ``nn/convolution.py``), (16, 32, 32) channels with kernels (9, 3, 3) and strides
-  (9, 1, 1) by default (the 99×99 Ballet frame becomes an 11×11 grid), flattened.
+  (9, 1, 1) by default (the 99×99 Ballet frame becomes an 11×11 grid), optionally tagged with x-y
+  coordinate channels (the RMC's BoxWorld agent, Santoro et al. 2018, App. A.3), flattened.
 - ``ResNetEncoder``: the IMPALA ResNet (Espeholt et al. 2018), the paper's ResNet option: per stack
   of ``channels``, a 3×3 convolution, 3×3 max-pooling with stride 2, and two residual blocks
   (ReLU, conv, ReLU, conv, add); a final ReLU, flattened. ``ResNetDecoder`` is its transpose.
@@ -48,13 +49,23 @@ class ConvEncoder(nn.Module):
     channels: Sequence[int] = (16, 32, 32)
     kernels: Sequence[int] = (9, 3, 3)
     strides: Sequence[int] = (9, 1, 1)
+    coordinates: bool = False
+    """append two channels holding each cell's x and y, evenly spaced in [-1, 1], to the last grid"""
 
     @nn.compact
     def __call__(self, image):
         x, batch = as_image_batch(image)
         for i, (c, k, s) in enumerate(zip(self.channels, self.kernels, self.strides)):
             x = nn.relu(PatchConv(c, k, s, name=f"conv_{i}")(x))
+        if self.coordinates:
+            x = jnp.concatenate([x, coordinate_channels(x.shape[0], x.shape[1], x.shape[2])], axis=-1)
         return x.reshape(batch + (-1,))
+
+
+def coordinate_channels(n: int, height: int, width: int) -> jax.Array:
+    """[n, height, width, 2]: x (the column) then y (the row), each evenly spaced in [-1, 1]."""
+    y, x = jnp.meshgrid(jnp.linspace(-1.0, 1.0, height), jnp.linspace(-1.0, 1.0, width), indexing="ij")
+    return jnp.broadcast_to(jnp.stack([x, y], -1), (n, height, width, 2))
 
 
 class ImageDecoder(nn.Module):

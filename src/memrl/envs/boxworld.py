@@ -94,7 +94,7 @@ class BoxWorld(Environment):
     """A ``grid_size``² BoxWorld (walls included) seen through a ``viewport`` window or in full."""
 
     observation: str = "viewport"
-    """viewport (the RMC paper's) or full (Zambaldi et al.'s)"""
+    """viewport (the RMC paper's) or full (Zambaldi et al.'s); fixed by the env's name"""
     grid_size: int = 14
     viewport: int = 5
     path_capacity: int = 5
@@ -252,6 +252,8 @@ def _random_cell(key, allowed: jax.Array) -> tuple[jax.Array, jax.Array]:
 
 
 def make_boxworld(observation: str, **overrides) -> BoxWorld:
+    if "observation" in overrides:
+        raise ValueError(f"the observation is fixed by the env's name (boxworld/{observation}); boxworld/viewport or boxworld/full")
     shape = {k: overrides.pop(k) for k in ("grid_size", "viewport", "path_capacity", "distractor_capacity") if k in overrides}
     return BoxWorld(observation, **shape, params=replace_params(BoxWorldParams(), "BoxWorld", **overrides))
 

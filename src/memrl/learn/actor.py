@@ -86,6 +86,7 @@ class ActorCriticLearner:
             conv_channels=config.conv_channels,
             conv_kernels=config.conv_kernels,
             conv_strides=config.conv_strides,
+            conv_coordinates=config.conv_coordinates,
             reconstruct=config.reconstruction_coef > 0,
         )
 

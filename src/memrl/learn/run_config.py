@@ -113,6 +113,8 @@ class RunConfig(ConfigRecord):
     """convolution kernel sizes (use 1 first for Ballet's compact ``cells`` observation)"""
     conv_strides: tuple[int, ...] = (9, 1, 1)
     """(kernels and strides are the "conv" encoder's; the ResNet's are fixed: 3×3, pooling stride 2)"""
+    conv_coordinates: bool = False
+    """tag the "conv" encoder's last feature grid with two channels of x and y positions in [-1, 1] (the RMC's BoxWorld agent)"""
     reconstruction_coef: float = 0.0
     """weight of the self-supervised loss of decoding the current image and tokens from the memory"""
     updates_per_chunk: int = 10
@@ -146,6 +148,8 @@ class RunConfig(ConfigRecord):
             raise ValueError("conv_channels, conv_kernels and conv_strides need one entry per layer each")
         if self.encoder == "resnet" and (self.conv_kernels, self.conv_strides) != (RunConfig.conv_kernels, RunConfig.conv_strides):
             raise ValueError("conv_kernels and conv_strides set the 'conv' encoder; the 'resnet' encoder uses 3×3 convolutions and stride-2 pooling")
+        if self.conv_coordinates and self.encoder != "conv":
+            raise ValueError(f"conv_coordinates tags the 'conv' encoder's features; encoder is {self.encoder!r}")
         self.check_ranges()
         if self.total_steps < self.steps_per_update:
             raise ValueError(f"total_steps ({self.total_steps}) is less than one update (num_envs * rollout_len = {self.steps_per_update})")
