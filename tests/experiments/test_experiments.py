@@ -74,6 +74,19 @@ def test_rmc_boxworld_is_the_papers_agent_and_counts_solved_levels(tmp_path):
     assert solved["levels"] > 0 and 0.0 <= solved["fraction_solved"] <= 1.0
 
 
+def test_rmc_lte_covers_table_1():
+    for preset in ("cpu", "paper"):
+        experiment = experiments.get("rmc-lte", preset)
+        assert set(experiment.panels()) == {"addition", "control", "full program", "copy", "reverse", "double"}
+        for run, config in experiment.runs.items():
+            memorisation = run.split("/")[0] in ("copy", "reverse", "double")
+            assert config.task_args["max_nesting"] == (1 if memorisation else 2) and config.task_args["curriculum"] == "mix"
+            assert config.head_widths == (256, 256, 256, 256) and config.core in ("rmc", "lstm-stack")
+        assert {(e.run, e.against) for e in experiment.expectations} == {(f"{p}/rmc", f"{p}/lstm") for p in experiment.panels()}
+    paper = experiments.get("rmc-lte", "paper").runs["full program/rmc"]
+    assert (paper.batch_size, paper.lr, paper.num_updates, paper.task_args["program"]) == (128, 1e-3, 200_000, "all")
+
+
 def test_amrl_tmaze_counts_the_seeds_that_solve_t_ls_and_when(tmp_path):
     from memrl.experiments.amrl_tmaze import evaluate_solving
     from memrl.run.folder import RunFolder
