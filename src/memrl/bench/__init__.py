@@ -3,7 +3,8 @@ same for the minimal single-file PPO-GRU loop in ``benchmarks/`` so the framewor
 as a ratio; then EPN (all-to-all and N×k) on the Memory&Planning Game: V-trace training throughput,
 and the time of one acting step as the episodic memory grows; then HTM against TrXL as the attended
 past grows, acting and learning (``htm_scaling``); then supervised training throughput (sequences/s
-and tokens/s) of lstm and gtrxl on copying and Nth Farthest. Figures, not tests."""
+and tokens/s) of lstm, gtrxl, rmc and dnc on copying and Nth Farthest; then the RMC's cost as its
+slots and heads grow (``rmc_scaling``) and the RMC paper's BoxWorld agents under V-trace. Figures, not tests."""
 
 from __future__ import annotations
 
@@ -117,7 +118,7 @@ def measure_supervised(task: str, core: str, updates: int) -> tuple[float, float
     return compile_s, sequences_per_s, sequences_per_s * length
 
 
-def supervised_table(updates: int, cores: tuple[str, ...] = ("lstm", "gtrxl")) -> None:
+def supervised_table(updates: int, cores: tuple[str, ...] = ("lstm", "gtrxl", "rmc", "dnc")) -> None:
     """Supervised throughput of ``cores`` on each task of ``SUPERVISED_SHAPES``."""
     table = Table(title=f"Supervised training, cores at their defaults, embedding 64, {jax.default_backend()}")
     for column in ("task", "core", "batch", "compile s", "sequences/s", "tokens/s"):
@@ -129,8 +130,29 @@ def supervised_table(updates: int, cores: tuple[str, ...] = ("lstm", "gtrxl")) -
     console.print(table)
 
 
+def rmc_tables(updates: int, slots: tuple[int, ...], heads: tuple[int, ...], head_size: int) -> None:
+    """The RMC's cost against its memory's shape, and the BoxWorld agents' V-trace throughput."""
+    from memrl.bench.rmc_scaling import rmc_cost_rows
+    from memrl.experiments.rmc_boxworld import boxworld_runs
+    from memrl.learn.impala import Impala
+
+    table = Table(title=f"RMC (head size {head_size}, input 64, batch 32): one acting step, and the gradient of a 32-step unroll per step")
+    for column in ("slots", "heads", "units", "step ms", "step MB", "train ms/step", "train MB"):
+        table.add_column(column)
+    for row in rmc_cost_rows(slots, heads, head_size):
+        table.add_row(str(row.slots), str(row.heads), f"{row.units:,}", f"{row.step_ms:.2f}", f"{row.step_mb:.1f}", f"{row.train_ms:.2f}", f"{row.train_mb:.1f}")
+    console.print(table)
+    table = Table(title=f"V-trace on boxworld/viewport, the RMC paper's agents, 32 envs x 40 steps, {jax.default_backend()}")
+    for column in ("agent", "compile s", "env steps/s"):
+        table.add_column(column)
+    for run, config in boxworld_runs("cpu").items():
+        compile_s, sps = time_training(Impala(config), updates)
+        table.add_row(run.split("/")[1], f"{compile_s:.1f}", f"{sps:,.0f}")
+    console.print(table)
+
+
 def command(
-    cores: tuple[str, ...] = ("gru", "lstm", "lstm-stack", "amrl-max", "amrl-avg", "set", "gtrxl"),
+    cores: tuple[str, ...] = ("gru", "lstm", "lstm-stack", "amrl-max", "amrl-avg", "set", "gtrxl", "rmc", "dnc"),
     updates: int = 3,
     epn: bool = True,
     epn_capacities: tuple[int, ...] = (100, 200, 400, 800),
@@ -139,6 +161,10 @@ def command(
     htm_width: int = 256,
     htm_layers: int = 2,
     supervised: bool = True,
+    rmc: bool = True,
+    rmc_slots: tuple[int, ...] = (1, 4, 8, 16),
+    rmc_heads: tuple[int, ...] = (1, 4, 8),
+    rmc_head_size: int = 64,
 ) -> None:
     """Training throughput (env steps/s after compile, compile time apart) per core; EPN's scaling.
 
@@ -151,7 +177,11 @@ def command(
         htm_pasts: attended past lengths (TrXL's cache, HTM's store of 16-step chunks, top-8).
         htm_width: d_model of both.
         htm_layers: layers of both.
-        supervised: also measure supervised training (lstm, gtrxl on copying and Nth Farthest).
+        supervised: also measure supervised training (lstm, gtrxl, rmc, dnc on copying and Nth Farthest).
+        rmc: also measure the RMC's cost against its slots and heads, and the BoxWorld agents (rmc, conv-lstm).
+        rmc_slots: memory slots of the RMC cost table.
+        rmc_heads: heads of the RMC cost table.
+        rmc_head_size: units per head in the RMC cost table.
     """
     table = Table(title=f"PPO on tmaze/T-LN, 64 envs x 128 steps, {jax.default_backend()} ({jax.devices()[0].device_kind})")
     for column in ("trainer", "compile s", "env steps/s", "ratio to minimal"):
@@ -172,6 +202,8 @@ def command(
         htm_table(htm_pasts, htm_width, htm_layers)
     if supervised:
         supervised_table(updates)
+    if rmc:
+        rmc_tables(updates, rmc_slots, rmc_heads, rmc_head_size)
 
 
 def htm_table(pasts: tuple[int, ...], width: int, layers: int) -> None:
