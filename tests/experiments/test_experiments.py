@@ -87,6 +87,26 @@ def test_rmc_lte_covers_table_1():
     assert (paper.batch_size, paper.lr, paper.num_updates, paper.task_args["program"]) == (128, 1e-3, 200_000, "all")
 
 
+def test_rmc_language_model_compares_models_of_equal_size_and_reads_fig_12():
+    import jax
+
+    from memrl.experiments.rmc_language_model import parameter_count, perplexities
+    from memrl.learn.supervised import SupervisedLearner
+
+    for preset in ("cpu", "paper"):
+        runs = experiments.get("rmc-language-model", preset).runs
+        assert sorted(runs) == ["python-docs/lstm", "python-docs/rmc"]
+        assert all(c.task_args["unroll"] == 100 and c.max_grad_norm == 0.1 and c.lr == 1e-3 for c in runs.values())
+    cpu = experiments.get("rmc-language-model", "cpu").runs
+    rmc, lstm = parameter_count(cpu["python-docs/rmc"]), parameter_count(cpu["python-docs/lstm"])
+    assert abs(rmc - lstm) < 0.1 * rmc  # "at equal parameters"
+    tiny = dataclasses.replace(cpu["python-docs/rmc"], core_args=dict(mem_slots=1, num_heads=1, head_size=4), embed_dim=4)
+    learner = SupervisedLearner(tiny)
+    result = perplexities(learner, learner.init(jax.random.PRNGKey(0)).params, words=60, unrolls=(1, 60))
+    assert result["unroll"]["60"] == pytest.approx(result["continuous"], rel=1e-5)  # one reset at the start: the continuous read
+    assert result["unroll"]["1"] != pytest.approx(result["continuous"], rel=1e-3)  # a reset at every word forgets the context
+
+
 def test_amrl_tmaze_counts_the_seeds_that_solve_t_ls_and_when(tmp_path):
     from memrl.experiments.amrl_tmaze import evaluate_solving
     from memrl.run.folder import RunFolder

@@ -16,6 +16,7 @@ TINY_TASKS = {
     "nth-farthest": dict(num_objects=3, num_features=2),
     "listops": dict(min_length=3, max_length=12, train_size=8, test_size=4),
     "learn-to-execute": dict(program="all", max_length=1, max_nesting=2, programs_per_level=8, test_programs=4),
+    "language-model": dict(unroll=3),
 }
 NAMED_INPUTS = {"epn", "epn-nxk"}  # refused by the sequence model (test_supervised)
 TASK_MODEL_TASKS = {"pai"}  # read only by a task model (htm-pai)

@@ -47,14 +47,16 @@ class SequenceModel(nn.Module):
         super().__post_init__()
 
     @nn.compact
-    def __call__(self, inputs: jax.Array) -> jax.Array:
-        """inputs [T, B] ids or [T, B, input_size] vectors -> logits [T, B, num_outputs]."""
+    def __call__(self, inputs: jax.Array, resets: jax.Array | None = None) -> jax.Array:
+        """inputs [T, B] ids or [T, B, input_size] vectors -> logits [T, B, num_outputs]. The core
+        starts from its initial carry at the first step and wherever ``resets`` [T, B] is true
+        (default: only at the first step)."""
         if self.input_kind == "tokens":
             x = nn.Embed(self.input_size, self.embed_dim, name="embedding")(inputs)
         else:
             x = nn.Dense(self.embed_dim, name="embedding")(inputs)
         length, batch = x.shape[:2]
         carry = self.core.initialize_carry(jax.random.PRNGKey(0), (batch,))
-        resets = jnp.zeros((length, batch), bool).at[0].set(True)
+        resets = (jnp.zeros((length, batch), bool) if resets is None else resets).at[0].set(True)
         _, ys = self.core.unroll(carry, x, resets)
         return nn.Dense(self.num_outputs, name="output")(MLP(self.head_widths, name="head")(ys))

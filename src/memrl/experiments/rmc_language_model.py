@@ -1,0 +1,161 @@
+"""RMC and LSTM language models on CPython's documentation, an analogue of the RMC paper's
+WikiText-103 experiment (Santoro et al. 2018, Sec. 5.4, Table 2, Fig. 12, App. A.4), which cannot
+be downloaded here (``tasks/language_model``: about 0.5M training words against 103M).
+
+Findings: at a similar parameter count the RMC reaches a lower perplexity than the LSTM (Table 2:
+WikiText-103 test 31.6 against the best LSTMs' 33-40); and (Fig. 12) the RMC loses less when the
+test text is unrolled in short pieces without carrying the state across them (about 1 perplexity
+against the LSTM's 5 at 100 steps): it relies on recent words.
+
+After training, each final model reads the held-out text (``evaluate_perplexity``) once
+continuously and then with its state reset every w words, for the unroll lengths of Fig. 12.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from memrl.experiments.base import Expectation, Experiment, PaperSetting, chosen_preset, register
+from memrl.learn.supervised_config import SupervisedConfig
+
+PRESETS = ("cpu", "paper")
+UNROLLS = (5, 10, 25, 50, 100, 200, 500)
+"""test unroll lengths of Fig. 12 (words between resets of the state)"""
+TEST_WORDS = 20_000
+"""held-out words read in the perplexity evaluation"""
+
+MODELS = {
+    "paper": {
+        "rmc": ("rmc", dict(mem_slots=1, num_heads=4, head_size=625, attention_mlp_layers=5, num_blocks=1), 512),
+        "lstm": ("lstm", dict(hidden=2048), 512),
+    },
+    "cpu": {
+        "rmc": ("rmc", dict(mem_slots=1, num_heads=4, head_size=64, attention_mlp_layers=5, num_blocks=1), 128),
+        "lstm": ("lstm", dict(hidden=300), 128),  # about the RMC's parameter count (the test checks within 10%)
+    },
+}
+TRAINING = {
+    "paper": dict(batch_size=384, lr=1e-3, max_grad_norm=0.1, total_steps=384 * 100_000, updates_per_chunk=1000),
+    "cpu": dict(batch_size=16, lr=1e-3, max_grad_norm=0.1, total_steps=16 * 3000, updates_per_chunk=250),
+}
+
+
+def language_model_runs(preset: str) -> dict[str, SupervisedConfig]:
+    return {
+        f"python-docs/{label}": SupervisedConfig(
+            task="language-model", task_args=dict(unroll=100), core=core, core_args=args, embed_dim=embed, **TRAINING[preset],
+        )
+        for label, (core, args, embed) in MODELS[preset].items()
+    }
+
+
+def parameter_count(config: SupervisedConfig) -> int:
+    from memrl.learn.supervised import SupervisedLearner
+
+    shapes = jax.eval_shape(SupervisedLearner(config).init, jax.random.PRNGKey(0)).params
+    return int(sum(np.prod(a.shape) for a in jax.tree.leaves(shapes)))
+
+
+def perplexities(learner, params, words: int = TEST_WORDS, unrolls: tuple[int, ...] = UNROLLS) -> dict:
+    """Perplexity of the model on the first ``words`` + 1 held-out tokens, read continuously and
+    with the state reset every w tokens (one compile: the resets are an input)."""
+    stream = learner.task.stream("test")[: words + 1]
+    inputs, targets = jnp.asarray(stream[:-1])[:, None], jnp.asarray(stream[1:])[:, None]
+
+    @jax.jit
+    def loss(resets):
+        logits = learner.model.apply(params, inputs, resets)
+        return -jnp.mean(jnp.take_along_axis(jax.nn.log_softmax(logits), targets[..., None], axis=-1))
+
+    steps = np.arange(len(inputs))[:, None]
+    continuous = float(np.exp(loss(jnp.zeros(inputs.shape, bool))))
+    return {"continuous": continuous, "unroll": {str(w): float(np.exp(loss(jnp.asarray(steps % w == 0)))) for w in unrolls}}
+
+
+def evaluate_perplexity(folders: dict, out: Path) -> dict:
+    """Per run: parameters, held-out perplexity (continuous and per test unroll), the increase at
+    100-word unrolls (``loss_at_100``), and Fig. 12's figure."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from rich.table import Table
+
+    from memrl.console import console
+    from memrl.experiments.final_agents import final_params
+    from memrl.learn.learners import learner_for
+
+    results = {}
+    for run, folder in folders.items():
+        config = folder.load_config()
+        learner = learner_for(config)
+        per_seed = [perplexities(learner, params) for params in final_params(folder)]
+        if per_seed:
+            continuous = float(np.mean([p["continuous"] for p in per_seed]))
+            unroll = {w: float(np.mean([p["unroll"][w] for p in per_seed])) for w in per_seed[0]["unroll"]}
+            results[run] = {"parameters": parameter_count(config), "continuous": continuous, "unroll": unroll, "loss_at_100": unroll["100"] - continuous}
+    table = Table(title=f"held-out perplexity ({TEST_WORDS:,} words), continuous and with the state reset every w words (Fig. 12)")
+    for column in ("run", "parameters", "continuous", *(f"w={w}" for w in UNROLLS)):
+        table.add_column(column)
+    fig, ax = plt.subplots(figsize=(5, 3.5))
+    for run, row in results.items():
+        table.add_row(run, f"{row['parameters']:,}", f"{row['continuous']:.1f}", *(f"{row['unroll'][str(w)]:.1f}" for w in UNROLLS))
+        ax.plot(UNROLLS, [row["unroll"][str(w)] - row["continuous"] for w in UNROLLS], marker="o", label=run.split("/")[1])
+    console.print(table)
+    ax.set_xscale("log")
+    ax.set_xlabel("test unroll length (words)")
+    ax.set_ylabel("perplexity above the continuous read")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(out / "perplexity_vs_unroll.png", dpi=120)
+    plt.close(fig)
+    return {"perplexity": results}
+
+
+SETTINGS = (
+    PaperSetting("corpus", "WikiText-103: 103M training words, vocabulary ~250k (Sec. 4.3)", "task_args.corpus_name",
+                 "not downloadable here: CPython's documentation, ~0.5M words, vocabulary ~8.5k (tasks/language_model)"),
+    PaperSetting("truncated BPTT window", "100 (A.4)", "task_args.unroll"),
+    PaperSetting("state across windows", "carried (A.4)", "", "memrl's supervised learner samples windows and starts each from the initial state",
+                 fixed="each window starts fresh"),
+    PaperSetting("optimiser, learning rate", "Adam, 1e-3 (A.4)", "lr"),
+    PaperSetting("gradient clip (L2 norm)", "0.1 (A.4)", "max_grad_norm"),
+    PaperSetting("batch", "384 (6 GPUs x 64, A.4)", "batch_size", "cpu: 16 (the 8.5k-word softmax dominates a CPU update)"),
+    PaperSetting("word embedding", "512, dropout 0.5, tied to the softmax (A.4)", "embed_dim",
+                 "memrl's sequence model has neither dropout nor tied weights; cpu: 128"),
+    PaperSetting("RMC memory", "1 memory of 2500 units, 4 heads (A.4)", "core_args.head_size", "cpu: 4 heads of 64 (256 units)"),
+    PaperSetting("RMC MLP layers", "5 (A.4)", "core_args.attention_mlp_layers"),
+    PaperSetting("RMC attention blocks", "1 (A.4)", "core_args.num_blocks"),
+    PaperSetting("LSTM", "published baselines (Table 2), not trained in the paper", "core_args.hidden",
+                 "memrl trains one at about the RMC's parameter count"),
+    PaperSetting("sequences per run", "not stated (Fig. 11: 6 GPUs)", "total_steps", "cpu: about 9 passes over the corpus"),
+)
+
+
+def rmc_language_model(preset: str | None = None) -> Experiment:
+    """The experiment with ``preset`` (default: the current JAX backend's)."""
+    preset = chosen_preset(preset, PRESETS)
+    return Experiment(
+        name="rmc-language-model",
+        version=1,
+        description="RMC and LSTM word-level language models of about equal size on CPython's documentation (a WikiText-103 analogue)",
+        reproduces="Santoro et al. 2018, Table 2 and Fig. 12 (lower perplexity; less loss from short test unrolls)",
+        runs=language_model_runs(preset),
+        expectations=(
+            Expectation("python-docs/rmc", "<", None, "the RMC's held-out perplexity below the LSTM's (Table 2)",
+                        evaluated=("perplexity", "continuous"), against="python-docs/lstm"),
+            Expectation("python-docs/rmc", "<", None, "the RMC loses less than the LSTM from 100-word test unrolls (Fig. 12)",
+                        evaluated=("perplexity", "loss_at_100"), against="python-docs/lstm"),
+        ),
+        evaluation=evaluate_perplexity,
+        preset=preset,
+        presets=PRESETS,
+        settings=SETTINGS,
+    )
+
+
+register("rmc-language-model", rmc_language_model)
