@@ -7,7 +7,7 @@ from memrl import cores, envs, tasks
 from memrl.settings import check_settings, fits, settings_of
 
 ENTRIES = [(cores.CORES, n) for n in cores.names()] + [(tasks.TASKS, n) for n in tasks.names()] + [
-    (envs.ENVS, n) for n in ("tmaze/T-LSO", "memory-planning/4x4", "graph-nav/5", "ballet/2_delay16", "pvm", "boxworld/viewport", "gymnax/CartPole-v1")
+    (envs.ENVS, n) for n in ("tmaze/T-LSO", "memory-planning/4x4", "graph-nav/5", "ballet/2_delay16", "pvm", "boxworld/viewport", "minipacman/viewport", "gymnax/CartPole-v1")
 ]
 
 

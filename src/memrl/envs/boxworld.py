@@ -251,11 +251,11 @@ def _random_cell(key, allowed: jax.Array) -> tuple[jax.Array, jax.Array]:
     return flat // allowed.shape[1], flat % allowed.shape[1]
 
 
-def make_boxworld(observation: str, **overrides) -> BoxWorld:
+def make_boxworld(kind: str, **overrides) -> BoxWorld:
     if "observation" in overrides:
-        raise ValueError(f"the observation is fixed by the env's name (boxworld/{observation}); boxworld/viewport or boxworld/full")
+        raise ValueError(f"the observation is fixed by the env's name (boxworld/{kind}); boxworld/viewport or boxworld/full")
     shape = {k: overrides.pop(k) for k in ("grid_size", "viewport", "path_capacity", "distractor_capacity") if k in overrides}
-    return BoxWorld(observation, **shape, params=replace_params(BoxWorldParams(), "BoxWorld", **overrides))
+    return BoxWorld(kind, **shape, params=replace_params(BoxWorldParams(), "BoxWorld", **overrides))
 
 
 for _observation in OBSERVATIONS:
