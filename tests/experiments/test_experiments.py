@@ -107,6 +107,14 @@ def test_rmc_language_model_compares_models_of_equal_size_and_reads_fig_12():
     assert result["unroll"]["1"] != pytest.approx(result["continuous"], rel=1e-3)  # a reset at every word forgets the context
 
 
+def test_rmc_pacman_compares_rmc_and_lstm_in_both_views():
+    for preset in ("cpu", "paper"):
+        experiment = experiments.get("rmc-pacman", preset)
+        assert sorted(experiment.runs) == ["full/lstm", "full/rmc", "viewport/lstm", "viewport/rmc"]
+        assert experiment.runs["viewport/rmc"].env == "minipacman/viewport" and experiment.runs["full/lstm"].env == "minipacman/full"
+        assert {(e.run, e.against) for e in experiment.expectations} == {("viewport/rmc", "viewport/lstm"), ("full/rmc", "full/lstm")}
+
+
 def test_amrl_tmaze_counts_the_seeds_that_solve_t_ls_and_when(tmp_path):
     from memrl.experiments.amrl_tmaze import evaluate_solving
     from memrl.run.folder import RunFolder
