@@ -19,6 +19,15 @@ from memrl.registry import Registry
 HIDDEN = {"parent", "name"}  # Linen's own module fields
 
 
+def check_positive(owner, *fields: str) -> None:
+    """Refuse settings of ``owner`` (a core, task or other dataclass) that are not positive
+    integers, naming the class and the field."""
+    for name in fields:
+        value = getattr(owner, name)
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            raise ValueError(f"{type(owner).__name__}.{name} must be a positive integer, got {value!r}")
+
+
 @dataclasses.dataclass(frozen=True)
 class Setting:
     """One setting: its name, type, default and the docstring under its field."""

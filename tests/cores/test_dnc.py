@@ -136,7 +136,7 @@ def test_step_keeps_weights_and_usage_in_range():
     np.testing.assert_allclose(np.diagonal(state.link, axis1=-2, axis2=-1), 0.0)
 
 
-@pytest.mark.parametrize("settings, message", [(dict(memory_size=0), "memory_size must be >= 1"), (dict(clip_value=-1.0), "clip_value must be >= 0")])
+@pytest.mark.parametrize("settings, message", [(dict(memory_size=0), "DNC.memory_size must be a positive integer"), (dict(clip_value=-1.0), "clip_value must be >= 0")])
 def test_bad_settings_are_refused(settings, message):
     with pytest.raises(ValueError, match=message):
         cores.make("dnc", **settings)

@@ -89,7 +89,7 @@ def test_the_store_is_read_once_a_chunk_is_written(episodes):
         (dict(k=5), "k \\(5\\) must be between 1 and num_chunks \\(2\\)"),
         (dict(chunk_overlap=3), "chunk_overlap \\(3\\) must be in \\[0, chunk_size=3\\)"),
         (dict(d_model=9), "d_model \\(9\\) must be divisible by num_heads \\(2\\)"),
-        (dict(window=0), "window must be >= 1"),
+        (dict(window=0), "window must be a positive integer"),
     ],
 )
 def test_bad_configuration_is_refused(fields, message):

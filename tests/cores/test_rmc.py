@@ -115,8 +115,8 @@ def test_unroll_stacks_the_attention_weights_over_time():
 @pytest.mark.parametrize(
     "settings, message",
     [
-        (dict(mem_slots=0), "mem_slots must be >= 1"),
-        (dict(num_heads=0), "num_heads must be >= 1"),
+        (dict(mem_slots=0), "RelationalMemory.mem_slots must be a positive integer"),
+        (dict(num_heads=0), "num_heads must be a positive integer"),
         (dict(key_size=0), "key_size must be >= 1"),
         (dict(gate_style="slot"), "gate_style must be one of"),
     ],

@@ -17,6 +17,7 @@ import jax.numpy as jnp
 import flax.linen as nn
 
 from memrl.cores.base import MemoryCore, register
+from memrl.settings import check_positive
 from memrl.nn.convolution import PatchConv
 
 
@@ -31,9 +32,7 @@ class ConvLSTM(MemoryCore):
     """size of the gate convolutions (RMC's baseline: 2)"""
 
     def __post_init__(self):
-        for field in ("grid", "channels", "kernel"):
-            if getattr(self, field) < 1:
-                raise ValueError(f"conv-lstm {field} must be >= 1, got {getattr(self, field)}")
+        check_positive(self, "grid", "channels", "kernel")
         super().__post_init__()
 
     def initialize_carry(self, rng, batch_shape):

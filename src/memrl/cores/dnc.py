@@ -29,6 +29,7 @@ import flax.linen as nn
 from memrl.cores import dnc_addressing as addressing
 from memrl.cores.base import MemoryCore, register
 from memrl.cores.lstm import LSTMCellFused, lstm_zeros
+from memrl.settings import check_positive
 
 
 class DNCState(NamedTuple):
@@ -63,9 +64,7 @@ class DNC(MemoryCore):
     """clip of the controller state and output and of the final output (train.py: 20; 0 = none)"""
 
     def __post_init__(self):
-        for field in ("memory_size", "word_size", "num_reads", "num_writes", "hidden", "controller_layers", "output_size"):
-            if getattr(self, field) < 1:
-                raise ValueError(f"dnc {field} must be >= 1, got {getattr(self, field)}")
+        check_positive(self, "memory_size", "word_size", "num_reads", "num_writes", "hidden", "controller_layers", "output_size")
         if self.clip_value < 0:
             raise ValueError(f"dnc clip_value must be >= 0 (0: no clipping), got {self.clip_value}")
         super().__post_init__()
@@ -88,9 +87,11 @@ class DNC(MemoryCore):
         h = jnp.concatenate([x.reshape(batch, -1), state.read_words.reshape(batch, -1)], axis=-1)
         controller = []
         for layer in range(self.controller_layers):
+            # each layer reads the unclipped output of the one below; the state is clipped after
+            # the whole stack, as the official core clips its controller's output and state
             (c, h), _ = LSTMCellFused(self.hidden, name=f"controller_{layer}")(state.controller[layer], h)
             controller.append((self._clip(c), self._clip(h)))
-        h = controller[-1][1]  # clipped, as the official controller output
+        h = controller[-1][1]
         interface = self._interface(h)
         usage = addressing.usage_after_write_and_read(state.usage, state.write_weights, interface["free_gates"], state.read_weights)
         write_weights = self._write_weights(interface, state.memory, usage)

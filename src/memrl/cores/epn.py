@@ -36,6 +36,7 @@ import jax.numpy as jnp
 import flax.linen as nn
 
 from memrl.cores.base import MemoryCore, register
+from memrl.settings import check_positive
 
 
 def attention_mask(query_valid: jax.Array, key_valid: jax.Array) -> jax.Array:
@@ -87,9 +88,7 @@ class EPN(MemoryCore):
     def __post_init__(self):
         if self.variant not in ("a2a", "nxk"):
             raise ValueError(f"variant must be 'a2a' or 'nxk', got {self.variant!r}")
-        for name in ("capacity", "embed_dim", "width", "num_heads", "iterations", "k"):
-            if getattr(self, name) < 1:
-                raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
+        check_positive(self, "capacity", "embed_dim", "width", "num_heads", "iterations", "k")
         if self.width % self.num_heads:
             raise ValueError(f"width ({self.width}) must be divisible by num_heads ({self.num_heads})")
         super().__post_init__()

@@ -27,6 +27,7 @@ from memrl.cores.sliding_window import slide, window_mask
 from memrl.nn.attention import RelativeMultiHeadAttention
 from memrl.nn.gating import residual
 from memrl.nn.hierarchical_attention import HierarchicalMemoryAttention
+from memrl.settings import check_positive
 
 
 STORE_FIELDS = ("contents", "keys", "store_valid", "pointer")  # what ``cross_episode`` keeps at a reset
@@ -131,11 +132,9 @@ class HierarchicalTransformerMemory(MemoryCore):
     """initial bias of the gates towards the identity"""
 
     def __post_init__(self):
+        check_positive(self, "d_model", "num_heads", "num_layers", "window", "chunk_size", "num_chunks")
         if self.d_model % self.num_heads:
             raise ValueError(f"d_model ({self.d_model}) must be divisible by num_heads ({self.num_heads})")
-        for field in ("num_layers", "window", "chunk_size", "num_chunks"):
-            if getattr(self, field) < 1:
-                raise ValueError(f"{field} must be >= 1, got {getattr(self, field)}")
         if not 1 <= self.k <= self.num_chunks:
             raise ValueError(f"k ({self.k}) must be between 1 and num_chunks ({self.num_chunks})")
         if not 0 <= self.chunk_overlap < self.chunk_size:

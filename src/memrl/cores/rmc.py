@@ -31,6 +31,7 @@ import jax.numpy as jnp
 import flax.linen as nn
 
 from memrl.cores.base import MemoryCore, register
+from memrl.settings import check_positive
 
 GATE_STYLES = ("unit", "memory", "none")
 LAYER_NORM_EPSILON = 1e-5  # sonnet v1's LayerNorm
@@ -86,9 +87,7 @@ class RelationalMemory(MemoryCore):
     """added to the forget gate before its sigmoid"""
 
     def __post_init__(self):
-        for field in ("mem_slots", "head_size", "num_heads", "num_blocks", "attention_mlp_layers"):
-            if getattr(self, field) < 1:
-                raise ValueError(f"rmc {field} must be >= 1, got {getattr(self, field)}")
+        check_positive(self, "mem_slots", "head_size", "num_heads", "num_blocks", "attention_mlp_layers")
         if self.key_size is not None and self.key_size < 1:
             raise ValueError(f"rmc key_size must be >= 1 (or None for head_size), got {self.key_size}")
         if self.gate_style not in GATE_STYLES:

@@ -25,6 +25,7 @@ from typing import Any, ClassVar, NamedTuple
 import jax
 
 from memrl.registry import Registry
+from memrl.settings import check_positive  # noqa: F401  (the tasks import it from here)
 
 TASKS: Registry = Registry("task")
 SPLITS = ("train", "test")
@@ -53,14 +54,6 @@ def check_split(split: str) -> int:
 def split_key(key: jax.Array, split: str) -> jax.Array:
     """``key`` moved to ``split``'s seed stream: the held-out stream never meets the training one."""
     return jax.random.fold_in(key, check_split(split))
-
-
-def check_positive(task, *fields: str) -> None:
-    """Refuse settings of ``task`` that are not positive integers, naming the field."""
-    for name in fields:
-        value = getattr(task, name)
-        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-            raise ValueError(f"{type(task).__name__}.{name} must be a positive integer, got {value!r}")
 
 
 @dataclasses.dataclass(frozen=True)
