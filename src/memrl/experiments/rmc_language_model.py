@@ -127,7 +127,7 @@ SETTINGS = (
     PaperSetting("batch", "384 (6 GPUs x 64, A.4)", "batch_size", "cpu: 16 (the 8.5k-word softmax dominates a CPU update)"),
     PaperSetting("word embedding", "512, dropout 0.5, tied to the softmax (A.4)", "embed_dim",
                  "memrl's sequence model has neither dropout nor tied weights; cpu: 128"),
-    PaperSetting("RMC memory", "1 memory of 2500 units, 4 heads (A.4)", "core_args.head_size", "cpu: 4 heads of 64 (256 units)"),
+    PaperSetting("RMC units per head", "625: 1 memory of 2500 units, 4 heads (A.4)", "core_args.head_size", "cpu: 4 heads of 64 (256 units)"),
     PaperSetting("RMC MLP layers", "5 (A.4)", "core_args.attention_mlp_layers"),
     PaperSetting("RMC attention blocks", "1 (A.4)", "core_args.num_blocks"),
     PaperSetting("LSTM", "published baselines (Table 2), not trained in the paper", "core_args.hidden",
