@@ -136,6 +136,27 @@ def test_step_keeps_weights_and_usage_in_range():
     np.testing.assert_allclose(np.diagonal(state.link, axis1=-2, axis2=-1), 0.0)
 
 
+def test_a_stacked_controller_clips_its_state_after_the_stack():
+    """Each controller layer reads the unclipped output of the layer below; the state is clipped
+    after the whole stack (deepmind/dnc clips its controller's output and state, not between layers)."""
+    from memrl.cores.lstm import LSTMCellFused
+
+    clip = 0.05
+    core = cores.make("dnc", memory_size=4, word_size=3, num_reads=1, hidden=8, controller_layers=2, output_size=8, clip_value=clip)
+    carry = core.initialize_carry(None, (2,))
+    x = 3.0 * jax.random.normal(jax.random.PRNGKey(7), (2, 5))
+    reset = jnp.zeros((2,), bool)
+    params = core.init(jax.random.PRNGKey(8), carry, x, reset)
+    state, _ = core.apply(params, carry, x, reset)
+    cell = LSTMCellFused(8)
+    controller_input = jnp.concatenate([x, carry.read_words.reshape(2, -1)], axis=-1)
+    (_, h0), _ = cell.apply({"params": params["params"]["controller_0"]}, carry.controller[0], controller_input)
+    (c1, h1), _ = cell.apply({"params": params["params"]["controller_1"]}, carry.controller[1], h0)
+    assert float(jnp.abs(h0).max()) > clip  # clipping h0 would change what the top layer reads
+    np.testing.assert_allclose(state.controller[1][0], jnp.clip(c1, -clip, clip), atol=1e-6)
+    np.testing.assert_allclose(state.controller[1][1], jnp.clip(h1, -clip, clip), atol=1e-6)
+
+
 @pytest.mark.parametrize("settings, message", [(dict(memory_size=0), "DNC.memory_size must be a positive integer"), (dict(clip_value=-1.0), "clip_value must be >= 0")])
 def test_bad_settings_are_refused(settings, message):
     with pytest.raises(ValueError, match=message):

@@ -17,8 +17,8 @@ import jax.numpy as jnp
 import flax.linen as nn
 
 from memrl.cores.base import MemoryCore, register
-from memrl.settings import check_positive
 from memrl.nn.convolution import PatchConv
+from memrl.settings import check_positive
 
 
 class ConvLSTM(MemoryCore):

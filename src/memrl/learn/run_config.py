@@ -7,6 +7,8 @@ import dataclasses
 import json
 from typing import ClassVar
 
+from memrl.settings import check_positive
+
 
 class ConfigRecord:
     """Seeds, the metrics a learner names, and the JSON record of a frozen config dataclass (every
@@ -29,10 +31,7 @@ class ConfigRecord:
 
     def check_ranges(self) -> None:
         """Refuse fields outside the ranges the class lists, naming the field and the range."""
-        for name in self.POSITIVE_INTS:
-            value = getattr(self, name)
-            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-                raise ValueError(f"{name} must be a positive integer, got {value!r}")
+        check_positive(self, *self.POSITIVE_INTS)
         for name in self.UNIT_INTERVAL:
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ValueError(f"{name} must lie in [0.0, 1.0], got {getattr(self, name)}")

@@ -25,7 +25,6 @@ from typing import Any, ClassVar, NamedTuple
 import jax
 
 from memrl.registry import Registry
-from memrl.settings import check_positive  # noqa: F401  (the tasks import it from here)
 
 TASKS: Registry = Registry("task")
 SPLITS = ("train", "test")

@@ -17,7 +17,8 @@ import dataclasses
 import jax
 import jax.numpy as jnp
 
-from memrl.tasks.base import SequenceBatch, SequenceTask, check_positive, register, split_key
+from memrl.settings import check_positive
+from memrl.tasks.base import SequenceBatch, SequenceTask, register, split_key
 
 BLANK, INDICATOR = 0, 9
 

@@ -31,8 +31,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from memrl.tasks.base import SequenceBatch, SequenceTask, check_positive, check_split, register, split_key
+from memrl.settings import check_positive
 from memrl.tasks.bank import cached_bank
+from memrl.tasks.base import SequenceBatch, SequenceTask, check_split, register, split_key
 
 CORPORA = ("python-docs",)
 SPECIALS = ("<unk>", "<eos>")

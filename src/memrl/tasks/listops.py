@@ -33,8 +33,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from memrl.settings import check_positive
 from memrl.tasks.bank import cached_bank
-from memrl.tasks.base import SequenceBatch, SequenceTask, check_positive, check_split, register
+from memrl.tasks.base import SequenceBatch, SequenceTask, check_split, register
 
 OPERATORS = ("[MIN", "[MAX", "[MED", "[SM")  # LRA's order: ``choice`` draws by position
 CLOSE = "]"

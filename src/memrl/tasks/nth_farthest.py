@@ -20,7 +20,8 @@ import dataclasses
 import jax
 import jax.numpy as jnp
 
-from memrl.tasks.base import SequenceBatch, SequenceTask, check_positive, register, split_key
+from memrl.settings import check_positive
+from memrl.tasks.base import SequenceBatch, SequenceTask, register, split_key
 
 
 @dataclasses.dataclass(frozen=True)

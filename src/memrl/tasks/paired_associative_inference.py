@@ -36,7 +36,8 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
-from memrl.tasks.base import SequenceBatch, SequenceTask, check_positive, check_split, register
+from memrl.settings import check_positive
+from memrl.tasks.base import SequenceBatch, SequenceTask, check_split, register
 
 POOL_SEED = 2020  # the pools are fixed: split i uses PRNGKey(POOL_SEED + i)
 
