@@ -216,6 +216,45 @@ def test_final_agents_run_on_another_environment_and_core_setting(tmp_path):
     assert len(rewards) == 1 and rewards[0].shape == (6, 2)
 
 
+def test_held_out_evaluation_scores_the_final_model_on_fresh_held_out_sequences(tmp_path):
+    """The accuracy equals an argmax count on the same held-out sequences; every run sees the same ones."""
+    import jax
+    import numpy as np
+
+    from memrl.experiments.final_agents import final_params, held_out_accuracy, held_out_evaluation
+    from memrl.learn.supervised import SupervisedLearner
+    from memrl.learn.supervised_config import SupervisedConfig
+    from memrl.run.folder import RunFolder
+    from memrl.run.launch import train_seeds
+
+    config = SupervisedConfig(
+        task="nth-farthest", task_args=dict(num_objects=4, num_features=4), core="lstm", core_args={"hidden": 8},
+        embed_dim=8, head_widths=(8,), batch_size=8, total_steps=16, updates_per_chunk=1,
+    )
+    folders = {}
+    for name in ("a", "b"):
+        folders[f"p/{name}"] = RunFolder(tmp_path / name)
+        folders[f"p/{name}"].prepare(config)
+        train_seeds(config, folders[f"p/{name}"], [0])
+    (accuracy,) = held_out_accuracy(folders["p/a"], 40, batch_size=20)
+
+    learner = SupervisedLearner(config)
+    (params,) = final_params(folders["p/a"])
+    right = 0
+    for key in jax.random.split(jax.random.PRNGKey(2018), 2):
+        batch = learner.task.with_batch_size(20).sample(key, "test")
+        logits = np.asarray(learner.model.apply(params, batch.inputs))
+        mask, targets = np.asarray(batch.target_mask), np.asarray(batch.targets)
+        assert mask.sum() == 20  # one scored step per sequence: the last
+        right += (logits.argmax(-1) == targets)[mask].sum()
+    assert accuracy["accuracy"] == pytest.approx(right / 40)
+
+    rows = held_out_evaluation(40, batch_size=20)(folders, tmp_path)["held_out"]
+    assert rows["p/a"]["accuracy"] == rows["p/b"]["accuracy"] == pytest.approx(right / 40) and rows["p/a"]["seeds"] == 1
+    with pytest.raises(ValueError, match="multiple of batch_size 1280"):
+        held_out_accuracy(folders["p/a"], 1000)
+
+
 @pytest.mark.parametrize("preset", ["cpu", "gpu", "paper"])
 def test_htm_ballet_presets_cover_the_issue(preset):
     from memrl.experiments.htm_ballet import preset_runs

@@ -8,6 +8,7 @@ import dataclasses
 import jax
 import numpy as np
 
+from memrl.experiments.base import Expectation
 from memrl.learn.learners import learner_for
 
 
@@ -36,3 +37,49 @@ def agent_rewards(config, params: list, key, num_steps: int, **overrides) -> lis
 def agent_episode_returns(config, params: list, key, num_steps: int, **overrides) -> list[np.ndarray]:
     """Per entry of ``params``: the returns of the episodes that ended (see ``agent_evaluations``)."""
     return [returns[done] for done, returns, _ in agent_evaluations(config, params, key, num_steps, **overrides)]
+
+
+def held_out_accuracy(folder, num_sequences: int, batch_size: int = 1280, seed: int = 2018) -> list[dict[str, float]]:
+    """Per seed of a supervised run: its final model's accuracies on ``num_sequences`` fresh
+    held-out sequences, the mean over batches of ``batch_size`` (one compile; the same sequences
+    for every run with the same task)."""
+    if num_sequences % batch_size:
+        raise ValueError(f"num_sequences must be a multiple of batch_size {batch_size}, got {num_sequences}")
+    learner = learner_for(folder.load_config())
+    evaluate = jax.jit(learner.evaluate, static_argnums=2)
+    keys = jax.random.split(jax.random.PRNGKey(seed), num_sequences // batch_size)
+    per_seed = []
+    for params in final_params(folder):
+        batches = [evaluate(params, key, batch_size) for key in keys]
+        per_seed.append({name: float(np.nanmean([b[name] for b in batches])) for name in batches[0]})
+    return per_seed
+
+
+def held_out_evaluation(num_sequences: int, batch_size: int = 1280):
+    """An experiment's ``evaluation``: each run's final accuracies on ``num_sequences`` held-out
+    sequences in batches of ``batch_size`` (``held_out_accuracy``), mean over seeds, as ``{"held_out": {run: {name: value}}}``;
+    prints a table."""
+    from rich.table import Table
+
+    from memrl.console import console
+
+    def evaluate(folders: dict, out) -> dict:
+        rows = {}
+        for run, folder in folders.items():
+            per_seed = held_out_accuracy(folder, num_sequences, batch_size)
+            if per_seed:
+                rows[run] = {name: float(np.mean([s[name] for s in per_seed])) for name in per_seed[0]} | {"seeds": len(per_seed)}
+        table = Table(title=f"final models on {num_sequences:,} held-out sequences (mean over seeds)")
+        for column in ("run", "accuracy", "token accuracy", "sequence accuracy", "seeds"):
+            table.add_column(column)
+        for run, row in rows.items():
+            table.add_row(run, *(f"{row[name]:.3f}" for name in ("accuracy", "token_accuracy", "sequence_accuracy")), str(row["seeds"]))
+        console.print(table)
+        return {"held_out": rows}
+
+    return evaluate
+
+
+def held_out_expectation(run: str, op: str, threshold: float | None, why: str, against: str = "") -> Expectation:
+    """An expectation on the final model's held-out accuracy from ``held_out_evaluation``."""
+    return Expectation(run, op, threshold, why, evaluated=("held_out", "accuracy"), against=against)
