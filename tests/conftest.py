@@ -22,6 +22,8 @@ SMALL_CORES = {  # every registered core at test sizes (`from conftest import SM
     "rmc": dict(mem_slots=2, head_size=4, num_heads=2, num_blocks=2),
     "dnc": dict(memory_size=6, word_size=4, num_reads=2, num_writes=1, hidden=16, output_size=16),
     "htm": dict(num_layers=2, d_model=16, num_heads=2, mlp_dim=16, window=3, chunk_size=2, num_chunks=4, k=2),
+    "tlb": dict(chunk_size=3, num_state=2, d_model=16, num_heads=2, mlp_dim=16),
+    "transformer": dict(chunk_size=4, d_model=16, num_heads=2, mlp_dim=16),
 }
 
 

@@ -103,6 +103,20 @@ def test_unroll_continues_from_its_carry(setup):
     jax.tree.map(lambda a, b: np.testing.assert_allclose(a, b, atol=1e-5), last_carry, whole_carry)
 
 
+def test_sequence_form_equals_unroll_from_the_initial_carry(setup):
+    """``core.sequence`` (TLB: whole chunks at once) equals the step-by-step unroll of fresh sequences."""
+    name, core, params, step, unroll = setup
+    if name in NAMED_INPUTS:
+        pytest.skip("named inputs: no plain sequence")
+    T, B = 8, 2
+    xs = jax.random.normal(jax.random.PRNGKey(6), (T, B, D))
+    carry = core.initialize_carry(jax.random.PRNGKey(0), (B,))
+    unrolled_carry, unrolled = unroll(params, carry, xs, jnp.zeros((T, B), bool).at[0].set(True))
+    sequence_carry, ys = jax.jit(lambda p, xs: core.apply(p, xs, method=core.sequence))(params, xs)
+    np.testing.assert_allclose(ys, unrolled, atol=1e-5)
+    jax.tree.map(lambda a, b: np.testing.assert_allclose(a, b, atol=1e-5), sequence_carry, unrolled_carry)
+
+
 def test_carry_shapes_and_dtypes_are_stable_under_jit(setup):
     name, core, params, step, unroll = setup
     carry = core.initialize_carry(jax.random.PRNGKey(0), (3,))
@@ -137,6 +151,7 @@ LEARN["trxl"].update(memory_length=24)
 LEARN["gtrxl"].update(memory_length=24)
 LEARN["trxl-topk"].update(memory_length=24)
 LEARN["htm"].update(window=4, chunk_size=4, num_chunks=6)  # the bit is only in the chunk store
+LEARN["transformer"].update(chunk_size=24)  # the whole sequence in one block
 ACCURACY_THRESHOLD = 0.9
 
 

@@ -2,7 +2,7 @@
 sequence tasks"):
 
     e_t = Embed(x_t)                  token embedding (token ids) or a linear map (vectors), width ``embed_dim``
-    y_1..T = core.unroll(e_1..T)      any registered core, from its initial carry, reset at the sequence start
+    y_1..T = core.sequence(e_1..T)    any registered core, from its initial carry, reset at the sequence start
     logits_t = Linear(MLP(y_t))       ``head_widths`` ReLU layers, then one output per class or bit
 
 Encoder/decoder tasks (Learning to Execute) are one stream through the same core, as sonnet's
@@ -24,7 +24,7 @@ SEQUENCE_INPUT_KINDS = ("tokens", "vectors")
 
 
 class SequenceModel(nn.Module):
-    """Embedding -> ``core.unroll`` -> per-step head (module docstring)."""
+    """Embedding -> ``core.sequence`` (or ``unroll`` with resets) -> per-step head (module docstring)."""
 
     core: MemoryCore
     input_kind: str
@@ -55,8 +55,9 @@ class SequenceModel(nn.Module):
             x = nn.Embed(self.input_size, self.embed_dim, name="embedding")(inputs)
         else:
             x = nn.Dense(self.embed_dim, name="embedding")(inputs)
-        length, batch = x.shape[:2]
-        carry = self.core.initialize_carry(jax.random.PRNGKey(0), (batch,))
-        resets = (jnp.zeros((length, batch), bool) if resets is None else resets).at[0].set(True)
-        _, ys = self.core.unroll(carry, x, resets)
+        if resets is None:
+            _, ys = self.core.sequence(x)
+        else:
+            carry = self.core.initialize_carry(jax.random.PRNGKey(0), x.shape[1:2])
+            _, ys = self.core.unroll(carry, x, resets.at[0].set(True))
         return nn.Dense(self.num_outputs, name="output")(MLP(self.head_widths, name="head")(ys))

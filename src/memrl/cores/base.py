@@ -5,6 +5,7 @@ Every core is a Linen module with
     carry = core.initialize_carry(rng, batch_shape)   # fixed-shape pytree
     carry, y = core(carry, x, reset)                  # one step, x [B, D], reset bool [B]
     carry, ys = core.unroll(carry, xs, resets)        # time-major xs [T, B, D], resets [T, B]
+    carry, ys = core.sequence(xs)                     # fresh sequences: the initial carry, reset at t = 0
 
 ``reset[b]`` replaces row b's carry by its initial value *before* the step. Initial carries are
 deterministic (zeros unless a core says otherwise), so the rng argument only keeps the signature
@@ -53,6 +54,13 @@ class MemoryCore(nn.Module):
         initial = self.initialize_carry(jax.random.PRNGKey(0), batch_shape)
         carry = reset_carry(carry, initial, reset)
         return self.step(carry, x, reset)
+
+    def sequence(self, xs):
+        """Fresh sequences xs [T, B, ...] (one episode each, from the initial carry) -> (carry, ys).
+        Default: ``unroll`` with a reset at the first step; a core with a faster whole-sequence
+        form (TLB's chunks) overrides it, and a test shows the two agree."""
+        resets = jnp.zeros(xs.shape[:2], bool).at[0].set(True)
+        return self.unroll(self.initialize_carry(jax.random.PRNGKey(0), xs.shape[1:2]), xs, resets)
 
     def unroll(self, carry, xs, resets):
         """Default unroll: ``lax.scan`` of the step over time (time-major inputs). What a step sows

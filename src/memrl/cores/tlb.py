@@ -1,0 +1,213 @@
+"""Temporal Latent Bottleneck (Didolkar et al. 2022, Sec. 2, Algorithm 1; LRA's ``transformer_tlb``).
+
+The input is cut into chunks of ``chunk_size`` K steps. The perceptual module (fast stream) is a
+Transformer over the chunk: ``num_reads`` times, R = ``self_per_read`` self-attention layers and
+then one cross-attention layer that reads the bottleneck state I (top-down, Eq. 3):
+
+    X = X + Attn(LN(X), LN(X), LN(X)),  X = X + FFN(LN(X))          self-attention layer
+    X = X + Attn(LN(X), LN(I), LN(I)),  X = X + FFN(LN(X))          cross-attention read (Eq. 3)
+
+When a chunk is complete, the N = ``num_state`` state vectors are updated from the chunk's outputs
+X̄ (Eq. 4), ``num_updates`` times:
+
+    Ī = I + Attn(LN(I), LN(X̄), LN(X̄)),   I' = Ī + FFN(LN(Ī))
+
+Where the paper is silent this follows LRA's ``transformer_tlb``: the state starts at zeros; a
+fixed sinusoidal encoding of the slot index is added to the state before each chunk's reads and
+update (and so stays in the state, as there); the chunk's steps get a sinusoidal encoding of their
+position within the chunk; attention has no biases; the FFN is Dense-GELU-Dense. Unlike LRA's
+classifier (bidirectional within a chunk, reading out the state) this core is causal within a
+chunk, the form the paper's autoregressive uses (BabyAI, decision transformer) need: step t sees
+the chunk's steps up to t and the state from before the chunk, and outputs its last layer.
+
+Two forms, equal on the same inputs (a test shows it):
+- streaming (``step``, ``unroll``): the carry holds the state, each self-attention layer's inputs of
+  the partial chunk, the chunk's outputs so far and the position in the chunk; a reset starts a new
+  chunk from the zero state anywhere;
+- sequence (``sequence``): whole chunks at once (one causal attention over K steps per layer), a
+  ``lax.scan`` over the T/K chunks; for fresh sequences (reset at the first step only).
+
+``num_state=0`` removes the bottleneck (no reads, no state): the ``transformer`` baseline, a causal
+Transformer over blocks of ``chunk_size`` steps (the whole sequence when it fits). ``top_down=False``
+keeps the state but drops the reads (the paper's "no top-down" ablation, where the perceptual
+module sees nothing before its chunk).
+"""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+import flax.linen as nn
+
+from memrl.cores.base import MemoryCore, register
+from memrl.nn.attention import sinusoid_encoding
+from memrl.settings import check_positive
+
+
+class AttentionBlock(nn.Module):
+    """Pre-LN attention of ``queries`` [B, Q, D] over ``keys`` [B, S, D] (``mask`` [B, Q, S], true =
+    may attend) with a residual, then a pre-LN FFN with a residual. Self-attention normalises
+    queries and keys with one LayerNorm, cross-attention with one each."""
+
+    num_heads: int
+    mlp_dim: int
+    cross: bool
+
+    @nn.compact
+    def __call__(self, queries, keys, mask=None):
+        norm = nn.LayerNorm(name="query_norm")
+        keys = (nn.LayerNorm(name="key_norm") if self.cross else norm)(keys)
+        attended = nn.MultiHeadDotProductAttention(
+            num_heads=self.num_heads, use_bias=False, kernel_init=nn.initializers.xavier_uniform(), name="attention"
+        )(norm(queries), keys, mask=None if mask is None else mask[:, None])
+        x = queries + attended
+        hidden = nn.gelu(nn.Dense(self.mlp_dim, name="mlp_in")(nn.LayerNorm(name="mlp_norm")(x)))
+        return x + nn.Dense(x.shape[-1], name="mlp_out")(hidden)
+
+
+class TemporalLatentBottleneck(MemoryCore):
+    """Perceptual Transformer over chunks with a slow bottleneck state (module docstring)."""
+
+    chunk_size: int = 10
+    """K: steps per chunk; the state updates once per chunk"""
+    num_state: int = 8
+    """N: bottleneck state vectors (0: no bottleneck, the Transformer baseline)"""
+    d_model: int = 64
+    """width of every layer and state vector (inputs are projected to it)"""
+    num_heads: int = 4
+    """attention heads"""
+    mlp_dim: int = 128
+    """hidden units of each FFN"""
+    num_reads: int = 1
+    """cross-attention reads from the state per chunk, each after ``self_per_read`` self-attention layers"""
+    self_per_read: int = 2
+    """R: self-attention layers per read"""
+    num_updates: int = 1
+    """cross-attention layers of the state update"""
+    top_down: bool = True
+    """read the state in the perceptual module (False: the no-top-down ablation)"""
+
+    def __post_init__(self):
+        check_positive(self, "chunk_size", "d_model", "num_heads", "mlp_dim", "num_reads", "self_per_read", "num_updates")
+        if not isinstance(self.num_state, int) or self.num_state < 0:
+            raise ValueError(f"TemporalLatentBottleneck.num_state must be a non-negative integer, got {self.num_state!r}")
+        if self.d_model % self.num_heads or self.d_model % 2:
+            raise ValueError(f"TemporalLatentBottleneck.d_model must be even and divisible by num_heads ({self.num_heads}), got {self.d_model}")
+        super().__post_init__()
+
+    @property
+    def reads_state(self) -> bool:
+        return self.top_down and self.num_state > 0
+
+    @property
+    def num_self_layers(self) -> int:
+        return self.num_reads * self.self_per_read
+
+    def setup(self):
+        self.input_projection = nn.Dense(self.d_model)
+        self.self_layers = [AttentionBlock(self.num_heads, self.mlp_dim, cross=False) for _ in range(self.num_self_layers)]
+        self.read_layers = [AttentionBlock(self.num_heads, self.mlp_dim, cross=True) for _ in range(self.num_reads if self.reads_state else 0)]
+        self.update_layers = [AttentionBlock(self.num_heads, self.mlp_dim, cross=True) for _ in range(self.num_updates if self.num_state else 0)]
+
+    def initialize_carry(self, rng, batch_shape):
+        return {
+            "state": jnp.zeros((*batch_shape, self.num_state, self.d_model)),
+            "inputs": jnp.zeros((*batch_shape, self.num_self_layers, self.chunk_size, self.d_model)),
+            "outputs": jnp.zeros((*batch_shape, self.chunk_size, self.d_model)),
+            "position": jnp.zeros(batch_shape, jnp.int32),
+        }
+
+    def state_with_positions(self, state):
+        return state + sinusoid_encoding(jnp.arange(self.num_state), self.d_model)
+
+    def perceive(self, h, state, self_keys):
+        """The perceptual module on chunk steps ``h`` [B, Q, D]: layer j's self-attention reads
+        ``self_keys(j, its input)`` -> (keys [B, S, D], mask [B, Q, S]); returns (outputs, the
+        inputs of each self-attention layer)."""
+        layer_inputs = []
+        for read in range(self.num_reads):
+            for r in range(self.self_per_read):
+                j = read * self.self_per_read + r
+                layer_inputs.append(h)
+                keys, mask = self_keys(j, h)
+                h = self.self_layers[j](h, keys, mask)
+            if self.reads_state:
+                h = self.read_layers[read](h, state)
+        return h, layer_inputs
+
+    def update_state(self, state, chunk_outputs):
+        """Eq. 4 on the state (with its slot encoding) and a complete chunk's outputs [B, K, D]."""
+        for layer in self.update_layers:
+            state = layer(state, chunk_outputs)
+        return state
+
+    def step(self, carry, x, reset):
+        position = carry["position"]
+        rows = jnp.arange(position.shape[0])
+        state = self.state_with_positions(carry["state"])
+        h = self.input_projection(x) + sinusoid_encoding(position, self.d_model)
+        mask = (jnp.arange(self.chunk_size)[None] <= position[:, None])[:, None]  # [B, 1, K]
+        buffers = []
+
+        def self_keys(j, h):
+            buffers.append(carry["inputs"][:, j].at[rows, position].set(h[:, 0]))
+            return buffers[-1], mask
+
+        y, _ = self.perceive(h[:, None], state, self_keys)
+        outputs = carry["outputs"].at[rows, position].set(y[:, 0])
+        complete = position == self.chunk_size - 1
+        if self.num_state:
+            if self.is_initializing():
+                updated = self.update_state(state, outputs)
+            else:  # skipped when no row completes a chunk (the common case when acting)
+                updated = nn.cond(jnp.any(complete), TemporalLatentBottleneck.update_state, lambda _, s, __: s, self, state, outputs)
+            state = jnp.where(complete[:, None, None], updated, carry["state"])
+        else:
+            state = carry["state"]
+        keep = ~complete[:, None, None]
+        carry = {
+            "state": state,
+            "inputs": jnp.stack(buffers, axis=1) * keep[:, None],
+            "outputs": outputs * keep,
+            "position": jnp.where(complete, 0, position + 1),
+        }
+        return carry, y[:, 0]
+
+    def sequence(self, xs):
+        """The sequence form on fresh sequences xs [T, B, D_in] (one episode each): chunk by chunk,
+        all of a chunk's steps at once -> (carry, ys [T, B, d_model]), equal to ``unroll`` from the
+        initial carry with a reset at the first step only."""
+        length, batch = xs.shape[:2]
+        k = self.chunk_size
+        chunks = -(-length // k)
+        padded = jnp.pad(xs, ((0, chunks * k - length),) + ((0, 0),) * (xs.ndim - 1))
+        h = self.input_projection(padded) + sinusoid_encoding(jnp.arange(chunks * k) % k, self.d_model)[:, None]
+        h = jnp.swapaxes(h.reshape(chunks, k, batch, self.d_model), 1, 2)  # [chunks, B, K, D]
+        causal = jnp.broadcast_to(jnp.tril(jnp.ones((k, k), bool)), (batch, k, k))
+        complete = jnp.arange(chunks) < length // k
+
+        def chunk_step(module, state, inputs):
+            h, complete = inputs
+            read = module.state_with_positions(state)
+            y, layer_inputs = module.perceive(h, read, lambda j, h: (h, causal))
+            if module.num_state:
+                state = jnp.where(complete, module.update_state(read, y), state)
+            return state, (y, jnp.stack(layer_inputs, axis=1))
+
+        scan = nn.scan(chunk_step, variable_broadcast="params", split_rngs={"params": False}, in_axes=0, out_axes=0)
+        state, (ys, layer_inputs) = scan(self, self.initialize_carry(None, (batch,))["state"], (h, complete))
+        ys = jnp.swapaxes(ys, 1, 2).reshape(chunks * k, batch, self.d_model)[:length]
+        filled = length % k
+        partial = jnp.arange(k) < filled
+        carry = {
+            "state": state,
+            "inputs": layer_inputs[-1] * partial[:, None] * (filled > 0),
+            "outputs": jnp.swapaxes(ys[length - filled :], 0, 1) if filled else jnp.zeros((batch, k, self.d_model)),
+            "position": jnp.full((batch,), filled, jnp.int32),
+        }
+        if filled:
+            carry["outputs"] = jnp.pad(carry["outputs"], ((0, 0), (0, k - filled), (0, 0)))
+        return carry, ys
+
+
+register("tlb", TemporalLatentBottleneck)
+register("transformer", lambda chunk_size=128, **kw: TemporalLatentBottleneck(chunk_size=chunk_size, num_state=0, **kw))
