@@ -216,6 +216,30 @@ def test_final_agents_run_on_another_environment_and_core_setting(tmp_path):
     assert len(rewards) == 1 and rewards[0].shape == (6, 2)
 
 
+def test_tlb_copying_compares_tlb_with_a_transformer_of_its_size_and_counts_samples_to_perfect(tmp_path):
+    from memrl.experiments.tlb_copying import evaluate_samples_to_perfect
+    from memrl.run.folder import RunFolder
+
+    paper = experiments.get("tlb-copying", "paper")
+    assert sorted(paper.panels()) == sorted(f"gap {g}" for g in (100, 200, 300, 400, 500, 600))
+    for run, config in paper.runs.items():
+        gap = config.task_args["gap"]
+        assert (config.batch_size, config.lr) == (100, 1e-4)
+        assert {k: config.core_args[k] for k in ("d_model", "mlp_dim", "num_reads", "self_per_read")} == dict(d_model=256, mlp_dim=512, num_reads=4, self_per_read=1)
+        if config.core == "tlb":
+            assert config.core_args["chunk_size"] == 10
+        else:  # the baseline sees the whole sequence in one block
+            assert config.core == "transformer" and config.core_args["chunk_size"] == 2 * 10 + gap + 1
+    assert all(e.run.endswith("/tlb") for e in paper.expectations)
+
+    config = experiments.get("tlb-copying", "cpu").runs["gap 100/tlb"]
+    folder = RunFolder(tmp_path / "gap 100/tlb")
+    folder.prepare(config)
+    folder.append_metrics(0, [{"sequences": 1000, "test_accuracy": 0.5}, {"sequences": 2000, "test_accuracy": 1.0}, {"sequences": 3000, "test_accuracy": 0.99}])
+    row = evaluate_samples_to_perfect({"gap 100/tlb": folder}, tmp_path)["samples_to_perfect"]["gap 100/tlb"]
+    assert row == {"per_seed": {"0": 2000}, "all_reached": True, "mean": 2000}
+
+
 def test_held_out_evaluation_scores_the_final_model_on_fresh_held_out_sequences(tmp_path):
     """The accuracy equals an argmax count on the same held-out sequences; every run sees the same ones."""
     import jax
