@@ -165,6 +165,11 @@ def command(
     rmc_slots: tuple[int, ...] = (1, 4, 8, 16),
     rmc_heads: tuple[int, ...] = (1, 4, 8),
     rmc_head_size: int = 64,
+    tlb: bool = True,
+    tlb_chunks: tuple[int, ...] = (1000, 100, 40, 20, 10),
+    tlb_length: int = 2000,
+    tlb_lengths: tuple[int, ...] = (500, 1000, 2000, 4000),
+    tlb_batch: int = 1,
 ) -> None:
     """Training throughput (env steps/s after compile, compile time apart) per core; EPN's scaling.
 
@@ -182,6 +187,11 @@ def command(
         rmc_slots: memory slots of the RMC cost table.
         rmc_heads: heads of the RMC cost table.
         rmc_head_size: units per head in the RMC cost table.
+        tlb: also measure TLB against a Transformer of its width (Table 5): inference and training time and memory.
+        tlb_chunks: TLB chunk sizes of the Table 5 comparison.
+        tlb_length: sequence length of the chunk-size table.
+        tlb_lengths: sequence lengths of the growth table (TLB with chunks of 100).
+        tlb_batch: sequences per batch in both TLB tables.
     """
     table = Table(title=f"PPO on tmaze/T-LN, 64 envs x 128 steps, {jax.default_backend()} ({jax.devices()[0].device_kind})")
     for column in ("trainer", "compile s", "env steps/s", "ratio to minimal"):
@@ -204,6 +214,35 @@ def command(
         supervised_table(updates)
     if rmc:
         rmc_tables(updates, rmc_slots, rmc_heads, rmc_head_size)
+    if tlb:
+        tlb_tables(tlb_chunks, tlb_length, tlb_lengths, tlb_batch)
+
+
+def tlb_tables(chunks: tuple[int, ...], length: int, lengths: tuple[int, ...], batch: int, repeats: int = 3) -> None:
+    """TLB against a Transformer of its width: Table 5's ratios per chunk size, then as the sequence grows."""
+    from memrl.bench.tlb_scaling import PAPER_RATIOS, ratios, tlb_cost, transformer_cost
+
+    base = transformer_cost(length, batch, repeats)
+    by_chunk = Table(title=f"TLB vs Transformer (Table 5), {length} steps, batch {batch}, width 256: speed = Transformer time / TLB time, "
+                           "memory = TLB / Transformer (paper's in brackets)")
+    for column in ("chunk", "TLB infer ms", "TLB train ms", "infer speed", "infer memory", "train speed", "train memory"):
+        by_chunk.add_column(column)
+    by_chunk.add_row("Transformer", f"{base.inference_ms:.1f}", f"{base.training_ms:.1f}", "1", f"1 ({base.inference_mb:.0f} MB)", "1",
+                     f"1 ({base.training_mb:.0f} MB)")
+    for chunk in chunks:
+        cost = tlb_cost(chunk, length, batch, repeats)
+        paper = PAPER_RATIOS.get(chunk)
+        cells = [f"{ours:.2f}" + (f" ({theirs})" if paper else "") for ours, theirs in zip(ratios(cost, base), paper or (None,) * 4)]
+        by_chunk.add_row(str(chunk), f"{cost.inference_ms:.1f}", f"{cost.training_ms:.1f}", *cells)
+    console.print(by_chunk)
+    growth = Table(title=f"TLB (chunks of 100) vs Transformer as the sequence grows, batch {batch}")
+    for column in ("steps", "Transformer infer / train ms", "TLB infer / train ms", "infer speed", "infer memory", "train speed", "train memory"):
+        growth.add_column(column)
+    for steps in lengths:
+        base, cost = transformer_cost(steps, batch, repeats), tlb_cost(100, steps, batch, repeats)
+        growth.add_row(str(steps), f"{base.inference_ms:.1f} / {base.training_ms:.1f}", f"{cost.inference_ms:.1f} / {cost.training_ms:.1f}",
+                       *(f"{r:.2f}" for r in ratios(cost, base)))
+    console.print(growth)
 
 
 def htm_table(pasts: tuple[int, ...], width: int, layers: int) -> None:
