@@ -108,7 +108,7 @@ def test_sequence_form_equals_unroll_from_the_initial_carry(setup):
     name, core, params, step, unroll = setup
     if name in NAMED_INPUTS:
         pytest.skip("named inputs: no plain sequence")
-    T, B = 8, 2
+    T, B = 9, 3  # the shapes of test_step_equals_unroll: its compiled unroll serves here too
     xs = jax.random.normal(jax.random.PRNGKey(6), (T, B, D))
     carry = core.initialize_carry(jax.random.PRNGKey(0), (B,))
     unrolled_carry, unrolled = unroll(params, carry, xs, jnp.zeros((T, B), bool).at[0].set(True))
