@@ -240,6 +240,18 @@ def test_tlb_copying_compares_tlb_with_a_transformer_of_its_size_and_counts_samp
     assert row == {"per_seed": {"0": 2000}, "all_reached": True, "mean": 2000}
 
 
+def test_tlb_listops_is_table_4_with_table_7s_chunk_sizes_in_the_paper_preset():
+    paper = experiments.get("tlb-listops", "paper").runs
+    assert sorted(paper) == sorted(["listops/tlb", "listops/transformer"] + [f"chunk size/tlb chunk {k}" for k in (2, 20, 500, 1000)])
+    for config in paper.values():
+        assert (config.batch_size, config.lr, config.lr_warmup, config.num_updates) == (32, 1e-4, 1000, 5000)
+        assert (config.task_args["min_length"], config.task_args["max_length"], config.task_args["train_size"]) == (500, 2000, 96_000)
+        assert (config.core_args["d_model"], config.core_args["mlp_dim"], config.core_args["num_reads"], config.core_args["self_per_read"]) == (64, 128, 2, 1)
+    assert (paper["listops/tlb"].core_args["chunk_size"], paper["listops/tlb"].core_args["num_state"]) == (100, 20)
+    assert paper["listops/transformer"].core == "transformer" and paper["listops/transformer"].core_args["chunk_size"] == 2000
+    assert [(e.run, e.against) for e in experiments.get("tlb-listops", "cpu").expectations] == [("listops/tlb", "listops/transformer")]
+
+
 def test_held_out_evaluation_scores_the_final_model_on_fresh_held_out_sequences(tmp_path):
     """The accuracy equals an argmax count on the same held-out sequences; every run sees the same ones."""
     import jax

@@ -64,6 +64,7 @@ def test_bit_targets_score_a_step_right_only_when_every_bit_is():
         (dict(embed_dim=0), "embed_dim must be a positive integer"),
         (dict(head_widths=(8, 0)), "head_widths must be positive integers"),
         (dict(lr=0.0), "lr must be > 0"),
+        (dict(lr_warmup=-1), "lr_warmup must be >= 0"),
         (dict(total_steps=16, batch_size=32), "less than one batch"),
         (dict(stages=("gap=3",)), r"'UPDATES key=value ...'.*UPDATES must be a positive integer"),
         (dict(stages=("0 gap=3",)), "UPDATES must be a positive integer"),
@@ -78,6 +79,23 @@ def test_bit_targets_score_a_step_right_only_when_every_bit_is():
 def test_bad_config_is_refused(kwargs, message):
     with pytest.raises(ValueError, match=message):
         SupervisedConfig(**kwargs)
+
+
+def test_the_learning_rate_warms_up_linearly():
+    """Adam's first step on a constant gradient moves each weight by about the learning rate: 0, then
+    a quarter, a half, three quarters of it, then all of it with a warm-up of 4 updates."""
+    import jax.numpy as jnp
+
+    from memrl.learn.optimizers import make_optimizer
+
+    optimizer = make_optimizer(0.1, max_grad_norm=1e9, warmup_steps=4)
+    params = jnp.zeros(3)
+    state = optimizer.init(params)
+    steps = []
+    for _ in range(6):
+        updates, state = optimizer.update(jnp.ones(3), state, params)
+        steps.append(float(-updates[0]))
+    np.testing.assert_allclose(steps, [0.0, 0.025, 0.05, 0.075, 0.1, 0.1], rtol=1e-4)  # Adam: g / (|g| + eps)
 
 
 def test_runs_are_deterministic_count_sequences_and_score_held_out_batches_per_chunk():

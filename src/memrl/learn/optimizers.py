@@ -8,9 +8,12 @@ import optax
 
 def make_optimizer(
     lr: float, max_grad_norm: float, kind: str = "adam", adam_eps: float = 1e-8,
-    rmsprop_decay: float = 0.99, rmsprop_eps: float = 1e-4, rmsprop_momentum: float = 0.0,
+    rmsprop_decay: float = 0.99, rmsprop_eps: float = 1e-4, rmsprop_momentum: float = 0.0, warmup_steps: int = 0,
 ) -> optax.GradientTransformation:
-    """Global-norm clipping at ``max_grad_norm``, then ``kind`` ("adam" or "rmsprop") at ``lr``."""
+    """Global-norm clipping at ``max_grad_norm``, then ``kind`` ("adam" or "rmsprop") at ``lr``,
+    reached linearly over the first ``warmup_steps`` updates when there are any."""
+    if warmup_steps:
+        lr = optax.linear_schedule(0.0, lr, warmup_steps)
     if kind == "adam":
         step = optax.adam(lr, eps=adam_eps)
     elif kind == "rmsprop":

@@ -46,11 +46,14 @@ class SupervisedConfig(ConfigRecord):
     """training sequences per seed"""
     batch_size: int = 32
     lr: float = 3e-4
+    lr_warmup: int = 0
+    """updates over which the learning rate rises linearly from 0 to ``lr`` (TLB's ListOps: 1000)"""
     max_grad_norm: float = 1.0
     updates_per_chunk: int = 100
 
     POSITIVE_INTS: ClassVar[tuple[str, ...]] = ("seeds", "total_steps", "batch_size", "updates_per_chunk", "embed_dim")
     POSITIVE: ClassVar[tuple[str, ...]] = ("lr", "max_grad_norm")
+    NON_NEGATIVE: ClassVar[tuple[str, ...]] = ("lr_warmup",)
 
     def __post_init__(self):
         from memrl import tasks
