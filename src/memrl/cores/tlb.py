@@ -15,7 +15,9 @@ X̄ (Eq. 4), ``num_updates`` times:
 Where the paper is silent this follows LRA's ``transformer_tlb``: the state starts at zeros; a
 fixed sinusoidal encoding of the slot index is added to the state before each chunk's reads and
 update (and so stays in the state, as there); the chunk's steps get a sinusoidal encoding of their
-position within the chunk; attention has no biases; the FFN is Dense-GELU-Dense. Unlike LRA's
+position within the chunk (LRA interleaves the sines and cosines, memrl concatenates them: a
+permutation of the features); attention has no biases; the FFN is Dense-GELU-Dense; no dropout
+(LRA: 0.1). Unlike LRA's
 classifier (bidirectional within a chunk, reading out the state) this core is causal within a
 chunk, the form the paper's autoregressive uses (BabyAI, decision transformer) need: step t sees
 the chunk's steps up to t and the state from before the chunk, and outputs its last layer.
