@@ -102,10 +102,8 @@ def test_the_past_reaches_a_chunk_only_through_the_state_read():
     assert first > 1e-6 and same_chunk > 1e-6
     first, same_chunk = past_reach("tlb", top_down=False)  # the ablation: perceptual module alone
     assert first == 0.0 and same_chunk > 1e-6
-    first, _ = past_reach("transformer", chunk_size=3)  # a transformer over blocks of 3
-    assert first == 0.0
-    first, _ = past_reach("transformer", chunk_size=9)  # the whole sequence in one block
-    assert first > 1e-6
+    first, _ = past_reach("transformer", chunk_size=3)  # a transformer over blocks of 3 (over the whole
+    assert first == 0.0  # sequence it remembers: the contract's learning test)
 
 
 @pytest.mark.parametrize(
