@@ -196,18 +196,15 @@ class TemporalLatentBottleneck(MemoryCore):
             return state, (y, jnp.stack(layer_inputs, axis=1))
 
         scan = nn.scan(chunk_step, variable_broadcast="params", split_rngs={"params": False}, in_axes=0, out_axes=0)
-        state, (ys, layer_inputs) = scan(self, self.initialize_carry(None, (batch,))["state"], (h, complete))
-        ys = jnp.swapaxes(ys, 1, 2).reshape(chunks * k, batch, self.d_model)[:length]
-        filled = length % k
-        partial = jnp.arange(k) < filled
+        state, (chunk_ys, layer_inputs) = scan(self, self.initialize_carry(None, (batch,))["state"], (h, complete))
+        partial = (jnp.arange(k) < length % k)[:, None]  # the last chunk's steps, if it is incomplete
         carry = {
             "state": state,
-            "inputs": layer_inputs[-1] * partial[:, None] * (filled > 0),
-            "outputs": jnp.swapaxes(ys[length - filled :], 0, 1) if filled else jnp.zeros((batch, k, self.d_model)),
-            "position": jnp.full((batch,), filled, jnp.int32),
+            "inputs": layer_inputs[-1] * partial,
+            "outputs": chunk_ys[-1] * partial,
+            "position": jnp.full((batch,), length % k, jnp.int32),
         }
-        if filled:
-            carry["outputs"] = jnp.pad(carry["outputs"], ((0, 0), (0, k - filled), (0, 0)))
+        ys = jnp.swapaxes(chunk_ys, 1, 2).reshape(chunks * k, batch, self.d_model)[:length]
         return carry, ys
 
 
