@@ -106,6 +106,28 @@ def test_the_past_reaches_a_chunk_only_through_the_state_read():
     assert first == 0.0  # sequence it remembers: the contract's learning test)
 
 
+def test_a_non_causal_chunk_sees_the_whole_chunk_and_nothing_later_and_not_its_padding():
+    """ViT's form (causal=False): the first step of a chunk reads the chunk's last step but not the
+    next chunk; the lone step of a last partial chunk sees only itself, as a causal first step does."""
+    xs = jax.random.normal(jax.random.PRNGKey(1), (7, 1, D))
+    outputs = {}
+    for causal in (True, False):
+        core = cores.make("transformer", chunk_size=3, d_model=8, num_heads=2, mlp_dim=12, causal=causal)
+        params = core.init(jax.random.PRNGKey(0), xs, method=core.sequence)
+        reach = jax.grad(lambda xs: core.apply(params, xs, method=core.sequence)[1][0].sum())(xs)
+        outputs[causal] = core.apply(params, xs, method=core.sequence)[1]
+        assert (float(jnp.abs(reach[2]).sum()) > 1e-6) == (not causal)  # step 0 reads step 2 of its chunk
+        assert float(jnp.abs(reach[3:]).sum()) == 0.0  # and nothing of the next chunks
+    np.testing.assert_allclose(outputs[False][6], outputs[True][6], atol=1e-6)  # padding unseen
+    assert not np.allclose(outputs[False][0], outputs[True][0])
+
+
+def test_a_non_causal_core_has_no_streaming_form():
+    core = cores.make("tlb", **(SIZES | dict(causal=False)))
+    with pytest.raises(ValueError, match="causal=False sees whole chunks and has no streaming form"):
+        core.init(jax.random.PRNGKey(0), core.initialize_carry(None, (1,)), jnp.zeros((1, D)), jnp.ones((1,), bool))
+
+
 @pytest.mark.parametrize(
     "settings, message",
     [

@@ -254,6 +254,22 @@ def test_tlb_listops_is_table_4_with_table_7s_chunk_sizes_in_the_paper_preset():
     assert [(e.run, e.against) for e in experiments.get("tlb-listops", "cpu").expectations] == [("listops/tlb", "listops/transformer")]
 
 
+def test_tlb_image_is_table_1_and_2_on_digits_with_the_papers_layers_and_optimiser():
+    paper = experiments.get("tlb-image", "paper").runs
+    assert sorted(paper) == ["digits/tlb", "digits/tlb no top-down", "digits/vit"]
+    for config in paper.values():
+        assert (config.batch_size, config.lr, config.weight_decay, config.seeds) == (128, 1e-3, 0.05, 3)
+        assert config.total_steps == 100 * 1_500 and config.core_args["causal"] is False
+    tlb, vit = paper["digits/tlb"].core_args, paper["digits/vit"].core_args
+    assert (tlb["num_reads"] * tlb["self_per_read"], tlb["self_per_read"], tlb["num_state"], tlb["chunk_size"]) == (6, 2, 5, 16)
+    assert paper["digits/vit"].core == "transformer" and (vit["num_reads"], vit["chunk_size"]) == (9, 64)
+    assert paper["digits/tlb no top-down"].core_args == tlb | {"top_down": False}
+    cpu = experiments.get("tlb-image", "cpu").runs
+    assert cpu["digits/tlb"].make_task().length == 16 and (cpu["digits/tlb"].core_args["chunk_size"], cpu["digits/vit"].core_args["chunk_size"]) == (4, 16)
+    assert {(e.run, e.against) for e in experiments.get("tlb-image", "cpu").expectations} == {
+        ("digits/tlb", "digits/vit"), ("digits/tlb", "digits/tlb no top-down")}
+
+
 def test_held_out_evaluation_scores_the_final_model_on_fresh_held_out_sequences(tmp_path):
     """The accuracy equals an argmax count on the same held-out sequences; every run sees the same ones."""
     import shutil

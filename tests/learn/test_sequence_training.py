@@ -17,6 +17,7 @@ TINY_TASKS = {
     "listops": dict(min_length=3, max_length=12, train_size=8, test_size=4),
     "learn-to-execute": dict(program="all", max_length=1, max_nesting=2, programs_per_level=8, test_programs=4),
     "language-model": dict(unroll=3),
+    "digits": dict(patch_size=4, test_size=10),
 }
 NAMED_INPUTS = {"epn", "epn-nxk"}  # refused by the sequence model (test_supervised)
 TASK_MODEL_TASKS = {"pai"}  # read only by a task model (htm-pai)

@@ -65,6 +65,7 @@ def test_bit_targets_score_a_step_right_only_when_every_bit_is():
         (dict(head_widths=(8, 0)), "head_widths must be positive integers"),
         (dict(lr=0.0), "lr must be > 0"),
         (dict(lr_warmup=-1), "lr_warmup must be >= 0"),
+        (dict(weight_decay=-0.1), "weight_decay must be >= 0"),
         (dict(total_steps=16, batch_size=32), "less than one batch"),
         (dict(stages=("gap=3",)), r"'UPDATES key=value ...'.*UPDATES must be a positive integer"),
         (dict(stages=("0 gap=3",)), "UPDATES must be a positive integer"),
@@ -96,6 +97,21 @@ def test_the_learning_rate_warms_up_linearly():
         updates, state = optimizer.update(jnp.ones(3), state, params)
         steps.append(float(-updates[0]))
     np.testing.assert_allclose(steps, [0.0, 0.025, 0.05, 0.075, 0.1, 0.1], rtol=1e-4)  # Adam: g / (|g| + eps)
+
+
+def test_weight_decay_is_decoupled_from_the_gradient():
+    """AdamW: with a zero gradient a weight w still shrinks by lr * decay * w per step; Adam leaves it."""
+    import jax.numpy as jnp
+
+    from memrl.learn.optimizers import make_optimizer
+
+    params = jnp.full(2, 3.0)
+    for decay, expected in ((0.5, -0.1 * 0.5 * 3.0), (0.0, 0.0)):
+        optimizer = make_optimizer(0.1, max_grad_norm=1e9, weight_decay=decay)
+        updates, _ = optimizer.update(jnp.zeros(2), optimizer.init(params), params)
+        np.testing.assert_allclose(updates, expected, atol=1e-7)
+    with pytest.raises(ValueError, match="weight_decay is AdamW's"):
+        make_optimizer(0.1, 1.0, kind="rmsprop", weight_decay=0.1)
 
 
 def test_runs_are_deterministic_count_sequences_and_score_held_out_batches_per_chunk():

@@ -17,20 +17,21 @@ fixed sinusoidal encoding of the slot index is added to the state before each ch
 update (and so stays in the state, as there); the chunk's steps get a sinusoidal encoding of their
 position within the chunk (LRA interleaves the sines and cosines, memrl concatenates them: a
 permutation of the features); attention has no biases; the FFN is Dense-GELU-Dense; no dropout
-(LRA: 0.1). Unlike LRA's
-classifier (bidirectional within a chunk, reading out the state) this core is causal within a
-chunk, the form the paper's autoregressive uses (BabyAI, decision transformer) need: step t sees
-the chunk's steps up to t and the state from before the chunk, and outputs its last layer.
+(LRA: 0.1). By default the core is causal within a chunk, the form the paper's autoregressive
+uses (BabyAI, decision transformer) need: step t sees the chunk's steps up to t and the state from
+before the chunk, and outputs its last layer. ``causal=False`` lets every step of a chunk see the
+whole chunk, as the paper's ViT + TLB and LRA's classifier do; it has the sequence form only.
 
 Two forms, equal on the same inputs (a test shows it):
 - streaming (``step``, ``unroll``): the carry holds the state, each self-attention layer's inputs of
   the partial chunk, the chunk's outputs so far and the position in the chunk; a reset starts a new
   chunk from the zero state anywhere;
-- sequence (``sequence``): whole chunks at once (one causal attention over K steps per layer), a
+- sequence (``sequence``): whole chunks at once (one attention over K steps per layer), a
   ``lax.scan`` over the T/K chunks; for fresh sequences (reset at the first step only).
 
 ``num_state=0`` removes the bottleneck (no reads, no state): the ``transformer`` baseline, a causal
-Transformer over blocks of ``chunk_size`` steps (the whole sequence when it fits). ``top_down=False``
+Transformer over blocks of ``chunk_size`` steps (the whole sequence when it fits; with
+``causal=False`` a bidirectional encoder, ViT's form on a sequence of patches). ``top_down=False``
 keeps the state but drops the reads (the paper's "no top-down" ablation, where the perceptual
 module sees nothing before its chunk).
 """
@@ -87,6 +88,8 @@ class TemporalLatentBottleneck(MemoryCore):
     """cross-attention layers of the state update"""
     top_down: bool = True
     """read the state in the perceptual module (False: the no-top-down ablation)"""
+    causal: bool = True
+    """attend to the chunk's earlier steps only (False: the whole chunk, ViT's form; sequence form only)"""
 
     def __post_init__(self):
         check_positive(self, "chunk_size", "d_model", "num_heads", "mlp_dim", "num_reads", "self_per_read", "num_updates")
@@ -143,6 +146,8 @@ class TemporalLatentBottleneck(MemoryCore):
         return state
 
     def step(self, carry, x, reset):
+        if not self.causal:
+            raise ValueError("a TemporalLatentBottleneck with causal=False sees whole chunks and has no streaming form (step, unroll); use sequence")
         position = carry["position"]
         rows = jnp.arange(position.shape[0])
         state = self.state_with_positions(carry["state"])
@@ -184,19 +189,21 @@ class TemporalLatentBottleneck(MemoryCore):
         padded = jnp.pad(xs, ((0, chunks * k - length),) + ((0, 0),) * (xs.ndim - 1))
         h = self.input_projection(padded) + sinusoid_encoding(jnp.arange(chunks * k) % k, self.d_model)[:, None]
         h = jnp.swapaxes(h.reshape(chunks, k, batch, self.d_model), 1, 2)  # [chunks, B, K, D]
-        causal = jnp.broadcast_to(jnp.tril(jnp.ones((k, k), bool)), (batch, k, k))
         complete = jnp.arange(chunks) < length // k
+        steps = jnp.where(complete, k, length % k)  # real steps per chunk: a non-causal chunk must not see the padding
+        visible = jnp.tril(jnp.ones((k, k), bool)) if self.causal else jnp.arange(k) < steps[:, None, None, None]
+        visible = jnp.broadcast_to(visible, (chunks, batch, k, k))
 
         def chunk_step(module, state, inputs):
-            h, complete = inputs
+            h, complete, visible = inputs
             read = module.state_with_positions(state)
-            y, layer_inputs = module.perceive(h, read, lambda j, h: (h, causal))
+            y, layer_inputs = module.perceive(h, read, lambda j, h: (h, visible))
             if module.num_state:
                 state = jnp.where(complete, module.update_state(read, y), state)
             return state, (y, jnp.stack(layer_inputs, axis=1))
 
         scan = nn.scan(chunk_step, variable_broadcast="params", split_rngs={"params": False}, in_axes=0, out_axes=0)
-        state, (chunk_ys, layer_inputs) = scan(self, self.initialize_carry(None, (batch,))["state"], (h, complete))
+        state, (chunk_ys, layer_inputs) = scan(self, self.initialize_carry(None, (batch,))["state"], (h, complete, visible))
         partial = (jnp.arange(k) < length % k)[:, None]  # the last chunk's steps, if it is incomplete
         carry = {
             "state": state,

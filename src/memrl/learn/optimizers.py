@@ -9,13 +9,17 @@ import optax
 def make_optimizer(
     lr: float, max_grad_norm: float, kind: str = "adam", adam_eps: float = 1e-8,
     rmsprop_decay: float = 0.99, rmsprop_eps: float = 1e-4, rmsprop_momentum: float = 0.0, warmup_steps: int = 0,
+    weight_decay: float = 0.0,
 ) -> optax.GradientTransformation:
     """Global-norm clipping at ``max_grad_norm``, then ``kind`` ("adam" or "rmsprop") at ``lr``,
-    reached linearly over the first ``warmup_steps`` updates when there are any."""
+    reached linearly over the first ``warmup_steps`` updates when there are any; Adam with
+    ``weight_decay`` above 0 is AdamW (decoupled decay, Loshchilov & Hutter 2019)."""
     if warmup_steps:
         lr = optax.linear_schedule(0.0, lr, warmup_steps)
+    if weight_decay and kind != "adam":
+        raise ValueError(f"weight_decay is AdamW's; the optimizer {kind!r} takes none")
     if kind == "adam":
-        step = optax.adam(lr, eps=adam_eps)
+        step = optax.adamw(lr, eps=adam_eps, weight_decay=weight_decay) if weight_decay else optax.adam(lr, eps=adam_eps)
     elif kind == "rmsprop":
         step = optax.rmsprop(lr, decay=rmsprop_decay, eps=rmsprop_eps, momentum=rmsprop_momentum or None, eps_in_sqrt=True)
     else:

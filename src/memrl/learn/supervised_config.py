@@ -48,12 +48,14 @@ class SupervisedConfig(ConfigRecord):
     lr: float = 3e-4
     lr_warmup: int = 0
     """updates over which the learning rate rises linearly from 0 to ``lr`` (TLB's ListOps: 1000)"""
+    weight_decay: float = 0.0
+    """decoupled weight decay: above 0, Adam becomes AdamW (TLB's image classification: 0.05)"""
     max_grad_norm: float = 1.0
     updates_per_chunk: int = 100
 
     POSITIVE_INTS: ClassVar[tuple[str, ...]] = ("seeds", "total_steps", "batch_size", "updates_per_chunk", "embed_dim")
     POSITIVE: ClassVar[tuple[str, ...]] = ("lr", "max_grad_norm")
-    NON_NEGATIVE: ClassVar[tuple[str, ...]] = ("lr_warmup",)
+    NON_NEGATIVE: ClassVar[tuple[str, ...]] = ("lr_warmup", "weight_decay")
 
     def __post_init__(self):
         from memrl import tasks
