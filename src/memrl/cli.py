@@ -213,7 +213,33 @@ def reproduce(
     run_experiment(experiment, out or experiments.base.default_out("-".join([name, *tags])), workers)
 
 
-COMMANDS = {"list": list_all, "train": train, "train-impala": train_impala, "train-supervised": train_supervised, "eval": evaluate, "plot": plot, "reproduce": reproduce}
+def babyai_demos(levels: str = "BossLevel", episodes: int = 1_000, test_episodes: int = 100, max_steps: int = 128, seed: int = 0) -> None:
+    """Make the BabyAI bot's demos for the babyai task once (kept in memrl's cache; the task with
+    the same settings reads them). Needs ``pip install 'memrl[babyai]'``.
+
+    Args:
+        levels: one level or several, comma-separated (see ``memrl list --task babyai``).
+        episodes: training demos per level.
+        test_episodes: held-out demos per level.
+        max_steps: steps per sequence; longer demos are not kept.
+        seed: the first environment seed.
+    """
+    from rich.progress import Progress
+
+    from memrl import tasks
+    from memrl.console import console
+
+    task = tasks.make("babyai", levels=levels, episodes=episodes, test_episodes=test_episodes, max_steps=max_steps, seed=seed)
+    if task.demos_path.exists():
+        console.print(f"already made: {task.demos_path}")
+        return
+    with Progress(console=console) as progress:
+        bar = progress.add_task("BabyAI bot demos", total=(episodes + test_episodes) * len(task.level_names))
+        bank = task.demos(lambda n: progress.advance(bar, n))
+    console.print(f"{len(bank['lengths']):,} demos, {len(bank['actions']):,} steps ({', '.join(task.level_names)}): {task.demos_path}")
+
+
+COMMANDS = {"list": list_all, "train": train, "train-impala": train_impala, "train-supervised": train_supervised, "eval": evaluate, "plot": plot, "reproduce": reproduce, "babyai-demos": babyai_demos}
 
 
 def analyze_commands() -> dict:
@@ -245,7 +271,7 @@ def main(argv: list[str] | None = None) -> None:
             tyro.cli(bench.command, prog="memrl bench", args=argv[1:])
         else:
             tyro.extras.subcommand_cli_from_dict(COMMANDS, prog="memrl", args=argv)
-    except (ValueError, FileNotFoundError) as err:
+    except (ValueError, FileNotFoundError, ImportError) as err:
         print(f"memrl: error: {err}", file=sys.stderr)
         raise SystemExit(2) from None
 

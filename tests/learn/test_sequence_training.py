@@ -1,6 +1,7 @@
 """Any memory on any sequence task: every registered core (in the sequence model) takes an update
-on every sequence task at tiny sizes, one compile per pair; and a run folder (chunks with their
-held-out evaluation) resumes."""
+on a token task and on a vector task, and every sequence task trains the sequence model, at tiny
+sizes (a core sees only the embedded sequence [T, B, D], so the input kind is what differs between
+tasks for it); and a run folder (chunks with their held-out evaluation) resumes."""
 
 import jax
 import numpy as np
@@ -18,7 +19,9 @@ TINY_TASKS = {
     "learn-to-execute": dict(program="all", max_length=1, max_nesting=2, programs_per_level=8, test_programs=4),
     "language-model": dict(unroll=3),
     "digits": dict(patch_size=4, test_size=10),
+    "babyai": dict(levels="GoToLocal", episodes=4, test_episodes=2, max_steps=12),
 }
+INPUT_KINDS = ("copying", "nth-farthest")  # tokens, vectors
 NAMED_INPUTS = {"epn", "epn-nxk"}  # refused by the sequence model (test_supervised)
 TASK_MODEL_TASKS = {"pai"}  # read only by a task model (htm-pai)
 
@@ -36,9 +39,7 @@ def test_every_sequence_task_is_covered():
     assert sorted(TINY_TASKS) == sorted(set(tasks.names()) - TASK_MODEL_TASKS)
 
 
-@pytest.mark.parametrize("core", sorted(set(SMALL_CORES) - NAMED_INPUTS))
-@pytest.mark.parametrize("task", sorted(TINY_TASKS))
-def test_every_core_trains_on_every_task(task, core):
+def takes_an_update(task: str, core: str):
     learner = SupervisedLearner(tiny_config(task, core))
     before = learner.init(jax.random.PRNGKey(0))
     state, metrics = jax.jit(learner.update)(before)
@@ -46,6 +47,18 @@ def test_every_core_trains_on_every_task(task, core):
     assert 0 <= float(metrics["accuracy"]) <= 1 and int(state.update) == 1
     moved = jax.tree.map(lambda a, b: bool(np.any(np.asarray(a) != np.asarray(b))), state.params, before.params)
     assert any(jax.tree.leaves(moved)), "the update changed the parameters"
+
+
+@pytest.mark.parametrize("core", sorted(set(SMALL_CORES) - NAMED_INPUTS))
+@pytest.mark.parametrize("task", INPUT_KINDS)
+def test_every_core_trains_on_token_and_vector_sequences(task, core):
+    assert {tasks.make(t).input_kind for t in INPUT_KINDS} == {"tokens", "vectors"}
+    takes_an_update(task, core)
+
+
+@pytest.mark.parametrize("task", sorted(set(TINY_TASKS) - set(INPUT_KINDS)))
+def test_every_task_trains_the_sequence_model(task):
+    takes_an_update(task, "gru")
 
 
 @pytest.mark.parametrize("task", sorted(TINY_TASKS))

@@ -87,7 +87,7 @@ def tlb_image(preset: str | None = None) -> Experiment:
     return Experiment(
         name="tlb-image",
         version=1,
-        description="ViT + TLB, ViT and TLB without top-down reads on 8x8 digits read pixel by pixel (a CIFAR stand-in)",
+        description="ViT + TLB, ViT and TLB without top-down reads on 8x8 digits read patch by patch (a CIFAR stand-in)",
         reproduces="Didolkar et al. 2022, Table 1 (ViT + TLB above ViT) and Table 2 (above the no-top-down ablation)",
         runs=image_runs(preset),
         expectations=(

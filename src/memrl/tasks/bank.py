@@ -18,11 +18,16 @@ def cache_dir() -> Path:
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "memrl" / "tasks"
 
 
+def bank_path(name: str, settings: dict) -> Path:
+    """Where the bank ``name`` with ``settings`` is kept."""
+    digest = hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()[:16]
+    return cache_dir() / f"{name}-{digest}.npz"
+
+
 def cached_bank(name: str, settings: dict, make: Callable[[], dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
     """The arrays ``make()`` returns for ``settings``, made on the first call and read from the
     cache after (written atomically, so processes that make the same bank at once do not clash)."""
-    digest = hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()[:16]
-    path = cache_dir() / f"{name}-{digest}.npz"
+    path = bank_path(name, settings)
     if not path.exists():
         arrays = make()
         path.parent.mkdir(parents=True, exist_ok=True)
