@@ -1,6 +1,7 @@
 """Experiments: the registered reproductions are well formed, and the runner writes its outputs."""
 
 import dataclasses
+import importlib.util
 import json
 
 import pytest
@@ -268,6 +269,39 @@ def test_tlb_image_is_table_1_and_2_on_digits_with_the_papers_layers_and_optimis
     assert cpu["digits/tlb"].make_task().length == 16 and (cpu["digits/tlb"].core_args["chunk_size"], cpu["digits/vit"].core_args["chunk_size"]) == (4, 16)
     assert {(e.run, e.against) for e in experiments.get("tlb-image", "cpu").expectations} == {
         ("digits/tlb", "digits/vit"), ("digits/tlb", "digits/tlb no top-down")}
+
+
+def test_tlb_babyai_is_fig_4_bosslevel_and_8_levels_with_the_papers_model():
+    paper = experiments.get("tlb-babyai", "paper").runs
+    assert sorted(paper) == ["8 levels/tlb", "8 levels/transformer", "BossLevel/tlb", "BossLevel/transformer"]
+    assert len(paper["8 levels/tlb"].make_task().level_names) == 8
+    for run, config in paper.items():
+        assert (config.lr, config.num_updates, config.seeds, config.task_args["episodes"]) == (1e-4, 50_000, 3, 100_000)
+        args = config.core_args
+        assert (args["d_model"], args["num_heads"], args["mlp_dim"], args["num_reads"], args["self_per_read"]) == (512, 4, 1024, 6, 1)
+        if run.endswith("/tlb"):
+            assert (args["chunk_size"], args["num_state"]) == (30, 5)
+        else:
+            assert config.core == "transformer" and args["chunk_size"] == config.task_args["max_steps"]
+
+
+@pytest.mark.skipif(importlib.util.find_spec("minigrid") is None, reason="the babyai extra")
+def test_tlb_babyai_plays_each_final_model_in_the_real_level(tmp_path):
+    from memrl.experiments.tlb_babyai import evaluate_success
+    from memrl.learn.supervised_config import SupervisedConfig
+    from memrl.run.folder import RunFolder
+    from memrl.run.launch import train_seeds
+
+    config = SupervisedConfig(
+        task="babyai", task_args=dict(levels="GoToLocal", episodes=4, test_episodes=2, max_steps=12), core="gru",
+        core_args={"hidden": 8}, embed_dim=8, batch_size=4, total_steps=8, updates_per_chunk=2, seeds=2,
+    )
+    folder = RunFolder(tmp_path / "GoToLocal/gru")
+    folder.prepare(config)
+    train_seeds(config, folder, [0, 1])
+    row = evaluate_success(3)({"GoToLocal/gru": folder}, tmp_path)["success"]["GoToLocal/gru"]
+    assert list(row["levels"]) == ["GoToLocal"] and row["mean"] == row["levels"]["GoToLocal"]
+    assert row["mean"] in {i / 6 for i in range(7)}  # 3 episodes for each of 2 seeds
 
 
 def test_held_out_evaluation_scores_the_final_model_on_fresh_held_out_sequences(tmp_path):

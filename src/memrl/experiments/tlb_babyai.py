@@ -1,0 +1,151 @@
+"""Transformer + TLB against a Transformer, cloning the BabyAI bot (Didolkar et al. 2022, Sec. 3.2,
+Fig. 4, Fig. 9, App. 7.4).
+
+Finding (Fig. 4): on BossLevel both reach about the same success rate, TLB much sooner; trained on 8
+levels at once, TLB converges sooner and ends higher.
+
+Both models are the shared sequence model (a linear map of each step's observation and mission ->
+core -> linear readout of the action) trained on the bot's demos (``tasks.babyai``) with the
+masked cross-entropy; the Transformer reads the whole episode in one causal block. Convergence is
+the held-out action accuracy after every chunk of updates (the paper plots success rate against
+training steps); success is measured once, on each final model: ``EVAL_EPISODES`` fresh episodes per
+level (environment seeds from 10^6 on, unseen in the demos) played greedily, an episode that has
+not succeeded within the task's ``max_steps`` counting as failed.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from memrl.experiments.base import Expectation, Experiment, PaperSetting, chosen_preset, register
+from memrl.learn.supervised_config import SupervisedConfig
+
+PRESETS = ("cpu", "paper")
+EVAL_EPISODES = {"paper": 512, "cpu": 128}
+EVAL_SEED = 1_000_000
+MULTI_TASK = "PutNextS7N4,Unlock,Synth,GoToSeq,SynthLoc,GoToImpUnlock,BossLevel,SynthSeq"
+"""the paper's 8 levels (Sec. 3.2 and 7.4; its PutNext is minigrid's PutNextS7N4)"""
+
+TASKS = {
+    "paper": {"BossLevel": dict(levels="BossLevel", episodes=100_000, test_episodes=500, max_steps=256),
+              "8 levels": dict(levels=MULTI_TASK, episodes=100_000, test_episodes=100, max_steps=256)},
+    "cpu": {"MiniBossLevel": dict(levels="MiniBossLevel", episodes=5_000, test_episodes=200, max_steps=128)},
+}
+MODEL = {
+    "paper": dict(d_model=512, num_heads=4, mlp_dim=1024, num_reads=6, self_per_read=1),
+    "cpu": dict(d_model=128, num_heads=4, mlp_dim=256, num_reads=6, self_per_read=1),
+}
+TLB = dict(chunk_size=30, num_state=5)
+TRAINING = {
+    "paper": dict(batch_size=32, lr=1e-4, total_steps=32 * 50_000, updates_per_chunk=1_000, seeds=3),
+    "cpu": dict(batch_size=32, lr=1e-4, total_steps=32 * 3_000, updates_per_chunk=250, seeds=1),
+}
+
+
+def babyai_runs(preset: str) -> dict[str, SupervisedConfig]:
+    runs = {}
+    for panel, task_args in TASKS[preset].items():
+        model = MODEL[preset]
+        cores = {"tlb": ("tlb", model | TLB), "transformer": ("transformer", model | dict(chunk_size=task_args["max_steps"]))}
+        for label, (core, args) in cores.items():
+            runs[f"{panel}/{label}"] = SupervisedConfig(
+                task="babyai", task_args=task_args, core=core, core_args=args, embed_dim=model["d_model"], **TRAINING[preset]
+            )
+    return runs
+
+
+def final_success(folder, episodes: int) -> dict[str, list[float]]:
+    """Per level of the run's task: the success rate of each seed's final model (greedy actions)."""
+    import jax
+    import jax.numpy as jnp
+
+    from memrl.experiments.final_agents import final_params
+    from memrl.learn.learners import learner_for
+    from memrl.tasks.babyai import rollout_success, step_inputs
+
+    learner = learner_for(folder.load_config())
+    task = learner.task
+
+    @jax.jit
+    def greedy(params, images, directions, missions, valid):
+        return jnp.argmax(learner.model.apply(params, step_inputs(images, directions, missions, valid)), axis=-1)  # [T, B]
+
+    per_level = {}
+    for level in task.level_names:
+        per_level[level] = [
+            rollout_success(level, lambda *observed, params=params: np.asarray(greedy(params, *observed[:4]))[observed[4]], episodes, EVAL_SEED, task.max_steps)
+            for params in final_params(folder)
+        ]
+    return per_level
+
+
+def evaluate_success(episodes: int):
+    """An experiment's ``evaluation``: each run's final success rate per level and over levels (mean
+    over seeds), as ``{"success": {run: {"mean": ..., "levels": {level: ...}}}}``; prints a table."""
+    from rich.table import Table
+
+    from memrl.console import console
+
+    def evaluate(folders: dict, out: Path) -> dict:
+        rows = {}
+        table = Table(title=f"success rate of the final models, {episodes} fresh episodes per level (greedy)")
+        for column in ("run", "success", "per level", "seeds"):
+            table.add_column(column)
+        for run, folder in folders.items():
+            per_level = final_success(folder, episodes)
+            levels = {level: float(np.mean(rates)) for level, rates in per_level.items() if rates}
+            if levels:
+                rows[run] = {"mean": float(np.mean(list(levels.values()))), "levels": levels}
+                table.add_row(run, f"{rows[run]['mean']:.3f}", ", ".join(f"{k} {v:.2f}" for k, v in levels.items()), str(len(next(iter(per_level.values())))))
+        console.print(table)
+        return {"success": rows}
+
+    return evaluate
+
+
+SETTINGS = (
+    PaperSetting("levels", "BossLevel; 8 levels at once: PutNext, Unlock, Synth, GoToSeq, SynthLoc, GoToImpUnlock, BossLevel, SynthSeq (3.2, 7.4)",
+                 "task_args.levels", "cpu: MiniBossLevel (BossLevel's instructions in a 2×2 maze of smaller rooms; the bot needs about half the steps)"),
+    PaperSetting("demos per level", "100,000 from an oracle (7.4)", "task_args.episodes", "cpu: 5,000 (the bot takes 0.06 s per MiniBossLevel episode)"),
+    PaperSetting("steps per sequence", "whole episodes", "task_args.max_steps",
+                 "demos longer are not kept; evaluation episodes fail at this length (the bot's demos are shorter)"),
+    PaperSetting("instruction", "appended to the sequence (Transformer) or to each chunk (TLB) (3.2)", "",
+                 "the shared sequence model reads one vector per step", fixed="one-hot words concatenated to every step's observation"),
+    PaperSetting("layers, width, heads, FFN", "6, 512, 4, 1024 (7.4)", "core_args.d_model", "cpu: width 128, FFN 256"),
+    PaperSetting("state reads", "one cross-attention per self-attention layer (7.4)", "core_args.self_per_read"),
+    PaperSetting("chunk size", "30 (7.4, Fig. 10)", "core_args.chunk_size"),
+    PaperSetting("state vectors", "5 (7.4)", "core_args.num_state"),
+    PaperSetting("optimiser, learning rate", "Adam, 1e-4 (7.4)", "lr"),
+    PaperSetting("batch", "not stated", "batch_size"),
+    PaperSetting("sequences trained on", "50,000 steps of an unstated batch (7.4)", "total_steps", "cpu: 3,000 updates of 32"),
+    PaperSetting("evaluation", "success rate over 512 episodes (7.4)", "", "cpu: 128 episodes per run",
+                 fixed="greedy actions of the final model in fresh episodes"),
+    PaperSetting("seeds", "3 (Fig. 9)", "seeds", "cpu: one, for the budget"),
+)
+
+
+def tlb_babyai(preset: str | None = None) -> Experiment:
+    """The experiment with ``preset`` (default: the current JAX backend's)."""
+    preset = chosen_preset(preset, PRESETS)
+    runs = babyai_runs(preset)
+    panels = sorted({run.split("/")[0] for run in runs})
+    return Experiment(
+        name="tlb-babyai",
+        version=1,
+        description="Transformer + TLB and a Transformer cloning the BabyAI bot, success rate in the real levels",
+        reproduces="Didolkar et al. 2022, Fig. 4 and Fig. 9 (TLB converges sooner; on 8 levels it also ends higher)",
+        runs=runs,
+        expectations=tuple(
+            Expectation(f"{panel}/tlb", ">=", None, "TLB at least as successful as the Transformer (Fig. 4)", evaluated=("success", "mean"), against=f"{panel}/transformer")
+            for panel in panels
+        ),
+        evaluation=evaluate_success(EVAL_EPISODES[preset]),
+        preset=preset,
+        presets=PRESETS,
+        settings=SETTINGS,
+    )
+
+
+register("tlb-babyai", tlb_babyai)
