@@ -4,6 +4,7 @@ import dataclasses
 import importlib.util
 import json
 
+import numpy as np
 import pytest
 
 from memrl import experiments
@@ -302,6 +303,39 @@ def test_tlb_babyai_plays_each_final_model_in_the_real_level(tmp_path):
     row = evaluate_success(3)({"GoToLocal/gru": folder}, tmp_path)["success"]["GoToLocal/gru"]
     assert list(row["levels"]) == ["GoToLocal"] and row["mean"] == row["levels"]["GoToLocal"]
     assert row["mean"] in {i / 6 for i in range(7)}  # 3 episodes for each of 2 seeds
+
+
+def test_tlb_decision_is_table_3s_model_against_a_decision_transformers_context():
+    paper = experiments.get("tlb-decision", "paper").runs
+    assert sorted(paper) == ["T-LN 100/tlb", "T-LN 100/transformer", "T-LN 100/transformer, whole episode"]
+    for config in paper.values():
+        assert (config.lr, config.weight_decay, config.seeds, config.core_args["d_model"], config.core_args["mlp_dim"]) == (6e-4, 0.1, 10, 128, 512)
+        assert config.core_args["num_reads"] * config.core_args["self_per_read"] == 6
+    tlb = paper["T-LN 100/tlb"].core_args
+    assert (tlb["chunk_size"], tlb["self_per_read"], tlb["num_state"]) == (12, 2, 6)
+    assert paper["T-LN 100/transformer"].core_args["chunk_size"] == 30  # DT's context
+    assert paper["T-LN 100/transformer, whole episode"].core_args["chunk_size"] == 100
+
+
+def test_tlb_decision_plays_each_final_model_asked_for_both_returns(tmp_path, monkeypatch):
+    from memrl.experiments import tlb_decision
+    from memrl.learn.supervised_config import SupervisedConfig
+    from memrl.run.folder import RunFolder
+    from memrl.run.launch import train_seeds
+
+    monkeypatch.setattr(tlb_decision, "EVAL_EPISODES", 8)
+    config = SupervisedConfig(
+        task="tmaze-returns", task_args=dict(maze_length=3, episodes=8, test_episodes=4), core="gru", core_args={"hidden": 8},
+        embed_dim=8, batch_size=4, total_steps=8, updates_per_chunk=2, seeds=2,
+    )
+    folder = RunFolder(tmp_path / "T-LN 3/gru")
+    folder.prepare(config)
+    train_seeds(config, folder, [0, 1])
+    returns = tlb_decision.final_returns(folder, 8)
+    assert sorted(returns) == ["failure", "success"] and all(len(v) == 2 for v in returns.values())
+    assert all(-3.0 <= r <= 4.0 for v in returns.values() for r in v)
+    row = tlb_decision.evaluate_returns({"T-LN 3/gru": folder}, tmp_path)["returns"]["T-LN 3/gru"]
+    assert row == {name: float(np.mean(v)) for name, v in returns.items()}
 
 
 def test_held_out_evaluation_scores_the_final_model_on_fresh_held_out_sequences(tmp_path):

@@ -20,6 +20,7 @@ TINY_TASKS = {
     "language-model": dict(unroll=3),
     "digits": dict(patch_size=4, test_size=10),
     "babyai": dict(levels="GoToLocal", episodes=4, test_episodes=2, max_steps=12),
+    "tmaze-returns": dict(maze_length=3, episodes=8, test_episodes=4),
 }
 INPUT_KINDS = ("copying", "nth-farthest")  # tokens, vectors
 NAMED_INPUTS = {"epn", "epn-nxk"}  # refused by the sequence model (test_supervised)

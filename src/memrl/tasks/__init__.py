@@ -2,6 +2,6 @@
 package registers them all."""
 
 from memrl.tasks.base import SPLITS, TASKS, SequenceBatch, SequenceTask, make, names, register
-from memrl.tasks import babyai, copying, digits, language_model, learn_to_execute, listops, nth_farthest, paired_associative_inference  # noqa: F401  (registration)
+from memrl.tasks import babyai, copying, digits, language_model, learn_to_execute, listops, nth_farthest, paired_associative_inference, tmaze_returns  # noqa: F401  (registration)
 
 __all__ = ["SPLITS", "TASKS", "SequenceBatch", "SequenceTask", "make", "names", "register"]
