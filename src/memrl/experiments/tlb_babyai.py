@@ -35,12 +35,12 @@ TASKS = {
 }
 MODEL = {
     "paper": dict(d_model=512, num_heads=4, mlp_dim=1024, num_reads=6, self_per_read=1),
-    "cpu": dict(d_model=128, num_heads=4, mlp_dim=256, num_reads=6, self_per_read=1),
+    "cpu": dict(d_model=64, num_heads=4, mlp_dim=128, num_reads=6, self_per_read=1),
 }
 TLB = dict(chunk_size=30, num_state=5)
 TRAINING = {
     "paper": dict(batch_size=32, lr=1e-4, total_steps=32 * 50_000, updates_per_chunk=1_000, seeds=3),
-    "cpu": dict(batch_size=32, lr=1e-4, total_steps=32 * 3_000, updates_per_chunk=250, seeds=1),
+    "cpu": dict(batch_size=32, lr=1e-4, total_steps=32 * 2_000, updates_per_chunk=250, seeds=1),
 }
 
 
@@ -113,13 +113,13 @@ SETTINGS = (
                  "demos longer are not kept; evaluation episodes fail at this length (the bot's demos are shorter)"),
     PaperSetting("instruction", "appended to the sequence (Transformer) or to each chunk (TLB) (3.2)", "",
                  "the shared sequence model reads one vector per step", fixed="one-hot words concatenated to every step's observation"),
-    PaperSetting("layers, width, heads, FFN", "6, 512, 4, 1024 (7.4)", "core_args.d_model", "cpu: width 128, FFN 256"),
+    PaperSetting("layers, width, heads, FFN", "6, 512, 4, 1024 (7.4)", "core_args.d_model", "cpu: width 64, FFN 128"),
     PaperSetting("state reads", "one cross-attention per self-attention layer (7.4)", "core_args.self_per_read"),
     PaperSetting("chunk size", "30 (7.4, Fig. 10)", "core_args.chunk_size"),
     PaperSetting("state vectors", "5 (7.4)", "core_args.num_state"),
     PaperSetting("optimiser, learning rate", "Adam, 1e-4 (7.4)", "lr"),
     PaperSetting("batch", "not stated", "batch_size"),
-    PaperSetting("sequences trained on", "50,000 steps of an unstated batch (7.4)", "total_steps", "cpu: 3,000 updates of 32"),
+    PaperSetting("sequences trained on", "50,000 steps of an unstated batch (7.4)", "total_steps", "cpu: 2,000 updates of 32"),
     PaperSetting("evaluation", "success rate over 512 episodes (7.4)", "", "cpu: 128 episodes per run",
                  fixed="greedy actions of the final model in fresh episodes"),
     PaperSetting("seeds", "3 (Fig. 9)", "seeds", "cpu: one, for the budget"),
