@@ -11,11 +11,16 @@ import jax.numpy as jnp
 import flax.linen as nn
 
 from memrl.cores.base import MemoryCore, register
+from memrl.settings import check_positive
 
 
 class GRU(MemoryCore):
     hidden: int = 256
     """units of the GRU state"""
+
+    def __post_init__(self):
+        check_positive(self, "hidden")
+        super().__post_init__()
 
     def initialize_carry(self, rng, batch_shape):
         return jnp.zeros((*batch_shape, self.hidden))

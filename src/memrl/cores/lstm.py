@@ -11,6 +11,7 @@ import jax.numpy as jnp
 import flax.linen as nn
 
 from memrl.cores.base import MemoryCore, register
+from memrl.settings import check_positive
 
 
 def _lstm_bias_init(hidden: int):
@@ -47,6 +48,10 @@ class LSTM(MemoryCore):
     hidden: int = 256
     """units of the LSTM state"""
 
+    def __post_init__(self):
+        check_positive(self, "hidden")
+        super().__post_init__()
+
     def initialize_carry(self, rng, batch_shape):
         return lstm_zeros(batch_shape, self.hidden)
 
@@ -63,6 +68,10 @@ class StackedLSTM(MemoryCore):
     """units of each LSTM's state"""
     layers: int = 2
     """LSTMs stacked, each reading the one below"""
+
+    def __post_init__(self):
+        check_positive(self, "hidden", "layers")
+        super().__post_init__()
 
     def initialize_carry(self, rng, batch_shape):
         return tuple(lstm_zeros(batch_shape, self.hidden) for _ in range(self.layers))

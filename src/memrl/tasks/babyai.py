@@ -182,6 +182,7 @@ class BabyAI(SequenceTask):
     """Cloning the BabyAI bot's actions from its demos (module docstring)."""
 
     batch_size: int = 32
+    """demos per batch"""
     levels: str = "BossLevel"
     """one level, or several comma-separated (multi-task: episodes per level)"""
     episodes: int = 1_000

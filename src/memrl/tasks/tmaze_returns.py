@@ -43,6 +43,7 @@ class TMazeReturns(SequenceTask):
     """Cloning a guessing behaviour on T-LN, conditioned on the return to come (module docstring)."""
 
     batch_size: int = 64
+    """episodes per batch"""
     maze_length: int = 20
     """corridor cells: steps per episode (AMRL's T-LN: 100)"""
     episodes: int = 2_000
