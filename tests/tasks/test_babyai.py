@@ -15,15 +15,11 @@ LEVEL = "GoToLocal"
 
 @pytest.fixture(scope="module")
 def task(tmp_path_factory):
-    import os
-
-    os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("cache"))  # a fresh bank, made by the bot here
-    try:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("cache")))  # a fresh bank, made by the bot here
         task = tasks.make("babyai", levels=LEVEL, episodes=12, test_episodes=4, max_steps=24, batch_size=6)
         task.demos()
         yield task
-    finally:
-        del os.environ["XDG_CACHE_HOME"]
 
 
 def test_the_bots_demos_succeed_when_their_actions_are_replayed(task):
