@@ -57,7 +57,7 @@ def test_the_launching_process_leaves_the_accelerator_memory_to_its_workers(monk
         (["reproduce", "tln-demo", "--num-envs", "0"], "num_envs must be a positive integer"),
         (["eval", "/nonexistent/run"], "is not a run folder"),
         (["train-impala", "--policy-lag", "-1"], "policy_lag must be a non-negative integer"),
-        (["train-supervised", "--task", "pia"], "unknown task 'pia'; known: copying"),
+        (["train-supervised", "--task", "pia"], "unknown task 'pia'; known: babyai, copying"),
         (["train-supervised", "--core", "epn"], "takes named inputs"),
         (["train-supervised", "--task", "pai"], "train it with a task model (htm-pai)"),
         (["analyze", "distance-probe", "/nonexistent/run"], "is not a run folder"),
