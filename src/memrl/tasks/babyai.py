@@ -214,7 +214,8 @@ class BabyAI(SequenceTask):
 
     @property
     def bank_settings(self) -> dict:
-        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name != "batch_size"}
+        """What decides the bank: the settings and the mission width (a bank of another width is another bank)."""
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name != "batch_size"} | {"mission_words": MAX_MISSION_WORDS}
 
     @property
     def demos_path(self):
