@@ -228,15 +228,20 @@ class BabyAI(SequenceTask):
         return cached_bank("babyai", self.bank_settings, lambda: generate_demos(self.level_names, per_level, self.seed, self.max_steps, progress))
 
     @functools.cached_property
+    def bank(self) -> dict[str, np.ndarray]:
+        """The demos, read from the cache once per task (every trace of ``sample`` uses them)."""
+        return self.demos()
+
+    @functools.cached_property
     def splits(self) -> dict[str, np.ndarray]:
         """Per split, the episode indices into the bank: per level the first ``episodes`` train."""
-        levels = self.demos()["levels"]
+        levels = self.bank["levels"]
         rank = np.concatenate([np.arange(np.sum(levels == i)) for i in range(len(self.level_names))])
         return {"train": np.flatnonzero(rank < self.episodes), "test": np.flatnonzero(rank >= self.episodes)}
 
     def sample(self, key, split: str = "train", state=None) -> SequenceBatch:
         check_split(split)
-        bank = self.demos()
+        bank = self.bank
         episodes = jnp.asarray(self.splits[split])[jax.random.randint(key, (self.batch_size,), 0, len(self.splits[split]))]
         starts, lengths = jnp.asarray(bank["starts"])[episodes], jnp.asarray(bank["lengths"])[episodes]
         t = jnp.arange(self.max_steps)[:, None]
