@@ -25,16 +25,20 @@ def test_every_registered_core_is_covered():
     assert sorted(SMALL) == cores.names()
 
 
-@pytest.fixture(scope="module", params=sorted(SMALL))
+# One group per core: under xdist a core's tests run in one worker, which compiles its step and unroll once.
+@pytest.fixture(scope="module", params=[pytest.param(name, marks=pytest.mark.xdist_group(f"core-{name}")) for name in sorted(SMALL)])
 def setup(request):
     name = request.param
     core = cores.make(name, **SMALL[name])
     key = jax.random.PRNGKey(0)
     carry = core.initialize_carry(key, (3,))
-    params = core.init(key, carry, core_input(name, jnp.zeros((3, D))), jnp.ones((3,), bool))
+    params = jax.jit(core.init)(key, carry, core_input(name, jnp.zeros((3, D))), jnp.ones((3,), bool))
     step = jax.jit(lambda p, c, x, r: core.apply(p, c, core_input(name, x), r))
     unroll = jax.jit(lambda p, c, xs, rs: core.apply(p, c, core_input(name, xs), rs, method=core.unroll))
     return name, core, params, step, unroll
+
+
+T, B = 10, 3  # every test unrolls [T, B] inputs, so each core compiles its unroll for one shape
 
 
 def _garbage_like(carry, key):
@@ -53,9 +57,9 @@ def _garbage_like(carry, key):
 
 
 def test_reset_invariance(setup):
-    """One long batch with resets in the middle equals each episode run alone from a fresh carry."""
+    """One long batch with resets in the middle equals each episode run alone from a fresh carry
+    (episodes alone are rows of [T, B] batches too: outputs never depend on later inputs)."""
     name, core, params, step, unroll = setup
-    T, B = 11, 3
     xs = jax.random.normal(jax.random.PRNGKey(1), (T, B, D))
     starts = {0: [0, 4], 1: [0, 7, 8], 2: [0]}
     resets = np.zeros((T, B), bool)
@@ -63,17 +67,19 @@ def test_reset_invariance(setup):
         resets[ts, b] = True
     carry = _garbage_like(core.initialize_carry(jax.random.PRNGKey(0), (B,)), jax.random.PRNGKey(2))
     _, ys = unroll(params, carry, xs, jnp.asarray(resets))
-    for b, ts in starts.items():
-        for start, end in zip(ts, ts[1:] + [T]):
-            fresh = core.initialize_carry(jax.random.PRNGKey(0), (1,))
-            episode_resets = jnp.zeros((end - start, 1), bool)
-            _, alone = unroll(params, fresh, xs[start:end, b : b + 1], episode_resets)
-            np.testing.assert_allclose(ys[start:end, b], alone[:, 0], atol=1e-5, err_msg=f"{name} row {b} episode at {start}")
+    episodes = [(b, start, end) for b, ts in starts.items() for start, end in zip(ts, ts[1:] + [T])]
+    for first in range(0, len(episodes), B):
+        group = episodes[first : first + B]
+        alone_xs = np.array(jax.random.normal(jax.random.PRNGKey(7), (T, B, D)))  # filler after each episode
+        for row, (b, start, end) in enumerate(group):
+            alone_xs[: end - start, row] = xs[start:end, b]
+        _, alone = unroll(params, core.initialize_carry(jax.random.PRNGKey(0), (B,)), jnp.asarray(alone_xs), jnp.zeros((T, B), bool))
+        for row, (b, start, end) in enumerate(group):
+            np.testing.assert_allclose(ys[start:end, b], alone[: end - start, row], atol=1e-5, err_msg=f"{name} row {b} episode at {start}")
 
 
 def test_step_equals_unroll(setup):
     name, core, params, step, unroll = setup
-    T, B = 9, 3
     xs = jax.random.normal(jax.random.PRNGKey(3), (T, B, D))
     resets = jax.random.bernoulli(jax.random.PRNGKey(4), 0.2, (T, B)).at[0].set(True)
     carry = core.initialize_carry(jax.random.PRNGKey(0), (B,))
@@ -90,7 +96,7 @@ def test_unroll_continues_from_its_carry(setup):
     """Two unrolls in a row equal one over both segments: the second starts from a non-empty carry
     (a transformer's cache of the first segment) and an episode runs across the split."""
     name, core, params, step, unroll = setup
-    T, B, split = 10, 3, 6
+    split = T // 2  # both halves have one shape: one more compile
     xs = jax.random.normal(jax.random.PRNGKey(5), (T, B, D))
     resets = np.zeros((T, B), bool)
     resets[0] = True
@@ -108,7 +114,6 @@ def test_sequence_form_equals_unroll_from_the_initial_carry(setup):
     name, core, params, step, unroll = setup
     if name in NAMED_INPUTS:
         pytest.skip("named inputs: no plain sequence")
-    T, B = 9, 3  # the shapes of test_step_equals_unroll: its compiled unroll serves here too
     xs = jax.random.normal(jax.random.PRNGKey(6), (T, B, D))
     carry = core.initialize_carry(jax.random.PRNGKey(0), (B,))
     unrolled_carry, unrolled = unroll(params, carry, xs, jnp.zeros((T, B), bool).at[0].set(True))
@@ -119,19 +124,19 @@ def test_sequence_form_equals_unroll_from_the_initial_carry(setup):
 
 def test_carry_shapes_and_dtypes_are_stable_under_jit(setup):
     name, core, params, step, unroll = setup
-    carry = core.initialize_carry(jax.random.PRNGKey(0), (3,))
+    carry = core.initialize_carry(jax.random.PRNGKey(0), (B,))
     before = jax.tree.map(lambda a: (a.shape, a.dtype), carry)
     for t in range(6):  # past the transformers' memory length
-        carry, y = step(params, carry, jnp.ones((3, D)) * t, jnp.zeros((3,), bool))
+        carry, y = step(params, carry, jnp.ones((B, D)) * t, jnp.zeros((B,), bool))
     assert jax.tree.map(lambda a: (a.shape, a.dtype), carry) == before
-    assert y.shape[0] == 3 and y.ndim == 2
+    assert y.shape[0] == B and y.ndim == 2
 
 
 def test_gradients_are_finite_and_nonzero(setup):
     name, core, params, step, unroll = setup
-    xs = jax.random.normal(jax.random.PRNGKey(5), (7, 3, D))
-    resets = jnp.zeros((7, 3), bool).at[0].set(True).at[3, 1].set(True)
-    carry = core.initialize_carry(jax.random.PRNGKey(0), (3,))
+    xs = jax.random.normal(jax.random.PRNGKey(5), (T, B, D))
+    resets = jnp.zeros((T, B), bool).at[0].set(True).at[3, 1].set(True)
+    carry = core.initialize_carry(jax.random.PRNGKey(0), (B,))
 
     def loss(p, xs):
         return jnp.sum(unroll(p, carry, xs, resets)[1] ** 2)
