@@ -271,7 +271,7 @@ def main(argv: list[str] | None = None) -> None:
             tyro.cli(bench.command, prog="memrl bench", args=argv[1:])
         else:
             tyro.extras.subcommand_cli_from_dict(COMMANDS, prog="memrl", args=argv)
-    except (ValueError, FileNotFoundError, ImportError) as err:
+    except (ValueError, FileNotFoundError, ImportError, ChildProcessError) as err:  # ChildProcessError: launch.TrainingFailed
         print(f"memrl: error: {err}", file=sys.stderr)
         raise SystemExit(2) from None
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Callable, Generic, TypeVar
 
 T = TypeVar("T")
@@ -32,4 +33,7 @@ class Registry(Generic[T]):
         try:
             return factory(**kwargs)
         except TypeError as err:
+            fixed = re.search(r"got multiple values for (?:keyword )?argument '(\w+)'", str(err))
+            if fixed:  # the factory passes it itself: e.g. memory-planning/4x4's maze_size
+                raise TypeError(f"{self.kind} {name!r} fixes {fixed[1]} by its name; choose another {self.kind} to change it") from None
             raise TypeError(f"bad arguments for {self.kind} {name!r}: {err}") from None

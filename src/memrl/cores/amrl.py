@@ -25,6 +25,7 @@ import flax.linen as nn
 
 from memrl.cores.base import MemoryCore, register
 from memrl.cores.lstm import LSTMCellFused, lstm_zeros
+from memrl.settings import check_positive
 
 Aggregator = Literal["max", "avg", "sum"]
 
@@ -62,6 +63,7 @@ class AMRL(MemoryCore):
     def __post_init__(self):
         if self.aggregator not in ("max", "avg", "sum"):
             raise ValueError(f"aggregator must be 'max', 'avg' or 'sum', got {self.aggregator!r}")
+        check_positive(self, "hidden")
         if self.hidden % 2:
             raise ValueError(f"hidden must be even (its output is split in half), got {self.hidden}")
         super().__post_init__()
@@ -91,12 +93,16 @@ class SET(MemoryCore):
     features: int = 256
     """width of the aggregated (summed) features"""
 
+    def __post_init__(self):
+        check_positive(self, "features")
+        super().__post_init__()
+
     def initialize_carry(self, rng, batch_shape):
         return {"total": jnp.zeros((*batch_shape, self.features)), "count": jnp.zeros(batch_shape)}
 
     def step(self, carry, x, reset):
         if x.shape[-1] != self.features:
-            raise ValueError(f"set core has features={self.features} but got inputs of width {x.shape[-1]}")
+            raise ValueError(f"SET.features must equal the width of its inputs ({x.shape[-1]}: the encoder's output), got {self.features}")
         count = carry["count"] + 1.0
         total, mean = aggregate("avg", carry["total"], count, x, use_straight_through=False)
         return {"total": total, "count": count}, mean

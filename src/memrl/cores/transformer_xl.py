@@ -27,6 +27,7 @@ from memrl.cores.base import MemoryCore, register
 from memrl.cores.sliding_window import slide, window_mask
 from memrl.nn.attention import RelativeMultiHeadAttention
 from memrl.nn.gating import residual
+from memrl.settings import check_positive
 
 
 class TransformerXLLayer(nn.Module):
@@ -77,12 +78,11 @@ class TransformerXL(MemoryCore):
     """attend only to the k highest-scoring cached steps (trxl-topk), or None for all"""
 
     def __post_init__(self):
+        check_positive(self, "num_layers", "d_model", "num_heads", "mlp_dim", "memory_length")
         if self.d_model % self.num_heads:
             raise ValueError(f"d_model ({self.d_model}) must be divisible by num_heads ({self.num_heads})")
         if self.top_k is not None and self.top_k < 1:
             raise ValueError(f"top_k must be >= 1 (or None for full attention), got {self.top_k}")
-        if self.memory_length < 1 or self.num_layers < 1:
-            raise ValueError("memory_length and num_layers must be >= 1")
         super().__post_init__()
 
     def initialize_carry(self, rng, batch_shape):

@@ -70,6 +70,15 @@ class TMaze(Environment):
     def __post_init__(self):
         if self.checks and not self.noise:
             raise ValueError("checks=True needs noise=True: the check value is the noise channel")
+        p = self.params
+        if p.maze_length < 2:
+            raise ValueError(f"maze_length must be >= 2 (a start cell and the junction), got {p.maze_length}")
+        if not 0 <= p.indicator_pos < p.maze_length - 1:
+            raise ValueError(f"indicator_pos must lie in 0..maze_length - 2 = {p.maze_length - 2} (before the junction), got {p.indicator_pos}")
+        if self.ordered and not 0 <= p.second_indicator_pos < p.maze_length - 1:
+            raise ValueError(f"second_indicator_pos must lie in 0..maze_length - 2 = {p.maze_length - 2} (before the junction), got {p.second_indicator_pos}")
+        if p.timeout < 1:
+            raise ValueError(f"timeout must be >= 1 (steps before an episode is cut), got {p.timeout}")
 
     @property
     def default_params(self) -> TMazeParams:

@@ -59,8 +59,8 @@ def restore_msgpack(path: Path, template):
             fields = serialization.to_state_dict(template)
             saved = {k: v for k, v in saved.items() if v is not None or k in fields}
         restored = serialization.from_state_dict(template, saved)
-    except (ValueError, KeyError, TypeError) as err:
-        raise ConfigMismatch(f"checkpoint {path} does not fit this run's config: {err}") from None
+    except (ValueError, KeyError, TypeError) as err:  # a cut or foreign file: msgpack raises ValueErrors
+        raise ConfigMismatch(f"checkpoint {path} is unreadable or does not fit this run's config: {err!r}") from None
     shapes = lambda tree: jax.tree.map(lambda x: (np.shape(x), np.asarray(x).dtype), tree)  # noqa: E731
     if shapes(restored) != shapes(template):
         raise ConfigMismatch(f"checkpoint {path} does not fit this run's config: its arrays have other shapes")
@@ -105,8 +105,11 @@ class RunFolder:
 
         if not self.config_path.exists():
             raise FileNotFoundError(f"{self.path} is not a run folder (no config.json)")
-        record = json.loads(self.config_path.read_text())
-        return config_from_dict(record["learner"], record["config"])
+        try:
+            record = json.loads(self.config_path.read_text())
+            return config_from_dict(record["learner"], record["config"])
+        except (ValueError, KeyError, TypeError) as err:  # JSONDecodeError is a ValueError
+            raise ValueError(f"{self.config_path} is not a readable memrl run config (cut short, edited, or from another version): {err!r}") from None
 
     def prepare(self, config: ConfigRecord) -> None:
         """Create the folder for ``config``, or check that an existing run has the same config."""

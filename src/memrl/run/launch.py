@@ -37,6 +37,29 @@ def _value(x: np.generic) -> int | float | None:
     return None if np.isnan(x) else float(x)
 
 
+TRAINING_LOSSES = ("loss", "policy_loss", "value_loss", "reconstruction_loss")
+"""metrics that every update measures (held-out ``test_`` metrics are NaN where not measured)"""
+
+
+class TrainingFailed(ChildProcessError):
+    """A training job (worker process) ended with an error; the message holds the end of its log."""
+
+
+def check_finite_losses(metrics: dict, seeds: Sequence[int], updates_before: int) -> None:
+    """Raise FloatingPointError naming the loss, the update and the seed if a chunk's stacked
+    metrics [seeds, updates] hold a NaN or inf loss (the chunk is then neither logged nor saved)."""
+    for name in TRAINING_LOSSES:
+        if name in metrics:
+            values = np.asarray(metrics[name])
+            bad = np.argwhere(~np.isfinite(values))
+            if len(bad):
+                seed_index, update = bad[0]
+                raise FloatingPointError(
+                    f"{name} is {values[seed_index, update]} at update {updates_before + update + 1} of seed {seeds[seed_index]}: the run "
+                    f"stopped, its checkpoint and metrics stay at update {updates_before} (try a lower lr or max_grad_norm)"
+                )
+
+
 def _rows(metrics: dict, index: int, wall_time: float) -> list[dict]:
     """Per-update rows of seed ``index`` from a chunk's stacked metrics [seeds, updates]."""
     host = {k: np.asarray(v)[index] for k, v in metrics.items()}
@@ -70,6 +93,7 @@ def train_seeds(config: ConfigRecord, folder: RunFolder, seeds: Sequence[int], o
             compiled[n] = jax.jit(jax.vmap(lambda r, n=n: trainer.run(r, n)))
         batched, metrics = compiled[n](batched)
         metrics = jax.device_get(metrics)
+        check_finite_losses(metrics, seeds, done)
         done += n
         elapsed = time.time() - start
         for i, seed in enumerate(seeds):
@@ -121,7 +145,7 @@ def run_jobs(
                     del running[core]
                     if proc.returncode != 0:
                         tail = log.read_text()[-3000:]
-                        raise RuntimeError(f"training job {job.run_dir} seeds {job.seeds} failed (exit {proc.returncode}):\n{tail}")
+                        raise TrainingFailed(f"training job {job.run_dir} seeds {job.seeds} failed (exit {proc.returncode}):\n{tail}")
     finally:
         for proc, _, _ in running.values():
             proc.kill()

@@ -10,6 +10,7 @@ from pathlib import Path
 import jax
 
 from memrl.console import console
+from memrl.learn.learners import learner_for
 from memrl.learn.run_config import ConfigRecord
 from memrl.run.curves import save_curves
 from memrl.run.folder import RunFolder
@@ -37,6 +38,9 @@ def train_folders(folders: list[RunFolder], workers: int | None = None) -> float
 
 def train_run(config: ConfigRecord, out: Path, workers: int | None = None) -> dict:
     """Train (or resume) the run of ``config`` in ``out``; write its summary and curve; return the summary."""
+    # Traced, not run: settings that only clash once shapes meet (a core's width against its input)
+    # are refused here with their message, before a folder or a worker exists.
+    jax.eval_shape(learner_for(config).init, jax.random.PRNGKey(0))
     folder = RunFolder(out)
     folder.prepare(config)
     console.print(

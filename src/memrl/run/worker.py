@@ -23,7 +23,11 @@ def main(run_dir: str, seeds: str, core: str) -> None:
     from memrl.run.launch import train_seeds
 
     folder = RunFolder(Path(run_dir))
-    train_seeds(folder.load_config(), folder, [int(s) for s in seeds.split(",")])
+    try:
+        train_seeds(folder.load_config(), folder, [int(s) for s in seeds.split(",")])
+    except FloatingPointError as err:  # a diverged run: the message says all (the launcher shows this log's end)
+        print(err, file=sys.stderr)
+        raise SystemExit(1) from None
 
 
 if __name__ == "__main__":

@@ -1,0 +1,137 @@
+"""Bad input through the command line: each is refused before anything is built or written, with
+exit status 2, no traceback, and a message that names the setting and what it allows (issue 27);
+files memrl reads name themselves when they are unreadable; a diverging run stops with its update."""
+
+import dataclasses
+import json
+
+import jax
+import numpy as np
+import pytest
+
+from memrl.cli import main
+from memrl.learn.learners import learner_for
+from memrl.learn.supervised_config import SupervisedConfig
+from memrl.run.folder import RunFolder
+from memrl.run.launch import train_seeds
+
+
+def refused(argv, capsys) -> str:
+    """stderr of ``memrl ARGV``, which must exit with status 2 and no traceback."""
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    err = capsys.readouterr().err
+    assert exit_info.value.code == 2 and "Traceback" not in err, err
+    return err
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        # settings out of range, named with what is allowed (issue 27's list first)
+        (["train", "--core", "lstm", "--core-args", "hidden", "-3"], "LSTM.hidden must be a positive integer, got -3"),
+        (["train", "--env-args", "maze_length", "0"], "maze_length must be >= 2 (a start cell and the junction), got 0"),
+        (["train", "--env-args", "timeout", "-1"], "timeout must be >= 1"),
+        (["train", "--env", "tmaze/T-LO", "--env-args", "maze_length", "50"], "second_indicator_pos must lie in 0..maze_length - 2 = 48"),
+        (["train", "--env-args", "indicator_pos", "99"], "indicator_pos must lie in 0..maze_length - 2 = 98"),
+        (["train", "--core", "gtrxl", "--core-args", "num_heads", "3"], "d_model (128) must be divisible by num_heads (3)"),
+        (["train", "--core", "gtrxl", "--core-args", "mlp_dim", "0"], "TransformerXL.mlp_dim must be a positive integer, got 0"),
+        (["train", "--core", "trxl", "--core-args", "memory_length", "-1"], "TransformerXL.memory_length must be a positive integer, got -1"),
+        (["train", "--core", "htm", "--core-args", "k", "100"], "k (100) must be between 1 and num_chunks (64)"),
+        (["train", "--core", "htm", "--core-args", "chunk_size", "0"], "HierarchicalTransformerMemory.chunk_size must be a positive integer"),
+        (["train", "--core", "rmc", "--core-args", "mem_slots", "0"], "RelationalMemory.mem_slots must be a positive integer, got 0"),
+        (["train", "--core", "dnc", "--core-args", "num_reads", "0"], "DNC.num_reads must be a positive integer, got 0"),
+        (["train", "--core", "tlb", "--core-args", "chunk_size", "0"], "TemporalLatentBottleneck.chunk_size must be a positive integer, got 0"),
+        (["train", "--core", "amrl-max", "--core-args", "hidden", "0"], "AMRL.hidden must be a positive integer, got 0"),
+        (["train", "--core", "amrl-avg", "--core-args", "hidden", "7"], "hidden must be even (its output is split in half), got 7"),
+        (["train", "--core", "set", "--core-args", "features", "0"], "SET.features must be a positive integer, got 0"),
+        (["train", "--core", "set", "--core-args", "features", "7"], "SET.features must equal the width of its inputs (256"),
+        (["train", "--core", "conv-lstm", "--core-args", "channels", "0"], "ConvLSTM.channels must be a positive integer, got 0"),
+        (["train", "--core", "epn", "--env", "memory-planning/4x4", "--core-args", "num_heads", "3"], "width (64) must be divisible by num_heads (3)"),
+        (["train", "--env", "memory-planning/4x4", "--env-args", "maze_size", "5"], "'memory-planning/4x4' fixes maze_size by its name"),
+        (["train", "--env", "memory-planning/4x4", "--env-args", "max_steps", "0"], "max_steps must be >= 1 (steps per episode), got 0"),
+        (["train", "--env", "graph-nav/7", "--env-args", "max_steps", "0"], "max_steps must be >= 1 (steps per episode), got 0"),
+        (["train", "--env", "boxworld/viewport", "--env-args", "min_path", "3", "max_path", "2"], "need 1 <= min_path <= max_path <= path_capacity (5)"),
+        (["train", "--env", "minipacman/viewport", "--env-args", "max_steps", "0"], "max_steps must be >= 1"),
+        (["train", "--lr", "-1"], "lr must be > 0, got -1.0"),
+        (["train", "--lr", "nan"], "lr must be > 0, got nan"),
+        (["train", "--num-envs", "0"], "PPOConfig.num_envs must be a positive integer, got 0"),
+        (["train", "--gae-lambda", "1.5"], "gae_lambda must lie in [0.0, 1.0], got 1.5"),
+        (["train", "--entropy-coef", "-1"], "entropy_coef must be >= 0, got -1.0"),
+        (["train-supervised", "--batch-size", "0"], "SupervisedConfig.batch_size must be a positive integer, got 0"),
+        (["train-supervised", "--task-args", "gap", "0"], "Copying.gap must be a positive integer, got 0"),
+        (["train-supervised", "--task", "digits", "--task-args", "patch_size", "3"], "Digits.patch_size must divide the image side 8 (1, 2, 4 or 8), got 3"),
+        (["train-supervised", "--task", "pai", "--core", "htm-pai", "--task-args", "chain_length", "1"], "chain_length must be >= 2, got 1"),
+        # names, types and commands
+        (["train", "--core", "lstmx"], "unknown core 'lstmx'; known: "),
+        (["train", "--core", "lstm", "--core-args", "hiden", "8"], "core 'lstm' has no setting 'hiden' (--core-args); its settings: hidden"),
+        (["train", "--core-args", "hidden", "wide"], "core 'amrl-max' setting 'hidden' must be int, got 'wide'"),
+        (["train", "--env-args", "maze_length", "1.5"], "setting 'maze_length' must be int, got 1.5 (--env-args)"),
+        (["train-supervised", "--task-args", "gap", "long"], "task 'copying' setting 'gap' must be int, got 'long' (--task-args)"),
+        (["list", "--task", "copyin"], "unknown task 'copyin'"),
+        (["train", "--env", "tmaze/T-Q"], "unknown env 'tmaze/T-Q'; known: "),
+        (["train", "--gamma", "2"], "gamma must lie in"),
+        (["reproduce", "nope"], "unknown experiment 'nope'; known: amrl-tmaze"),
+        (["reproduce", "tln-demo", "--preset", "cpu"], "experiment 'tln-demo' has no presets; experiments with presets: amrl-tmaze, epn-graph-nav"),
+        (["reproduce", "htm-ballet", "--preset", "tpu"], "preset must be one of ('cpu', 'gpu', 'paper'), got 'tpu'"),
+        (["reproduce", "amrl-tmaze", "--preset", "gpu"], "preset must be one of ('cpu', 'paper'), got 'gpu'"),
+        (["list", "--experiment", "tln-demo"], "experiment 'tln-demo' has no settings table"),
+        (["reproduce", "htm-pai", "--num-envs", "8"], "has runs without a 'num_envs' setting"),
+        (["reproduce", "tln-demo", "--num-envs", "0"], "num_envs must be a positive integer"),
+        (["eval", "/nonexistent/run"], "is not a run folder"),
+        (["train-impala", "--policy-lag", "-1"], "policy_lag must be a non-negative integer"),
+        (["train-supervised", "--task", "pia"], "unknown task 'pia'; known: babyai, copying"),
+        (["train-supervised", "--core", "epn"], "takes named inputs"),
+        (["train-supervised", "--task", "pai"], "train it with a task model (htm-pai)"),
+        (["analyze", "distance-probe", "/nonexistent/run"], "is not a run folder"),
+        (["analyze", "attention", "/nonexistent/run"], "is not a run folder"),
+        (["reproduce", "amrl-tmaze", "--add-cores", "gru"], "amrl-tmaze can add the cores dnc, not gru"),
+        (["reproduce", "htm-pai", "--add-cores", "dnc"], "experiment 'htm-pai' adds no cores; experiments that do: amrl-tmaze"),
+        (["analyze", "planner-distance", "--maze-size", "2"], "maze_size must be >= 3"),
+        (["analyze", "planner-distance", "--iterations", "2", "0"], "counts >= 1"),
+    ],
+)
+def test_bad_input_exits_2_with_a_message(argv, message, tmp_path, capsys):
+    assert message in refused([*argv, "--out", str(tmp_path / "run")] if argv[0].startswith("train") else argv, capsys)
+    assert not (tmp_path / "run").exists()  # refused before the run folder is made
+
+
+TINY = SupervisedConfig(task_args={"gap": 2, "num_digits": 2}, core="gru", core_args={"hidden": 8}, embed_dim=8, batch_size=4, total_steps=4 * 3, updates_per_chunk=1)
+
+
+@pytest.fixture
+def run_folder(tmp_path):
+    """A run folder of TINY with the initial model saved as seed 0's checkpoint."""
+    folder = RunFolder(tmp_path / "run")
+    folder.prepare(TINY)
+    folder.save_checkpoint(0, learner_for(TINY).init(jax.random.PRNGKey(0)))
+    return folder
+
+
+def test_an_unreadable_config_names_its_file(run_folder, capsys):
+    run_folder.config_path.write_text("{not json")
+    assert f"{run_folder.config_path} is not a readable memrl run config" in refused(["eval", str(run_folder.path)], capsys)
+    run_folder.config_path.write_text(json.dumps({"learner": "supervised", "config": {"tsak": "copying"}}))
+    assert "unknown SupervisedConfig fields ['tsak']" in refused(["eval", str(run_folder.path)], capsys)
+
+
+def test_a_cut_or_foreign_checkpoint_names_its_file(run_folder, capsys):
+    path = run_folder.checkpoint_path(0)
+    path.write_bytes(path.read_bytes()[:100])
+    assert f"checkpoint {path} is unreadable or does not fit this run's config" in refused(["eval", str(run_folder.path)], capsys)
+    other = dataclasses.replace(TINY, core_args={"hidden": 16})
+    run_folder.save_checkpoint(0, learner_for(other).init(jax.random.PRNGKey(0)))
+    assert "its arrays have other shapes" in refused(["eval", str(run_folder.path)], capsys)
+
+
+def test_a_nan_loss_stops_the_run_at_its_update_and_keeps_the_last_good_checkpoint(tmp_path):
+    """An absurd learning rate blows the parameters up in the first update; the second update's loss
+    is not finite: the run stops there, and its checkpoint and metrics stay at update 1."""
+    config = dataclasses.replace(TINY, lr=1e38)
+    folder = RunFolder(tmp_path / "run")
+    folder.prepare(config)
+    with pytest.raises(FloatingPointError, match=r"loss is (nan|inf) at update 2 of seed 0: the run stopped, its checkpoint and metrics stay at update 1"):
+        train_seeds(config, folder, [0])
+    assert int(folder.load_checkpoint(0, learner_for(config).init(jax.random.PRNGKey(0))).update) == 1
+    rows = folder.read_metrics(0)
+    assert len(rows) == 1 and np.isfinite(rows[0]["loss"])
