@@ -1,11 +1,29 @@
+import multiprocessing
 import os
 from pathlib import Path
 
 import pytest
 
-# Tests compile far more than they run: LLVM's optimisation passes cost about a third of the suite's time
-# and barely change the speed of these small computations (set before jax starts its backend).
-os.environ["XLA_FLAGS"] = " ".join([os.environ.get("XLA_FLAGS", ""), "--xla_backend_optimization_level=0"]).strip()
+# Most tests compile far more than they run: without LLVM's optimisation passes the suite's compiles
+# take about a third less time. Long training loops run 2-3x slower so, though: those run in
+# `optimised`. Set before jax starts its backend; a process started by `optimised` keeps the passes.
+UNOPTIMISED = "--xla_backend_optimization_level=0"
+if not os.environ.get("MEMRL_TEST_OPTIMISED"):
+    os.environ["XLA_FLAGS"] = " ".join([os.environ.get("XLA_FLAGS", ""), UNOPTIMISED]).strip()
+
+
+def optimised(fn, *args, **kwargs):
+    """``fn(*args, **kwargs)`` in a fresh process whose XLA keeps its optimisation passes: for the
+    learning checks, whose run time is their cost. ``fn`` and its arguments must pickle (a function
+    of a module, not a lambda)."""
+    flags = os.environ["XLA_FLAGS"]
+    os.environ.update(XLA_FLAGS=flags.replace(UNOPTIMISED, "").strip(), MEMRL_TEST_OPTIMISED="1")
+    try:  # the child starts with this environment
+        with multiprocessing.get_context("spawn").Pool(1) as pool:
+            return pool.apply(fn, args, kwargs)
+    finally:
+        os.environ["XLA_FLAGS"] = flags
+        del os.environ["MEMRL_TEST_OPTIMISED"]
 
 DATA = Path(__file__).parent / "data"
 
@@ -30,6 +48,18 @@ SMALL_CORES = {  # every registered core at test sizes (`from conftest import SM
     "tlb": dict(chunk_size=3, num_state=2, d_model=16, num_heads=2, mlp_dim=16),
     "transformer": dict(chunk_size=4, d_model=16, num_heads=2, mlp_dim=16),
 }
+
+
+def trained_scores(config, updates: int, evaluated: int = 1000) -> dict:
+    """Held-out scores of a supervised ``config``'s model after ``updates`` updates from seed 0
+    (one compiled run; pass it to ``optimised``)."""
+    import jax
+
+    from memrl.learn.supervised import SupervisedLearner
+
+    learner = SupervisedLearner(config)
+    state, _ = jax.jit(learner.run, static_argnums=1)(learner.init(jax.random.PRNGKey(0)), updates)
+    return {k: float(v) for k, v in learner.evaluate(state.params, jax.random.PRNGKey(1), evaluated).items()}
 
 
 @pytest.fixture(scope="session")

@@ -5,6 +5,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from conftest import optimised, trained_scores
 
 from memrl import cores
 from memrl.cores import dnc_addressing as addressing
@@ -167,15 +168,11 @@ def test_bad_settings_are_refused(settings, message):
 def test_learns_to_copy():
     """deepmind/dnc's default sizes (memory 16 x 16, 4 reads, 1 write, controller 64) learn to copy
     5 digits over a gap of 8 in 4000 updates of 32: at least 95% of the digits right on held-out sequences."""
-    from memrl.learn.supervised import SupervisedLearner
     from memrl.learn.supervised_config import SupervisedConfig
 
-    updates = 4000
     config = SupervisedConfig(
         task="copying", task_args=dict(gap=8, num_digits=5), core="dnc", core_args=dict(hidden=64, output_size=64),
-        embed_dim=16, batch_size=32, total_steps=32 * updates, lr=3e-3, updates_per_chunk=updates,
+        embed_dim=16, batch_size=32, total_steps=32 * 4000, lr=3e-3,
     )
-    learner = SupervisedLearner(config)
-    state, _ = jax.jit(learner.run, static_argnums=1)(learner.init(jax.random.PRNGKey(0)), updates)
-    scores = learner.evaluate(state.params, jax.random.PRNGKey(1), 512)
-    assert float(scores["token_accuracy"]) >= 0.95, scores
+    scores = optimised(trained_scores, config, 4000, evaluated=512)
+    assert scores["token_accuracy"] >= 0.95, scores

@@ -25,7 +25,7 @@ def written_chunks(inputs, chunk_size, num_chunks, overlap):
 
 def run(core, params, xs, resets, carry=None):
     carry = core.initialize_carry(None, (xs.shape[1],)) if carry is None else carry
-    return core.apply(params, carry, xs, resets, method=core.unroll)
+    return jax.jit(lambda *args: core.apply(*args, method=core.unroll))(params, carry, xs, resets)  # one compile, not one per op
 
 
 @pytest.mark.parametrize("overlap", [0, 1, 2])
@@ -36,7 +36,7 @@ def test_unrolled_store_matches_reference_ring_store(overlap, split):
     core = cores.make("htm", **{**SMALL, "num_chunks": 3, "chunk_overlap": overlap})
     xs = jax.random.normal(jax.random.PRNGKey(0), (14, 2, 5))
     resets = jnp.zeros((14, 2), bool).at[0].set(True)
-    params = core.init(jax.random.PRNGKey(1), core.initialize_carry(None, (2,)), xs[0], resets[0])
+    params = jax.jit(core.init)(jax.random.PRNGKey(1), core.initialize_carry(None, (2,)), xs[0], resets[0])
     carry, _ = run(core, params, xs[:split], resets[:split])
     if split < len(xs):
         carry, _ = run(core, params, xs[split:], resets[split:], carry)
@@ -53,7 +53,7 @@ def test_unrolled_store_matches_reference_ring_store(overlap, split):
 def episodes():
     core = cores.make("htm", **SMALL)
     xs = jax.random.normal(jax.random.PRNGKey(1), (8, 1, 5))
-    params = core.init(jax.random.PRNGKey(2), core.initialize_carry(None, (1,)), xs[0], jnp.ones((1,), bool))
+    params = jax.jit(core.init)(jax.random.PRNGKey(2), core.initialize_carry(None, (1,)), xs[0], jnp.ones((1,), bool))
     return params, xs
 
 

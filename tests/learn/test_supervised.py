@@ -7,6 +7,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from conftest import optimised, trained_scores
 
 from memrl.learn.supervised import SupervisedLearner, accuracies, sequence_loss
 from memrl.learn.supervised_config import SupervisedConfig
@@ -172,17 +173,11 @@ def test_a_curriculum_that_follows_learning_moves_up_after_held_out_evaluations(
     assert recorded == [1, 2, 3], "each update records the level it trained at"
 
 
-def trained(config: SupervisedConfig, updates: int, evaluated: int = 1000) -> dict:
-    learner = SupervisedLearner(config)
-    state, _ = jax.jit(learner.run, static_argnums=1)(learner.init(jax.random.PRNGKey(0)), updates)
-    return {k: float(v) for k, v in learner.evaluate(state.params, jax.random.PRNGKey(1), evaluated).items()}
-
-
 @pytest.mark.slow
 def test_one_layer_htm_learns_direct_recall_of_held_out_pairs():
     """Chains of length 2 (recall B from A): one chunk read suffices; measured 0.96 held-out
     accuracy after 600 updates, threshold 0.9 after 800."""
-    accuracy = trained(pai_config(
+    accuracy = optimised(trained_scores, pai_config(
         core_args={"num_layers": 1, "d_model": 64, "mlp_dim": 128, "k": 2}, task_args={"chain_length": 2, "num_chains": 4, "stimulus_dim": 32},
         lr=1e-3, batch_size=32,
     ), 800)
@@ -194,14 +189,14 @@ def test_one_layer_htm_learns_direct_recall_of_held_out_pairs():
 def test_an_lstm_solves_copying_with_a_gap_of_10():
     """Exact-match copies of all 10 digits on held-out sequences; measured 0.93 (per digit 0.993) after
     3000 updates, 0.77 after 1500 (docs/results.md)."""
-    accuracy = trained(SupervisedConfig(task_args={"gap": 10}, core_args={"hidden": 128}, batch_size=64, lr=3e-3), 3000)
+    accuracy = optimised(trained_scores, SupervisedConfig(task_args={"gap": 10}, core_args={"hidden": 128}, batch_size=64, lr=3e-3), 3000)
     assert accuracy["sequence_accuracy"] >= 0.85, accuracy
 
 
 @pytest.mark.slow
 def test_an_lstm_learns_nth_farthest_with_4_vectors_of_4_dims_above_chance():
     """Chance is 1/4; measured 0.51 after 500 updates, 0.51-0.54 up to 4000 (docs/results.md)."""
-    accuracy = trained(SupervisedConfig(
+    accuracy = optimised(trained_scores, SupervisedConfig(
         task="nth-farthest", task_args={"num_objects": 4, "num_features": 4}, core_args={"hidden": 128}, head_widths=(128, 128),
         batch_size=256, lr=1e-3,
     ), 500)
