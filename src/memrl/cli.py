@@ -59,38 +59,45 @@ def train(
     config: Annotated[PPOConfig, tyro.conf.arg(name="")],
     out: Path | None = None,
     workers: int | None = None,
+    tensorboard: bool = False,
 ) -> None:
     """Train a memory core on an environment with recurrent PPO (resumes if OUT holds this run).
 
     Args:
         out: run folder (default runs/<env>/<core>).
         workers: processes at once (default: one per CPU core, one on a GPU).
+        tensorboard: also write each seed's metrics as TensorBoard scalars to OUT/seed_<s>/tensorboard
+            (needs ``pip install "memrl[tensorboard]"``).
     """
     from memrl.run.train import train_run
 
-    train_run(config, out or Path("runs") / config.env.replace("/", "_") / config.core, workers)
+    train_run(config, out or Path("runs") / config.env.replace("/", "_") / config.core, workers, tensorboard)
 
 
 def train_impala(
     config: Annotated[ImpalaConfig, tyro.conf.arg(name="")],
     out: Path | None = None,
     workers: int | None = None,
+    tensorboard: bool = False,
 ) -> None:
     """Train a memory core on an environment with IMPALA-style V-trace actor-critic (resumes if OUT holds this run).
 
     Args:
         out: run folder (default runs/<env>/<core>-impala).
         workers: processes at once (default: one per CPU core, one on a GPU).
+        tensorboard: also write each seed's metrics as TensorBoard scalars to OUT/seed_<s>/tensorboard
+            (needs ``pip install "memrl[tensorboard]"``).
     """
     from memrl.run.train import train_run
 
-    train_run(config, out or Path("runs") / config.env.replace("/", "_") / f"{config.core}-impala", workers)
+    train_run(config, out or Path("runs") / config.env.replace("/", "_") / f"{config.core}-impala", workers, tensorboard)
 
 
 def train_supervised(
     config: Annotated[SupervisedConfig, tyro.conf.arg(name="")],
     out: Path | None = None,
     workers: int | None = None,
+    tensorboard: bool = False,
 ) -> None:
     """Train any core (inside the sequence model) or a task model on a supervised sequence task:
     copying, nth-farthest, listops, pai, ... (resumes if OUT holds this run).
@@ -98,10 +105,12 @@ def train_supervised(
     Args:
         out: run folder (default runs/<task>/<core>-supervised).
         workers: processes at once (default: one per CPU core, one on a GPU).
+        tensorboard: also write each seed's metrics as TensorBoard scalars to OUT/seed_<s>/tensorboard
+            (needs ``pip install "memrl[tensorboard]"``).
     """
     from memrl.run.train import train_run
 
-    train_run(config, out or Path("runs") / config.task / f"{config.core}-supervised", workers)
+    train_run(config, out or Path("runs") / config.task / f"{config.core}-supervised", workers, tensorboard)
 
 
 def evaluation_config(config, env_args: dict, task_args: dict, core_args: dict):

@@ -22,6 +22,7 @@ import numpy as np
 from memrl.learn.learners import learner_for
 from memrl.learn.run_config import ConfigRecord
 from memrl.run.folder import RunFolder
+from memrl.run.tensorboard import open_writer, write_rows
 
 
 @dataclasses.dataclass(frozen=True)
@@ -67,9 +68,13 @@ def _rows(metrics: dict, index: int, wall_time: float) -> list[dict]:
     return [{**{k: _value(v[u]) for k, v in host.items()}, "wall_time": wall_time} for u in range(n)]
 
 
-def train_seeds(config: ConfigRecord, folder: RunFolder, seeds: Sequence[int], on_chunk: Callable[[int], None] | None = None):
+def train_seeds(
+    config: ConfigRecord, folder: RunFolder, seeds: Sequence[int], on_chunk: Callable[[int], None] | None = None, tensorboard: bool = False
+):
     """Train ``seeds`` of ``config`` (vmapped together), resuming from their checkpoints, writing
-    metrics and a checkpoint after every chunk. ``on_chunk(steps_done_per_seed)`` reports."""
+    metrics (and, with ``tensorboard``, TensorBoard scalars) and a checkpoint after every chunk.
+    ``on_chunk(steps_done_per_seed)`` reports."""
+    writers = {seed: open_writer(folder.seed_dir(seed)) for seed in seeds} if tensorboard else {}
     trainer = learner_for(config)
     template = trainer.init(jax.random.PRNGKey(0))
     runners = []
@@ -87,20 +92,27 @@ def train_seeds(config: ConfigRecord, folder: RunFolder, seeds: Sequence[int], o
     start = time.time()
     if on_chunk:
         on_chunk(done * config.steps_per_update)
-    while done < config.num_updates:
-        n = min(config.updates_per_chunk, config.num_updates - done)
-        if n not in compiled:
-            compiled[n] = jax.jit(jax.vmap(lambda r, n=n: trainer.run(r, n)))
-        batched, metrics = compiled[n](batched)
-        metrics = jax.device_get(metrics)
-        check_finite_losses(metrics, seeds, done)
-        done += n
-        elapsed = time.time() - start
-        for i, seed in enumerate(seeds):
-            folder.append_metrics(seed, _rows(metrics, i, elapsed))
-            folder.save_checkpoint(seed, jax.tree.map(lambda x: x[i], batched))
-        if on_chunk:
-            on_chunk(done * config.steps_per_update)
+    try:
+        while done < config.num_updates:
+            n = min(config.updates_per_chunk, config.num_updates - done)
+            if n not in compiled:
+                compiled[n] = jax.jit(jax.vmap(lambda r, n=n: trainer.run(r, n)))
+            batched, metrics = compiled[n](batched)
+            metrics = jax.device_get(metrics)
+            check_finite_losses(metrics, seeds, done)
+            done += n
+            elapsed = time.time() - start
+            for i, seed in enumerate(seeds):
+                rows = _rows(metrics, i, elapsed)
+                folder.append_metrics(seed, rows)
+                if writers:
+                    write_rows(writers[seed], rows, done - n + 1)
+                folder.save_checkpoint(seed, jax.tree.map(lambda x: x[i], batched))
+            if on_chunk:
+                on_chunk(done * config.steps_per_update)
+    finally:  # a writer's last events reach its file only when it closes
+        for writer in writers.values():
+            writer.close()
 
 
 def jobs_for(run_dirs: Sequence[Path], configs: Sequence[ConfigRecord], on_cpu: bool, workers: int = 1) -> list[Job]:
@@ -118,11 +130,12 @@ def jobs_for(run_dirs: Sequence[Path], configs: Sequence[ConfigRecord], on_cpu: 
 
 
 def run_jobs(
-    jobs: Sequence[Job], workers: int, pin: bool = True, on_progress: Callable[[], None] | None = None, poll: float = 1.0
+    jobs: Sequence[Job], workers: int, pin: bool = True, on_progress: Callable[[], None] | None = None, poll: float = 1.0,
+    tensorboard: bool = False,
 ) -> None:
-    """Run jobs, at most ``workers`` at once, each in its own process (pinned to one core if ``pin``).
-    ``on_progress`` is called while waiting (it reads the metrics files). A failed job stops the
-    others and raises with the end of its log."""
+    """Run jobs, at most ``workers`` at once, each in its own process (pinned to one core if ``pin``;
+    logging TensorBoard scalars if ``tensorboard``). ``on_progress`` is called while waiting (it reads
+    the metrics files). A failed job stops the others and raises with the end of its log."""
     cores = sorted(os.sched_getaffinity(0))[:workers]
     pending = list(jobs)
     running: dict[int, tuple[subprocess.Popen, Job, Path]] = {}
@@ -134,6 +147,7 @@ def run_jobs(
                     log = job.run_dir / f"worker_seeds_{'_'.join(map(str, job.seeds))}.log"
                     seeds = ",".join(map(str, job.seeds))
                     cmd = [sys.executable, "-m", "memrl.run.worker", str(job.run_dir), seeds, str(core if pin else -1)]
+                    cmd += ["tensorboard"] if tensorboard else []
                     with log.open("w") as f:
                         proc = subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT)
                     running[core] = (proc, job, log)

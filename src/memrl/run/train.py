@@ -16,6 +16,7 @@ from memrl.run.curves import save_curves
 from memrl.run.folder import RunFolder
 from memrl.run.launch import jobs_for, run_jobs
 from memrl.run.progress import TrainingProgress
+from memrl.run.tensorboard import require_tensorboard
 
 
 def default_workers() -> int:
@@ -23,8 +24,9 @@ def default_workers() -> int:
     return len(os.sched_getaffinity(0)) if jax.default_backend() == "cpu" else 1
 
 
-def train_folders(folders: list[RunFolder], workers: int | None = None) -> float:
-    """Train every seed of every folder (already prepared); returns the wall time in seconds."""
+def train_folders(folders: list[RunFolder], workers: int | None = None, tensorboard: bool = False) -> float:
+    """Train every seed of every folder (already prepared), logging TensorBoard scalars too if
+    ``tensorboard``; returns the wall time in seconds."""
     on_cpu = jax.default_backend() == "cpu"
     configs = [f.load_config() for f in folders]
     workers = workers or default_workers()
@@ -32,12 +34,15 @@ def train_folders(folders: list[RunFolder], workers: int | None = None) -> float
     workers = min(workers, len(jobs))
     start = time.time()
     with TrainingProgress(folders) as progress:
-        run_jobs(jobs, workers, pin=on_cpu, on_progress=progress.update)
+        run_jobs(jobs, workers, pin=on_cpu, on_progress=progress.update, tensorboard=tensorboard)
     return time.time() - start
 
 
-def train_run(config: ConfigRecord, out: Path, workers: int | None = None) -> dict:
-    """Train (or resume) the run of ``config`` in ``out``; write its summary and curve; return the summary."""
+def train_run(config: ConfigRecord, out: Path, workers: int | None = None, tensorboard: bool = False) -> dict:
+    """Train (or resume) the run of ``config`` in ``out`` (with TensorBoard scalars if ``tensorboard``);
+    write its summary and curve; return the summary."""
+    if tensorboard:
+        require_tensorboard()
     # Traced, not run: settings that only clash once shapes meet (a core's width against its input)
     # are refused here with their message, before a folder or a worker exists.
     jax.eval_shape(learner_for(config).init, jax.random.PRNGKey(0))
@@ -47,7 +52,7 @@ def train_run(config: ConfigRecord, out: Path, workers: int | None = None) -> di
         f"run folder {folder.path}: {config.learner}, {config.num_updates} updates x {config.steps_per_update} "
         f"{config.step_label}, {config.seeds} seed(s)"
     )
-    wall = train_folders([folder], workers)
+    wall = train_folders([folder], workers, tensorboard)
     summary = folder.write_summary(config)
     save_curves(folder.path / "curve.png", {config.env: {config.core: folder}})
     finals = {s: v["final"] for s, v in summary["seeds"].items()}

@@ -1,4 +1,4 @@
-"""Worker process of ``launch.run_jobs``: ``python -m memrl.run.worker RUN_DIR SEEDS CORE``.
+"""Worker process of ``launch.run_jobs``: ``python -m memrl.run.worker RUN_DIR SEEDS CORE [tensorboard]``.
 
 It pins itself to CORE (unless -1) and turns on JAX's disk compilation cache before JAX starts, so
 XLA sizes its thread pool to that core, and every job after the first of a run (each seed is a job
@@ -15,7 +15,7 @@ def default_cache_dir() -> Path:
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "memrl" / "xla"
 
 
-def main(run_dir: str, seeds: str, core: str) -> None:
+def main(run_dir: str, seeds: str, core: str, *options: str) -> None:
     if int(core) >= 0:
         os.sched_setaffinity(0, {int(core)})
     os.environ.setdefault("JAX_COMPILATION_CACHE_DIR", str(default_cache_dir()))
@@ -24,11 +24,11 @@ def main(run_dir: str, seeds: str, core: str) -> None:
 
     folder = RunFolder(Path(run_dir))
     try:
-        train_seeds(folder.load_config(), folder, [int(s) for s in seeds.split(",")])
+        train_seeds(folder.load_config(), folder, [int(s) for s in seeds.split(",")], tensorboard="tensorboard" in options)
     except FloatingPointError as err:  # a diverged run: the message says all (the launcher shows this log's end)
         print(err, file=sys.stderr)
         raise SystemExit(1) from None
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:4])
+    main(*sys.argv[1:])

@@ -1,0 +1,50 @@
+"""``--tensorboard``: each seed's metrics as TensorBoard scalars, read back from the event files."""
+
+import struct
+import sys
+
+import pytest
+
+from memrl.cli import main
+from memrl.learn.supervised_config import SupervisedConfig
+from memrl.run.folder import RunFolder
+from memrl.run.launch import train_seeds
+
+
+def read_scalars(directory) -> dict[str, list[tuple[int, float]]]:
+    """{tag: [(step, value), ...]} of every event file in ``directory`` (TFRecord framing: length,
+    its CRC, the Event proto, its CRC)."""
+    from tensorboardX.proto.event_pb2 import Event
+
+    scalars: dict[str, list[tuple[int, float]]] = {}
+    for path in sorted(directory.glob("events.out.tfevents.*")):
+        data = path.read_bytes()
+        while data:
+            (length,) = struct.unpack("<Q", data[:8])
+            event = Event.FromString(data[12 : 12 + length])
+            data = data[12 + length + 4 :]
+            for value in event.summary.value:
+                scalars.setdefault(value.tag, []).append((event.step, value.simple_value))
+    return scalars
+
+
+def test_a_run_writes_every_metric_of_every_update_as_a_scalar(tmp_path):
+    pytest.importorskip("tensorboardX")
+    config = SupervisedConfig(task_args={"gap": 2, "num_digits": 2}, core="gru", core_args={"hidden": 8}, embed_dim=8, batch_size=4, total_steps=4 * 4, updates_per_chunk=2)
+    folder = RunFolder(tmp_path / "run")
+    folder.prepare(config)
+    train_seeds(config, folder, [0], tensorboard=True)
+    rows = folder.read_metrics(0)
+    scalars = read_scalars(folder.seed_dir(0) / "tensorboard")
+    assert [step for step, _ in scalars["loss"]] == [1, 2, 3, 4]
+    assert [value for _, value in scalars["loss"]] == pytest.approx([row["loss"] for row in rows], rel=1e-6)
+    measured = [update for update, row in enumerate(rows, 1) if row["test_accuracy"] is not None]
+    assert measured and [step for step, _ in scalars["test_accuracy"]] == measured  # unmeasured updates are not logged
+
+
+def test_without_tensorboardx_the_flag_is_refused_before_the_run_starts(monkeypatch, tmp_path, capsys):
+    monkeypatch.setitem(sys.modules, "tensorboardX", None)  # import fails as if not installed
+    with pytest.raises(SystemExit) as exit_info:
+        main(["train-supervised", "--tensorboard", "--out", str(tmp_path / "run")])
+    assert exit_info.value.code == 2 and 'pip install "memrl[tensorboard]"' in capsys.readouterr().err
+    assert not (tmp_path / "run").exists()
