@@ -194,7 +194,7 @@ def plot(runs: tyro.conf.Positional[list[Path]], out: Path = Path("curves.png"))
 
 def reproduce(
     name: tyro.conf.Positional[str], out: Path | None = None, workers: int | None = None, total_steps: int | None = None,
-    num_envs: int | None = None, preset: str | None = None, add_cores: tuple[str, ...] = (),
+    num_envs: int | None = None, preset: str | None = None, add_cores: tuple[str, ...] = (), tensorboard: bool = False,
 ) -> None:
     """Run a named experiment (resumable) and write its table, figure and checks.
 
@@ -209,6 +209,7 @@ def reproduce(
             "gpu"; ``memrl list --experiment NAME`` shows them; default: "cpu" on a CPU, else "gpu"
             where there is one, else "paper").
         add_cores: optional baselines to add, for experiments that offer them (amrl-tmaze: dnc).
+        tensorboard: also write each run's metrics as TensorBoard scalars (OUT/RUN/seed_<s>/tensorboard).
     """
     from memrl import experiments
     from memrl.experiments.runner import reproduce as run_experiment
@@ -219,7 +220,7 @@ def reproduce(
         experiment = experiment.with_run_settings(**settings)
     tags = [f"{value}{unit}" for value, unit in ((total_steps, ""), (preset, ""), (num_envs, "envs")) if value is not None]
     tags += [f"with-{core}" for core in dict.fromkeys(add_cores)]
-    run_experiment(experiment, out or experiments.base.default_out("-".join([name, *tags])), workers)
+    run_experiment(experiment, out or experiments.base.default_out("-".join([name, *tags])), workers, tensorboard)
 
 
 def babyai_demos(levels: str = "BossLevel", episodes: int = 1_000, test_episodes: int = 100, max_steps: int = 128, seed: int = 0) -> None:

@@ -42,9 +42,10 @@ def test_a_run_writes_every_metric_of_every_update_as_a_scalar(tmp_path):
     assert measured and [step for step, _ in scalars["test_accuracy"]] == measured  # unmeasured updates are not logged
 
 
-def test_without_tensorboardx_the_flag_is_refused_before_the_run_starts(monkeypatch, tmp_path, capsys):
+@pytest.mark.parametrize("command", [["train-supervised"], ["reproduce", "tln-demo"]])
+def test_without_tensorboardx_the_flag_is_refused_before_the_run_starts(command, monkeypatch, tmp_path, capsys):
     monkeypatch.setitem(sys.modules, "tensorboardX", None)  # import fails as if not installed
     with pytest.raises(SystemExit) as exit_info:
-        main(["train-supervised", "--tensorboard", "--out", str(tmp_path / "run")])
+        main([*command, "--tensorboard", "--out", str(tmp_path / "run")])
     assert exit_info.value.code == 2 and 'pip install "memrl[tensorboard]"' in capsys.readouterr().err
     assert not (tmp_path / "run").exists()

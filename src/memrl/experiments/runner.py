@@ -13,10 +13,13 @@ from memrl.console import console
 from memrl.experiments.base import Experiment
 from memrl.run.curves import save_curves
 from memrl.run.folder import RunFolder
+from memrl.run.tensorboard import require_tensorboard
 from memrl.run.train import train_folders
 
 
-def reproduce(experiment: Experiment, out: Path, workers: int | None = None) -> dict:
+def reproduce(experiment: Experiment, out: Path, workers: int | None = None, tensorboard: bool = False) -> dict:
+    if tensorboard:
+        require_tensorboard()
     folders = {run: RunFolder(out / run) for run in experiment.runs}
     for run, config in experiment.runs.items():
         folders[run].prepare(config)
@@ -24,7 +27,7 @@ def reproduce(experiment: Experiment, out: Path, workers: int | None = None) -> 
     preset = f", preset {experiment.preset!r}" if experiment.preset else ""
     console.print(f"[bold]{experiment.name}[/] v{experiment.version}{preset}: {experiment.description}")
     console.print(f"reproduces {experiment.reproduces}; runs in {out}")
-    wall = train_folders(list(folders.values()), workers)
+    wall = train_folders(list(folders.values()), workers, tensorboard)
 
     summaries = {run: folders[run].write_summary(config) for run, config in experiment.runs.items()}
     configs = list(experiment.runs.values())
