@@ -53,6 +53,8 @@ def refused(argv, capsys) -> str:
         (["train", "--env", "graph-nav/7", "--env-args", "max_steps", "0"], "max_steps must be >= 1 (steps per episode), got 0"),
         (["train", "--env", "boxworld/viewport", "--env-args", "min_path", "3", "max_path", "2"], "need 1 <= min_path <= max_path <= path_capacity (5)"),
         (["train", "--env", "minipacman/viewport", "--env-args", "max_steps", "0"], "max_steps must be >= 1"),
+        (["train", "--devices", "2"], "--devices must lie in 1..1 (the local cpu devices), got 2"),
+        (["train-supervised", "--devices", "0"], "--devices must lie in 1..1 (the local cpu devices), got 0"),
         (["train", "--lr", "-1"], "lr must be > 0, got -1.0"),
         (["train", "--lr", "nan"], "lr must be > 0, got nan"),
         (["train", "--num-envs", "0"], "PPOConfig.num_envs must be a positive integer, got 0"),

@@ -60,6 +60,7 @@ def train(
     out: Path | None = None,
     workers: int | None = None,
     tensorboard: bool = False,
+    devices: int | None = None,
 ) -> None:
     """Train a memory core on an environment with recurrent PPO (resumes if OUT holds this run).
 
@@ -68,10 +69,12 @@ def train(
         workers: processes at once (default: one per CPU core, one on a GPU).
         tensorboard: also write each seed's metrics as TensorBoard scalars to OUT/seed_<s>/tensorboard
             (needs ``pip install "memrl[tensorboard]"``).
+        devices: local devices to split the environments over (default: all accelerators that divide
+            num_envs; 1 on a CPU).
     """
     from memrl.run.train import train_run
 
-    train_run(config, out or Path("runs") / config.env.replace("/", "_") / config.core, workers, tensorboard)
+    train_run(config, out or Path("runs") / config.env.replace("/", "_") / config.core, workers, tensorboard, devices)
 
 
 def train_impala(
@@ -79,6 +82,7 @@ def train_impala(
     out: Path | None = None,
     workers: int | None = None,
     tensorboard: bool = False,
+    devices: int | None = None,
 ) -> None:
     """Train a memory core on an environment with IMPALA-style V-trace actor-critic (resumes if OUT holds this run).
 
@@ -87,10 +91,12 @@ def train_impala(
         workers: processes at once (default: one per CPU core, one on a GPU).
         tensorboard: also write each seed's metrics as TensorBoard scalars to OUT/seed_<s>/tensorboard
             (needs ``pip install "memrl[tensorboard]"``).
+        devices: local devices to split the environments over (default: all accelerators that divide
+            num_envs; 1 on a CPU).
     """
     from memrl.run.train import train_run
 
-    train_run(config, out or Path("runs") / config.env.replace("/", "_") / f"{config.core}-impala", workers, tensorboard)
+    train_run(config, out or Path("runs") / config.env.replace("/", "_") / f"{config.core}-impala", workers, tensorboard, devices)
 
 
 def train_supervised(
@@ -98,6 +104,7 @@ def train_supervised(
     out: Path | None = None,
     workers: int | None = None,
     tensorboard: bool = False,
+    devices: int | None = None,
 ) -> None:
     """Train any core (inside the sequence model) or a task model on a supervised sequence task:
     copying, nth-farthest, listops, pai, ... (resumes if OUT holds this run).
@@ -107,10 +114,12 @@ def train_supervised(
         workers: processes at once (default: one per CPU core, one on a GPU).
         tensorboard: also write each seed's metrics as TensorBoard scalars to OUT/seed_<s>/tensorboard
             (needs ``pip install "memrl[tensorboard]"``).
+        devices: local devices to split the environments over (default: all accelerators that divide
+            num_envs; 1 on a CPU).
     """
     from memrl.run.train import train_run
 
-    train_run(config, out or Path("runs") / config.task / f"{config.core}-supervised", workers, tensorboard)
+    train_run(config, out or Path("runs") / config.task / f"{config.core}-supervised", workers, tensorboard, devices)
 
 
 def evaluation_config(config, env_args: dict, task_args: dict, core_args: dict):

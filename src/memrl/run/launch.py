@@ -21,6 +21,7 @@ import numpy as np
 
 from memrl.learn.learners import learner_for
 from memrl.learn.run_config import ConfigRecord
+from memrl.run.devices import check_devices, shard_envs
 from memrl.run.folder import RunFolder
 from memrl.run.tensorboard import open_writer, write_rows
 
@@ -69,11 +70,13 @@ def _rows(metrics: dict, index: int, wall_time: float) -> list[dict]:
 
 
 def train_seeds(
-    config: ConfigRecord, folder: RunFolder, seeds: Sequence[int], on_chunk: Callable[[int], None] | None = None, tensorboard: bool = False
+    config: ConfigRecord, folder: RunFolder, seeds: Sequence[int], on_chunk: Callable[[int], None] | None = None, tensorboard: bool = False,
+    devices: int = 1,
 ):
-    """Train ``seeds`` of ``config`` (vmapped together), resuming from their checkpoints, writing
-    metrics (and, with ``tensorboard``, TensorBoard scalars) and a checkpoint after every chunk.
-    ``on_chunk(steps_done_per_seed)`` reports."""
+    """Train ``seeds`` of ``config`` (vmapped together; their environments split over ``devices``
+    local devices), resuming from their checkpoints, writing metrics (and, with ``tensorboard``,
+    TensorBoard scalars) and a checkpoint after every chunk. ``on_chunk(steps_done_per_seed)`` reports."""
+    check_devices(devices, config)
     writers = {seed: open_writer(folder.seed_dir(seed)) for seed in seeds} if tensorboard else {}
     trainer = learner_for(config)
     template = trainer.init(jax.random.PRNGKey(0))
@@ -88,6 +91,8 @@ def train_seeds(
     if any(int(r.update) != done for r in runners):
         raise RuntimeError("seeds of one job must be at the same update to be trained together")
     batched = jax.tree.map(lambda *xs: np.stack(xs), *runners)
+    if devices > 1:
+        batched = shard_envs(batched, devices)
     compiled = {}
     start = time.time()
     if on_chunk:
@@ -131,10 +136,10 @@ def jobs_for(run_dirs: Sequence[Path], configs: Sequence[ConfigRecord], on_cpu: 
 
 def run_jobs(
     jobs: Sequence[Job], workers: int, pin: bool = True, on_progress: Callable[[], None] | None = None, poll: float = 1.0,
-    tensorboard: bool = False,
+    tensorboard: bool = False, devices: int = 1,
 ) -> None:
     """Run jobs, at most ``workers`` at once, each in its own process (pinned to one core if ``pin``;
-    logging TensorBoard scalars if ``tensorboard``). ``on_progress`` is called while waiting (it reads
+    logging TensorBoard scalars if ``tensorboard``; on ``devices`` local devices). ``on_progress`` is called while waiting (it reads
     the metrics files). A failed job stops the others and raises with the end of its log."""
     cores = sorted(os.sched_getaffinity(0))[:workers]
     pending = list(jobs)
@@ -147,7 +152,7 @@ def run_jobs(
                     log = job.run_dir / f"worker_seeds_{'_'.join(map(str, job.seeds))}.log"
                     seeds = ",".join(map(str, job.seeds))
                     cmd = [sys.executable, "-m", "memrl.run.worker", str(job.run_dir), seeds, str(core if pin else -1)]
-                    cmd += ["tensorboard"] if tensorboard else []
+                    cmd += [f"devices={devices}"] + (["tensorboard"] if tensorboard else [])
                     with log.open("w") as f:
                         proc = subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT)
                     running[core] = (proc, job, log)

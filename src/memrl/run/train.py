@@ -13,6 +13,7 @@ from memrl.console import console
 from memrl.learn.learners import learner_for
 from memrl.learn.run_config import ConfigRecord
 from memrl.run.curves import save_curves
+from memrl.run.devices import check_devices, default_devices
 from memrl.run.folder import RunFolder
 from memrl.run.launch import jobs_for, run_jobs
 from memrl.run.progress import TrainingProgress
@@ -24,9 +25,9 @@ def default_workers() -> int:
     return len(os.sched_getaffinity(0)) if jax.default_backend() == "cpu" else 1
 
 
-def train_folders(folders: list[RunFolder], workers: int | None = None, tensorboard: bool = False) -> float:
-    """Train every seed of every folder (already prepared), logging TensorBoard scalars too if
-    ``tensorboard``; returns the wall time in seconds."""
+def train_folders(folders: list[RunFolder], workers: int | None = None, tensorboard: bool = False, devices: int = 1) -> float:
+    """Train every seed of every folder (already prepared) on ``devices`` local devices, logging
+    TensorBoard scalars too if ``tensorboard``; returns the wall time in seconds."""
     on_cpu = jax.default_backend() == "cpu"
     configs = [f.load_config() for f in folders]
     workers = workers or default_workers()
@@ -34,13 +35,16 @@ def train_folders(folders: list[RunFolder], workers: int | None = None, tensorbo
     workers = min(workers, len(jobs))
     start = time.time()
     with TrainingProgress(folders) as progress:
-        run_jobs(jobs, workers, pin=on_cpu, on_progress=progress.update, tensorboard=tensorboard)
+        run_jobs(jobs, workers, pin=on_cpu, on_progress=progress.update, tensorboard=tensorboard, devices=devices)
     return time.time() - start
 
 
-def train_run(config: ConfigRecord, out: Path, workers: int | None = None, tensorboard: bool = False) -> dict:
-    """Train (or resume) the run of ``config`` in ``out`` (with TensorBoard scalars if ``tensorboard``);
-    write its summary and curve; return the summary."""
+def train_run(config: ConfigRecord, out: Path, workers: int | None = None, tensorboard: bool = False, devices: int | None = None) -> dict:
+    """Train (or resume) the run of ``config`` in ``out`` on ``devices`` local devices (default:
+    ``default_devices``), with TensorBoard scalars if ``tensorboard``; write its summary and
+    curve; return the summary."""
+    devices = default_devices(config) if devices is None else devices
+    check_devices(devices, config)
     if tensorboard:
         require_tensorboard()
     # Traced, not run: settings that only clash once shapes meet (a core's width against its input)
@@ -52,7 +56,7 @@ def train_run(config: ConfigRecord, out: Path, workers: int | None = None, tenso
         f"run folder {folder.path}: {config.learner}, {config.num_updates} updates x {config.steps_per_update} "
         f"{config.step_label}, {config.seeds} seed(s)"
     )
-    wall = train_folders([folder], workers, tensorboard)
+    wall = train_folders([folder], workers, tensorboard, devices)
     summary = folder.write_summary(config)
     save_curves(folder.path / "curve.png", {config.env: {config.core: folder}})
     finals = {s: v["final"] for s, v in summary["seeds"].items()}

@@ -1,4 +1,4 @@
-"""Worker process of ``launch.run_jobs``: ``python -m memrl.run.worker RUN_DIR SEEDS CORE [tensorboard]``.
+"""Worker process of ``launch.run_jobs``: ``python -m memrl.run.worker RUN_DIR SEEDS CORE [devices=N] [tensorboard]``.
 
 It pins itself to CORE (unless -1) and turns on JAX's disk compilation cache before JAX starts, so
 XLA sizes its thread pool to that core, and every job after the first of a run (each seed is a job
@@ -23,8 +23,9 @@ def main(run_dir: str, seeds: str, core: str, *options: str) -> None:
     from memrl.run.launch import train_seeds
 
     folder = RunFolder(Path(run_dir))
+    devices = next((int(o.split("=")[1]) for o in options if o.startswith("devices=")), 1)
     try:
-        train_seeds(folder.load_config(), folder, [int(s) for s in seeds.split(",")], tensorboard="tensorboard" in options)
+        train_seeds(folder.load_config(), folder, [int(s) for s in seeds.split(",")], tensorboard="tensorboard" in options, devices=devices)
     except FloatingPointError as err:  # a diverged run: the message says all (the launcher shows this log's end)
         print(err, file=sys.stderr)
         raise SystemExit(1) from None

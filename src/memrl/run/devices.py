@@ -1,0 +1,46 @@
+"""Several local devices for one run (``--devices N``): the run's environments are split over a 1-D
+device mesh (axis ``envs``), its parameters, optimiser state and keys replicated. The jitted update
+is then one SPMD program: XLA partitions the rollout by environment and all-reduces what the
+minibatch gradients sum over devices, so a run equals its single-device self up to float rounding.
+Only actor-critic runs have environments to split; a supervised run takes one device."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import jax
+import numpy as np
+from jax.sharding import Mesh, NamedSharding, PartitionSpec
+
+PER_ENV_FIELDS = ("env_state", "obs", "carry", "prev_action", "prev_reward", "reset", "episode_return")
+"""RunnerState fields whose leaves are [seeds, envs, ...] (train_seeds stacks seeds on axis 0)"""
+
+
+def default_devices(config) -> int:
+    """All local accelerators for an actor-critic run whose environments they divide; else 1 (on a
+    CPU each seed is its own process on one core)."""
+    count = jax.local_device_count()
+    if jax.default_backend() == "cpu" or not hasattr(config, "num_envs") or config.num_envs % count:
+        return 1
+    return count
+
+
+def check_devices(devices: int, config) -> None:
+    """Refuse a device count this machine or ``config`` cannot use, saying what is allowed."""
+    available = jax.local_device_count()
+    if not isinstance(devices, int) or not 1 <= devices <= available:
+        raise ValueError(f"--devices must lie in 1..{available} (the local {jax.default_backend()} devices), got {devices!r}")
+    if devices > 1:
+        if not hasattr(config, "num_envs"):
+            raise ValueError("--devices splits a run's environments over devices; a supervised run takes one device")
+        if config.num_envs % devices:
+            raise ValueError(f"num_envs ({config.num_envs}) must be divisible by --devices ({devices})")
+
+
+def shard_envs(runner, devices: int):
+    """``runner`` (seeds stacked on axis 0) with its per-environment fields split over the first
+    ``devices`` local devices along the environment axis and everything else replicated."""
+    mesh = Mesh(np.array(jax.local_devices()[:devices]), ("envs",))
+    per_env, replicated = NamedSharding(mesh, PartitionSpec(None, "envs")), NamedSharding(mesh, PartitionSpec())
+    fields = {f.name: getattr(runner, f.name) for f in dataclasses.fields(runner)}
+    return runner.replace(**{name: jax.device_put(value, per_env if name in PER_ENV_FIELDS else replicated) for name, value in fields.items()})
