@@ -37,6 +37,7 @@ def test_the_launching_process_leaves_the_accelerator_memory_to_its_workers(monk
     assert os.environ["XLA_PYTHON_CLIENT_PREALLOCATE"] == "false"
 
 
+@pytest.mark.parametrize("analysis, files", [("gradients", ("gradients.png", "gradients.json")), ("snr", ("snr.png", "snr.json"))])
 def test_analyses_write_figure_and_table(analysis, files, tmp_path, capsys):
     main(["analyze", analysis, "--cores", "set", "amrl-sum", "--steps", "12", "--inits", "1", "--out", str(tmp_path)])
     assert "t=10" in capsys.readouterr().out

@@ -64,5 +64,5 @@ def test_lstm_forget_gate_bias_starts_at_one():
 def test_set_refuses_inputs_of_another_width():
     core = cores.make("set", features=4)
     carry = core.initialize_carry(None, (1,))
-    with pytest.raises(ValueError, match="features=4 but got inputs of width 3"):
+    with pytest.raises(ValueError, match=r"SET.features must equal the width of its inputs \(3: the encoder.s output\), got 4"):
         core.init(jax.random.PRNGKey(0), carry, jnp.zeros((1, 3)), jnp.ones(1, bool))
