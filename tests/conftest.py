@@ -12,18 +12,30 @@ if not os.environ.get("MEMRL_TEST_OPTIMISED"):
     os.environ["XLA_FLAGS"] = " ".join([os.environ.get("XLA_FLAGS", ""), UNOPTIMISED]).strip()
 
 
+_optimised_pool = None  # one process per xdist worker, started on first use: imports once
+
+
 def optimised(fn, *args, **kwargs):
-    """``fn(*args, **kwargs)`` in a fresh process whose XLA keeps its optimisation passes: for the
+    """``fn(*args, **kwargs)`` in a process whose XLA keeps its optimisation passes: for the
     learning checks, whose run time is their cost. ``fn`` and its arguments must pickle (a function
     of a module, not a lambda)."""
-    flags = os.environ["XLA_FLAGS"]
-    os.environ.update(XLA_FLAGS=flags.replace(UNOPTIMISED, "").strip(), MEMRL_TEST_OPTIMISED="1")
-    try:  # the child starts with this environment
-        with multiprocessing.get_context("spawn").Pool(1) as pool:
-            return pool.apply(fn, args, kwargs)
-    finally:
-        os.environ["XLA_FLAGS"] = flags
-        del os.environ["MEMRL_TEST_OPTIMISED"]
+    global _optimised_pool
+    if _optimised_pool is None:
+        flags = os.environ["XLA_FLAGS"]
+        os.environ.update(XLA_FLAGS=flags.replace(UNOPTIMISED, "").strip(), MEMRL_TEST_OPTIMISED="1")
+        try:  # the process starts with this environment
+            _optimised_pool = multiprocessing.get_context("spawn").Pool(1)
+        finally:
+            os.environ["XLA_FLAGS"] = flags
+            del os.environ["MEMRL_TEST_OPTIMISED"]
+    return _optimised_pool.apply(fn, args, kwargs)
+
+
+def pytest_sessionfinish(session):
+    if _optimised_pool is not None:  # closed here: left to the interpreter's exit it complains
+        _optimised_pool.terminate()
+        _optimised_pool.join()
+
 
 DATA = Path(__file__).parent / "data"
 
