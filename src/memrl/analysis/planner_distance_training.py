@@ -40,7 +40,7 @@ def init_planner(core: cores.MemoryCore, key, maze_size: int):
     labels = maze_size * maze_size
     x = {"observation": jnp.zeros((1, labels)), "goal": jnp.zeros((1, labels)), "prev_action": jnp.zeros((1, 5))}
     core_key, decoder_key = jax.random.split(key)
-    core_params = core.init(core_key, core.initialize_carry(None, (1,)), x, jnp.ones(1, bool))
+    core_params = jax.jit(core.init)(core_key, core.initialize_carry(None, (1,)), x, jnp.ones(1, bool))  # eager init runs op by op
     classes = distance_classes(maze_size)
     decoder = {"w": jax.random.normal(decoder_key, (core.width, classes)) / np.sqrt(core.width), "b": jnp.zeros(classes)}
     return core_params, decoder

@@ -37,7 +37,7 @@ def sequence_cost(core_name: str, core_args: dict, length: int, batch: int, repe
     ``training``: NaN) of the gradient of the core's sequence form on ``length`` steps of random inputs."""
     model = cores.make(core_name, **core_args)
     xs = jax.random.normal(jax.random.PRNGKey(1), (length, batch, core_args["d_model"]))
-    params = model.init(jax.random.PRNGKey(0), model.initialize_carry(None, (batch,)), xs[0], jnp.ones((batch,), bool))
+    params = jax.jit(model.init)(jax.random.PRNGKey(0), model.initialize_carry(None, (batch,)), xs[0], jnp.ones((batch,), bool))  # eager: op by op
 
     def forward(p):
         return model.apply(p, xs, method=model.sequence)[1]
