@@ -128,8 +128,8 @@ def test_step_keeps_weights_and_usage_in_range():
     carry = core.initialize_carry(None, (2,))
     xs = 5.0 * jax.random.normal(jax.random.PRNGKey(5), (8, 2, 3))
     resets = jnp.zeros((8, 2), bool)
-    params = core.init(jax.random.PRNGKey(6), carry, xs[0], resets[0])
-    state, ys = core.apply(params, carry, xs, resets, method=core.unroll)
+    params = jax.jit(core.init)(jax.random.PRNGKey(6), carry, xs[0], resets[0])  # jitted: eager runs op by op
+    state, ys = jax.jit(lambda p: core.apply(p, carry, xs, resets, method=core.unroll))(params)
     assert float(jnp.abs(ys).max()) <= 0.5  # the output is clipped
     assert float(jnp.abs(state.controller[0][1]).max()) <= 0.5
     assert np.all((state.usage >= 0) & (state.usage <= 1))
@@ -167,12 +167,13 @@ def test_bad_settings_are_refused(settings, message):
 @pytest.mark.slow
 def test_learns_to_copy():
     """deepmind/dnc's default sizes (memory 16 x 16, 4 reads, 1 write, controller 64) learn to copy
-    5 digits over a gap of 8 in 4000 updates of 32: at least 95% of the digits right on held-out sequences."""
+    5 digits over a gap of 8 in 2000 updates of 32: at least 95% of the digits right on held-out sequences
+    (measured 0.982; 0.946 after 1500, 0.995 after 3500)."""
     from memrl.learn.supervised_config import SupervisedConfig
 
     config = SupervisedConfig(
         task="copying", task_args=dict(gap=8, num_digits=5), core="dnc", core_args=dict(hidden=64, output_size=64),
-        embed_dim=16, batch_size=32, total_steps=32 * 4000, lr=3e-3,
+        embed_dim=16, batch_size=32, total_steps=32 * 2000, lr=3e-3,
     )
-    scores = optimised(trained_scores, config, 4000, evaluated=512)
+    scores = optimised(trained_scores, config, 2000, evaluated=512)
     assert scores["token_accuracy"] >= 0.95, scores

@@ -93,8 +93,8 @@ def past_reach(name, **settings):
     sizes = {k: v for k, v in SIZES.items() if name == "tlb" or k != "num_state"}
     core = cores.make(name, **{**sizes, **settings})
     xs = jax.random.normal(jax.random.PRNGKey(2), (9, 1, D))
-    params = core.init(jax.random.PRNGKey(0), core.initialize_carry(None, (1,)), xs[0], jnp.ones((1,), bool))
-    grad = jax.grad(lambda xs: core.apply(params, xs, method=core.sequence)[1][-1].sum())(xs)
+    params = jax.jit(core.init)(jax.random.PRNGKey(0), core.initialize_carry(None, (1,)), xs[0], jnp.ones((1,), bool))
+    grad = jax.jit(jax.grad(lambda xs: core.apply(params, xs, method=core.sequence)[1][-1].sum()))(xs)  # jitted: eager runs op by op
     return float(jnp.abs(grad[0]).sum()), float(jnp.abs(grad[-3]).sum())
 
 
@@ -114,9 +114,10 @@ def test_a_non_causal_chunk_sees_the_whole_chunk_and_nothing_later_and_not_its_p
     outputs = {}
     for causal in (True, False):
         core = cores.make("transformer", chunk_size=3, d_model=8, num_heads=2, mlp_dim=12, causal=causal)
-        params = core.init(jax.random.PRNGKey(0), xs, method=core.sequence)
-        reach = jax.grad(lambda xs: core.apply(params, xs, method=core.sequence)[1][0].sum())(xs)
-        outputs[causal] = core.apply(params, xs, method=core.sequence)[1]
+        params = jax.jit(lambda key, xs: core.init(key, xs, method=core.sequence))(jax.random.PRNGKey(0), xs)
+        sequence = jax.jit(lambda xs: core.apply(params, xs, method=core.sequence)[1])
+        reach = jax.grad(lambda xs: sequence(xs)[0].sum())(xs)
+        outputs[causal] = sequence(xs)
         assert (float(jnp.abs(reach[2]).sum()) > 1e-6) == (not causal)  # step 0 reads step 2 of its chunk
         assert float(jnp.abs(reach[3:]).sum()) == 0.0  # and nothing of the next chunks
     np.testing.assert_allclose(outputs[False][6], outputs[True][6], atol=1e-6)  # padding unseen

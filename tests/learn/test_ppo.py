@@ -95,7 +95,7 @@ def test_checkpoint_of_another_shape_is_refused(tmp_path):
         (dict(num_envs=10, num_minibatches=4), "divisible"),
         (dict(gamma=1.5), r"gamma must lie in \[0.0, 1.0\]"),
         (dict(num_envs=0), "num_envs must be a positive integer"),
-        (dict(core_args={"width": 3}), "core 'gru' has no setting 'width' \(--core-args\); its settings: hidden"),
+        (dict(core_args={"width": 3}), r"core 'gru' has no setting 'width' \(--core-args\); its settings: hidden"),
         (dict(total_steps=10), "less than one update"),
     ],
 )

@@ -186,11 +186,11 @@ def test_one_layer_htm_learns_direct_recall_of_held_out_pairs():
 
 
 @pytest.mark.slow
-def test_an_lstm_solves_copying_with_a_gap_of_10():
-    """Exact-match copies of all 10 digits on held-out sequences; measured 0.93 (per digit 0.993) after
-    3000 updates, 0.77 after 1500 (docs/results.md)."""
-    accuracy = optimised(trained_scores, SupervisedConfig(task_args={"gap": 10}, core_args={"hidden": 128}, batch_size=64, lr=3e-3), 3000)
-    assert accuracy["sequence_accuracy"] >= 0.85, accuracy
+def test_an_lstm_learns_copying_with_a_gap_of_10():
+    """Held-out copies after 1500 updates: measured 0.972 of the digits right and 0.773 of the
+    10-digit copies exact (0.894 after 2000, 0.93 after 3000: docs/results.md)."""
+    accuracy = optimised(trained_scores, SupervisedConfig(task_args={"gap": 10}, core_args={"hidden": 128}, batch_size=64, lr=3e-3), 1500)
+    assert accuracy["token_accuracy"] >= 0.95 and accuracy["sequence_accuracy"] >= 0.6, accuracy
 
 
 @pytest.mark.slow
