@@ -91,6 +91,12 @@ def refused(argv, capsys) -> str:
         (["reproduce", "htm-pai", "--add-cores", "dnc"], "experiment 'htm-pai' adds no cores; experiments that do: amrl-tmaze"),
         (["analyze", "planner-distance", "--maze-size", "2"], "maze_size must be >= 3"),
         (["analyze", "planner-distance", "--iterations", "2", "0"], "counts >= 1"),
+        # several processes (hosts.py)
+        (["train", "--num-processes", "2"], "--coordinator HOST:PORT and --num-processes > 1 go together"),
+        (["train", "--coordinator", "node0", "--num-processes", "2"], "--coordinator must be HOST:PORT with a port in 1..65535, got 'node0'"),
+        (["train", "--coordinator", "node0:1234", "--num-processes", "2", "--process-id", "2"], "--process-id must lie in 0..1 (--num-processes 2), got 2"),
+        (["train-impala", "--coordinator", "node0:1234", "--num-processes", "3", "--num-envs", "16"],
+         "num_envs (16) must be divisible by the devices it is split over (1 x 3 processes)"),
     ],
 )
 def test_bad_input_exits_2_with_a_message(argv, message, tmp_path, capsys):

@@ -1,4 +1,4 @@
-"""The ``memrl`` command line: list, train, train-impala, train-supervised, eval, plot, reproduce, analyze, bench."""
+"""The ``memrl`` command line: list, train, train-impala, train-supervised, eval, plot, reproduce, analyze, bench, sweep."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ import tyro
 from memrl.learn.impala_config import ImpalaConfig
 from memrl.learn.ppo_config import PPOConfig
 from memrl.learn.supervised_config import SupervisedConfig
+from memrl.run.hosts import Hosts
 
 
 def list_all(core: str | None = None, env: str | None = None, task: str | None = None, experiment: str | None = None) -> None:
@@ -61,6 +62,7 @@ def train(
     workers: int | None = None,
     tensorboard: bool = False,
     devices: int | None = None,
+    hosts: Annotated[Hosts, tyro.conf.arg(name="")] = Hosts(),
 ) -> None:
     """Train a memory core on an environment with recurrent PPO (resumes if OUT holds this run).
 
@@ -70,11 +72,14 @@ def train(
         tensorboard: also write each seed's metrics as TensorBoard scalars to OUT/seed_<s>/tensorboard
             (needs ``pip install "memrl[tensorboard]"``).
         devices: local devices to split the environments over (default: all accelerators that divide
-            num_envs; 1 on a CPU).
+            num_envs; 1 on a CPU); with several processes, on each of them.
+        hosts: with --coordinator HOST:PORT --num-processes P --process-id I, this command is process
+            I of P that train the run together (one command per process, the same arguments; process 0
+            writes OUT, on a file system all of them share).
     """
     from memrl.run.train import train_run
 
-    train_run(config, out or Path("runs") / config.env.replace("/", "_") / config.core, workers, tensorboard, devices)
+    train_run(config, out or Path("runs") / config.env.replace("/", "_") / config.core, workers, tensorboard, devices, hosts)
 
 
 def train_impala(
@@ -83,6 +88,7 @@ def train_impala(
     workers: int | None = None,
     tensorboard: bool = False,
     devices: int | None = None,
+    hosts: Annotated[Hosts, tyro.conf.arg(name="")] = Hosts(),
 ) -> None:
     """Train a memory core on an environment with IMPALA-style V-trace actor-critic (resumes if OUT holds this run).
 
@@ -92,11 +98,14 @@ def train_impala(
         tensorboard: also write each seed's metrics as TensorBoard scalars to OUT/seed_<s>/tensorboard
             (needs ``pip install "memrl[tensorboard]"``).
         devices: local devices to split the environments over (default: all accelerators that divide
-            num_envs; 1 on a CPU).
+            num_envs; 1 on a CPU); with several processes, on each of them.
+        hosts: with --coordinator HOST:PORT --num-processes P --process-id I, this command is process
+            I of P that train the run together (one command per process, the same arguments; process 0
+            writes OUT, on a file system all of them share).
     """
     from memrl.run.train import train_run
 
-    train_run(config, out or Path("runs") / config.env.replace("/", "_") / f"{config.core}-impala", workers, tensorboard, devices)
+    train_run(config, out or Path("runs") / config.env.replace("/", "_") / f"{config.core}-impala", workers, tensorboard, devices, hosts)
 
 
 def train_supervised(
@@ -288,6 +297,10 @@ def main(argv: list[str] | None = None) -> None:
             from memrl import bench
 
             tyro.cli(bench.command, prog="memrl bench", args=argv[1:])
+        elif argv[:1] == ["sweep"]:  # Ray Tune is an optional extra: imported only here
+            from memrl.run import sweep
+
+            tyro.cli(sweep.command, prog="memrl sweep", args=argv[1:])
         else:
             tyro.extras.subcommand_cli_from_dict(COMMANDS, prog="memrl", args=argv)
     except (ValueError, FileNotFoundError, ImportError, ChildProcessError) as err:  # ChildProcessError: launch.TrainingFailed

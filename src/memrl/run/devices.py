@@ -2,7 +2,8 @@
 device mesh (axis ``envs``), its parameters, optimiser state and keys replicated. The jitted update
 is then one SPMD program: XLA partitions the rollout by environment and all-reduces what the
 minibatch gradients sum over devices, so a run equals its single-device self up to float rounding.
-Only actor-critic runs have environments to split; a supervised run takes one device."""
+In a run of several processes (``hosts.py``) the mesh holds ``devices`` local devices of every
+process. Only actor-critic runs have environments to split; a supervised run takes one device."""
 
 from __future__ import annotations
 
@@ -25,22 +26,32 @@ def default_devices(config) -> int:
     return count
 
 
-def check_devices(devices: int, config) -> None:
-    """Refuse a device count this machine or ``config`` cannot use, saying what is allowed."""
+def check_devices(devices: int, config, processes: int = 1) -> None:
+    """Refuse a device count (per process, of ``processes``) this machine or ``config`` cannot use,
+    saying what is allowed."""
     available = jax.local_device_count()
     if not isinstance(devices, int) or not 1 <= devices <= available:
         raise ValueError(f"--devices must lie in 1..{available} (the local {jax.default_backend()} devices), got {devices!r}")
-    if devices > 1:
+    mesh = devices * processes
+    if mesh > 1:
         if not hasattr(config, "num_envs"):
-            raise ValueError("--devices splits a run's environments over devices; a supervised run takes one device")
-        if config.num_envs % devices:
-            raise ValueError(f"num_envs ({config.num_envs}) must be divisible by --devices ({devices})")
+            raise ValueError("--devices and --num-processes split a run's environments over devices; a supervised run takes one device")
+        if config.num_envs % mesh:
+            per_process = f" x {processes} processes" if processes > 1 else ""
+            raise ValueError(f"num_envs ({config.num_envs}) must be divisible by the devices it is split over ({devices}{per_process})")
+
+
+def mesh_devices(devices: int) -> list:
+    """The first ``devices`` local devices of every process, process by process."""
+    by_process = sorted(jax.devices(), key=lambda d: (d.process_index, d.id))
+    return [d for p in range(jax.process_count()) for d in [d for d in by_process if d.process_index == p][:devices]]
 
 
 def shard_envs(runner, devices: int):
-    """``runner`` (seeds stacked on axis 0) with its per-environment fields split over the first
-    ``devices`` local devices along the environment axis and everything else replicated."""
-    mesh = Mesh(np.array(jax.local_devices()[:devices]), ("envs",))
+    """``runner`` (seeds stacked on axis 0, the same on every process) with its per-environment
+    fields split over ``mesh_devices(devices)`` along the environment axis and everything else
+    replicated."""
+    mesh = Mesh(np.array(mesh_devices(devices)), ("envs",))
     per_env, replicated = NamedSharding(mesh, PartitionSpec(None, "envs")), NamedSharding(mesh, PartitionSpec())
     fields = {f.name: getattr(runner, f.name) for f in dataclasses.fields(runner)}
     return runner.replace(**{name: jax.device_put(value, per_env if name in PER_ENV_FIELDS else replicated) for name, value in fields.items()})

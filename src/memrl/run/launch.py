@@ -23,13 +23,14 @@ from memrl.learn.learners import learner_for
 from memrl.learn.run_config import ConfigRecord
 from memrl.run.devices import check_devices, shard_envs
 from memrl.run.folder import RunFolder
+from memrl.run.hosts import Hosts, owns_folder, to_host
 from memrl.run.tensorboard import open_writer, write_rows
 
 
 @dataclasses.dataclass(frozen=True)
 class Job:
     run_dir: Path
-    seeds: tuple[int, ...]
+    seeds: tuple[int, ...]  # empty: all seeds of the run, read from its folder by the worker
 
 
 def _value(x: np.generic) -> int | float | None:
@@ -74,10 +75,12 @@ def train_seeds(
     devices: int = 1,
 ):
     """Train ``seeds`` of ``config`` (vmapped together; their environments split over ``devices``
-    local devices), resuming from their checkpoints, writing metrics (and, with ``tensorboard``,
-    TensorBoard scalars) and a checkpoint after every chunk. ``on_chunk(steps_done_per_seed)`` reports."""
-    check_devices(devices, config)
-    writers = {seed: open_writer(folder.seed_dir(seed)) for seed in seeds} if tensorboard else {}
+    local devices of every process of the run), resuming from their checkpoints, writing metrics
+    (and, with ``tensorboard``, TensorBoard scalars) and a checkpoint after every chunk: process 0
+    writes, the others train their share. ``on_chunk(steps_done_per_seed)`` reports."""
+    check_devices(devices, config, jax.process_count())
+    owner = owns_folder()
+    writers = {seed: open_writer(folder.seed_dir(seed)) for seed in seeds} if tensorboard and owner else {}
     trainer = learner_for(config)
     template = trainer.init(jax.random.PRNGKey(0))
     runners = []
@@ -85,13 +88,14 @@ def train_seeds(
         runner = folder.load_checkpoint(seed, template)
         if runner is None:
             runner = trainer.init(jax.random.PRNGKey(seed))
-        folder.truncate_metrics(seed, int(runner.update))
+        if owner:
+            folder.truncate_metrics(seed, int(runner.update))
         runners.append(runner)
     done = int(runners[0].update)
     if any(int(r.update) != done for r in runners):
         raise RuntimeError("seeds of one job must be at the same update to be trained together")
     batched = jax.tree.map(lambda *xs: np.stack(xs), *runners)
-    if devices > 1:
+    if devices * jax.process_count() > 1:
         batched = shard_envs(batched, devices)
     compiled = {}
     start = time.time()
@@ -103,16 +107,17 @@ def train_seeds(
             if n not in compiled:
                 compiled[n] = jax.jit(jax.vmap(lambda r, n=n: trainer.run(r, n)))
             batched, metrics = compiled[n](batched)
-            metrics = jax.device_get(metrics)
+            metrics = to_host(metrics)
             check_finite_losses(metrics, seeds, done)
             done += n
             elapsed = time.time() - start
-            for i, seed in enumerate(seeds):
+            host = to_host(batched)  # with several processes a collective: every process takes part
+            for i, seed in enumerate(seeds if owner else ()):
                 rows = _rows(metrics, i, elapsed)
                 folder.append_metrics(seed, rows)
                 if writers:
                     write_rows(writers[seed], rows, done - n + 1)
-                folder.save_checkpoint(seed, jax.tree.map(lambda x: x[i], batched))
+                folder.save_checkpoint(seed, jax.tree.map(lambda x: x[i], host))
             if on_chunk:
                 on_chunk(done * config.steps_per_update)
     finally:  # a writer's last events reach its file only when it closes
@@ -136,11 +141,12 @@ def jobs_for(run_dirs: Sequence[Path], configs: Sequence[ConfigRecord], on_cpu: 
 
 def run_jobs(
     jobs: Sequence[Job], workers: int, pin: bool = True, on_progress: Callable[[], None] | None = None, poll: float = 1.0,
-    tensorboard: bool = False, devices: int = 1,
+    tensorboard: bool = False, devices: int = 1, hosts: Hosts = Hosts(),
 ) -> None:
     """Run jobs, at most ``workers`` at once, each in its own process (pinned to one core if ``pin``;
-    logging TensorBoard scalars if ``tensorboard``; on ``devices`` local devices). ``on_progress`` is called while waiting (it reads
-    the metrics files). A failed job stops the others and raises with the end of its log."""
+    logging TensorBoard scalars if ``tensorboard``; on ``devices`` local devices; joining the
+    other processes of ``hosts``). ``on_progress`` is called while waiting (it reads the metrics
+    files). A failed job stops the others and raises with the end of its log."""
     cores = sorted(os.sched_getaffinity(0))[:workers]
     pending = list(jobs)
     running: dict[int, tuple[subprocess.Popen, Job, Path]] = {}
@@ -149,10 +155,12 @@ def run_jobs(
             for core in cores:
                 if core not in running and pending:
                     job = pending.pop(0)
-                    log = job.run_dir / f"worker_seeds_{'_'.join(map(str, job.seeds))}.log"
+                    job.run_dir.mkdir(parents=True, exist_ok=True)  # a process other than 0 may start before 0 made it
+                    log = job.run_dir / (f"worker_seeds_{'_'.join(map(str, job.seeds))}.log" if job.seeds else f"worker_process_{hosts.process_id}.log")
                     seeds = ",".join(map(str, job.seeds))
                     cmd = [sys.executable, "-m", "memrl.run.worker", str(job.run_dir), seeds, str(core if pin else -1)]
                     cmd += [f"devices={devices}"] + (["tensorboard"] if tensorboard else [])
+                    cmd += [f"hosts={hosts.coordinator},{hosts.num_processes},{hosts.process_id}"] if hosts.several else []
                     with log.open("w") as f:
                         proc = subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT)
                     running[core] = (proc, job, log)

@@ -1,8 +1,10 @@
 """Training run folders: every seed of every folder, as worker processes (one per CPU core, or one
-per run on an accelerator), with live progress; and one run from its config, as ``memrl train*`` does."""
+per run on an accelerator), with live progress; and one run from its config, as ``memrl train*`` does
+(also as one of several processes that train a run together: ``hosts.py``)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from pathlib import Path
@@ -15,7 +17,8 @@ from memrl.learn.run_config import ConfigRecord
 from memrl.run.curves import save_curves
 from memrl.run.devices import check_devices, default_devices
 from memrl.run.folder import RunFolder
-from memrl.run.launch import jobs_for, run_jobs
+from memrl.run.hosts import Hosts
+from memrl.run.launch import Job, jobs_for, run_jobs
 from memrl.run.progress import TrainingProgress
 from memrl.run.tensorboard import require_tensorboard
 
@@ -25,38 +28,48 @@ def default_workers() -> int:
     return len(os.sched_getaffinity(0)) if jax.default_backend() == "cpu" else 1
 
 
-def train_folders(folders: list[RunFolder], workers: int | None = None, tensorboard: bool = False, devices: int = 1) -> float:
-    """Train every seed of every folder (already prepared) on ``devices`` local devices, logging
-    TensorBoard scalars too if ``tensorboard``; returns the wall time in seconds."""
+def train_folders(folders: list[RunFolder], workers: int | None = None, tensorboard: bool = False, devices: int = 1, hosts: Hosts = Hosts()) -> float:
+    """Train every seed of every folder (already prepared, by process 0 of ``hosts``) on ``devices``
+    local devices, logging TensorBoard scalars too if ``tensorboard``; returns the wall time in
+    seconds. A process of several trains all seeds of its one folder in one worker, unpinned."""
     on_cpu = jax.default_backend() == "cpu"
-    configs = [f.load_config() for f in folders]
     workers = workers or default_workers()
-    jobs = jobs_for([f.path for f in folders], configs, on_cpu, workers)
+    if hosts.several:
+        jobs, workers, pin = [Job(f.path, ()) for f in folders], 1, False  # the worker reads the seeds once the folder is there
+    else:
+        jobs, pin = jobs_for([f.path for f in folders], [f.load_config() for f in folders], on_cpu, workers), on_cpu
     workers = min(workers, len(jobs))
     start = time.time()
-    with TrainingProgress(folders) as progress:
-        run_jobs(jobs, workers, pin=on_cpu, on_progress=progress.update, tensorboard=tensorboard, devices=devices)
+    progress = TrainingProgress(folders) if hosts.owns_folder else None  # the others may start before the folder exists
+    with progress or contextlib.nullcontext():
+        run_jobs(jobs, workers, pin=pin, on_progress=progress and progress.update, tensorboard=tensorboard, devices=devices, hosts=hosts)
     return time.time() - start
 
 
-def train_run(config: ConfigRecord, out: Path, workers: int | None = None, tensorboard: bool = False, devices: int | None = None) -> dict:
+def train_run(
+    config: ConfigRecord, out: Path, workers: int | None = None, tensorboard: bool = False, devices: int | None = None, hosts: Hosts = Hosts(),
+) -> dict | None:
     """Train (or resume) the run of ``config`` in ``out`` on ``devices`` local devices (default:
-    ``default_devices``), with TensorBoard scalars if ``tensorboard``; write its summary and
-    curve; return the summary."""
+    ``default_devices``) of each of ``hosts``' processes, with TensorBoard scalars if
+    ``tensorboard``; write its summary and curve; return the summary (None on processes other
+    than 0, which write nothing)."""
     devices = default_devices(config) if devices is None else devices
-    check_devices(devices, config)
+    check_devices(devices, config, hosts.num_processes)
     if tensorboard:
         require_tensorboard()
     # Traced, not run: settings that only clash once shapes meet (a core's width against its input)
     # are refused here with their message, before a folder or a worker exists.
     jax.eval_shape(learner_for(config).init, jax.random.PRNGKey(0))
     folder = RunFolder(out)
-    folder.prepare(config)
-    console.print(
-        f"run folder {folder.path}: {config.learner}, {config.num_updates} updates x {config.steps_per_update} "
-        f"{config.step_label}, {config.seeds} seed(s)"
-    )
-    wall = train_folders([folder], workers, tensorboard, devices)
+    if hosts.owns_folder:
+        folder.prepare(config)
+        console.print(
+            f"run folder {folder.path}: {config.learner}, {config.num_updates} updates x {config.steps_per_update} "
+            f"{config.step_label}, {config.seeds} seed(s)" + (f", {hosts.num_processes} processes" if hosts.several else "")
+        )
+    wall = train_folders([folder], workers, tensorboard, devices, hosts)
+    if not hosts.owns_folder:
+        return None
     summary = folder.write_summary(config)
     save_curves(folder.path / "curve.png", {config.env: {config.core: folder}})
     finals = {s: v["final"] for s, v in summary["seeds"].items()}

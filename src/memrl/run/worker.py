@@ -1,9 +1,12 @@
-"""Worker process of ``launch.run_jobs``: ``python -m memrl.run.worker RUN_DIR SEEDS CORE [devices=N] [tensorboard]``.
+"""Worker process of ``launch.run_jobs``: ``python -m memrl.run.worker RUN_DIR SEEDS CORE [devices=N] [tensorboard]
+[hosts=COORDINATOR,PROCESSES,ID]``.
 
 It pins itself to CORE (unless -1) and turns on JAX's disk compilation cache before JAX starts, so
 XLA sizes its thread pool to that core, and every job after the first of a run (each seed is a job
 on a CPU, and all of a run's seeds compile the same program) loads the program instead of compiling
 it: 10-25 s saved per job of ``amrl-tmaze``. ``JAX_COMPILATION_CACHE_DIR`` chooses the cache folder.
+With ``hosts=``, it first joins the run's other processes (``hosts.py``); SEEDS is then empty (all
+of the run's seeds), read from the folder, which process 0 has prepared by the time all have joined.
 """
 
 import os
@@ -20,12 +23,19 @@ def main(run_dir: str, seeds: str, core: str, *options: str) -> None:
         os.sched_setaffinity(0, {int(core)})
     os.environ.setdefault("JAX_COMPILATION_CACHE_DIR", str(default_cache_dir()))
     from memrl.run.folder import RunFolder
+    from memrl.run.hosts import Hosts
+
+    settings = dict(o.split("=", 1) for o in options if "=" in o)
+    if "hosts" in settings:  # before anything starts JAX's backend (importing the learners does)
+        coordinator, processes, process_id = settings["hosts"].rsplit(",", 2)
+        Hosts(coordinator, int(processes), int(process_id)).join()
     from memrl.run.launch import train_seeds
 
     folder = RunFolder(Path(run_dir))
-    devices = next((int(o.split("=")[1]) for o in options if o.startswith("devices=")), 1)
+    config = folder.load_config()
+    seeds = [int(s) for s in seeds.split(",")] if seeds else config.seed_list()
     try:
-        train_seeds(folder.load_config(), folder, [int(s) for s in seeds.split(",")], tensorboard="tensorboard" in options, devices=devices)
+        train_seeds(config, folder, seeds, tensorboard="tensorboard" in options, devices=int(settings.get("devices", 1)))
     except FloatingPointError as err:  # a diverged run: the message says all (the launcher shows this log's end)
         print(err, file=sys.stderr)
         raise SystemExit(1) from None

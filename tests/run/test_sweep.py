@@ -1,0 +1,62 @@
+"""``memrl sweep``: a two-trial grid on a local Ray, each trial a run folder, one table and figure;
+bad specs refused before Ray starts. Skipped where the ``sweep`` extra (Ray Tune) is missing."""
+
+import csv
+import json
+
+import pytest
+
+pytest.importorskip("ray.tune")
+
+from memrl.cli import main  # noqa: E402
+
+SPEC = """
+learner: supervised
+base: {task: copying, task_args: {gap: 2, num_digits: 2}, core: gru, embed_dim: 8, batch_size: 4, total_steps: 16, updates_per_chunk: 2, seeds: 1}
+space:
+  core_args.hidden: {grid: [4, 8]}
+"""
+
+
+@pytest.mark.filterwarnings("ignore:os.fork:RuntimeWarning")  # Ray starts its processes with fork + exec
+def test_a_grid_of_two_trials_makes_two_run_folders_and_one_table(tmp_path, capsys):
+    import ray
+
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(SPEC)
+    try:
+        main(["sweep", str(spec), "--out", str(tmp_path / "sweep")])
+    finally:
+        ray.shutdown()
+    with (tmp_path / "sweep" / "sweep.csv").open() as f:
+        rows = list(csv.DictReader(f))
+    assert sorted(int(r["core_args.hidden"]) for r in rows) == [4, 8]
+    for row in rows:
+        assert 0 <= float(row["test_accuracy"]) <= 1 and int(row["steps"]) == 16
+        config = json.loads((tmp_path / "sweep" / "trials" / row["run"].split("/")[-1] / "config.json").read_text())["config"]
+        assert config["core_args"]["hidden"] == int(row["core_args.hidden"]) and config["task_args"] == {"gap": 2, "num_digits": 2}
+        assert len((tmp_path / "sweep" / "trials" / row["run"].split("/")[-1] / "seed_0" / "metrics.jsonl").read_text().splitlines()) == 4
+    assert (tmp_path / "sweep" / "sweep.png").exists()
+    assert "2 trials, best first" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("learner: ppo\nspace: {lr: {grid: [0.1]}}\nseed: 3\n", "has unknown keys seed; its keys: learner, base, space"),
+    ("learner: dqn\nspace: {lr: {grid: [0.1]}}\n", "sweep learner must be one of"),
+    ("learner: ppo\nspace: {lr: {normal: [0.1, 1]}}\n", "space field 'lr' must be one {KIND: VALUES} with KIND one of grid, choice, uniform"),
+    ("learner: ppo\nspace: {lr: {uniform: [1, 0.1]}}\n", "space field 'lr': uniform takes [low, high] with low < high, got [1, 0.1]"),
+    ("learner: ppo\nspace: {lr: {loguniform: [0, 1]}}\n", "loguniform needs low > 0"),
+    ("learner: ppo\nspace: {learning_rate: {grid: [0.1]}}\n", "ppo configs have no field 'learning_rate'; their fields: "),
+    ("learner: ppo\nspace: {lr: {grid: [-1.0]}}\n", "lr must be > 0, got -1.0"),
+    ("learner: ppo\nspace: {lr: {grid: [0.1]}}\nscheduler: pbt\n", "sweep scheduler must be one of fifo, asha, got 'pbt'"),
+    ("learner: ppo\n", "lacks 'space'"),
+    ("- a list\n", "must be a mapping"),
+])
+def test_bad_specs_are_refused_before_ray_starts(spec, message, tmp_path, capsys):
+    path = tmp_path / "spec.yaml"
+    path.write_text(spec)
+    with pytest.raises(SystemExit) as exit_info:
+        main(["sweep", str(path), "--out", str(tmp_path / "sweep")])
+    err = capsys.readouterr().err
+    assert exit_info.value.code == 2 and "Traceback" not in err and message in err, err
+    assert not (tmp_path / "sweep").exists()
