@@ -91,6 +91,8 @@ def refused(argv, capsys) -> str:
         (["reproduce", "htm-pai", "--add-cores", "dnc"], "experiment 'htm-pai' adds no cores; experiments that do: amrl-tmaze"),
         (["analyze", "planner-distance", "--maze-size", "2"], "maze_size must be >= 3"),
         (["analyze", "planner-distance", "--iterations", "2", "0"], "counts >= 1"),
+        (["reproduce", "tln-demo", "--devices", "2"], "--devices must lie in 1..1"),
+        (["reproduce", "rmc-nth-farthest", "--devices", "0"], "--devices must lie in 1..1"),
         # several processes (hosts.py)
         (["train", "--num-processes", "2"], "--coordinator HOST:PORT and --num-processes > 1 go together"),
         (["train", "--coordinator", "node0", "--num-processes", "2"], "--coordinator must be HOST:PORT with a port in 1..65535, got 'node0'"),

@@ -213,6 +213,7 @@ def plot(runs: tyro.conf.Positional[list[Path]], out: Path = Path("curves.png"))
 def reproduce(
     name: tyro.conf.Positional[str], out: Path | None = None, workers: int | None = None, total_steps: int | None = None,
     num_envs: int | None = None, preset: str | None = None, add_cores: tuple[str, ...] = (), tensorboard: bool = False,
+    devices: int | None = None,
 ) -> None:
     """Run a named experiment (resumable) and write its table, figure and checks.
 
@@ -228,6 +229,8 @@ def reproduce(
             where there is one, else "paper").
         add_cores: optional baselines to add, for experiments that offer them (amrl-tmaze: dnc).
         tensorboard: also write each run's metrics as TensorBoard scalars (OUT/RUN/seed_<s>/tensorboard).
+        devices: local devices to split each run's environments over (default: all accelerators that
+            divide every run's num_envs; 1 on a CPU and for supervised runs).
     """
     from memrl import experiments
     from memrl.experiments.runner import reproduce as run_experiment
@@ -238,7 +241,7 @@ def reproduce(
         experiment = experiment.with_run_settings(**settings)
     tags = [f"{value}{unit}" for value, unit in ((total_steps, ""), (preset, ""), (num_envs, "envs")) if value is not None]
     tags += [f"with-{core}" for core in dict.fromkeys(add_cores)]
-    run_experiment(experiment, out or experiments.base.default_out("-".join([name, *tags])), workers, tensorboard)
+    run_experiment(experiment, out or experiments.base.default_out("-".join([name, *tags])), workers, tensorboard, devices)
 
 
 def babyai_demos(levels: str = "BossLevel", episodes: int = 1_000, test_episodes: int = 100, max_steps: int = 128, seed: int = 0) -> None:

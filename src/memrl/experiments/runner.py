@@ -12,14 +12,20 @@ from rich.table import Table
 from memrl.console import console
 from memrl.experiments.base import Experiment
 from memrl.run.curves import save_curves
+from memrl.run.devices import check_devices, default_devices
 from memrl.run.folder import RunFolder
 from memrl.run.tensorboard import require_tensorboard
 from memrl.run.train import train_folders
 
 
-def reproduce(experiment: Experiment, out: Path, workers: int | None = None, tensorboard: bool = False) -> dict:
+def reproduce(experiment: Experiment, out: Path, workers: int | None = None, tensorboard: bool = False, devices: int | None = None) -> dict:
+    """Train every run of ``experiment`` in ``out`` (each on ``devices`` local devices; default: the
+    most that every run can take), then write its table, figure and checks."""
     if tensorboard:
         require_tensorboard()
+    devices = min(default_devices(c) for c in experiment.runs.values()) if devices is None else devices
+    for config in experiment.runs.values():
+        check_devices(devices, config)
     folders = {run: RunFolder(out / run) for run in experiment.runs}
     for run, config in experiment.runs.items():
         folders[run].prepare(config)
@@ -27,7 +33,7 @@ def reproduce(experiment: Experiment, out: Path, workers: int | None = None, ten
     preset = f", preset {experiment.preset!r}" if experiment.preset else ""
     console.print(f"[bold]{experiment.name}[/] v{experiment.version}{preset}: {experiment.description}")
     console.print(f"reproduces {experiment.reproduces}; runs in {out}")
-    wall = train_folders(list(folders.values()), workers, tensorboard)
+    wall = train_folders(list(folders.values()), workers, tensorboard, devices)
 
     summaries = {run: folders[run].write_summary(config) for run, config in experiment.runs.items()}
     configs = list(experiment.runs.values())
