@@ -85,10 +85,12 @@ def test_any_core_trains_on_a_sequence_task_from_the_command_line(tmp_path, caps
     argv = [
         "train-supervised", "--task", "copying", "--core", "gtrxl", "--task-args", "gap", "3", "num_digits", "2",
         "--core-args", "num_layers", "1", "d_model", "8", "num_heads", "2", "mlp_dim", "8", "memory_length", "4",
-        "--embed-dim", "8", "--total-steps", "16", "--batch-size", "4", "--updates-per-chunk", "2", "--out", str(tmp_path),
+        "--embed-dim", "8", "--total-steps", "16", "--batch-size", "4", "--updates-per-chunk", "2", "--out", str(tmp_path), "--tensorboard",
     ]
     main(argv)
     assert (tmp_path / "curve.png").stat().st_size > 0 and '"metric": "test_accuracy"' in (tmp_path / "summary.json").read_text()
+    for log_dir in (tmp_path / "tensorboard", tmp_path / "seed_0" / "tensorboard"):  # the curves, the scalars (test_tensorboard reads them)
+        assert any(log_dir.glob("events.out.tfevents.*")), log_dir
     capsys.readouterr()
     main(["eval", str(tmp_path), "--steps", "10", "--task-args", "gap", "6"])
     assert re.search(r"seed 0 \(update 4\): accuracy \d\.\d{3}, sequence accuracy [\s\S]*\son 10 held-out\s+sequences \(gap 6\)", capsys.readouterr().out, re.S)

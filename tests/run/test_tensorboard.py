@@ -1,4 +1,5 @@
-"""``--tensorboard``: each seed's metrics as TensorBoard scalars, read back from the event files."""
+"""``--tensorboard``: each seed's metrics as TensorBoard scalars and a run's curves as an image, read
+back from the event files."""
 
 import struct
 import sys
@@ -11,12 +12,11 @@ from memrl.run.folder import RunFolder
 from memrl.run.launch import train_seeds
 
 
-def read_scalars(directory) -> dict[str, list[tuple[int, float]]]:
-    """{tag: [(step, value), ...]} of every event file in ``directory`` (TFRecord framing: length,
-    its CRC, the Event proto, its CRC)."""
+def read_events(directory):
+    """(step, summary value) of every event file in ``directory`` (TFRecord framing: length, its
+    CRC, the Event proto, its CRC)."""
     from tensorboardX.proto.event_pb2 import Event
 
-    scalars: dict[str, list[tuple[int, float]]] = {}
     for path in sorted(directory.glob("events.out.tfevents.*")):
         data = path.read_bytes()
         while data:
@@ -24,8 +24,32 @@ def read_scalars(directory) -> dict[str, list[tuple[int, float]]]:
             event = Event.FromString(data[12 : 12 + length])
             data = data[12 + length + 4 :]
             for value in event.summary.value:
-                scalars.setdefault(value.tag, []).append((event.step, value.simple_value))
+                yield event.step, value
+
+
+def read_scalars(directory) -> dict[str, list[tuple[int, float]]]:
+    """{tag: [(step, value), ...]} of the scalars in ``directory``'s event files."""
+    scalars: dict[str, list[tuple[int, float]]] = {}
+    for step, value in read_events(directory):
+        scalars.setdefault(value.tag, []).append((step, value.simple_value))
     return scalars
+
+
+def test_a_figure_is_written_as_an_image_of_its_size(tmp_path):
+    pytest.importorskip("tensorboardX")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from memrl.run.tensorboard import write_figure
+
+    fig = plt.figure(figsize=(2, 1), dpi=50)
+    fig.savefig(tmp_path / "curve.png")
+    plt.close(fig)
+    write_figure(tmp_path / "tb", "curves", tmp_path / "curve.png", 7)
+    images = [(step, value.tag, value.image.width, value.image.height) for step, value in read_events(tmp_path / "tb") if value.HasField("image")]
+    assert images == [(7, "curves", 100, 50)]
 
 
 def test_a_run_writes_every_metric_of_every_update_as_a_scalar(tmp_path):

@@ -14,7 +14,7 @@ from memrl.experiments.base import Experiment
 from memrl.run.curves import save_curves
 from memrl.run.devices import check_devices, default_devices
 from memrl.run.folder import RunFolder
-from memrl.run.tensorboard import require_tensorboard
+from memrl.run.tensorboard import require_tensorboard, write_figure
 from memrl.run.train import train_folders
 
 
@@ -53,6 +53,8 @@ def reproduce(experiment: Experiment, out: Path, workers: int | None = None, ten
         {panel: {run.split("/", 1)[1]: folders[run] for run in runs} for panel, runs in experiment.panels().items()},
         experiment.optima,
     )
+    if tensorboard:
+        write_figure(out / "tensorboard", "curves", figure, max(c.num_updates for c in experiment.runs.values()))
     results = {
         "experiment": experiment.name, "version": experiment.version, "preset": experiment.preset, "wall_time_s": wall,
         "backend": jax.default_backend(), "cpu_cores": len(os.sched_getaffinity(0)),

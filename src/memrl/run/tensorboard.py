@@ -1,7 +1,8 @@
 """TensorBoard scalars of a run (``--tensorboard``; optional: ``pip install "memrl[tensorboard]"``).
 
 Each seed's metrics go to ``RUN/seed_<s>/tensorboard/`` as they are written to ``metrics.jsonl``, one
-scalar per metric at its update number: ``tensorboard --logdir RUN`` shows every seed of the run.
+scalar per metric at its update number, and the learning-curve figure of a finished run (or of an
+experiment) to ``RUN/tensorboard/`` as the image ``curves``: ``tensorboard --logdir RUN`` shows both.
 A resumed run appends a new event file; updates after its checkpoint that a killed run had already
 logged appear twice there (metrics.jsonl stays the record)."""
 
@@ -33,3 +34,14 @@ def write_rows(writer, rows: list[dict], first_update: int) -> None:
             if value is not None:
                 writer.add_scalar(name, value, update)
     writer.flush()
+
+
+def write_figure(log_dir: Path, tag: str, png: Path, step: int) -> None:
+    """The PNG figure ``png`` as the image ``tag`` at ``step`` in ``log_dir``."""
+    require_tensorboard()
+    import matplotlib.image
+    from tensorboardX import SummaryWriter
+
+    writer = SummaryWriter(str(log_dir))
+    writer.add_image(tag, matplotlib.image.imread(png)[..., :3], step, dataformats="HWC")  # RGB of RGBA, floats in [0, 1]
+    writer.close()

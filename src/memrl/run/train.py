@@ -20,7 +20,7 @@ from memrl.run.folder import RunFolder
 from memrl.run.hosts import Hosts
 from memrl.run.launch import Job, jobs_for, run_jobs
 from memrl.run.progress import TrainingProgress
-from memrl.run.tensorboard import require_tensorboard
+from memrl.run.tensorboard import require_tensorboard, write_figure
 
 
 def default_workers() -> int:
@@ -72,6 +72,8 @@ def train_run(
         return None
     summary = folder.write_summary(config)
     save_curves(folder.path / "curve.png", {config.env: {config.core: folder}})
+    if tensorboard:
+        write_figure(folder.path / "tensorboard", "curves", folder.path / "curve.png", config.num_updates)
     finals = {s: v["final"] for s, v in summary["seeds"].items()}
     console.print(f"{config.final_label} {summary['final_mean']} (per seed: {finals}), {wall:.0f} s; curve {folder.path / 'curve.png'}")
     return summary
