@@ -32,6 +32,7 @@ from flax import serialization
 
 from memrl import cores
 from memrl.analysis.distance_probe import accuracy_per_class, accuracy_table, distance_classes, plot_accuracy_by_distance, probe_dataset
+from memrl.nn.compiled_init import compiled_init
 from memrl.run.folder import atomic_write, resume_training
 
 
@@ -40,7 +41,7 @@ def init_planner(core: cores.MemoryCore, key, maze_size: int):
     labels = maze_size * maze_size
     x = {"observation": jnp.zeros((1, labels)), "goal": jnp.zeros((1, labels)), "prev_action": jnp.zeros((1, 5))}
     core_key, decoder_key = jax.random.split(key)
-    core_params = jax.jit(core.init)(core_key, core.initialize_carry(None, (1,)), x, jnp.ones(1, bool))  # eager init runs op by op
+    core_params = compiled_init(core, None, core_key, core.initialize_carry(None, (1,)), x, jnp.ones(1, bool))
     classes = distance_classes(maze_size)
     decoder = {"w": jax.random.normal(decoder_key, (core.width, classes)) / np.sqrt(core.width), "b": jnp.zeros(classes)}
     return core_params, decoder

@@ -13,6 +13,7 @@ import jax
 import jax.numpy as jnp
 
 from memrl import cores
+from memrl.nn.compiled_init import compiled_init
 
 
 class ScalingRow(NamedTuple):
@@ -34,7 +35,7 @@ def full_memory(core_name: str, core_args: dict, batch: int, width: int):
     """(model, params, carry) with every memory slot valid."""
     model = cores.make(core_name, **core_args)
     carry = jax.tree.map(lambda a: jnp.ones_like(a) if a.dtype == bool else a, model.initialize_carry(None, (batch,)))
-    params = jax.jit(model.init)(jax.random.PRNGKey(0), carry, jnp.ones((batch, width)), jnp.zeros((batch,), bool))  # eager init runs op by op
+    params = compiled_init(model, None, jax.random.PRNGKey(0), carry, jnp.ones((batch, width)), jnp.zeros((batch,), bool))
     return model, params, carry
 
 

@@ -16,6 +16,7 @@ import jax.numpy as jnp
 
 from memrl import cores
 from memrl.bench.htm_scaling import timed_ms
+from memrl.nn.compiled_init import compiled_init
 
 PAPER_RATIOS = {  # Table 5: chunk -> (inference speed, inference memory, training speed, training memory), Transformer = 1
     1000: (3.5, 0.09, 4.4, 0.14), 100: (3.6, 0.08, 4.4, 0.08), 40: (3.3, 0.12, 2.2, 0.49), 20: (2.2, 0.08, 1.4, 0.40), 10: (1.2, 0.1, 0.7, 0.42),
@@ -37,7 +38,7 @@ def sequence_cost(core_name: str, core_args: dict, length: int, batch: int, repe
     ``training``: NaN) of the gradient of the core's sequence form on ``length`` steps of random inputs."""
     model = cores.make(core_name, **core_args)
     xs = jax.random.normal(jax.random.PRNGKey(1), (length, batch, core_args["d_model"]))
-    params = jax.jit(model.init)(jax.random.PRNGKey(0), model.initialize_carry(None, (batch,)), xs[0], jnp.ones((batch,), bool))  # eager: op by op
+    params = compiled_init(model, None, jax.random.PRNGKey(0), model.initialize_carry(None, (batch,)), xs[0], jnp.ones((batch,), bool))
 
     def forward(p):
         return model.apply(p, xs, method=model.sequence)[1]

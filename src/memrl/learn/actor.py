@@ -8,7 +8,6 @@ over the whole segment from it with the stored reset flags (truncated BPTT).
 
 from __future__ import annotations
 
-import functools
 from typing import Any, NamedTuple
 
 import jax
@@ -20,6 +19,7 @@ from memrl import cores, envs
 from memrl.agents import ActorCritic
 from memrl.agents import distributions as dist
 from memrl.agents.actor_critic import IMAGE_ENCODERS
+from memrl.nn.compiled_init import compiled_init
 from memrl.learn.run_config import RunConfig
 
 
@@ -90,9 +90,6 @@ class ActorCriticLearner:
             conv_coordinates=config.conv_coordinates,
             reconstruct=config.reconstruction_coef > 0,
         )
-        # Compiled once per learner: run eagerly, Flax's init executes the agent op by op (a
-        # supervised HTM took 77 s that way, 11 s to compile), and every seed of a run inits.
-        self.init_params = jax.jit(functools.partial(self.agent.init, method=self.agent.unroll))
 
     def init(self, key) -> RunnerState:
         raise NotImplementedError
@@ -110,7 +107,7 @@ class ActorCriticLearner:
         prev_reward = jnp.zeros((c.num_envs,))
         reset = jnp.ones((c.num_envs,), bool)
         one_step = lambda x: x[None]  # noqa: E731  (init through ``unroll`` creates every parameter)
-        params = self.init_params(init_key, carry, *jax.tree.map(one_step, (obs, prev_action, prev_reward, reset)))
+        params = compiled_init(self.agent, "unroll", init_key, carry, *jax.tree.map(one_step, (obs, prev_action, prev_reward, reset)))
         return RunnerState(
             params=params, opt_state=optimizer.init(params), env_state=env_state, obs=obs, carry=carry,
             prev_action=prev_action, prev_reward=prev_reward, reset=reset,

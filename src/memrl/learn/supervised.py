@@ -26,6 +26,7 @@ from memrl.agents.supervised_models import make_model
 from memrl.learn.losses import masked_bit_cross_entropy, masked_sequence_cross_entropy
 from memrl.learn.optimizers import make_optimizer
 from memrl.learn.supervised_config import SupervisedConfig
+from memrl.nn.compiled_init import compiled_init
 from memrl.tasks.base import SequenceBatch
 
 
@@ -82,11 +83,10 @@ class SupervisedLearner:
         self.stage_ends = np.cumsum([updates for updates, _ in config.curriculum], dtype=np.int32)
         self.model = make_model(config.core, config.core_args, config.task, self.task, config.embed_dim, config.head_widths)
         self.optimizer = make_optimizer(config.lr, config.max_grad_norm, warmup_steps=config.lr_warmup, weight_decay=config.weight_decay)
-        self.init_params = jax.jit(self.model.init)  # compiled once: eager init runs the model op by op (77 s for an HTM)
 
     def init(self, key) -> SupervisedState:
         key, init_key, batch_key = jax.random.split(key, 3)
-        params = self.init_params(init_key, self.task.sample(batch_key).inputs)
+        params = compiled_init(self.model, None, init_key, self.task.sample(batch_key).inputs)
         return SupervisedState(params, self.optimizer.init(params), key, jnp.zeros((), jnp.int32), self.task.initial_state())
 
     def training_batch(self, key, update: jax.Array, task_state=None) -> SequenceBatch:
