@@ -49,6 +49,16 @@ class Hosts:
         """Whether this process writes the run folder (process 0)."""
         return self.process_id == 0
 
+    def option(self) -> str:
+        """This process as the worker's ``hosts=`` argument (read back by ``from_option``)."""
+        return f"hosts={self.coordinator},{self.num_processes},{self.process_id}"
+
+    @classmethod
+    def from_option(cls, value: str) -> Hosts:
+        """The ``Hosts`` of a worker's ``hosts=`` argument value."""
+        coordinator, processes, process_id = value.rsplit(",", 2)
+        return cls(coordinator, int(processes), int(process_id))
+
     def join(self) -> None:
         """Join the run's other processes (before JAX starts its backend); nothing for one process."""
         if self.several:

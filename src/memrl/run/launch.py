@@ -160,7 +160,7 @@ def run_jobs(
                     seeds = ",".join(map(str, job.seeds))
                     cmd = [sys.executable, "-m", "memrl.run.worker", str(job.run_dir), seeds, str(core if pin else -1)]
                     cmd += [f"devices={devices}"] + (["tensorboard"] if tensorboard else [])
-                    cmd += [f"hosts={hosts.coordinator},{hosts.num_processes},{hosts.process_id}"] if hosts.several else []
+                    cmd += [hosts.option()] if hosts.several else []
                     with log.open("w") as f:
                         proc = subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT)
                     running[core] = (proc, job, log)

@@ -22,6 +22,7 @@ over seeds deadlocked on 2-core machines); on an accelerator vmapped together.
 
 from __future__ import annotations
 
+import copy
 import csv
 import dataclasses
 import json
@@ -122,7 +123,7 @@ def trial_config(spec: SweepSpec, params: dict) -> ConfigRecord:
     """The config of the trial with ``params`` (field -> value; ``outer.inner`` sets a key of a dict field)."""
     from memrl.learn.learners import LEARNERS
 
-    fields = json.loads(json.dumps(spec.base))  # a deep copy
+    fields = copy.deepcopy(spec.base)
     for field, value in params.items():
         outer, _, inner = field.partition(".")
         if inner:

@@ -27,8 +27,7 @@ def main(run_dir: str, seeds: str, core: str, *options: str) -> None:
 
     settings = dict(o.split("=", 1) for o in options if "=" in o)
     if "hosts" in settings:  # before anything starts JAX's backend (importing the learners does)
-        coordinator, processes, process_id = settings["hosts"].rsplit(",", 2)
-        Hosts(coordinator, int(processes), int(process_id)).join()
+        Hosts.from_option(settings["hosts"]).join()
     from memrl.run.launch import train_seeds
 
     folder = RunFolder(Path(run_dir))
