@@ -158,6 +158,9 @@ LEARN["trxl-topk"].update(memory_length=24)
 LEARN["htm"].update(window=4, chunk_size=4, num_chunks=6)  # the bit is only in the chunk store
 LEARN["transformer"].update(chunk_size=24)  # the whole sequence in one block
 ACCURACY_THRESHOLD = 0.9
+BIT_STEPS = 200
+"""Adam steps of the check: every core was at >= 0.988 after 150 steps except conv-lstm (0.49 at
+100, 1.0 at 150; `bit_accuracy` evaluated every 50 steps, 2026-11-26)"""
 
 
 class BitReader(nn.Module):
@@ -185,10 +188,10 @@ def memory_batch(key, batch=32):
 
 
 def bit_accuracy(name: str) -> float:
-    """Held-out accuracy of core ``name`` after 300 Adam steps on batches of ``memory_batch``."""
+    """Held-out accuracy of core ``name`` after ``BIT_STEPS`` Adam steps on batches of ``memory_batch``."""
     model = BitReader(cores.make(name, **LEARN[name]), name)
     xs, _ = memory_batch(jax.random.PRNGKey(0))
-    params = model.init(jax.random.PRNGKey(1), xs)
+    params = jax.jit(model.init)(jax.random.PRNGKey(1), xs)
     optimizer = optax.adam(3e-3)
 
     def loss(params, key):
@@ -204,12 +207,12 @@ def bit_accuracy(name: str) -> float:
             updates, opt_state = optimizer.update(grads, opt_state, params)
             return (optax.apply_updates(params, updates), opt_state), None
 
-        (params, _), _ = jax.lax.scan(sgd, (params, optimizer.init(params)), jax.random.split(key, 300))
+        (params, _), _ = jax.lax.scan(sgd, (params, optimizer.init(params)), jax.random.split(key, BIT_STEPS))
         return params
 
     params = train(params, jax.random.PRNGKey(2))
     xs, labels = memory_batch(jax.random.PRNGKey(99), batch=512)
-    return float(jnp.mean((model.apply(params, xs) > 0) == labels))
+    return float(jnp.mean((jax.jit(model.apply)(params, xs) > 0) == labels))
 
 
 @pytest.mark.slow
