@@ -84,6 +84,8 @@ def refused(argv, capsys) -> str:
         (["train-impala", "--policy-lag", "-1"], "policy_lag must be a non-negative integer"),
         (["train-supervised", "--task", "pia"], "unknown task 'pia'; known: babyai, copying"),
         (["train-supervised", "--core", "epn"], "takes named inputs"),
+        (["train-supervised", "--core", "tlb", "--readout", "state"], 'readout "state" answers once, from the final state; task \'copying\' is scored at other steps too'),
+        (["train-supervised", "--core", "tlb", "--core-args", "state_reads", "top_down"], "state_reads must be one of"),
         (["train-supervised", "--task", "pai"], "train it with a task model (htm-pai)"),
         (["analyze", "distance-probe", "/nonexistent/run"], "is not a run folder"),
         (["analyze", "attention", "/nonexistent/run"], "is not a run folder"),

@@ -93,7 +93,7 @@ def past_reach(name, **settings):
     sizes = {k: v for k, v in SIZES.items() if name == "tlb" or k != "num_state"}
     core = cores.make(name, **{**sizes, **settings})
     xs = jax.random.normal(jax.random.PRNGKey(2), (9, 1, D))
-    params = jax.jit(core.init)(jax.random.PRNGKey(0), core.initialize_carry(None, (1,)), xs[0], jnp.ones((1,), bool))
+    params = jax.jit(lambda key, xs: core.init(key, xs, method=core.sequence))(jax.random.PRNGKey(0), xs)
     grad = jax.jit(jax.grad(lambda xs: core.apply(params, xs, method=core.sequence)[1][-1].sum()))(xs)  # jitted: eager runs op by op
     return float(jnp.abs(grad[0]).sum()), float(jnp.abs(grad[-3]).sum())
 
@@ -101,7 +101,7 @@ def past_reach(name, **settings):
 def test_the_past_reaches_a_chunk_only_through_the_state_read():
     first, same_chunk = past_reach("tlb")
     assert first > 1e-6 and same_chunk > 1e-6
-    first, same_chunk = past_reach("tlb", top_down=False)  # the ablation: perceptual module alone
+    first, same_chunk = past_reach("tlb", state_reads="none")  # the ablation: perceptual module alone
     assert first == 0.0 and same_chunk > 1e-6
     first, _ = past_reach("transformer", chunk_size=3)  # a transformer over blocks of 3 (over the whole
     assert first == 0.0  # sequence it remembers: the contract's learning test)
@@ -124,9 +124,35 @@ def test_a_non_causal_chunk_sees_the_whole_chunk_and_nothing_later_and_not_its_p
     assert not np.allclose(outputs[False][0], outputs[True][0])
 
 
-def test_a_non_causal_core_has_no_streaming_form():
-    core = cores.make("tlb", **(SIZES | dict(causal=False)))
-    with pytest.raises(ValueError, match="causal=False sees whole chunks and has no streaming form"):
+def state_gradients(state_reads):
+    """|d (first read's final state) / d params| per layer, for 2 reads over 9 steps (3 chunks)."""
+    core = cores.make("tlb", **SIZES, num_reads=2, self_per_read=1, state_reads=state_reads)
+    xs = jax.random.normal(jax.random.PRNGKey(2), (9, 1, D))
+    params = jax.jit(lambda key, xs: core.init(key, xs, method=core.sequence))(jax.random.PRNGKey(0), xs)
+    first_state = lambda p: core.apply(p, xs, method=core.sequence)[0]["state"][:, 0].sum()  # noqa: E731
+    grads = jax.jit(jax.grad(first_state))(params)["params"]
+    return {layer: float(sum(jnp.abs(g).sum() for g in jax.tree.leaves(grads[layer]))) for layer in grads}
+
+
+def test_without_top_down_conditioning_a_reads_state_never_sees_the_layers_above_it():
+    """Table 2's "no top-down conditioning": with a state per read, the first read's state is made
+    from the first layer's activations alone; with the shared state it is made from the top layer's."""
+    own = state_gradients("own-layer")
+    assert own["self_layers_0"] > 1e-6 and own["update_layers_0"] > 1e-6
+    assert own["self_layers_1"] == own["read_layers_0"] == own["read_layers_1"] == own["update_layers_1"] == 0.0
+    shared = state_gradients("top-down")
+    assert shared["self_layers_1"] > 1e-6 and shared["read_layers_0"] > 1e-6
+    first, _ = past_reach("tlb", state_reads="own-layer", num_reads=2, self_per_read=1)
+    assert first > 1e-6  # the past still reaches the output, through each layer's own state
+
+
+@pytest.mark.parametrize("settings, message", [
+    (dict(causal=False), "causal=False sees whole chunks and has no streaming form"),
+    (dict(state_reads="own-layer"), 'state_reads="own-layer" has no streaming form'),
+])
+def test_whole_chunk_forms_have_no_streaming_form(settings, message):
+    core = cores.make("tlb", **(SIZES | settings))
+    with pytest.raises(ValueError, match=message):
         core.init(jax.random.PRNGKey(0), core.initialize_carry(None, (1,)), jnp.zeros((1, D)), jnp.ones((1,), bool))
 
 
@@ -137,6 +163,7 @@ def test_a_non_causal_core_has_no_streaming_form():
         (dict(num_state=-1), "num_state must be a non-negative integer"),
         (dict(d_model=10, num_heads=4), "d_model must be even and divisible by num_heads"),
         (dict(self_per_read=0), "self_per_read must be a positive integer"),
+        (dict(state_reads="top_down"), "state_reads must be one of"),
     ],
 )
 def test_bad_settings_are_refused(settings, message):

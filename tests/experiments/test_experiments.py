@@ -256,18 +256,20 @@ def test_tlb_listops_is_table_4_with_table_7s_chunk_sizes_in_the_paper_preset():
 
 def test_tlb_image_is_table_1_and_2_on_digits_with_the_papers_layers_and_optimiser():
     paper = experiments.get("tlb-image", "paper").runs
-    assert sorted(paper) == ["digits/tlb", "digits/tlb no top-down", "digits/vit"]
+    assert sorted(paper) == ["digits/tlb", "digits/tlb no past info", "digits/tlb no top-down", "digits/vit"]
     for config in paper.values():
         assert (config.batch_size, config.lr, config.weight_decay, config.seeds) == (128, 1e-3, 0.05, 3)
         assert config.total_steps == 100 * 1_500 and config.core_args["causal"] is False
     tlb, vit = paper["digits/tlb"].core_args, paper["digits/vit"].core_args
     assert (tlb["num_reads"] * tlb["self_per_read"], tlb["self_per_read"], tlb["num_state"], tlb["chunk_size"]) == (6, 2, 5, 16)
     assert paper["digits/vit"].core == "transformer" and (vit["num_reads"], vit["chunk_size"]) == (9, 64)
-    assert paper["digits/tlb no top-down"].core_args == tlb | {"top_down": False}
+    assert (tlb["state_reads"], paper["digits/tlb"].readout, paper["digits/vit"].readout) == ("top-down", "state", "steps")
+    assert paper["digits/tlb no past info"].core_args == tlb | {"state_reads": "none"} and paper["digits/tlb no past info"].readout == "state"
+    assert paper["digits/tlb no top-down"].core_args == tlb | {"state_reads": "own-layer"} and paper["digits/tlb no top-down"].readout == "state"
     cpu = experiments.get("tlb-image", "cpu").runs
     assert cpu["digits/tlb"].make_task().length == 16 and (cpu["digits/tlb"].core_args["chunk_size"], cpu["digits/vit"].core_args["chunk_size"]) == (4, 16)
     assert {(e.run, e.against) for e in experiments.get("tlb-image", "cpu").expectations} == {
-        ("digits/tlb", "digits/vit"), ("digits/tlb", "digits/tlb no top-down")}
+        ("digits/tlb", "digits/vit"), ("digits/tlb", "digits/tlb no past info"), ("digits/tlb", "digits/tlb no top-down")}
 
 
 def test_tlb_babyai_is_fig_4_bosslevel_and_8_levels_with_the_papers_model():

@@ -5,6 +5,11 @@ sequence tasks"):
     y_1..T = core.sequence(e_1..T)    any registered core, from its initial carry, reset at the sequence start
     logits_t = Linear(MLP(y_t))       ``head_widths`` ReLU layers, then one output per class or bit
 
+With ``readout="state"`` the head reads, in place of y_t, the mean of the core's final state vectors
+(TLB's bottleneck), as the TLB paper's image classifier does ("we take the mean across the final
+temporal latent bottleneck state vectors and pass the resulting representation through an MLP",
+Sec. 3.1); every step gets those logits, so it serves tasks scored at their final step only.
+
 Encoder/decoder tasks (Learning to Execute) are one stream through the same core, as sonnet's
 example feeds them: the program, then the decoding steps (the task lays them out and scores the
 outputs there), so no second core or separate decoder is needed. Cores with named inputs (EPN:
@@ -21,6 +26,13 @@ from memrl.agents.actor_critic import MLP
 from memrl.cores.base import MemoryCore
 
 SEQUENCE_INPUT_KINDS = ("tokens", "vectors")
+READOUTS = ("steps", "state")
+
+
+def has_state_vectors(core: MemoryCore) -> bool:
+    """Whether ``core``'s carry holds state vectors (a "state" entry [B, ..., N, D] with N > 0)."""
+    carry = jax.eval_shape(lambda: core.initialize_carry(jax.random.PRNGKey(0), (1,)))
+    return isinstance(carry, dict) and "state" in carry and carry["state"].ndim >= 3 and carry["state"].shape[-2] > 0
 
 
 class SequenceModel(nn.Module):
@@ -35,6 +47,8 @@ class SequenceModel(nn.Module):
     """classes or bits per step"""
     embed_dim: int = 64
     head_widths: tuple[int, ...] = ()
+    readout: str = "steps"
+    """what the head reads: "steps" (each step's output) or "state" (the mean of the final state vectors)"""
 
     def __post_init__(self):
         if getattr(self.core, "named_inputs", False):
@@ -44,6 +58,10 @@ class SequenceModel(nn.Module):
             )
         if self.input_kind not in SEQUENCE_INPUT_KINDS:
             raise ValueError(f"the sequence model reads inputs of kind {SEQUENCE_INPUT_KINDS}, not {self.input_kind!r}")
+        if self.readout not in READOUTS:
+            raise ValueError(f"the sequence model's readout must be one of {READOUTS}, got {self.readout!r}")
+        if self.readout == "state" and not has_state_vectors(self.core):
+            raise ValueError(f'readout "state" reads the core\'s final state vectors; core {type(self.core).__name__} has none (tlb with num_state > 0 has)')
         super().__post_init__()
 
     @nn.compact
@@ -55,7 +73,13 @@ class SequenceModel(nn.Module):
             x = nn.Embed(self.input_size, self.embed_dim, name="embedding")(inputs)
         else:
             x = nn.Dense(self.embed_dim, name="embedding")(inputs)
-        if resets is None:
+        if self.readout == "state":
+            if resets is not None:
+                raise ValueError('readout "state" reads the state at the end of whole sequences; it takes no resets')
+            carry, ys = self.core.sequence(x)
+            pooled = carry["state"].reshape(x.shape[1], -1, carry["state"].shape[-1]).mean(1)  # over every state vector
+            ys = jnp.broadcast_to(pooled, (x.shape[0], *pooled.shape))
+        elif resets is None:
             _, ys = self.core.sequence(x)
         else:
             carry = self.core.initialize_carry(jax.random.PRNGKey(0), x.shape[1:2])

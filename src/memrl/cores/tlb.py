@@ -31,9 +31,13 @@ Two forms, equal on the same inputs (a test shows it):
 
 ``num_state=0`` removes the bottleneck (no reads, no state): the ``transformer`` baseline, a causal
 Transformer over blocks of ``chunk_size`` steps (the whole sequence when it fits; with
-``causal=False`` a bidirectional encoder, ViT's form on a sequence of patches). ``top_down=False``
-keeps the state but drops the reads (the paper's "no top-down" ablation, where the perceptual
-module sees nothing before its chunk).
+``causal=False`` a bidirectional encoder, ViT's form on a sequence of patches). ``state_reads``
+sets Table 2's ablations (Sec. 3.1): "top-down" is the model above; "none" keeps the state but drops
+the reads ("no past info": the perceptual module sees nothing before its chunk, the state still
+summarises every chunk); "own-layer" gives every read its own state, updated (Eq. 4, its own
+layers) from the chunk's activations at that read's input, so each layer reads its own past and no
+higher layer's ("no top-down conditioning": "a separate temporal latent bottleneck module at every
+layer"; sequence form only). The carry's state is then [B, num_reads, N, D].
 """
 
 from __future__ import annotations
@@ -44,6 +48,8 @@ import flax.linen as nn
 from memrl.cores.base import MemoryCore, register
 from memrl.nn.attention import sinusoid_encoding
 from memrl.settings import check_positive
+
+STATE_READS = ("top-down", "none", "own-layer")
 
 
 class AttentionBlock(nn.Module):
@@ -86,8 +92,9 @@ class TemporalLatentBottleneck(MemoryCore):
     """R: self-attention layers per read"""
     num_updates: int = 1
     """cross-attention layers of the state update"""
-    top_down: bool = True
-    """read the state in the perceptual module (False: the no-top-down ablation)"""
+    state_reads: str = "top-down"
+    """what the perceptual module reads (Table 2): "top-down" (the state), "none" (nothing: no past
+    info) or "own-layer" (each read its own state: no top-down conditioning; sequence form only)"""
     causal: bool = True
     """attend to the chunk's earlier steps only (False: the whole chunk, ViT's form; sequence form only)"""
 
@@ -95,13 +102,19 @@ class TemporalLatentBottleneck(MemoryCore):
         check_positive(self, "chunk_size", "d_model", "num_heads", "mlp_dim", "num_reads", "self_per_read", "num_updates")
         if not isinstance(self.num_state, int) or self.num_state < 0:
             raise ValueError(f"TemporalLatentBottleneck.num_state must be a non-negative integer, got {self.num_state!r}")
+        if self.state_reads not in STATE_READS:
+            raise ValueError(f"TemporalLatentBottleneck.state_reads must be one of {STATE_READS}, got {self.state_reads!r}")
         if self.d_model % self.num_heads or self.d_model % 2:
             raise ValueError(f"TemporalLatentBottleneck.d_model must be even and divisible by num_heads ({self.num_heads}), got {self.d_model}")
         super().__post_init__()
 
     @property
     def reads_state(self) -> bool:
-        return self.top_down and self.num_state > 0
+        return self.state_reads != "none" and self.num_state > 0
+
+    @property
+    def own_layer_states(self) -> bool:
+        return self.state_reads == "own-layer" and self.num_state > 0
 
     @property
     def num_self_layers(self) -> int:
@@ -111,11 +124,13 @@ class TemporalLatentBottleneck(MemoryCore):
         self.input_projection = nn.Dense(self.d_model)
         self.self_layers = [AttentionBlock(self.num_heads, self.mlp_dim, cross=False) for _ in range(self.num_self_layers)]
         self.read_layers = [AttentionBlock(self.num_heads, self.mlp_dim, cross=True) for _ in range(self.num_reads if self.reads_state else 0)]
-        self.update_layers = [AttentionBlock(self.num_heads, self.mlp_dim, cross=True) for _ in range(self.num_updates if self.num_state else 0)]
+        states = self.num_reads if self.own_layer_states else 1
+        self.update_layers = [AttentionBlock(self.num_heads, self.mlp_dim, cross=True) for _ in range(states * self.num_updates if self.num_state else 0)]
 
     def initialize_carry(self, rng, batch_shape):
+        per_read = (self.num_reads,) if self.own_layer_states else ()
         return {
-            "state": jnp.zeros((*batch_shape, self.num_state, self.d_model)),
+            "state": jnp.zeros((*batch_shape, *per_read, self.num_state, self.d_model)),
             "inputs": jnp.zeros((*batch_shape, self.num_self_layers, self.chunk_size, self.d_model)),
             "outputs": jnp.zeros((*batch_shape, self.chunk_size, self.d_model)),
             "position": jnp.zeros(batch_shape, jnp.int32),
@@ -127,17 +142,18 @@ class TemporalLatentBottleneck(MemoryCore):
     def perceive(self, h, state, self_keys):
         """The perceptual module on chunk steps ``h`` [B, Q, D]: layer j's self-attention reads
         ``self_keys(j, its input)`` -> (keys [B, S, D], mask [B, Q, S]); returns (outputs, the
-        inputs of each self-attention layer)."""
-        layer_inputs = []
+        inputs of each self-attention layer, the inputs of each read)."""
+        layer_inputs, read_inputs = [], []
         for read in range(self.num_reads):
             for r in range(self.self_per_read):
                 j = read * self.self_per_read + r
                 layer_inputs.append(h)
                 keys, mask = self_keys(j, h)
                 h = self.self_layers[j](h, keys, mask)
+            read_inputs.append(h)
             if self.reads_state:
-                h = self.read_layers[read](h, state)
-        return h, layer_inputs
+                h = self.read_layers[read](h, state[:, read] if self.own_layer_states else state)
+        return h, layer_inputs, read_inputs
 
     def update_state(self, state, chunk_outputs):
         """Eq. 4 on the state (with its slot encoding) and a complete chunk's outputs [B, K, D]."""
@@ -145,9 +161,21 @@ class TemporalLatentBottleneck(MemoryCore):
             state = layer(state, chunk_outputs)
         return state
 
+    def update_own_layer_states(self, states, read_inputs):
+        """Eq. 4 on each read's state [B, num_reads, N, D] from the chunk's activations at that read."""
+        updated = []
+        for read, chunk in enumerate(read_inputs):
+            state = states[:, read]
+            for layer in self.update_layers[read * self.num_updates:(read + 1) * self.num_updates]:
+                state = layer(state, chunk)
+            updated.append(state)
+        return jnp.stack(updated, axis=1)
+
     def step(self, carry, x, reset):
         if not self.causal:
             raise ValueError("a TemporalLatentBottleneck with causal=False sees whole chunks and has no streaming form (step, unroll); use sequence")
+        if self.own_layer_states:
+            raise ValueError('a TemporalLatentBottleneck with state_reads="own-layer" has no streaming form (step, unroll); use sequence')
         position = carry["position"]
         rows = jnp.arange(position.shape[0])
         state = self.state_with_positions(carry["state"])
@@ -159,7 +187,7 @@ class TemporalLatentBottleneck(MemoryCore):
             buffers.append(carry["inputs"][:, j].at[rows, position].set(h[:, 0]))
             return buffers[-1], mask
 
-        y, _ = self.perceive(h[:, None], state, self_keys)
+        y, _, _ = self.perceive(h[:, None], state, self_keys)
         outputs = carry["outputs"].at[rows, position].set(y[:, 0])
         complete = position == self.chunk_size - 1
         if self.num_state:
@@ -197,8 +225,10 @@ class TemporalLatentBottleneck(MemoryCore):
         def chunk_step(module, state, inputs):
             h, complete, visible = inputs
             read = module.state_with_positions(state)
-            y, layer_inputs = module.perceive(h, read, lambda j, h: (h, visible))
-            if module.num_state:
+            y, layer_inputs, read_inputs = module.perceive(h, read, lambda j, h: (h, visible))
+            if module.own_layer_states:
+                state = jnp.where(complete, module.update_own_layer_states(read, read_inputs), state)
+            elif module.num_state:
                 state = jnp.where(complete, module.update_state(read, y), state)
             return state, (y, jnp.stack(layer_inputs, axis=1))
 

@@ -81,7 +81,7 @@ class SupervisedLearner:
         self.task = config.make_task()
         self.stage_tasks = config.stage_tasks()
         self.stage_ends = np.cumsum([updates for updates, _ in config.curriculum], dtype=np.int32)
-        self.model = make_model(config.core, config.core_args, config.task, self.task, config.embed_dim, config.head_widths)
+        self.model = make_model(config.core, config.core_args, config.task, self.task, config.embed_dim, config.head_widths, config.readout)
         self.optimizer = make_optimizer(config.lr, config.max_grad_norm, warmup_steps=config.lr_warmup, weight_decay=config.weight_decay)
 
     def init(self, key) -> SupervisedState:

@@ -36,6 +36,9 @@ class SupervisedConfig(ConfigRecord):
     """width of the sequence model's input embedding (token embedding or linear map)"""
     head_widths: tuple[int, ...] = ()
     """ReLU layers between the core and the outputs (RMC's Nth Farthest: 256 256 256 256)"""
+    readout: str = "steps"
+    """what the head reads: "steps" (each step's core output) or "state" (the mean of the core's final
+    state vectors, TLB's image classifier; for tasks scored at their final step, e.g. digits)"""
     stages: tuple[str, ...] = ()
     """curriculum stages, trained in order before the task as configured, each "UPDATES key=value ...":
     UPDATES updates with these task settings in place of those in ``task_args``; e.g. "2000 direct_fraction=1.0"
@@ -70,14 +73,14 @@ class SupervisedConfig(ConfigRecord):
             raise ValueError("give the batch size with --batch-size, not in task_args")
         check_settings(tasks.TASKS, self.task, self.task_args, "--task-args")
         check_settings(registry_of(self.core), self.core, self.core_args, "--core-args")
-        if registry_of(self.core) is TASK_MODELS and (self.embed_dim, self.head_widths) != (SupervisedConfig.embed_dim, SupervisedConfig.head_widths):
-            raise ValueError(f"embed_dim and head_widths set the sequence model; the task model {self.core!r} has its own sizes (--core-args)")
+        if registry_of(self.core) is TASK_MODELS and (self.embed_dim, self.head_widths, self.readout) != (SupervisedConfig.embed_dim, SupervisedConfig.head_widths, SupervisedConfig.readout):
+            raise ValueError(f"embed_dim, head_widths and readout set the sequence model; the task model {self.core!r} has its own (--core-args)")
         self.check_ranges()
         if any(not isinstance(w, int) or w < 1 for w in self.head_widths):
             raise ValueError(f"head_widths must be positive integers, got {self.head_widths}")
         try:
             task = self.make_task()
-            make_model(self.core, self.core_args, self.task, task, self.embed_dim, self.head_widths)
+            make_model(self.core, self.core_args, self.task, task, self.embed_dim, self.head_widths, self.readout)
         except TypeError as err:
             raise ValueError(str(err)) from None
         if self.total_steps < self.batch_size:

@@ -15,6 +15,8 @@ naive and combine) keeps it in ``state``, a pytree the learner carries: ``initia
 - ``output_kind``: "classes" (int targets < ``num_outputs``) or "bits" (``num_outputs`` 0/1 targets);
 - ``scoring``: "token" (a sequence's score is its fraction of right targets) or "sequence" (a
   sequence is right only when every scored step is; its accuracy is exact match).
+- ``scored_at_final_step``: true where only the last step of every sequence is scored (image
+  classification), so the sequence model may read the answer from the core's final state.
 """
 
 from __future__ import annotations
@@ -62,6 +64,8 @@ class SequenceTask:
     input_kind: ClassVar[str]
     output_kind: ClassVar[str] = "classes"
     scoring: ClassVar[str] = "token"
+    scored_at_final_step: ClassVar[bool] = False
+    """every sequence is scored at its final step only, so a model may answer from its final state"""
 
     @property
     def input_size(self) -> int:

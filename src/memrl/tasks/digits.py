@@ -57,6 +57,7 @@ class Digits(SequenceTask):
     """seed of the permutation that splits the images"""
 
     input_kind = "vectors"
+    scored_at_final_step = True
 
     def __post_init__(self):
         check_positive(self, "batch_size", "patch_size", "test_size")
