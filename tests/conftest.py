@@ -15,6 +15,20 @@ if not os.environ.get("MEMRL_TEST_OPTIMISED"):
 _optimised_pool = None  # one process per xdist worker, started on first use: imports once
 
 
+def pin_xdist_worker() -> None:
+    """Each xdist worker (and the processes it starts) on a core of its own, where there are enough:
+    unpinned, two workers' XLA thread pools contend for both cores of a 2-core machine."""
+    worker, count = os.environ.get("PYTEST_XDIST_WORKER"), int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "0"))
+    if not worker or not hasattr(os, "sched_setaffinity"):
+        return
+    cores = sorted(os.sched_getaffinity(0))
+    if count <= len(cores):
+        os.sched_setaffinity(0, {cores[int(worker.removeprefix("gw")) % len(cores)]})
+
+
+pin_xdist_worker()
+
+
 def optimised(fn, *args, **kwargs):
     """``fn(*args, **kwargs)`` in a process whose XLA keeps its optimisation passes: for the
     learning checks, whose run time is their cost. ``fn`` and its arguments must pickle (a function

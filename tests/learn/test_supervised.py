@@ -180,21 +180,22 @@ def test_a_curriculum_that_follows_learning_moves_up_after_held_out_evaluations(
 @pytest.mark.slow
 def test_one_layer_htm_learns_direct_recall_of_held_out_pairs():
     """Chains of length 2 (recall B from A): one chunk read suffices; measured 0.96 held-out
-    accuracy after 600 updates, threshold 0.9 after 800."""
+    accuracy after 600 updates, threshold 0.9."""
     accuracy = optimised(trained_scores, pai_config(
         core_args={"num_layers": 1, "d_model": 64, "mlp_dim": 128, "k": 2}, task_args={"chain_length": 2, "num_chains": 4, "stimulus_dim": 32},
         lr=1e-3, batch_size=32,
-    ), 800)
+    ), 600)
     assert "accuracy_indirect" not in accuracy, "chains of 2 have only direct queries"
     assert accuracy["accuracy"] >= 0.9, accuracy
 
 
 @pytest.mark.slow
 def test_an_lstm_learns_copying_with_a_gap_of_10():
-    """Held-out copies after 1500 updates: measured 0.972 of the digits right and 0.773 of the
-    10-digit copies exact (0.894 after 2000, 0.93 after 3000: docs/results.md)."""
-    accuracy = optimised(trained_scores, SupervisedConfig(task_args={"gap": 10}, core_args={"hidden": 128}, batch_size=64, lr=3e-3), 1500)
-    assert accuracy["token_accuracy"] >= 0.95 and accuracy["sequence_accuracy"] >= 0.6, accuracy
+    """Held-out copies after 1000 updates: measured 0.893 of the digits right and 0.357 of the
+    10-digit copies exact (0.970 and 0.770 after 1500, 0.993 and 0.930 after 3000: docs/results.md);
+    without memory a digit is right 1 time in 8."""
+    accuracy = optimised(trained_scores, SupervisedConfig(task_args={"gap": 10}, core_args={"hidden": 128}, batch_size=64, lr=3e-3), 1000)
+    assert accuracy["token_accuracy"] >= 0.85 and accuracy["sequence_accuracy"] >= 0.2, accuracy
 
 
 @pytest.mark.slow
