@@ -16,10 +16,11 @@ TINY = dict(env_args={"observation": "cells"}, core="gru", core_args={"hidden": 
 def test_the_watch_phase_ends_at_the_first_choice_frame_and_the_label_is_the_target_slot():
     env = ballet.make_ballet(((2, 16),), observation="cells")
     key = jax.random.PRNGKey(3)
-    observations, labels = watch_episodes(env, key, 4)
+    observations, labels = jax.jit(lambda key: watch_episodes(env, key, 4))(key)  # jitted: eager runs op by op
     assert observations["image"].shape == (2 * (15 + 16) + 1, 4, 11, 11, ballet.CELL_CHANNELS)
+    reset = jax.jit(env.reset_env)
     for i, episode_key in enumerate(jax.random.split(key, 4)):
-        first, state = env.reset_env(episode_key, env.default_params)
+        first, state = reset(episode_key, env.default_params)
         np.testing.assert_array_equal(observations["image"][0, i], first["image"])
         np.testing.assert_array_equal(DANCER_SLOTS[int(labels[i])], state.slots[state.target])
         assert int(observations["language"][-1, i]) == 1 + int(state.dances[state.target])

@@ -17,6 +17,7 @@ architecture meets when it is told the answer, free of exploration and credit as
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from pathlib import Path
 
@@ -31,6 +32,7 @@ from memrl.envs.ballet_tables import DANCER_SLOTS
 from memrl.learn.actor import ActorCriticLearner
 from memrl.learn.impala_config import ImpalaConfig
 from memrl.run.folder import atomic_write, resume_training
+from memrl.nn.compiled_init import compiled_init
 
 
 def watch_frames(env: ballet.Ballet) -> int:
@@ -96,7 +98,7 @@ class BalletMemoryProbe:
         observations, _ = watch_episodes(self.env, key, 1)
         carry = self.agent.initialize_carry((1,))
         resets = jnp.zeros((self.frames, 1), bool).at[0].set(True)
-        return self.agent.init(key, carry, observations, jnp.zeros((self.frames, 1, 1), jnp.int32), jnp.zeros((self.frames, 1)), resets, method=self.agent.unroll)
+        return compiled_init(self.agent, "unroll", key, carry, observations, jnp.zeros((self.frames, 1, 1), jnp.int32), jnp.zeros((self.frames, 1)), resets)
 
     def loss(self, params, key, batch_size: int):
         """(mean L, fraction of the batch classified right) on fresh episodes."""
@@ -110,6 +112,26 @@ class BalletMemoryProbe:
         return float(np.mean([right(k) for k in jax.random.split(key, max(1, episodes // batch_size))]))
 
 
+def probe_optimizer(lr: float) -> optax.GradientTransformation:
+    """Adam with gradients clipped to norm 1."""
+    return optax.chain(optax.clip_by_global_norm(1.0), optax.adam(lr))
+
+
+@functools.partial(jax.jit, static_argnums=(0, 1, 2))
+def train_chunk(probe: BalletMemoryProbe, batch_size: int, lr: float, carry, keys):
+    """One Adam step on L per key (one program per probe, batch size and learning rate: the
+    interrupted and resumed trainings of a probe share it)."""
+    optimizer = probe_optimizer(lr)
+
+    def update(carry, key):
+        params, state = carry
+        (loss, accuracy), grads = jax.value_and_grad(probe.loss, has_aux=True)(params, key, batch_size)
+        updates, state = optimizer.update(grads, state, params)
+        return (optax.apply_updates(params, updates), state), (loss, accuracy)
+
+    return jax.lax.scan(update, carry, keys)
+
+
 def train_probe(
     probe: BalletMemoryProbe, key, steps: int, batch_size: int = 16, lr: float = 3e-4, chunk: int = CHUNK_STEPS,
     checkpoint_dir: Path | None = None, settings: dict | None = None, on_chunk: Callable[[int, float, float], None] | None = None,
@@ -120,22 +142,13 @@ def train_probe(
     check_steps(steps, chunk)
     init_key, data_key = jax.random.split(key)
     params = probe.init(init_key)
-    optimizer = optax.chain(optax.clip_by_global_norm(1.0), optax.adam(lr))
-
-    def update(carry, key):
-        params, state = carry
-        (loss, accuracy), grads = jax.value_and_grad(probe.loss, has_aux=True)(params, key, batch_size)
-        updates, state = optimizer.update(grads, state, params)
-        return (optax.apply_updates(params, updates), state), (loss, accuracy)
-
-    train_chunk = jax.jit(lambda carry, keys: jax.lax.scan(update, carry, keys))
     chunk_keys = jax.random.split(data_key, steps).reshape(steps // chunk, chunk, -1)
-    saved = {"carry": (params, optimizer.init(params)), "curve": np.full((len(chunk_keys), 2), np.nan), "chunks_done": 0}
+    saved = {"carry": (params, probe_optimizer(lr).init(params)), "curve": np.full((len(chunk_keys), 2), np.nan), "chunks_done": 0}
     if checkpoint_dir is not None:
         saved = resume_training(checkpoint_dir, settings or {}, saved, "a ballet-memory probe")
     carry, curve = saved["carry"], np.array(saved["curve"])
     for done in range(int(saved["chunks_done"]), len(chunk_keys)):
-        carry, (losses, accuracies) = train_chunk(carry, chunk_keys[done])
+        carry, (losses, accuracies) = train_chunk(probe, batch_size, lr, carry, chunk_keys[done])
         curve[done] = float(losses.mean()), float(accuracies.mean())
         if checkpoint_dir is not None:
             atomic_write(checkpoint_dir / "checkpoint.msgpack", serialization.to_bytes({"carry": carry, "curve": curve, "chunks_done": done + 1}))

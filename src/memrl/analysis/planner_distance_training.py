@@ -19,6 +19,7 @@ iteration to leave a readable distance estimate.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -55,6 +56,21 @@ def distance_loss(params, key, core, maps: int, queries: int, maze_size: int, it
     return optax.softmax_cross_entropy_with_integer_labels(logits, jnp.broadcast_to(distances, logits.shape[:-1])).mean()
 
 
+@functools.partial(jax.jit, static_argnums=(0, 1, 2, 3, 4, 5))
+def train_chunk(core, maps: int, queries: int, maze_size: int, iterations: tuple[int, ...], lr: float, carry, keys):
+    """One Adam step on the distance loss per key (one program per setting: an interrupted and a
+    resumed training share it)."""
+    optimizer = optax.adam(lr)
+
+    def update(carry, key):
+        params, state = carry
+        value, grads = jax.value_and_grad(distance_loss)(params, key, core, maps, queries, maze_size, iterations)
+        updates, state = optimizer.update(grads, state, params)
+        return (optax.apply_updates(params, updates), state), value
+
+    return jax.lax.scan(update, carry, keys)
+
+
 def train_planner_on_distances(
     core, key, maze_size: int = 4, steps: int = 2000, maps: int = 16, queries: int = 16, lr: float = 1e-3, chunk: int = 100,
     iterations: Sequence[int] | None = None, checkpoint_dir: Path | None = None, on_chunk: Callable[[int, float], None] | None = None,
@@ -73,17 +89,8 @@ def train_planner_on_distances(
         raise ValueError(f"training iterations must be a non-empty list of counts >= 1, got {iterations}")
     init_key, data_key = jax.random.split(key)
     params = init_planner(core, init_key, maze_size)
-    optimizer = optax.adam(lr)
-
-    def update(carry, key):
-        params, state = carry
-        value, grads = jax.value_and_grad(distance_loss)(params, key, core, maps, queries, maze_size, iterations)
-        updates, state = optimizer.update(grads, state, params)
-        return (optax.apply_updates(params, updates), state), value
-
-    train_chunk = jax.jit(lambda carry, keys: jax.lax.scan(update, carry, keys))
     chunk_keys = jax.random.split(data_key, steps).reshape(steps // chunk, chunk, -1)
-    saved = {"carry": (params, optimizer.init(params)), "losses": np.full(len(chunk_keys), np.nan), "chunks_done": 0}
+    saved = {"carry": (params, optax.adam(lr).init(params)), "losses": np.full(len(chunk_keys), np.nan), "chunks_done": 0}
     if checkpoint_dir is not None:
         settings = {
             "core": repr(core), "key": np.asarray(jax.random.key_data(key)).tolist(), "maze_size": maze_size, "steps": steps,
@@ -92,7 +99,7 @@ def train_planner_on_distances(
         saved = resume_training(checkpoint_dir, settings, saved, "a planner-distance run")
     carry, losses = saved["carry"], np.array(saved["losses"])
     for done in range(int(saved["chunks_done"]), len(chunk_keys)):
-        carry, chunk_losses = train_chunk(carry, chunk_keys[done])
+        carry, chunk_losses = train_chunk(core, maps, queries, maze_size, iterations, lr, carry, chunk_keys[done])
         losses[done] = float(chunk_losses.mean())
         if checkpoint_dir is not None:
             atomic_write(checkpoint_dir / "checkpoint.msgpack", serialization.to_bytes({"carry": carry, "losses": losses, "chunks_done": done + 1}))
