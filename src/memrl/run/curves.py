@@ -45,7 +45,7 @@ def plot_runs(ax, runs: dict[str, RunFolder], window: int = 5) -> None:
         length = min(len(c[0]) for c in curves)
         steps = curves[0][0][:length]
         returns = np.stack([smooth(c[1][:length], window) for c in curves])
-        (line,) = ax.plot(steps, returns.mean(0), label=f"{label} ({len(curves)} seeds)")
+        (line,) = ax.plot(steps, returns.mean(0), label=f"{label} ({len(curves)} seed{'' if len(curves) == 1 else 's'})")
         ax.fill_between(steps, returns.min(0), returns.max(0), color=line.get_color(), alpha=0.2)
     ax.xaxis.set_major_formatter(matplotlib.ticker.EngFormatter(sep=""))
     ax.set_xlabel(" / ".join(dict.fromkeys(c.step_label for c in configs)))
