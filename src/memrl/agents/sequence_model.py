@@ -73,15 +73,17 @@ class SequenceModel(nn.Module):
             x = nn.Embed(self.input_size, self.embed_dim, name="embedding")(inputs)
         else:
             x = nn.Dense(self.embed_dim, name="embedding")(inputs)
+        head = lambda y: nn.Dense(self.num_outputs, name="output")(MLP(self.head_widths, name="head")(y))  # noqa: E731
         if self.readout == "state":
             if resets is not None:
                 raise ValueError('readout "state" reads the state at the end of whole sequences; it takes no resets')
-            carry, ys = self.core.sequence(x)
+            carry, _ = self.core.sequence(x)
             pooled = carry["state"].reshape(x.shape[1], -1, carry["state"].shape[-1]).mean(1)  # over every state vector
-            ys = jnp.broadcast_to(pooled, (x.shape[0], *pooled.shape))
-        elif resets is None:
+            logits = head(pooled)
+            return jnp.broadcast_to(logits, (x.shape[0], *logits.shape))  # the head once, not per step
+        if resets is None:
             _, ys = self.core.sequence(x)
         else:
             carry = self.core.initialize_carry(jax.random.PRNGKey(0), x.shape[1:2])
             _, ys = self.core.unroll(carry, x, resets.at[0].set(True))
-        return nn.Dense(self.num_outputs, name="output")(MLP(self.head_widths, name="head")(ys))
+        return head(ys)

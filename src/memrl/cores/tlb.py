@@ -155,21 +155,16 @@ class TemporalLatentBottleneck(MemoryCore):
                 h = self.read_layers[read](h, state[:, read] if self.own_layer_states else state)
         return h, layer_inputs, read_inputs
 
-    def update_state(self, state, chunk_outputs):
-        """Eq. 4 on the state (with its slot encoding) and a complete chunk's outputs [B, K, D]."""
-        for layer in self.update_layers:
+    def update_state(self, state, chunk_outputs, read: int = 0):
+        """Eq. 4 on the state (with its slot encoding) and a complete chunk's outputs [B, K, D], by
+        the update layers of state ``read`` (own-layer states: one state per read)."""
+        for layer in self.update_layers[read * self.num_updates:(read + 1) * self.num_updates]:
             state = layer(state, chunk_outputs)
         return state
 
     def update_own_layer_states(self, states, read_inputs):
         """Eq. 4 on each read's state [B, num_reads, N, D] from the chunk's activations at that read."""
-        updated = []
-        for read, chunk in enumerate(read_inputs):
-            state = states[:, read]
-            for layer in self.update_layers[read * self.num_updates:(read + 1) * self.num_updates]:
-                state = layer(state, chunk)
-            updated.append(state)
-        return jnp.stack(updated, axis=1)
+        return jnp.stack([self.update_state(states[:, read], chunk, read) for read, chunk in enumerate(read_inputs)], axis=1)
 
     def step(self, carry, x, reset):
         if not self.causal:
