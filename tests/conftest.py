@@ -1,5 +1,7 @@
 import multiprocessing
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -10,6 +12,17 @@ import pytest
 UNOPTIMISED = "--xla_backend_optimization_level=0"
 if not os.environ.get("MEMRL_TEST_OPTIMISED"):
     os.environ["XLA_FLAGS"] = " ".join([os.environ.get("XLA_FLAGS", ""), UNOPTIMISED]).strip()
+
+
+# Tests compile the same program many times (a model at test sizes in several tests, a run and its
+# resume, the CLI's worker processes): JAX's disk cache, one folder per test session, compiles each
+# once. The controller makes the folder; xdist workers and every process they start inherit it.
+if "MEMRL_TEST_JAX_CACHE" not in os.environ:
+    os.environ["MEMRL_TEST_JAX_CACHE"] = tempfile.mkdtemp(prefix="memrl-test-xla-")
+    _owns_jax_cache = True
+else:
+    _owns_jax_cache = False
+os.environ.update(JAX_COMPILATION_CACHE_DIR=os.environ["MEMRL_TEST_JAX_CACHE"], JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS="0.1")
 
 
 _optimised_pool = None  # one process per xdist worker, started on first use: imports once
@@ -49,6 +62,11 @@ def pytest_sessionfinish(session):
     if _optimised_pool is not None:  # closed here: left to the interpreter's exit it complains
         _optimised_pool.terminate()
         _optimised_pool.join()
+
+
+def pytest_unconfigure(config):
+    if _owns_jax_cache:
+        shutil.rmtree(os.environ["MEMRL_TEST_JAX_CACHE"], ignore_errors=True)
 
 
 DATA = Path(__file__).parent / "data"
