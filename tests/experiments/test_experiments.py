@@ -69,11 +69,13 @@ def test_rmc_boxworld_is_the_papers_agent_and_counts_solved_levels(tmp_path, mon
         assert rmc["mem_slots"] * rmc["num_heads"] * rmc["head_size"] == 1024 and rmc["gate_style"] == "memory"
     assert experiments.get("rmc-boxworld", "paper").runs["boxworld/rmc"].total_steps == 1_000_000_000
     config = experiments.get("rmc-boxworld", "cpu").runs["boxworld/rmc"]
-    config = dataclasses.replace(config, core_args=dict(mem_slots=2, num_heads=1, head_size=4), num_envs=4, total_steps=4 * 40, seeds=1)
+    config = dataclasses.replace(
+        config, env_args=dict(max_steps=20), core_args=dict(mem_slots=2, num_heads=1, head_size=4), num_envs=4, total_steps=4 * 40, seeds=1,
+    )
     folder = RunFolder(tmp_path / "boxworld/rmc")
     folder.prepare(config)
     folder.save_checkpoint(0, learner_for(config).init(jax.random.PRNGKey(0)))  # an untrained agent is enough to count levels
-    monkeypatch.setattr(rmc_boxworld, "TEST_STEPS", 400)  # past the 300-step limit: every environment finishes a level
+    monkeypatch.setattr(rmc_boxworld, "TEST_STEPS", 30)  # past the 20-step limit: every environment finishes a level
     solved = evaluate_solved({"boxworld/rmc": folder}, tmp_path)["solved"]["boxworld/rmc"]
     assert solved["levels"] > 0 and 0.0 <= solved["fraction_solved"] <= 1.0
 

@@ -45,20 +45,22 @@ def interrupt_after_first_chunk(steps_done):
 
 def test_two_processes_resume_a_run_and_train_like_one(tmp_path):
     """The two-process run resumes a run interrupted after its first chunk (both processes load its
-    checkpoint) and ends as one process does uninterrupted."""
+    checkpoint) and ends as one process does uninterrupted (in this process: one program fewer to
+    start and compile)."""
     config = PPOConfig(
         env="tmaze/T-LN", env_args={"maze_length": 4, "timeout": 10}, core="gru", core_args={"hidden": 8}, encoder_widths=(8,), head_widths=(8,),
         num_envs=8, rollout_len=8, num_minibatches=2, total_steps=8 * 8 * 3, updates_per_chunk=2,
     )  # what TRAIN says
-    interrupted = RunFolder(tmp_path / "two")
-    interrupted.prepare(config)
+    one, interrupted = RunFolder(tmp_path / "one"), RunFolder(tmp_path / "two")
+    for folder in (one, interrupted):
+        folder.prepare(config)
+    train_seeds(config, one, [0])
     with pytest.raises(Interrupted):
         train_seeds(config, interrupted, [0], on_chunk=interrupt_after_first_chunk)
 
     coordinator = f"127.0.0.1:{free_port()}"
     both = [memrl(*TRAIN, "--out", str(tmp_path / "two"), "--coordinator", coordinator, "--num-processes", "2", "--process-id", str(i)) for i in (0, 1)]
-    one = memrl(*TRAIN, "--out", str(tmp_path / "one"))
-    for proc in (*both, one):
+    for proc in both:
         out, _ = proc.communicate(timeout=600)
         assert proc.returncode == 0, out[-3000:]
     two, single = metrics(tmp_path / "two"), metrics(tmp_path / "one")

@@ -155,13 +155,16 @@ class BoxWorld(Environment):
         def place(key):
             return self.level(key, locks, contents, active, is_distractor, path_keys[0])
 
-        def redraw(carry):
-            key, _ = carry
-            key, draw_key = jax.random.split(key)
-            return key, place(draw_key)
+        def draw(carry):
+            key, draw_key, _ = carry
+            key, next_draw_key = jax.random.split(key)
+            return key, next_draw_key, place(draw_key)
 
-        # Greedy placement can (very rarely) leave no clear cell for an object: draw the layout again.
-        _, (state, _) = jax.lax.while_loop(lambda carry: ~carry[1][1], redraw, (place_key, place(place_key)))
+        # Greedy placement can (very rarely) leave no clear cell for an object: draw the layout again
+        # (first with place_key, then with split(place_key)[1], ...; the loop holds the only copy of
+        # ``place``, which keeps the program small).
+        unplaced = jax.tree.map(lambda leaf: jnp.zeros(leaf.shape, leaf.dtype), jax.eval_shape(place, place_key))
+        _, _, (state, _) = jax.lax.while_loop(lambda carry: ~carry[2][1], draw, (place_key, place_key, unplaced))
         return self.observe(state), state
 
     def level(self, key, locks, contents, active, is_distractor, loose_key) -> tuple[BoxWorldState, jax.Array]:
@@ -174,16 +177,21 @@ class BoxWorld(Environment):
         distractor_grid = jnp.zeros((g, g), bool)
         occupied = jnp.zeros((g, g), bool)
         keys = jax.random.split(key, len(locks) + 2)
-        placed = jnp.bool_(True)
-        for b in range(len(locks)):
+
+        def place_box(carry, box):  # a scan, not a Python loop: one box's program, compiled once
+            cells, lock_grid, distractor_grid, occupied, placed = carry
+            box_key, place, content, lock, distractor = box
             allowed = _clear_cells(occupied, width=2)
-            r, c = _random_cell(keys[b], allowed)
-            place = active[b]
+            r, c = _random_cell(box_key, allowed)
             placed = placed & (allowed.any() | ~place)
-            cells = jnp.where(place, cells.at[r, c].set(contents[b]).at[r, c + 1].set(locks[b]), cells)
+            cells = jnp.where(place, cells.at[r, c].set(content).at[r, c + 1].set(lock), cells)
             lock_grid = jnp.where(place, lock_grid.at[r, c + 1].set(True), lock_grid)
-            distractor_grid = jnp.where(place, distractor_grid.at[r, c + 1].set(is_distractor[b]), distractor_grid)
+            distractor_grid = jnp.where(place, distractor_grid.at[r, c + 1].set(distractor), distractor_grid)
             occupied = jnp.where(place, occupied.at[r, c].set(True).at[r, c + 1].set(True), occupied)
+            return (cells, lock_grid, distractor_grid, occupied, placed), None
+
+        boxes = (keys[: len(locks)], active, contents, locks, is_distractor)
+        (cells, lock_grid, distractor_grid, occupied, placed), _ = jax.lax.scan(place_box, (cells, lock_grid, distractor_grid, occupied, jnp.bool_(True)), boxes)
         allowed = _clear_cells(occupied, width=1)
         r, c = _random_cell(keys[-2], allowed)
         cells = cells.at[r, c].set(loose_key)
