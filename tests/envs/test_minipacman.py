@@ -107,7 +107,7 @@ def test_episodes_are_truncated_at_the_frame_cap():
 
 def test_levels_place_ghosts_away_from_the_agent():
     env = envs.make("minipacman/viewport")
-    states = jax.vmap(lambda k: env.reset(k)[1])(jax.random.split(jax.random.PRNGKey(3), 200))
+    states = jax.jit(jax.vmap(lambda k: env.reset(k)[1]))(jax.random.split(jax.random.PRNGKey(3), 200))
     assert int(states.ghosts_left.sum(-1).max()) == 1  # level 1: one ghost
     ghost, agent = np.asarray(states.ghosts[:, 0]), np.asarray(states.agent)
     inside = np.all((ghost >= agent - 5) & (ghost < agent + 5), axis=-1)

@@ -101,7 +101,8 @@ class ActorCriticLearner:
         """Fresh environments, zero carries and new parameters with ``optimizer``'s state."""
         c = self.config
         key, init_key, env_key = jax.random.split(key, 3)
-        obs, env_state = jax.vmap(self.env.reset, (0, None))(jax.random.split(env_key, c.num_envs), self.env_params)
+        # compiled: run eagerly, a level generator (BoxWorld, Ballet, Mini Pacman) takes seconds op by op
+        obs, env_state = jax.jit(jax.vmap(self.env.reset, (0, None)))(jax.random.split(env_key, c.num_envs), self.env_params)
         carry = self.agent.initialize_carry((c.num_envs,))
         prev_action = jnp.zeros((c.num_envs, len(self.env.action_dims)), jnp.int32)
         prev_reward = jnp.zeros((c.num_envs,))
