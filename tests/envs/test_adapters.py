@@ -1,4 +1,4 @@
-"""Adapters: memrl envs as gymnasium envs, gymnax envs as memrl envs."""
+"""Adapters: memrl envs as gymnasium envs, gymnax envs as memrl envs and memrl envs as gymnax envs."""
 
 import gymnasium
 import jax
@@ -8,6 +8,7 @@ import pytest
 
 from memrl import envs
 from memrl.envs.gymnasium_adapter import GymnasiumEnv, make_vector
+from memrl.envs.gymnax_adapter import AsGymnax
 
 
 @pytest.mark.parametrize("name", ["tmaze/T-LS", "memory-planning/4x4", "ballet/2_delay16", "pvm"])
@@ -68,3 +69,29 @@ def test_memrl_ppo_trains_on_a_gymnax_env():
     _, metrics = jax.jit(make_train(config))(jax.random.PRNGKey(0))
     assert np.all(np.isfinite(np.asarray(metrics["policy_loss"])))
     assert int(metrics["env_steps"][-1]) == 256
+
+
+def test_a_memrl_env_behind_gymnax_steps_as_memrl_does_with_scalar_actions():
+    from gymnax.environments import spaces
+
+    env = AsGymnax("tmaze/T-LN", maze_length=3)
+    assert isinstance(env.action_space(), spaces.Discrete) and env.action_space().n == 4
+    memrl_env = env.env
+    assert env.observation_space(env.default_params).shape == memrl_env.observation_shape
+    obs, state = env.reset(jax.random.PRNGKey(0), env.default_params)
+    memrl_obs, memrl_state = memrl_env.reset(jax.random.PRNGKey(0))
+    step, memrl_step = jax.jit(env.step), jax.jit(memrl_env.step)
+    episodes = 0
+    for t, action in enumerate([1, 1, 1, 2, 0, 1]):  # corridor, junction, turns
+        obs, state, reward, done, info = step(jax.random.PRNGKey(t), state, jnp.int32(action), env.default_params)
+        memrl_obs, memrl_state, memrl_reward, memrl_done, _ = memrl_step(jax.random.PRNGKey(t), memrl_state, jnp.array([action]))
+        np.testing.assert_array_equal(obs, memrl_obs)
+        assert float(reward) == float(memrl_reward) and bool(done) == bool(memrl_done) and set(info) == {"terminated", "truncated"}
+        episodes += int(done)
+    assert episodes >= 1  # auto-reset compared too
+
+
+@pytest.mark.parametrize("name, message", [("tmaze/T-LS", "one discrete choice"), ("ballet/2_delay16", "named observation parts")])
+def test_gymnax_view_refuses_what_gymnax_cannot_say(name, message):
+    with pytest.raises(ValueError, match=message):
+        AsGymnax(name)

@@ -1,18 +1,23 @@
-"""Any discrete-action gymnax environment as a memrl environment, so memrl's learners train on it.
+"""Both ways between gymnax and memrl.
 
+Any discrete-action gymnax environment as a memrl environment, so memrl's learners train on it:
 ``memrl.envs.make("gymnax/MemoryChain-bsuite")``. Termination comes from the gymnax env's
 ``step_env``, truncation (``max_steps_in_episode``) from its ``is_truncated``, as gymnax's own
-``step`` does. Actions are
-memrl's [1]-shaped int arrays.
+``step`` does. Actions are memrl's [1]-shaped int arrays.
+
+And a memrl environment with one discrete action component and an array observation as a gymnax
+environment (``AsGymnax``), so JAX libraries written for gymnax (memorax, ``benchmarks/peers``)
+train on it: scalar actions, ``step`` with auto-reset returning (obs, state, reward, done, info).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import jax
 import jax.numpy as jnp
 
-from memrl.envs.base import Environment, register
+from memrl.envs.base import Environment, make, register
 
 DISCRETE_GYMNAX_ENVS = (
     "CartPole-v1", "Acrobot-v1", "MountainCar-v0", "Catch-bsuite", "DeepSea-bsuite", "MemoryChain-bsuite",
@@ -64,3 +69,37 @@ def make_gymnax(name: str, **params) -> GymnaxEnv:
 
 for _name in DISCRETE_GYMNAX_ENVS:
     register(f"gymnax/{_name}", lambda _n=_name, **kw: make_gymnax(_n, **kw))
+
+
+class AsGymnax:
+    """A memrl environment behind gymnax's interface (``reset``, ``step``, ``action_space``,
+    ``observation_space``, ``default_params``); ``info`` keeps memrl's ``terminated`` and ``truncated``."""
+
+    def __init__(self, env: Environment | str, **env_kwargs):
+        self.env = make(env, **env_kwargs) if isinstance(env, str) else env
+        if len(self.env.action_dims) != 1:
+            raise ValueError(f"gymnax actions are one discrete choice; {type(self.env).__name__} has {len(self.env.action_dims)} components {self.env.action_dims}")
+        if not isinstance(jax.eval_shape(self.env.reset, jax.random.PRNGKey(0))[0], jax.ShapeDtypeStruct):
+            raise ValueError(f"{type(self.env).__name__} has named observation parts; gymnax observations are one array")
+
+    @property
+    def default_params(self):
+        return self.env.default_params
+
+    def reset(self, key, params=None):
+        return self.env.reset(key, params)
+
+    def step(self, key, state, action, params=None):
+        obs, state, reward, done, info = self.env.step(key, state, jnp.reshape(action, (1,)), params)
+        return obs, state, reward, done, {"terminated": info["terminated"], "truncated": info["truncated"]}
+
+    def action_space(self, params=None):
+        from gymnax.environments import spaces
+
+        return spaces.Discrete(self.env.action_dims[0])
+
+    def observation_space(self, params=None):
+        from gymnax.environments import spaces
+
+        obs = jax.eval_shape(self.env.reset, jax.random.PRNGKey(0))[0]
+        return spaces.Box(-jnp.inf, jnp.inf, obs.shape, obs.dtype)
