@@ -58,6 +58,12 @@ def optimised(fn, *args, **kwargs):
     return _optimised_pool.apply(fn, args, kwargs)
 
 
+def pytest_collection_modifyitems(items):
+    """The learning checks (``slow``) first: xdist hands tests out in this order, so the long ones
+    start early and the workers finish together instead of one waiting on a late check."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
 def pytest_sessionfinish(session):
     if _optimised_pool is not None:  # closed here: left to the interpreter's exit it complains
         _optimised_pool.terminate()
