@@ -79,7 +79,8 @@ class AsGymnax:
         self.env = make(env, **env_kwargs) if isinstance(env, str) else env
         if len(self.env.action_dims) != 1:
             raise ValueError(f"gymnax actions are one discrete choice; {type(self.env).__name__} has {len(self.env.action_dims)} components {self.env.action_dims}")
-        if not isinstance(jax.eval_shape(self.env.reset, jax.random.PRNGKey(0))[0], jax.ShapeDtypeStruct):
+        self._observation = jax.eval_shape(self.env.reset, jax.random.PRNGKey(0))[0]
+        if not isinstance(self._observation, jax.ShapeDtypeStruct):
             raise ValueError(f"{type(self.env).__name__} has named observation parts; gymnax observations are one array")
 
     @property
@@ -101,5 +102,4 @@ class AsGymnax:
     def observation_space(self, params=None):
         from gymnax.environments import spaces
 
-        obs = jax.eval_shape(self.env.reset, jax.random.PRNGKey(0))[0]
-        return spaces.Box(-jnp.inf, jnp.inf, obs.shape, obs.dtype)
+        return spaces.Box(-jnp.inf, jnp.inf, self._observation.shape, self._observation.dtype)
