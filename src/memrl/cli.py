@@ -270,7 +270,27 @@ def babyai_demos(levels: str = "BossLevel", episodes: int = 1_000, test_episodes
     console.print(f"{len(bank['lengths']):,} demos, {len(bank['actions']):,} steps ({', '.join(task.level_names)}): {task.demos_path}")
 
 
-COMMANDS = {"list": list_all, "train": train, "train-impala": train_impala, "train-supervised": train_supervised, "eval": evaluate, "plot": plot, "reproduce": reproduce, "babyai-demos": babyai_demos}
+def wandb(runs: tyro.conf.Positional[list[Path]], project: str = "memrl", entity: str | None = None, online: bool = False) -> None:
+    """Export run folders (or every run folder under an experiment's folder) to Weights & Biases:
+    one W&B run per seed with the config, every metric at its update number and the curves figure.
+    Needs ``pip install "memrl[wandb]"``.
+
+    Args:
+        runs: run folders, or folders holding them (``memrl reproduce``'s output).
+        project: W&B project.
+        entity: W&B entity (team or user; default: your W&B default).
+        online: upload now (needs ``wandb login``); default: write offline runs under RUN/wandb/ for
+            ``wandb sync``.
+    """
+    from memrl.run.wandb_export import export
+
+    export(runs, project, entity, online)
+
+
+COMMANDS = {
+    "list": list_all, "train": train, "train-impala": train_impala, "train-supervised": train_supervised, "eval": evaluate, "plot": plot,
+    "reproduce": reproduce, "babyai-demos": babyai_demos, "wandb": wandb,
+}
 
 
 def analyze_commands() -> dict:
