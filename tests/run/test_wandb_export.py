@@ -72,6 +72,12 @@ def test_bad_paths_are_refused_with_the_path(tmp_path, monkeypatch, capsys, what
     assert exit_info.value.code == 2 and message in err and str(target) in err and "Traceback" not in err
 
 
+def test_no_path_is_refused(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["wandb"])
+    assert exit_info.value.code == 2 and "name at least one run folder" in capsys.readouterr().err
+
+
 def test_without_wandb_the_command_says_how_to_install_it(tmp_path, monkeypatch, capsys):
     monkeypatch.setitem(sys.modules, "wandb", None)  # import fails as if not installed
     make_run(tmp_path / "run")

@@ -28,6 +28,8 @@ def require_wandb():
 
 def run_folders(paths: list[Path]) -> list[RunFolder]:
     """The run folders at or under ``paths`` (a run folder holds config.json), in path order."""
+    if not paths:
+        raise ValueError("name at least one run folder, or a folder holding run folders")
     folders = []
     for path in paths:
         if not path.exists():
