@@ -294,7 +294,7 @@ COMMANDS = {
 
 
 def analyze_commands() -> dict:
-    from memrl.analysis import attention_maps, distance_probe, gradient_strength, planner_distance_training, signal_to_noise
+    from memrl.analysis import attention_maps, chunk_selection, distance_probe, gradient_strength, planner_distance_training, signal_to_noise
     from memrl.experiments import ballet_memory
 
     return {
@@ -304,6 +304,7 @@ def analyze_commands() -> dict:
         "planner-distance": planner_distance_training.command,
         "ballet-memory": ballet_memory.command,
         "attention": attention_maps.command,
+        "chunk-selection": chunk_selection.command,
     }
 
 

@@ -115,12 +115,17 @@ class ActorCriticLearner:
             episode_return=jnp.zeros((c.num_envs,)), key=key, update=jnp.zeros((), jnp.int32),
         )
 
-    def env_step(self, runner: RunnerState, acting_params):
-        """The agent acts with ``acting_params`` in every environment once."""
+    def env_step(self, runner: RunnerState, acting_params, record: bool = False):
+        """The agent acts with ``acting_params`` in every environment once. Returns the runner and
+        (transition, done, episode return where done, recorded): with ``record``, recorded is what
+        the agent sowed in ``intermediates`` at this step (an analysis reads it), else {}."""
         key, act_key, env_key = jax.random.split(runner.key, 3)
-        carry, (logits, value) = self.agent.apply(
-            acting_params, runner.carry, runner.obs, runner.prev_action, runner.prev_reward, runner.reset
-        )
+        inputs = (runner.carry, runner.obs, runner.prev_action, runner.prev_reward, runner.reset)
+        if record:
+            (carry, (logits, value)), sown = self.agent.apply(acting_params, *inputs, mutable=["intermediates"])
+            recorded = sown.get("intermediates", {})
+        else:
+            (carry, (logits, value)), recorded = self.agent.apply(acting_params, *inputs), {}
         action = dist.sample(act_key, logits, self.env.action_dims)
         logp = dist.log_prob(logits, action, self.env.action_dims)
         env_keys = jax.random.split(env_key, self.config.num_envs)
@@ -131,12 +136,12 @@ class ActorCriticLearner:
             key=key, carry=carry, obs=obs, env_state=env_state, prev_action=action, prev_reward=reward,
             reset=done, episode_return=jnp.where(done, 0.0, episode_return),
         )
-        return runner, (transition, done, episode_return)
+        return runner, (transition, done, episode_return, recorded)
 
     def rollout(self, runner: RunnerState, acting_params) -> tuple[RunnerState, Segment]:
         """``rollout_len`` steps with ``acting_params`` and the bootstrap value after them."""
         initial_carry = runner.carry
-        runner, (transitions, done, returns) = jax.lax.scan(
+        runner, (transitions, done, returns, _) = jax.lax.scan(
             lambda r, _: self.env_step(r, acting_params), runner, None, self.config.rollout_len
         )
         _, (_, bootstrap_value) = self.agent.apply(
@@ -175,7 +180,7 @@ class ActorCriticLearner:
         """Act with ``params`` (sampling) in fresh environments for ``num_steps`` steps; no learning.
         Returns (done, episode return where done, reward), each [T, E]."""
         runner = self.init(key).replace(params=params)
-        _, (transitions, done, returns) = jax.lax.scan(lambda r, _: self.env_step(r, params), runner, None, num_steps)
+        _, (transitions, done, returns, _) = jax.lax.scan(lambda r, _: self.env_step(r, params), runner, None, num_steps)
         return done, returns, transitions.reward
 
     def evaluation_summary(self, results, num_steps: int) -> str:

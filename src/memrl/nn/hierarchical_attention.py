@@ -8,7 +8,9 @@ For a query q, chunk summary keys K_m and chunk contents X_m (C rows each):
     out   = Σ_j w_j · MHA(q, X_{m_j} + P)            (P: reversed sine-then-cosine positions)
 
 The within-chunk attention uses the raw query vector as its single query token; keys and
-contents are read without gradient (the memory is a record, not a path for learning).
+contents are read without gradient (the memory is a record, not a path for learning). The masked
+relevances r [B, Q, M] and the selected chunks [B, Q, k] are sown in ``intermediates`` as
+``chunk_relevance`` and ``chunk_selected`` (``apply(..., mutable=["intermediates"])``).
 """
 
 from __future__ import annotations
@@ -81,6 +83,9 @@ class HierarchicalMemoryAttention(nn.Module):
         if mask is not None:
             relevance = jnp.where(mask, relevance, MASKED_RELEVANCE)
         top_relevance, top_index = jax.lax.top_k(relevance, self.k)  # [B, Q, k]
+        # for ``memrl analyze chunk-selection`` (kept only where "intermediates" is mutable)
+        self.sow("intermediates", "chunk_relevance", relevance)
+        self.sow("intermediates", "chunk_selected", top_index)
         top_weights = jax.nn.softmax(top_relevance, axis=-1)
         if self.memory_position_encoding:
             contents = contents + chunk_position_encoding(chunk_size, dim).astype(contents.dtype)
