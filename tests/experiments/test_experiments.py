@@ -508,3 +508,17 @@ def test_the_demo_checks_both_models_over_two_seeds():
     assert {(e.run, e.op) for e in demo.expectations} == {("T-LN/amrl-max", ">="), ("T-LN/lstm", "<=")}
     full = experiments.get("amrl-tmaze", "cpu").runs
     assert all(config == dataclasses.replace(full[run], seeds=2) for run, config in demo.runs.items())  # amrl-tmaze's T-LN runs
+
+
+@pytest.mark.parametrize("preset", ["cpu", "paper"])
+def test_htm_graph_nav_trains_every_memory_with_the_streets_settings(preset):
+    from memrl.experiments.htm_graph_nav import STREETS_LOSSES
+
+    experiment = experiments.get("htm-graph-nav", preset)
+    configs = experiment.runs
+    assert {c.core for c in configs.values()} == {"htm", "epn", "gtrxl"} and all(c.env == "graph-nav/5" for c in configs.values())
+    assert all(getattr(c, field) == value for c in configs.values() for field, value in STREETS_LOSSES.items())
+    htm = configs["5 junctions/htm"].core_args
+    assert htm["chunk_size"] == 4 and htm["num_chunks"] * htm["chunk_size"] > 200  # Table 1: a store longer than the episode
+    assert len({(c.num_envs, c.total_steps, c.seeds, c.encoder) for c in configs.values()}) == 1  # only the memory differs
+    json.dumps(experiment.describe())

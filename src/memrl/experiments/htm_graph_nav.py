@@ -1,0 +1,110 @@
+"""HTM on one-shot graph navigation (Lampinen et al. 2021, Sec. 3.4 and Fig. 6c, One-Shot
+StreetLearn; memrl's procedural-graph analogue ``graph-nav``), against EPN and a gated TrXL.
+
+Finding: HTM reaches about EPN's reward (somewhat more slowly), and both far exceed the baselines
+(TrXL below them; Merlin about half of theirs).
+
+Every agent trains with HTM's One-Shot StreetLearn settings (Table 1's "Streets" column: V-trace
+policy loss 1, baseline 0.3, entropy 1e-4, Adam 4e-4, 64-step unrolls; HTM chunks of 4 read 32 at
+a time, a store longer than the 200-step episode), EPN and GTrXL included, so that the memory is the
+one difference; the paper took EPN's and the baselines' numbers from their own papers. The final
+agents are evaluated as in ``epn-graph-nav``: fraction of the shortest-path oracle's return on 5, 7
+and 9 junctions (EPN also with 1, 2 and 4 planner iterations).
+
+Presets: ``cpu`` (the one-hot observations, memories of width 64 in 2 layers, 16 environments, one
+seed, 300k steps per run) and ``paper`` (the procedural street views through the ResNet, the
+paper's memory sizes, batch 32, 2 seeds as the paper's HTM, 1e8 steps).
+"""
+
+from __future__ import annotations
+
+from memrl.experiments.base import Expectation, Experiment, PaperSetting, chosen_preset, register
+from memrl.experiments.epn_graph_nav import EPISODE_LENGTH, evaluate_generalisation
+from memrl.learn.impala_config import ImpalaConfig
+
+PRESETS = ("cpu", "paper")
+CHUNK_SIZE = 4
+"""Table 1's HTM chunk size for Streets (swept over 2, 4, 8, 16, Table 2)"""
+STREETS_LOSSES = dict(policy_coef=1.0, value_coef=0.3, entropy_coef=1e-4, optimizer="adam", lr=4e-4, rollout_len=64)
+"""Table 1's Streets column: V-trace loss weights, entropy, Adam and its learning rate, unroll length"""
+
+
+def preset_runs(preset: str) -> dict[str, ImpalaConfig]:
+    """HTM, EPN and GTrXL on graph-nav/5 with the Streets settings at ``preset``'s sizes."""
+    if preset == "cpu":
+        width, layers, heads, k, memory_length = 64, 2, 4, 8, 64
+        observation = dict(env_args={}, encoder="mlp", encoder_widths=(64,), reconstruction_coef=0.0)
+        num_envs, seeds, total_steps = 16, 1, 300_000
+    elif preset == "paper":
+        width, layers, heads, k, memory_length = 512, 4, 8, 32, 256
+        observation = dict(env_args={"observation": "images"}, encoder="resnet", encoder_widths=(), conv_channels=(16, 32, 32), reconstruction_coef=0.3)
+        num_envs, seeds, total_steps = 32, 2, 100_000_000
+    else:
+        raise ValueError(f"preset must be one of {PRESETS}, got {preset!r}")
+    transformer = dict(num_layers=layers, d_model=width, num_heads=heads, mlp_dim=2 * width)
+    cores = {
+        "htm": dict(transformer, window=16, chunk_size=CHUNK_SIZE, num_chunks=EPISODE_LENGTH // CHUNK_SIZE + 1, k=k),
+        "epn": dict(capacity=EPISODE_LENGTH, iterations=2),
+        "gtrxl": dict(transformer, memory_length=memory_length),
+    }
+    common = dict(
+        env="graph-nav/5", head_widths=(512,), gamma=0.95, num_envs=num_envs, seeds=seeds, total_steps=total_steps,
+        updates_per_chunk=25, **STREETS_LOSSES, **observation,
+    )
+    return {f"5 junctions/{core}": ImpalaConfig(core=core, core_args=args, **common) for core, args in cores.items()}
+
+
+SIZES = "cpu: small memories whose training fits a CPU"
+SETTINGS = (
+    PaperSetting("environment", "One-Shot StreetLearn: Street View neighbourhoods (Sec. 3.4, B.4)", "env",
+                 "memrl's procedural-graph analogue graph-nav/5 (no Street View data here)"),
+    PaperSetting("observation", "Street View images of the current place and the goal", "env_args.observation",
+                 "cpu: one-hot place and goal; paper: procedural street views"),
+    PaperSetting("visual encoder", "ResNet, channels (16, 32, 32), 3×3 filters, stride 2 (Table 1)", "encoder", "cpu: an MLP on one-hot inputs"),
+    PaperSetting("memory width (state dimension)", "512 (Table 1)", "core_args.d_model", SIZES),
+    PaperSetting("memory layers", "4 (Table 1)", "core_args.num_layers", SIZES),
+    PaperSetting("attention heads", "8 (Table 1)", "core_args.num_heads", SIZES),
+    PaperSetting("HTM chunk size", "4 (Table 1; swept over 2, 4, 8, 16, Table 2)", "core_args.chunk_size"),
+    PaperSetting("HTM top-k", "32 (Table 1)", "core_args.k", "cpu: 8 of the 51 chunks"),
+    PaperSetting("HTM chunks", "more than the longest episode / chunk size (Table 1)", "core_args.num_chunks"),
+    PaperSetting("TrXL memory (extra length)", "256 (Table 1)", "core_args.memory_length", SIZES),
+    PaperSetting("EPN", "Ritter et al.'s agent, numbers from their paper (Fig. 6c)", "core_args.capacity",
+                 "trained here with the same learner settings as HTM; a store of the whole episode, 2 iterations"),
+    PaperSetting("policy and value nets", "MLP, 1 hidden layer of 512 (Table 1)", "head_widths"),
+    PaperSetting("V-trace policy loss weight", "1 (Table 1)", "policy_coef"),
+    PaperSetting("V-trace baseline weight", "0.3 (Table 1)", "value_coef"),
+    PaperSetting("reconstruction loss weight", "0.3 (Table 1)", "reconstruction_coef", "cpu: none (one-hot inputs have no image to rebuild)"),
+    PaperSetting("entropy weight", "1e-4 (Table 1)", "entropy_coef"),
+    PaperSetting("optimiser", "Adam (Table 1)", "optimizer"),
+    PaperSetting("learning rate", "4e-4 (Table 1; swept {1, 2, 4}e-4)", "lr"),
+    PaperSetting("batch (trajectories per update)", "32 (Table 1)", "num_envs", "cpu: 16 on 2 cores"),
+    PaperSetting("unroll length", "64 (Table 1)", "rollout_len"),
+    PaperSetting("discount γ", "not stated", "gamma", "EPN's 0.95 (epn-graph-nav)"),
+    PaperSetting("seeds", "2 for HTM (Fig. 6c)", "seeds", "cpu: one seed fits the CPU budget"),
+    PaperSetting("env steps per run", "not in the text (runs of 4 hours to days on TPUs, A.3)", "total_steps",
+                 "cpu: 300k, epn-graph-nav's CPU budget; paper: 1e8, as epn-graph-nav's paper preset"),
+)
+
+
+def htm_graph_nav(preset: str | None = None) -> Experiment:
+    """The experiment with ``preset`` (default: the current JAX backend's)."""
+    preset = chosen_preset(preset, PRESETS)
+    return Experiment(
+        name="htm-graph-nav",
+        version=1,
+        description=f"HTM, EPN and GTrXL on graph-nav/5 (a One-Shot StreetLearn analogue) with HTM's Streets settings, preset {preset!r}",
+        reproduces="Lampinen et al. 2021, Sec. 3.4 and Fig. 6c (HTM about level with EPN on One-Shot StreetLearn, both above TrXL)",
+        runs=preset_runs(preset),
+        expectations=(
+            Expectation("5 junctions/htm", ">=", None, "HTM at least level with EPN (Fig. 6c: comparable)", against="5 junctions/epn"),
+            Expectation("5 junctions/htm", ">", None, "HTM above the gated TrXL (Fig. 6c)", against="5 junctions/gtrxl"),
+        ),
+        optima={"5 junctions": [("oracle 46.3", 46.3)]},
+        evaluation=evaluate_generalisation,
+        preset=preset,
+        presets=PRESETS,
+        settings=SETTINGS,
+    )
+
+
+register("htm-graph-nav", htm_graph_nav)
