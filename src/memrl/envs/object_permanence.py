@@ -1,0 +1,246 @@
+"""Object permanence, a 2D analogue of HTM's hiding task (Lampinen et al. 2021, Sec. 3.2 and App.
+B.2) in Ballet's room with Ballet's egocentric view.
+
+The paper's task is 3D (Unity, 96×72 RGB frames, language instructions). This analogue keeps what
+it tests: which of several identical boxes holds the object named at the end, remembered across a
+delay after each reveal and across looking away from the boxes before the choice.
+
+Ballet's 11×11 walled room; the agent starts at (7, 5) with every box in its view. N boxes
+(default 3) stand on N distinct cells of row 3 (columns 1-9), each holding a distinct object: one
+of 15 kinds (kind i is Ballet's shape i in Ballet's colour i). An episode:
+
+1. reveal, frames 0 .. N·(12 + d) − 1, lids open, instruction "watch", the agent cannot move: the
+   boxes take turns in a random order; each one's object jumps out three times (on the cell above
+   its box for 2 frames, back inside for 2: 12 frames), then d frames of delay follow.
+2. look backward, from frame N·(12 + d), lids closed, instruction "look backward": the agent moves
+   (Ballet's 8 directions and wall rule; boxes block it). On the first frame with no box in its
+   view (every box more than 5 cells away in row or column) it gets 0.3 and the choice begins.
+3. choice, instruction "go to the box containing the <kind>": stepping onto a box ends the episode
+   (terminated) with 1 for the box of the named object and 0 for another.
+An episode not over 100 frames after the lids close is truncated.
+
+Observations, as Ballet's: ``{"image", "language"}``, the egocentric 11×11 crop as a 99×99×3 uint8
+picture (9×9 pixels a cell: walls and the agent as in Ballet, an open box, a closed box, the
+objects as their shape in their colour) or, with ``observation="cells"``, [11, 11, 19] float
+one-hots (wall, agent, open box, closed box, 15 object kinds); ``language`` is one int32 token:
+0 "watch", 1 "look backward", 2 + kind for "go to the box containing the <kind>".
+
+Delays: the paper trains on delays of 0, 10, 20 and 30 seconds after each reveal; its agent's step
+rate is not stated. memrl takes 5 steps a second, so that the longest episodes (3 boxes with 30-second
+delays: 486 reveal frames and the choice) fill about the 512-step TrXL memory Table 1 gives the
+task. Levels: ``object-permanence/delay{0,10,20,30}`` and ``object-permanence/mixed`` (uniform over
+the four, the paper's training with varying delays).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+from flax import struct
+
+from memrl.envs import ballet_tables as tables
+from memrl.envs.ballet import COLOR_RGB, ROOM_WALLS, SHAPE_MASKS, SHAPE_NAMES, blocked
+from memrl.envs.base import Environment, register, replace_params
+
+STEPS_PER_SECOND = 5
+DELAYS_SECONDS = (0, 10, 20, 30)
+JUMPS, JUMP_FRAMES = 3, 2  # out for 2 frames, in for 2, three times
+REVEAL_FRAMES = 2 * JUMP_FRAMES * JUMPS
+CHOICE_FRAMES = 100  # frames after the lids close before the episode is truncated
+LOOK_REWARD = 0.3
+BOX_ROW, OBJECT_ROW = 3, 2
+AGENT_START = (7, 5)
+BOX_COLUMNS = tuple(range(1, tables.ROOM_SIZE - 1))
+NUM_KINDS = len(SHAPE_NAMES)
+MAX_BOXES = len(BOX_COLUMNS)
+VIEW = tables.CROP_SIZE // 2  # a cell is in view within this many cells in row and column
+WATCH, LOOK_BACK = 0, 1  # language tokens; kind k is named by 2 + k
+FLOOR, WALL, AGENT, OPEN_BOX, CLOSED_BOX, FIRST_OBJECT = range(6)  # board codes; object kind k is FIRST_OBJECT + k
+CELL_CHANNELS = 4 + NUM_KINDS
+BOX_RGB = (150, 100, 50)
+OPEN_BOX_MASK = jnp.asarray([[c == "#" for c in row] for row in (
+    "#.......#", "#.......#", "#.......#", "#.......#", "#.......#", "#.......#", "#.......#", "#########", "#########",
+)], jnp.uint8)
+CLOSED_BOX_MASK = jnp.asarray([[c == "#" for c in row] for row in (
+    "#########", "#########", "#.......#", "#########", "#########", "#########", "#########", "#########", "#########",
+)], jnp.uint8)
+
+
+@struct.dataclass
+class ObjectPermanenceParams:
+    """Numeric settings: the delays (frames after each reveal) an episode draws from, uniformly."""
+    delays: jax.Array = dataclasses.field(default_factory=lambda: jnp.array([0], jnp.int32))
+
+
+class ObjectPermanenceState(NamedTuple):
+    """One episode's layout (rows beyond ``num_boxes`` unused) and progress."""
+    box_cols: jax.Array  # int32 [9]: each box's column on BOX_ROW
+    kinds: jax.Array  # int32 [9]: the kind of object each box holds
+    order: jax.Array  # int32 [9]: order[j] is the box revealed j-th
+    target: jax.Array  # int32: the box whose object the choice instruction names
+    num_boxes: jax.Array  # int32
+    delay: jax.Array  # int32: frames of delay after each reveal
+    agent: jax.Array  # int32 [2]
+    frame: jax.Array  # int32: observations since the reset one (frame 0)
+    choosing: jax.Array  # bool: the agent has looked away, the choice instruction is on
+
+
+@dataclasses.dataclass(frozen=True)
+class ObjectPermanence(Environment):
+    """Object permanence with ``num_boxes`` boxes and ``observation`` "image" or "cells"."""
+
+    num_boxes: int = 3
+    observation: str = "image"
+    params: ObjectPermanenceParams = ObjectPermanenceParams()
+
+    def __post_init__(self):
+        if self.observation not in ("image", "cells"):
+            raise ValueError(f"observation must be 'image' or 'cells', got {self.observation!r}")
+        if not 1 <= self.num_boxes <= MAX_BOXES:
+            raise ValueError(f"num_boxes must be in 1..{MAX_BOXES} (the cells of row {BOX_ROW}), got {self.num_boxes}")
+
+    @property
+    def default_params(self) -> ObjectPermanenceParams:
+        return self.params
+
+    @property
+    def observation_shape(self):
+        size = tables.CROP_SIZE
+        image = (size * tables.CELL_PIXELS, size * tables.CELL_PIXELS, 3) if self.observation == "image" else (size, size, CELL_CHANNELS)
+        return {"image": image, "language": ()}
+
+    @property
+    def action_dims(self):
+        return (len(tables.DIRECTIONS),)
+
+    @property
+    def token_vocab(self):
+        return {"language": 2 + NUM_KINDS}
+
+    # ----- the world ------------------------------------------------------------------------
+    @staticmethod
+    def lids_close(state: ObjectPermanenceState) -> jax.Array:
+        """The first frame after the reveal, N·(12 + d)."""
+        return state.num_boxes * (REVEAL_FRAMES + state.delay)
+
+    @staticmethod
+    def box_cells(state: ObjectPermanenceState) -> jax.Array:
+        """[9, 2] (row, col) of the boxes (rows beyond ``num_boxes`` off the board)."""
+        rows = jnp.where(jnp.arange(MAX_BOXES) < state.num_boxes, BOX_ROW, tables.ROOM_SIZE)
+        return jnp.stack([rows, state.box_cols], axis=-1)
+
+    def jumping_box(self, state: ObjectPermanenceState) -> jax.Array:
+        """The box whose object is out at ``state.frame`` (−1 if none)."""
+        turn, within = jnp.divmod(state.frame, REVEAL_FRAMES + state.delay)
+        out = (state.frame < self.lids_close(state)) & (within < REVEAL_FRAMES) & (within % (2 * JUMP_FRAMES) < JUMP_FRAMES)
+        return jnp.where(out, state.order[jnp.clip(turn, 0, MAX_BOXES - 1)], -1)
+
+    def board(self, state: ObjectPermanenceState) -> jax.Array:
+        """[11, 11] board codes: walls, the boxes (open during the reveal), the object that is out, the agent."""
+        box = jnp.where(state.frame < self.lids_close(state), OPEN_BOX, CLOSED_BOX)
+        cells = self.box_cells(state)
+        board = jnp.where(ROOM_WALLS, WALL, FLOOR).at[cells[:, 0], cells[:, 1]].set(box, mode="drop")
+        jumping = self.jumping_box(state)
+        row = jnp.where(jumping >= 0, OBJECT_ROW, tables.ROOM_SIZE)
+        board = board.at[row, state.box_cols[jnp.maximum(jumping, 0)]].set(FIRST_OBJECT + state.kinds[jnp.maximum(jumping, 0)], mode="drop")
+        return board.at[state.agent[0], state.agent[1]].set(AGENT)
+
+    def crop(self, state: ObjectPermanenceState) -> jax.Array:
+        """The egocentric [11, 11] crop, agent at the centre, floor outside the room."""
+        padded = jnp.pad(self.board(state), VIEW, constant_values=FLOOR)
+        return jax.lax.dynamic_slice(padded, (state.agent[0], state.agent[1]), (tables.CROP_SIZE, tables.CROP_SIZE))
+
+    def boxes_in_view(self, state: ObjectPermanenceState) -> jax.Array:
+        distance = jnp.abs(self.box_cells(state) - state.agent).max(axis=-1)
+        return jnp.any((distance <= VIEW) & (jnp.arange(MAX_BOXES) < state.num_boxes))
+
+    def observe(self, state: ObjectPermanenceState) -> dict:
+        crop = self.crop(state)
+        named = (2 + state.kinds[state.target]).astype(jnp.int32)
+        language = jnp.where(state.choosing, named, jnp.where(state.frame < self.lids_close(state), WATCH, LOOK_BACK)).astype(jnp.int32)
+        image = render_image(crop) if self.observation == "image" else render_cells(crop)
+        return {"image": image, "language": language}
+
+    # ----- episodes -------------------------------------------------------------------------
+    def initial_state(self, box_cols, kinds, order, target, delay) -> ObjectPermanenceState:
+        """The reset state of a given layout (``num_boxes`` rows each)."""
+        def pad(rows):
+            rows = jnp.asarray(rows, jnp.int32)
+            return jnp.zeros(MAX_BOXES, jnp.int32).at[: len(rows)].set(rows)
+
+        return ObjectPermanenceState(
+            pad(box_cols), pad(kinds), pad(order), jnp.int32(target), jnp.int32(self.num_boxes), jnp.int32(delay),
+            jnp.array(AGENT_START, jnp.int32), jnp.int32(0), jnp.bool_(False),
+        )
+
+    def reset_env(self, key, params):
+        delay_key, col_key, kind_key, order_key, target_key = jax.random.split(key, 5)
+        state = ObjectPermanenceState(
+            box_cols=jnp.asarray(BOX_COLUMNS, jnp.int32)[jax.random.permutation(col_key, MAX_BOXES)],
+            kinds=jax.random.permutation(kind_key, NUM_KINDS)[:MAX_BOXES],
+            order=_first_permuted(order_key, self.num_boxes),
+            target=jax.random.randint(target_key, (), 0, self.num_boxes),
+            num_boxes=jnp.int32(self.num_boxes),
+            delay=jax.random.choice(delay_key, params.delays),
+            agent=jnp.array(AGENT_START, jnp.int32),
+            frame=jnp.int32(0),
+            choosing=jnp.bool_(False),
+        )
+        return self.observe(state), state
+
+    def step_env(self, key, state, action, params):
+        moving = (state.frame >= self.lids_close(state)) & (action[0] >= 0) & (action[0] < len(tables.DIRECTIONS))
+        delta = jnp.where(moving, jnp.asarray(tables.DIRECTION_DELTAS, jnp.int32)[jnp.clip(action[0], 0, len(tables.DIRECTIONS) - 1)], 0)
+        onto = state.agent + delta
+        on_box = jnp.all(self.box_cells(state) == onto, axis=-1)  # [9]
+        stopped = blocked(state.agent, delta) | (on_box.any() & ~state.choosing)
+        agent = jnp.where(stopped, state.agent, onto)
+        chose = state.choosing & on_box.any() & ~stopped
+        moved = state._replace(agent=agent, frame=state.frame + 1)
+        looked_away = ~state.choosing & (moved.frame > self.lids_close(state)) & ~self.boxes_in_view(moved)
+        state = moved._replace(choosing=state.choosing | looked_away)
+        reward = jnp.where(looked_away, LOOK_REWARD, 0.0) + jnp.where(chose & on_box[state.target], 1.0, 0.0)
+        truncated = ~chose & (state.frame >= self.lids_close(state) + CHOICE_FRAMES)
+        return self.observe(state), state, reward.astype(jnp.float32), chose, truncated, {}
+
+
+def _first_permuted(key, count: int) -> jax.Array:
+    """A random order of boxes 0 .. count − 1, padded to MAX_BOXES."""
+    return jnp.zeros(MAX_BOXES, jnp.int32).at[:count].set(jax.random.permutation(key, count).astype(jnp.int32))
+
+
+def cell_appearance() -> jax.Array:
+    """[5 + 15, 9, 9, 3] uint8 pixels of each board code."""
+    pixels = tables.CELL_PIXELS
+    solid = lambda rgb: jnp.broadcast_to(jnp.asarray(rgb, jnp.uint8), (1, pixels, pixels, 3))  # noqa: E731
+    box = lambda mask: (mask[..., None] * jnp.asarray(BOX_RGB, jnp.uint8))[None]  # noqa: E731
+    objects = SHAPE_MASKS[..., None] * COLOR_RGB[:NUM_KINDS, None, None, :]
+    return jnp.concatenate([solid((0, 0, 0)), solid(tables.WALL_RGB), solid(tables.AGENT_RGB), box(OPEN_BOX_MASK), box(CLOSED_BOX_MASK), objects])
+
+
+def render_image(crop: jax.Array) -> jax.Array:
+    """The 99×99×3 uint8 picture of a crop of board codes."""
+    size = tables.CROP_SIZE * tables.CELL_PIXELS
+    return cell_appearance()[crop].transpose(0, 2, 1, 3, 4).reshape(size, size, 3)
+
+
+def render_cells(crop: jax.Array) -> jax.Array:
+    """[11, 11, 19] float one-hots per cell: wall, agent, open box, closed box, object kind (15)."""
+    codes = jnp.array([WALL, AGENT, OPEN_BOX, CLOSED_BOX] + [FIRST_OBJECT + k for k in range(NUM_KINDS)])
+    return (crop[..., None] == codes).astype(jnp.float32)
+
+
+def make_object_permanence(delays_seconds, observation: str = "image", num_boxes: int = 3, **params) -> ObjectPermanence:
+    """Object permanence with delays drawn uniformly per episode from ``delays_seconds``."""
+    if any(d < 0 for d in delays_seconds):
+        raise ValueError(f"delays must be >= 0 seconds, got {delays_seconds}")
+    defaults = ObjectPermanenceParams(delays=jnp.array([d * STEPS_PER_SECOND for d in delays_seconds], jnp.int32))
+    return ObjectPermanence(num_boxes=num_boxes, observation=observation, params=replace_params(defaults, "ObjectPermanence", **params))
+
+
+LEVEL_SETS = {**{f"delay{d}": (d,) for d in DELAYS_SECONDS}, "mixed": DELAYS_SECONDS}
+for _name, _delays in LEVEL_SETS.items():
+    register(f"object-permanence/{_name}", lambda _delays=_delays, **kw: make_object_permanence(_delays, **kw))

@@ -1,0 +1,52 @@
+"""Scripted object-permanence policies: the oracle (return 1.3: looks away, then the right box)
+and the memory-less guesser (looks away, then a box at random: 0.3 + 1/N on average).
+
+Both read the layout at the episode start (where the boxes are, and for the oracle which one the
+instruction will name) and track the agent's cell by the room's wall rule; the phase comes from
+the instruction token.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+
+from memrl.envs import ballet_tables as tables
+from memrl.envs.ballet import blocked
+from memrl.envs.object_permanence import AGENT_START, LOOK_BACK, WATCH, ObjectPermanence
+from memrl.envs.scripted_policy import ScriptedPolicy
+
+NORTH, EAST, SOUTH, WEST = (tables.DIRECTIONS.index(d) for d in ("N", "E", "S", "W"))
+DELTAS = jnp.asarray(tables.DIRECTION_DELTAS, jnp.int32)
+
+
+def _walk(pick):
+    """Looks away (south, to row 9), then walks to the box ``pick(key, memory)`` chooses at the
+    first step of the choice: along row 9 to its column, then north onto it."""
+
+    def act(key, obs, memory):
+        language, agent = obs["language"], memory["agent"]
+        choice = jnp.where((language > LOOK_BACK) & (memory["choice"] < 0), pick(key, memory), memory["choice"])
+        column = memory["box_cols"][jnp.maximum(choice, 0)]
+        toward = jnp.where(agent[1] < column, EAST, jnp.where(agent[1] > column, WEST, NORTH))
+        action = jnp.where(language > LOOK_BACK, toward, SOUTH)
+        moved = (language != WATCH) & ~blocked(agent, DELTAS[action])  # the agent is held during the reveal
+        agent = jnp.where(moved, agent + DELTAS[action], agent)
+        return jnp.array([action], jnp.int32), {**memory, "agent": agent, "choice": choice}
+
+    return act
+
+
+def _initial_memory(state):
+    return {"agent": jnp.array(AGENT_START, jnp.int32), "box_cols": state.box_cols, "target": state.target,
+            "num_boxes": state.num_boxes, "choice": jnp.int32(-1)}
+
+
+def oracle(env: ObjectPermanence) -> ScriptedPolicy:
+    """Looks away, then goes to the box of the named object."""
+    return ScriptedPolicy(_initial_memory, _walk(lambda key, memory: memory["target"]))
+
+
+def guesser(env: ObjectPermanence) -> ScriptedPolicy:
+    """Looks away, then goes to a box drawn uniformly (what an agent without memory can do)."""
+    return ScriptedPolicy(_initial_memory, _walk(lambda key, memory: jax.random.randint(key, (), 0, memory["num_boxes"])))
