@@ -522,3 +522,15 @@ def test_htm_graph_nav_trains_every_memory_with_the_streets_settings(preset):
     assert htm["chunk_size"] == 4 and htm["num_chunks"] * htm["chunk_size"] > 200  # Table 1: a store longer than the episode
     assert len({(c.num_envs, c.total_steps, c.seeds, c.encoder) for c in configs.values()}) == 1  # only the memory differs
     json.dumps(experiment.describe())
+
+
+@pytest.mark.parametrize("preset", ["cpu", "paper"])
+def test_htm_object_permanence_has_figure_4s_runs_with_the_objects_settings(preset):
+    from memrl.experiments.htm_object_permanence import LONGEST_EPISODE, OBJECTS_LOSSES
+
+    runs = experiments.get("htm-object-permanence", preset).runs
+    assert set(runs) == {"mixed/htm", "mixed/gtrxl", "mixed/lstm", "delay30/htm"}
+    assert runs["mixed/htm"].env == "object-permanence/mixed" and runs["delay30/htm"].env == "object-permanence/delay30"
+    assert all(getattr(c, field) == value for c in runs.values() for field, value in OBJECTS_LOSSES.items())
+    htm = runs["mixed/htm"].core_args
+    assert (htm["chunk_size"], htm["k"]) == (16, 8) and htm["num_chunks"] * htm["chunk_size"] > LONGEST_EPISODE
