@@ -534,3 +534,18 @@ def test_htm_object_permanence_has_figure_4s_runs_with_the_objects_settings(pres
     assert all(getattr(c, field) == value for c in runs.values() for field, value in OBJECTS_LOSSES.items())
     htm = runs["mixed/htm"].core_args
     assert (htm["chunk_size"], htm["k"]) == (16, 8) and htm["num_chunks"] * htm["chunk_size"] > LONGEST_EPISODE
+
+
+@pytest.mark.parametrize("preset", ["cpu", "paper"])
+def test_htm_word_learning_trains_on_0_to_2_distractors_with_the_words_settings(preset):
+    from memrl.envs.word_learning import TIME_LIMIT
+    from memrl.experiments.htm_word_learning import WORDS_LOSSES
+
+    experiment = experiments.get("htm-word-learning", preset)
+    runs = experiment.runs
+    assert set(runs) == {"train/htm", "train/gtrxl", "train/lstm"} and {c.env for c in runs.values()} == {"word-learning/train"}
+    assert all(getattr(c, field) == value for c in runs.values() for field, value in WORDS_LOSSES.items())
+    htm = runs["train/htm"].core_args
+    assert (htm["chunk_size"], htm["chunk_overlap"], htm["k"]) == (16, 1, 16)
+    assert htm["num_chunks"] * (htm["chunk_size"] - htm["chunk_overlap"]) > TIME_LIMIT  # the store spans the longest episode
+    assert {e.evaluated[1] for e in experiment.expectations} == {"distractors20", "episodes2"}

@@ -1,0 +1,155 @@
+"""HTM on rapid word learning with distractor phases (Lampinen et al. 2021, Sec. 3.3, Fig. 5 and
+App. D.5; memrl's 2D analogue ``word-learning``, see ``memrl/envs/word_learning.py``).
+
+Finding: trained with 0-2 distractor phases, HTM and TrXL both learn the training tasks and the
+LSTM does not (App. D.5); only HTM generalises to 20 distractor phases (about 90% correct, Fig. 5c)
+and to words learned one or more whole episodes earlier (Fig. 5d-e).
+
+Runs: HTM, GTrXL and an LSTM trained on ``word-learning/train``. The final agents are scored,
+as the fraction of episodes whose last test lifts the named object (chance 1/3), on 0, 2, 10 and
+20 distractor phases (within an episode) and on super-episodes of 2 and 4 sub-episodes whose last
+test asks for a word of the first (across episodes: the memory is not cleared in between).
+
+Presets (Table 1's "Words" column: V-trace policy loss 0.1, baseline 1, reconstruction 1, entropy
+1e-3, Adam 2e-4, 128-step unrolls; HTM chunks of 16 overlapping by 1, read 16 at a time):
+- ``cpu``: the compact ``cells`` observation, memories of width 64 in 2 layers, 16 environments,
+  one seed, 500k steps per run.
+- ``paper``: the 99×99 frames through Ballet's CNN, the paper's memory sizes, batch 32, 3 seeds,
+  1e9 steps per run (the paper's budget is not in its text).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import jax
+import numpy as np
+
+from memrl.envs.word_learning import TIME_LIMIT
+from memrl.experiments.base import Expectation, Experiment, PaperSetting, chosen_preset, register
+from memrl.experiments.htm_ballet import TABLE_1_LOSSES
+from memrl.learn.impala_config import ImpalaConfig
+
+PRESETS = ("cpu", "paper")
+TEST_LEVELS = ("distractors0", "distractors2", "distractors10", "distractors20", "episodes2", "episodes4")
+WORDS_LOSSES = dict(TABLE_1_LOSSES, reconstruction_coef=1.0, rollout_len=128)
+"""Table 1's Words column: Ballet's loss weights and learning rate, 128-step unrolls"""
+CHUNK_SIZE, CHUNK_OVERLAP, TOP_K = 16, 1, 16
+"""Table 1's HTM chunk size, overlap and top-k for the word-learning tasks"""
+EVALUATION_STEPS = 1_500
+"""steps each evaluation environment acts: several episodes of the longer test levels"""
+
+
+def preset_runs(preset: str) -> dict[str, ImpalaConfig]:
+    """The runs of a preset (see ``PRESETS``)."""
+    if preset == "cpu":
+        width, layers, heads, memory_length, lstm = 64, 2, 4, 128, 128
+        visual = dict(env_args={"observation": "cells"}, conv_kernels=(1, 3, 3), conv_strides=(1, 1, 1))
+        num_envs, seeds, total_steps = 16, 1, 500_000
+    elif preset == "paper":
+        width, layers, heads, memory_length, lstm = 512, 4, 8, 256, 512
+        visual = dict(env_args={}, conv_kernels=(9, 3, 3), conv_strides=(9, 1, 1))
+        num_envs, seeds, total_steps = 32, 3, 1_000_000_000
+    else:
+        raise ValueError(f"preset must be one of {PRESETS}, got {preset!r}")
+    transformer = dict(num_layers=layers, d_model=width, num_heads=heads, mlp_dim=2 * width)
+    stride = CHUNK_SIZE - CHUNK_OVERLAP
+    cores = {
+        "htm": dict(transformer, window=16, chunk_size=CHUNK_SIZE, chunk_overlap=CHUNK_OVERLAP, num_chunks=TIME_LIMIT // stride + 1, k=TOP_K),
+        "gtrxl": dict(transformer, memory_length=memory_length),
+        "lstm": dict(hidden=lstm),
+    }
+    common = dict(
+        encoder="conv", encoder_widths=(), head_widths=(512,), gamma=0.99, num_envs=num_envs, total_steps=total_steps,
+        seeds=seeds, updates_per_chunk=25, **WORDS_LOSSES, **visual,
+    )
+    return {f"train/{core}": ImpalaConfig(env="word-learning/train", core=core, core_args=args, **common) for core, args in cores.items()}
+
+
+def evaluate_levels(folders: dict, out: Path, steps: int = EVALUATION_STEPS) -> dict:
+    """Fraction of episodes whose last test lifts the named object, per final agent and test level
+    (an episode cut off by the time limit counts as wrong)."""
+    from rich.table import Table
+
+    from memrl.console import console
+    from memrl.experiments.final_agents import agent_evaluations, final_params
+
+    key = jax.random.PRNGKey(2021)
+    rows = {}
+    for run, folder in folders.items():
+        config, params = folder.load_config(), final_params(folder)
+        rows[run] = {}
+        for level in TEST_LEVELS:
+            per_seed = agent_evaluations(config, params, key, steps, env=f"word-learning/{level}")
+            last_rewards = np.concatenate([reward[done] for done, _, reward in per_seed]) if per_seed else np.zeros(0)
+            if last_rewards.size:
+                rows[run][level] = {"correct": float((last_rewards == 1.0).mean()), "episodes": int(last_rewards.size)}
+    table = Table(title="fraction of episodes whose last test lifts the named object (chance 1/3)")
+    table.add_column("core")
+    for level in TEST_LEVELS:
+        table.add_column(level)
+    for run, by_level in rows.items():
+        table.add_row(run, *[f"{by_level[lv]['correct']:.2f} ({by_level[lv]['episodes']})" if lv in by_level else "-" for lv in TEST_LEVELS])
+    console.print(table)
+    return {"fraction_correct": rows}
+
+
+SIZES = "cpu: small memories whose training fits a CPU"
+SETTINGS = (
+    PaperSetting("task", "Hill et al.'s 3D word-learning rooms with 0-20 distractor phases (B.3)", "env",
+                 "memrl's 2D analogue in Ballet's room and view (memrl/envs/word_learning.py)"),
+    PaperSetting("training distractor phases", "0, 1 or 2 (Sec. 3.3)", "env"),
+    PaperSetting("observation", "Unity frames and the instruction", "env_args.observation",
+                 "cpu: the 11×11 grid of cell codes the 99×99 frames are drawn from"),
+    PaperSetting("visual encoder", "a CNN or a ResNet (Table 1's layout does not say which task takes which)", "conv_kernels",
+                 "Ballet's CNN, as the view is Ballet's (paper preset: kernels 9, 3, 3 with strides 9, 1, 1)"),
+    PaperSetting("language encoder", "word embedding 32, 1-layer LSTM 256 (Table 1)", "", fixed="word embedding 32, LSTM 256 over (verb, noun)"),
+    PaperSetting("memory width (state dimension)", "512 (Table 1)", "core_args.d_model", SIZES),
+    PaperSetting("memory layers", "4 (Table 1)", "core_args.num_layers", SIZES),
+    PaperSetting("attention heads", "8 (Table 1)", "core_args.num_heads", SIZES),
+    PaperSetting("HTM chunk size", "16 (Table 1)", "core_args.chunk_size"),
+    PaperSetting("HTM chunk overlap", "1 (Table 1, as read from its layout)", "core_args.chunk_overlap"),
+    PaperSetting("HTM top-k", "16 (Table 1)", "core_args.k"),
+    PaperSetting("HTM chunks", "more than the longest episode / chunk size (Table 1)", "core_args.num_chunks"),
+    PaperSetting("TrXL memory (extra length)", "256 (Table 1)", "core_args.memory_length", SIZES),
+    PaperSetting("LSTM size", "state dimension 512 (Table 1)", "core_args.hidden", SIZES),
+    PaperSetting("policy and value nets", "MLP, 1 hidden layer of 512 (Table 1)", "head_widths"),
+    PaperSetting("V-trace policy loss weight", "0.1 (Table 1)", "policy_coef"),
+    PaperSetting("V-trace baseline weight", "1 (Table 1)", "value_coef"),
+    PaperSetting("reconstruction loss weight", "1 (Table 1; without it nothing is learned, D.4)", "reconstruction_coef"),
+    PaperSetting("entropy weight", "1e-3 (Table 1)", "entropy_coef"),
+    PaperSetting("optimiser", "Adam (Table 1)", "optimizer"),
+    PaperSetting("learning rate", "2e-4 (Table 1)", "lr"),
+    PaperSetting("batch (trajectories per update)", "32 (Table 1)", "num_envs", "cpu: 16 on 2 cores"),
+    PaperSetting("unroll length", "128 (Table 1)", "rollout_len"),
+    PaperSetting("discount γ", "not stated", "gamma"),
+    PaperSetting("seeds", "3 (Fig. 5)", "seeds", "cpu: one seed fits the CPU budget"),
+    PaperSetting("env steps per run", "not in the text (runs of 4 hours to days on TPUs, A.3)", "total_steps",
+                 "cpu: 500k, what 2 cores train in about an hour"),
+)
+
+
+def htm_word_learning(preset: str | None = None) -> Experiment:
+    """The experiment with ``preset`` (default: the current JAX backend's)."""
+    preset = chosen_preset(preset, PRESETS)
+    at = lambda level: ("fraction_correct", level, "correct")  # noqa: E731
+    return Experiment(
+        name="htm-word-learning",
+        version=1,
+        description=f"HTM, GTrXL and LSTM on rapid word learning (a 2D analogue; V-trace + reconstruction), preset {preset!r}; tested on 0-20 distractor phases and across episodes",
+        reproduces="Lampinen et al. 2021, Sec. 3.3 and Fig. 5 (only HTM generalises to 20 distractor phases and to earlier episodes' words)",
+        runs=preset_runs(preset),
+        expectations=(
+            Expectation("train/htm", ">=", 0.9, "HTM about 90% right with 20 distractor phases (Fig. 5c)", evaluated=at("distractors20")),
+            Expectation("train/htm", ">", None, "HTM above TrXL with 20 distractor phases (Fig. 5c)", evaluated=at("distractors20"), against="train/gtrxl"),
+            Expectation("train/htm", ">", None, "HTM above TrXL on a word from an earlier episode (Fig. 5d-e)", evaluated=at("episodes2"), against="train/gtrxl"),
+        ),
+        optima={"train": [("optimum 1.1", 1.1), ("no memory 0.43", 0.1 + 1 / 3)]},
+        evaluation=evaluate_levels,
+        preset=preset,
+        presets=PRESETS,
+        settings=SETTINGS,
+    )
+
+
+register("htm-word-learning", htm_word_learning)
