@@ -190,15 +190,6 @@ def test_one_layer_htm_learns_direct_recall_of_held_out_pairs():
 
 
 @pytest.mark.slow
-def test_an_lstm_learns_copying_with_a_gap_of_10():
-    """Held-out copies after 1000 updates: measured 0.893 of the digits right and 0.357 of the
-    10-digit copies exact (0.970 and 0.770 after 1500, 0.993 and 0.930 after 3000: docs/results.md);
-    without memory a digit is right 1 time in 8."""
-    accuracy = optimised(trained_scores, SupervisedConfig(task_args={"gap": 10}, core_args={"hidden": 128}, batch_size=64, lr=3e-3), 1000)
-    assert accuracy["token_accuracy"] >= 0.85 and accuracy["sequence_accuracy"] >= 0.2, accuracy
-
-
-@pytest.mark.slow
 def test_an_lstm_learns_nth_farthest_with_4_vectors_of_4_dims_above_chance():
     """Chance is 1/4; measured 0.51 after 500 updates, 0.51-0.54 up to 4000 (docs/results.md)."""
     accuracy = optimised(trained_scores, SupervisedConfig(
