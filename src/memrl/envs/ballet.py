@@ -37,6 +37,7 @@ from flax import struct
 
 from memrl.envs import ballet_tables as tables
 from memrl.envs.base import Environment, register, replace_params
+from memrl.envs.room_view import ACTION_DIMS, DELTAS, ROOM_WALLS, blocked, check_observation, egocentric_crop, picture, solid, view_shape
 
 NUM_MOVES = 16
 MAX_DANCERS = len(tables.DANCER_SLOTS)
@@ -48,18 +49,16 @@ MAX_STEPS = {16: 320, 48: 1024}  # the official simple_builder's time limits per
 FLOOR, WALL, AGENT, FIRST_DANCER = 0, 1, 2, 3  # board codes; dancer i is FIRST_DANCER + i
 CELL_CHANNELS = 2 + len(SHAPE_NAMES) + len(COLOR_NAMES)
 
-_DELTAS = np.array(tables.DIRECTION_DELTAS, np.int32)
 # DANCE_OFFSETS[d, j + 1]: a dancer's displacement from its slot after moves 0..j of dance d (j = -1: none).
 DANCE_OFFSETS = jnp.asarray(
     np.concatenate(
         [np.zeros((len(DANCE_NAMES), 1, 2), np.int32),
-         np.cumsum(_DELTAS[[[tables.DIRECTIONS.index(m) for m in moves.split()] for moves in tables.DANCES.values()]], axis=1)],
+         np.cumsum(np.asarray(tables.DIRECTION_DELTAS, np.int32)[[[tables.DIRECTIONS.index(m) for m in moves.split()] for moves in tables.DANCES.values()]], axis=1)],
         axis=1,
     )
 )
 SHAPE_MASKS = jnp.asarray([[[c == "#" for c in row] for row in mask] for mask in tables.SHAPES.values()], jnp.uint8)
 COLOR_RGB = jnp.asarray(list(tables.COLORS.values()), jnp.uint8)
-ROOM_WALLS = jnp.asarray(np.pad(np.zeros((tables.ROOM_SIZE - 2,) * 2, bool), 1, constant_values=True))
 
 
 @struct.dataclass
@@ -102,8 +101,7 @@ class Ballet(Environment):
     params: BalletParams = BalletParams()
 
     def __post_init__(self):
-        if self.observation not in ("image", "cells"):
-            raise ValueError(f"observation must be 'image' or 'cells', got {self.observation!r}")
+        check_observation(self.observation)
 
     @property
     def default_params(self) -> BalletParams:
@@ -111,13 +109,11 @@ class Ballet(Environment):
 
     @property
     def observation_shape(self):
-        size = tables.CROP_SIZE
-        image = (size * tables.CELL_PIXELS, size * tables.CELL_PIXELS, 3) if self.observation == "image" else (size, size, CELL_CHANNELS)
-        return {"image": image, "language": ()}
+        return {"image": view_shape(self.observation, CELL_CHANNELS), "language": ()}
 
     @property
     def action_dims(self):
-        return (len(tables.DIRECTIONS),)
+        return ACTION_DIMS
 
     @property
     def token_vocab(self):
@@ -145,9 +141,7 @@ class Ballet(Environment):
 
     def crop(self, state: BalletState) -> jax.Array:
         """The egocentric [11, 11] crop of the board, agent at the centre, floor outside the room."""
-        half = tables.CROP_SIZE // 2
-        padded = jnp.pad(self.board(state), half, constant_values=FLOOR)
-        return jax.lax.dynamic_slice(padded, (state.agent[0], state.agent[1]), (tables.CROP_SIZE, tables.CROP_SIZE))
+        return egocentric_crop(self.board(state), state.agent, FLOOR)
 
     def observe(self, state: BalletState) -> dict:
         crop = self.crop(state)
@@ -188,8 +182,8 @@ class Ballet(Environment):
         return self.observe(state), state
 
     def step_env(self, key, state, action, params):
-        moving = (state.frame >= self.choice_frame(state)) & (action[0] >= 0) & (action[0] < len(_DELTAS))
-        delta = jnp.where(moving, jnp.asarray(_DELTAS)[jnp.clip(action[0], 0, len(_DELTAS) - 1)], 0)
+        moving = (state.frame >= self.choice_frame(state)) & (action[0] >= 0) & (action[0] < len(DELTAS))
+        delta = jnp.where(moving, DELTAS[jnp.clip(action[0], 0, len(DELTAS) - 1)], 0)
         agent = jnp.where(blocked(state.agent, delta), state.agent, state.agent + delta)
         state = state._replace(agent=agent, frame=state.frame + 1)
         on_dancer = jnp.all(self.dancer_positions(state) == agent, axis=-1) & (jnp.arange(MAX_DANCERS) < state.num_dancers)
@@ -199,28 +193,15 @@ class Ballet(Environment):
         return self.observe(state), state, reward, terminated, truncated, {}
 
 
-def blocked(agent: jax.Array, delta: jax.Array) -> jax.Array:
-    """The official move rule: blocked by a wall on the target cell, or (diagonal moves) by walls
-    on both orthogonal neighbours."""
-    wall = lambda cell: ROOM_WALLS[cell[0], cell[1]]  # noqa: E731
-    diagonal = (delta[0] != 0) & (delta[1] != 0)
-    both_sides = wall(agent + delta * jnp.array([1, 0])) & wall(agent + delta * jnp.array([0, 1]))
-    return wall(agent + delta) | (diagonal & both_sides)
-
-
 def cell_appearance(state: BalletState) -> jax.Array:
     """[3 + 8, 9, 9, 3] uint8 pixels of each board code: floor, wall, agent, dancers."""
-    pixels = tables.CELL_PIXELS
-    solid = lambda rgb: jnp.broadcast_to(jnp.asarray(rgb, jnp.uint8), (1, pixels, pixels, 3))  # noqa: E731
     dancers = SHAPE_MASKS[state.shapes][..., None] * COLOR_RGB[state.colors][:, None, None, :]
     return jnp.concatenate([solid((0, 0, 0)), solid(tables.WALL_RGB), solid(tables.AGENT_RGB), dancers])
 
 
 def render_image(crop: jax.Array, state: BalletState) -> jax.Array:
     """The official 99×99×3 observation (uint8) of a crop of board codes."""
-    cells = cell_appearance(state)[crop]  # [11, 11, 9, 9, 3]
-    size = tables.CROP_SIZE * tables.CELL_PIXELS
-    return cells.transpose(0, 2, 1, 3, 4).reshape(size, size, 3)
+    return picture(cell_appearance(state), crop)
 
 
 def render_cells(crop: jax.Array, state: BalletState) -> jax.Array:

@@ -42,8 +42,9 @@ import jax.numpy as jnp
 from flax import struct
 
 from memrl.envs import ballet_tables as tables
-from memrl.envs.ballet import COLOR_RGB, ROOM_WALLS, SHAPE_MASKS, SHAPE_NAMES, blocked
+from memrl.envs.ballet import COLOR_RGB, SHAPE_MASKS, SHAPE_NAMES
 from memrl.envs.base import Environment, register, replace_params
+from memrl.envs.room_view import ACTION_DIMS, DELTAS, ROOM_WALLS, blocked, check_observation, egocentric_crop, one_hot_cells, picture, solid, view_shape
 
 STEPS_PER_SECOND = 5
 DELAYS_SECONDS = (0, 10, 20, 30)
@@ -97,8 +98,7 @@ class ObjectPermanence(Environment):
     params: ObjectPermanenceParams = ObjectPermanenceParams()
 
     def __post_init__(self):
-        if self.observation not in ("image", "cells"):
-            raise ValueError(f"observation must be 'image' or 'cells', got {self.observation!r}")
+        check_observation(self.observation)
         if not 1 <= self.num_boxes <= MAX_BOXES:
             raise ValueError(f"num_boxes must be in 1..{MAX_BOXES} (the cells of row {BOX_ROW}), got {self.num_boxes}")
 
@@ -108,13 +108,11 @@ class ObjectPermanence(Environment):
 
     @property
     def observation_shape(self):
-        size = tables.CROP_SIZE
-        image = (size * tables.CELL_PIXELS, size * tables.CELL_PIXELS, 3) if self.observation == "image" else (size, size, CELL_CHANNELS)
-        return {"image": image, "language": ()}
+        return {"image": view_shape(self.observation, CELL_CHANNELS), "language": ()}
 
     @property
     def action_dims(self):
-        return (len(tables.DIRECTIONS),)
+        return ACTION_DIMS
 
     @property
     def token_vocab(self):
@@ -148,17 +146,12 @@ class ObjectPermanence(Environment):
         board = board.at[row, state.box_cols[jnp.maximum(jumping, 0)]].set(FIRST_OBJECT + state.kinds[jnp.maximum(jumping, 0)], mode="drop")
         return board.at[state.agent[0], state.agent[1]].set(AGENT)
 
-    def crop(self, state: ObjectPermanenceState) -> jax.Array:
-        """The egocentric [11, 11] crop, agent at the centre, floor outside the room."""
-        padded = jnp.pad(self.board(state), VIEW, constant_values=FLOOR)
-        return jax.lax.dynamic_slice(padded, (state.agent[0], state.agent[1]), (tables.CROP_SIZE, tables.CROP_SIZE))
-
     def boxes_in_view(self, state: ObjectPermanenceState) -> jax.Array:
         distance = jnp.abs(self.box_cells(state) - state.agent).max(axis=-1)
         return jnp.any((distance <= VIEW) & (jnp.arange(MAX_BOXES) < state.num_boxes))
 
     def observe(self, state: ObjectPermanenceState) -> dict:
-        crop = self.crop(state)
+        crop = egocentric_crop(self.board(state), state.agent, FLOOR)
         named = (2 + state.kinds[state.target]).astype(jnp.int32)
         language = jnp.where(state.choosing, named, jnp.where(state.frame < self.lids_close(state), WATCH, LOOK_BACK)).astype(jnp.int32)
         image = render_image(crop) if self.observation == "image" else render_cells(crop)
@@ -193,7 +186,7 @@ class ObjectPermanence(Environment):
 
     def step_env(self, key, state, action, params):
         moving = (state.frame >= self.lids_close(state)) & (action[0] >= 0) & (action[0] < len(tables.DIRECTIONS))
-        delta = jnp.where(moving, jnp.asarray(tables.DIRECTION_DELTAS, jnp.int32)[jnp.clip(action[0], 0, len(tables.DIRECTIONS) - 1)], 0)
+        delta = jnp.where(moving, DELTAS[jnp.clip(action[0], 0, len(DELTAS) - 1)], 0)
         onto = state.agent + delta
         on_box = jnp.all(self.box_cells(state) == onto, axis=-1)  # [9]
         stopped = blocked(state.agent, delta) | (on_box.any() & ~state.choosing)
@@ -214,23 +207,18 @@ def _first_permuted(key, count: int) -> jax.Array:
 
 def cell_appearance() -> jax.Array:
     """[5 + 15, 9, 9, 3] uint8 pixels of each board code."""
-    pixels = tables.CELL_PIXELS
-    solid = lambda rgb: jnp.broadcast_to(jnp.asarray(rgb, jnp.uint8), (1, pixels, pixels, 3))  # noqa: E731
     box = lambda mask: (mask[..., None] * jnp.asarray(BOX_RGB, jnp.uint8))[None]  # noqa: E731
     objects = SHAPE_MASKS[..., None] * COLOR_RGB[:NUM_KINDS, None, None, :]
     return jnp.concatenate([solid((0, 0, 0)), solid(tables.WALL_RGB), solid(tables.AGENT_RGB), box(OPEN_BOX_MASK), box(CLOSED_BOX_MASK), objects])
 
 
 def render_image(crop: jax.Array) -> jax.Array:
-    """The 99×99×3 uint8 picture of a crop of board codes."""
-    size = tables.CROP_SIZE * tables.CELL_PIXELS
-    return cell_appearance()[crop].transpose(0, 2, 1, 3, 4).reshape(size, size, 3)
+    return picture(cell_appearance(), crop)
 
 
 def render_cells(crop: jax.Array) -> jax.Array:
     """[11, 11, 19] float one-hots per cell: wall, agent, open box, closed box, object kind (15)."""
-    codes = jnp.array([WALL, AGENT, OPEN_BOX, CLOSED_BOX] + [FIRST_OBJECT + k for k in range(NUM_KINDS)])
-    return (crop[..., None] == codes).astype(jnp.float32)
+    return one_hot_cells(crop, [WALL, AGENT, OPEN_BOX, CLOSED_BOX] + [FIRST_OBJECT + k for k in range(NUM_KINDS)])
 
 
 def make_object_permanence(delays_seconds, observation: str = "image", num_boxes: int = 3, **params) -> ObjectPermanence:

@@ -12,12 +12,11 @@ import jax
 import jax.numpy as jnp
 
 from memrl.envs import ballet_tables as tables
-from memrl.envs.ballet import blocked
+from memrl.envs.room_view import DELTAS, blocked
 from memrl.envs.object_permanence import AGENT_START, LOOK_BACK, WATCH, ObjectPermanence
 from memrl.envs.scripted_policy import ScriptedPolicy
 
 NORTH, EAST, SOUTH, WEST = (tables.DIRECTIONS.index(d) for d in ("N", "E", "S", "W"))
-DELTAS = jnp.asarray(tables.DIRECTION_DELTAS, jnp.int32)
 
 
 def _walk(pick):

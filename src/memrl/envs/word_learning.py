@@ -46,8 +46,9 @@ import jax.numpy as jnp
 from flax import struct
 
 from memrl.envs import ballet_tables as tables
-from memrl.envs.ballet import COLOR_RGB, ROOM_WALLS, SHAPE_MASKS, SHAPE_NAMES, blocked
+from memrl.envs.ballet import COLOR_RGB, SHAPE_MASKS, SHAPE_NAMES
 from memrl.envs.base import Environment, register, replace_params
+from memrl.envs.room_view import ACTION_DIMS, DELTAS, ROOM_WALLS, blocked, check_observation, egocentric_crop, one_hot_cells, picture, solid, view_shape
 from memrl.envs.object_permanence import STEPS_PER_SECOND
 
 NUM_KINDS = len(SHAPE_NAMES)
@@ -100,8 +101,7 @@ class WordLearning(Environment):
     params: WordLearningParams = WordLearningParams()
 
     def __post_init__(self):
-        if self.observation not in ("image", "cells"):
-            raise ValueError(f"observation must be 'image' or 'cells', got {self.observation!r}")
+        check_observation(self.observation)
         if not 1 <= self.sub_episodes <= MAX_SUB_EPISODES:
             raise ValueError(f"sub_episodes must be in 1..{MAX_SUB_EPISODES} (3 new words each, of {NUM_WORDS}), got {self.sub_episodes}")
 
@@ -111,13 +111,11 @@ class WordLearning(Environment):
 
     @property
     def observation_shape(self):
-        size = tables.CROP_SIZE
-        image = (size * tables.CELL_PIXELS, size * tables.CELL_PIXELS, 3) if self.observation == "image" else (size, size, CELL_CHANNELS)
-        return {"image": image, "language": (2,)}
+        return {"image": view_shape(self.observation, CELL_CHANNELS), "language": (2,)}
 
     @property
     def action_dims(self):
-        return (len(tables.DIRECTIONS),)
+        return ACTION_DIMS
 
     @property
     def token_vocab(self):
@@ -135,9 +133,7 @@ class WordLearning(Environment):
         return board.at[state.objects[:, 0], state.objects[:, 1]].set(FIRST_OBJECT + state.kinds)
 
     def observe(self, state: WordLearningState) -> dict:
-        half = tables.CROP_SIZE // 2
-        padded = jnp.pad(self.board(state), half, constant_values=FLOOR)
-        crop = jax.lax.dynamic_slice(padded, (state.agent[0], state.agent[1]), (tables.CROP_SIZE, tables.CROP_SIZE))
+        crop = egocentric_crop(self.board(state), state.agent, FLOOR)
         on = self.lifted(state)
         naming = (state.phase == LEARNING) & on.any()
         language = jnp.where(
@@ -190,7 +186,7 @@ class WordLearning(Environment):
         return self.laid_out(state, key, LEARNING, state.learned_kinds[sub], state.learned_nouns[sub])
 
     def step_env(self, key, state, action, params):
-        delta = jnp.asarray(tables.DIRECTION_DELTAS, jnp.int32)[jnp.clip(action[0], 0, len(tables.DIRECTIONS) - 1)]
+        delta = DELTAS[jnp.clip(action[0], 0, len(DELTAS) - 1)]
         agent = jnp.where(blocked(state.agent, delta), state.agent, state.agent + delta)
         learned_all = state.touched.all()  # the third name was shown last frame: the phase ends now
         state = state._replace(agent=agent, frame=state.frame + 1, phase_frame=state.phase_frame + 1)
@@ -213,21 +209,17 @@ class WordLearning(Environment):
 
 def cell_appearance() -> jax.Array:
     """[3 + 15, 9, 9, 3] uint8 pixels of each board code."""
-    pixels = tables.CELL_PIXELS
-    solid = lambda rgb: jnp.broadcast_to(jnp.asarray(rgb, jnp.uint8), (1, pixels, pixels, 3))  # noqa: E731
     objects = SHAPE_MASKS[..., None] * COLOR_RGB[:NUM_KINDS, None, None, :]
     return jnp.concatenate([solid((0, 0, 0)), solid(tables.WALL_RGB), solid(tables.AGENT_RGB), objects])
 
 
 def render_image(crop: jax.Array) -> jax.Array:
-    size = tables.CROP_SIZE * tables.CELL_PIXELS
-    return cell_appearance()[crop].transpose(0, 2, 1, 3, 4).reshape(size, size, 3)
+    return picture(cell_appearance(), crop)
 
 
 def render_cells(crop: jax.Array) -> jax.Array:
     """[11, 11, 17] float one-hots per cell: wall, agent, object kind (15)."""
-    codes = jnp.array([WALL, AGENT] + [FIRST_OBJECT + k for k in range(NUM_KINDS)])
-    return (crop[..., None] == codes).astype(jnp.float32)
+    return one_hot_cells(crop, [WALL, AGENT] + [FIRST_OBJECT + k for k in range(NUM_KINDS)])
 
 
 def make_word_learning(distractors, sub_episodes: int = 1, observation: str = "image", **params) -> WordLearning:

@@ -8,12 +8,10 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from memrl.envs import ballet_tables as tables
-from memrl.envs.ballet import blocked
+from memrl.envs.room_view import DELTAS, blocked
 from memrl.envs.scripted_policy import ScriptedPolicy
 from memrl.envs.word_learning import LEARNING, TEST, WordLearning, WordLearningState
 
-DELTAS = jnp.asarray(tables.DIRECTION_DELTAS, jnp.int32)
 
 
 def step_toward(agent: jax.Array, goal: jax.Array, avoid: jax.Array, avoided: jax.Array) -> jax.Array:
