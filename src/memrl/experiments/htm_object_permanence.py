@@ -93,6 +93,30 @@ def evaluate_levels(folders: dict, out: Path, episodes_steps: int = 2 * LONGEST_
 
 
 SIZES = "cpu: small memories whose training fits a CPU"
+VISUAL_ENCODER = PaperSetting(
+    "visual encoder", "a CNN or a ResNet (Table 1's layout does not say which task takes which)", "conv_kernels",
+    "Ballet's CNN, as the view is Ballet's (paper preset: kernels 9, 3, 3 with strides 9, 1, 1)",
+)
+AGENT_SETTINGS = (
+    PaperSetting("memory width (state dimension)", "512 (Table 1)", "core_args.d_model", SIZES),
+    PaperSetting("memory layers", "4 (Table 1)", "core_args.num_layers", SIZES),
+    PaperSetting("attention heads", "8 (Table 1)", "core_args.num_heads", SIZES),
+    PaperSetting("HTM chunks", "more than the longest episode / chunk size (Table 1)", "core_args.num_chunks"),
+    PaperSetting("LSTM size", "state dimension 512 (Table 1)", "core_args.hidden", SIZES),
+    PaperSetting("policy and value nets", "MLP, 1 hidden layer of 512 (Table 1)", "head_widths"),
+    PaperSetting("V-trace policy loss weight", "0.1 (Table 1)", "policy_coef"),
+    PaperSetting("V-trace baseline weight", "1 (Table 1)", "value_coef"),
+    PaperSetting("entropy weight", "1e-3 (Table 1)", "entropy_coef"),
+    PaperSetting("optimiser", "Adam (Table 1)", "optimizer"),
+    PaperSetting("learning rate", "2e-4 (Table 1)", "lr"),
+    PaperSetting("batch (trajectories per update)", "32 (Table 1)", "num_envs", "cpu: 16 on 2 cores"),
+    PaperSetting("unroll length", "128 (Table 1)", "rollout_len"),
+    PaperSetting("discount γ", "not stated", "gamma"),
+    PaperSetting("env steps per run", "not in the text (runs of 4 hours to days on TPUs, A.3)", "total_steps",
+                 "cpu: 500k, what 2 cores train in about an hour"),
+)
+"""Table 1's agent and learner rows that the 2D analogues of HTM's Unity tasks (object permanence,
+word learning) share"""
 SETTINGS = (
     PaperSetting("task", "3D Unity room, 96×72 RGB frames and language (B.2)", "env",
                  "memrl's 2D analogue in Ballet's room and view (memrl/envs/object_permanence.py)"),
@@ -100,29 +124,13 @@ SETTINGS = (
                  "cpu: the 11×11 grid of cell codes the 99×99 frames are drawn from"),
     PaperSetting("delays after each reveal", "0, 10, 20, 30 s, varied in training (B.2)", "env",
                  "0-150 steps at 5 steps a second (the paper's step rate is not stated)"),
-    PaperSetting("visual encoder", "a CNN or a ResNet (Table 1's layout does not say which task takes which)", "conv_kernels",
-                 "Ballet's CNN, as the view is Ballet's (paper preset: kernels 9, 3, 3 with strides 9, 1, 1)"),
-    PaperSetting("memory width (state dimension)", "512 (Table 1)", "core_args.d_model", SIZES),
-    PaperSetting("memory layers", "4 (Table 1)", "core_args.num_layers", SIZES),
-    PaperSetting("attention heads", "8 (Table 1)", "core_args.num_heads", SIZES),
+    VISUAL_ENCODER,
     PaperSetting("HTM chunk size", "16 (Table 1)", "core_args.chunk_size"),
     PaperSetting("HTM top-k", "8 (Table 1)", "core_args.k"),
-    PaperSetting("HTM chunks", "more than the longest episode / chunk size (Table 1)", "core_args.num_chunks"),
     PaperSetting("TrXL memory (extra length)", "512 (Table 1)", "core_args.memory_length", SIZES),
-    PaperSetting("LSTM size", "state dimension 512 (Table 1)", "core_args.hidden", SIZES),
-    PaperSetting("policy and value nets", "MLP, 1 hidden layer of 512 (Table 1)", "head_widths"),
-    PaperSetting("V-trace policy loss weight", "0.1 (Table 1)", "policy_coef"),
-    PaperSetting("V-trace baseline weight", "1 (Table 1)", "value_coef"),
     PaperSetting("reconstruction loss weight", "1 (Table 1)", "reconstruction_coef"),
-    PaperSetting("entropy weight", "1e-3 (Table 1)", "entropy_coef"),
-    PaperSetting("optimiser", "Adam (Table 1)", "optimizer"),
-    PaperSetting("learning rate", "2e-4 (Table 1)", "lr"),
-    PaperSetting("batch (trajectories per update)", "32 (Table 1)", "num_envs", "cpu: 16 on 2 cores"),
-    PaperSetting("unroll length", "128 (Table 1)", "rollout_len"),
-    PaperSetting("discount γ", "not stated", "gamma"),
+    *AGENT_SETTINGS,
     PaperSetting("seeds", "3 (Fig. 4)", "seeds", "cpu: one seed fits the CPU budget"),
-    PaperSetting("env steps per run", "not in the text (runs of 4 hours to days on TPUs, A.3)", "total_steps",
-                 "cpu: 500k, what 2 cores train in about an hour"),
 )
 
 

@@ -28,6 +28,7 @@ import numpy as np
 from memrl.envs.word_learning import TIME_LIMIT
 from memrl.experiments.base import Expectation, Experiment, PaperSetting, chosen_preset, register
 from memrl.experiments.htm_ballet import TABLE_1_LOSSES
+from memrl.experiments.htm_object_permanence import AGENT_SETTINGS, SIZES, VISUAL_ENCODER
 from memrl.learn.impala_config import ImpalaConfig
 
 PRESETS = ("cpu", "paper")
@@ -94,38 +95,21 @@ def evaluate_levels(folders: dict, out: Path, steps: int = EVALUATION_STEPS) -> 
     return {"fraction_correct": rows}
 
 
-SIZES = "cpu: small memories whose training fits a CPU"
 SETTINGS = (
     PaperSetting("task", "Hill et al.'s 3D word-learning rooms with 0-20 distractor phases (B.3)", "env",
                  "memrl's 2D analogue in Ballet's room and view (memrl/envs/word_learning.py)"),
     PaperSetting("training distractor phases", "0, 1 or 2 (Sec. 3.3)", "env"),
     PaperSetting("observation", "Unity frames and the instruction", "env_args.observation",
                  "cpu: the 11×11 grid of cell codes the 99×99 frames are drawn from"),
-    PaperSetting("visual encoder", "a CNN or a ResNet (Table 1's layout does not say which task takes which)", "conv_kernels",
-                 "Ballet's CNN, as the view is Ballet's (paper preset: kernels 9, 3, 3 with strides 9, 1, 1)"),
+    VISUAL_ENCODER,
     PaperSetting("language encoder", "word embedding 32, 1-layer LSTM 256 (Table 1)", "", fixed="word embedding 32, LSTM 256 over (verb, noun)"),
-    PaperSetting("memory width (state dimension)", "512 (Table 1)", "core_args.d_model", SIZES),
-    PaperSetting("memory layers", "4 (Table 1)", "core_args.num_layers", SIZES),
-    PaperSetting("attention heads", "8 (Table 1)", "core_args.num_heads", SIZES),
     PaperSetting("HTM chunk size", "16 (Table 1)", "core_args.chunk_size"),
     PaperSetting("HTM chunk overlap", "1 (Table 1, as read from its layout)", "core_args.chunk_overlap"),
     PaperSetting("HTM top-k", "16 (Table 1)", "core_args.k"),
-    PaperSetting("HTM chunks", "more than the longest episode / chunk size (Table 1)", "core_args.num_chunks"),
     PaperSetting("TrXL memory (extra length)", "256 (Table 1)", "core_args.memory_length", SIZES),
-    PaperSetting("LSTM size", "state dimension 512 (Table 1)", "core_args.hidden", SIZES),
-    PaperSetting("policy and value nets", "MLP, 1 hidden layer of 512 (Table 1)", "head_widths"),
-    PaperSetting("V-trace policy loss weight", "0.1 (Table 1)", "policy_coef"),
-    PaperSetting("V-trace baseline weight", "1 (Table 1)", "value_coef"),
     PaperSetting("reconstruction loss weight", "1 (Table 1; without it nothing is learned, D.4)", "reconstruction_coef"),
-    PaperSetting("entropy weight", "1e-3 (Table 1)", "entropy_coef"),
-    PaperSetting("optimiser", "Adam (Table 1)", "optimizer"),
-    PaperSetting("learning rate", "2e-4 (Table 1)", "lr"),
-    PaperSetting("batch (trajectories per update)", "32 (Table 1)", "num_envs", "cpu: 16 on 2 cores"),
-    PaperSetting("unroll length", "128 (Table 1)", "rollout_len"),
-    PaperSetting("discount γ", "not stated", "gamma"),
+    *AGENT_SETTINGS,
     PaperSetting("seeds", "3 (Fig. 5)", "seeds", "cpu: one seed fits the CPU budget"),
-    PaperSetting("env steps per run", "not in the text (runs of 4 hours to days on TPUs, A.3)", "total_steps",
-                 "cpu: 500k, what 2 cores train in about an hour"),
 )
 
 
