@@ -44,9 +44,8 @@ from flax import struct
 from memrl.envs import ballet_tables as tables
 from memrl.envs.ballet import COLOR_RGB, SHAPE_MASKS, SHAPE_NAMES
 from memrl.envs.base import Environment, register, replace_params
-from memrl.envs.room_view import ACTION_DIMS, DELTAS, ROOM_WALLS, blocked, check_observation, egocentric_crop, one_hot_cells, picture, solid, view_shape
+from memrl.envs.room_view import ACTION_DIMS, DELTAS, ROOM_WALLS, STEPS_PER_SECOND, blocked, check_observation, egocentric_crop, one_hot_cells, picture, solid, view_shape
 
-STEPS_PER_SECOND = 5
 DELAYS_SECONDS = (0, 10, 20, 30)
 JUMPS, JUMP_FRAMES = 3, 2  # out for 2 frames, in for 2, three times
 REVEAL_FRAMES = 2 * JUMP_FRAMES * JUMPS

@@ -19,6 +19,9 @@ OBSERVATIONS = ("image", "cells")
 ROOM_WALLS = jnp.asarray(np.pad(np.zeros((tables.ROOM_SIZE - 2,) * 2, bool), 1, constant_values=True))
 DELTAS = jnp.asarray(tables.DIRECTION_DELTAS, jnp.int32)
 ACTION_DIMS = (len(tables.DIRECTIONS),)
+STEPS_PER_SECOND = 5
+"""the step rate of the 2D analogues of HTM's Unity tasks set in this room (object permanence, word
+learning): the paper gives their times in seconds and not its agent's step rate"""
 
 
 def check_observation(observation: str) -> None:

@@ -48,8 +48,7 @@ from flax import struct
 from memrl.envs import ballet_tables as tables
 from memrl.envs.ballet import COLOR_RGB, SHAPE_MASKS, SHAPE_NAMES
 from memrl.envs.base import Environment, register, replace_params
-from memrl.envs.room_view import ACTION_DIMS, DELTAS, ROOM_WALLS, blocked, check_observation, egocentric_crop, one_hot_cells, picture, solid, view_shape
-from memrl.envs.object_permanence import STEPS_PER_SECOND
+from memrl.envs.room_view import ACTION_DIMS, DELTAS, ROOM_WALLS, STEPS_PER_SECOND, blocked, check_observation, egocentric_crop, one_hot_cells, picture, solid, view_shape
 
 NUM_KINDS = len(SHAPE_NAMES)
 DISTRACTOR_KINDS = (12, 13, 14)

@@ -25,7 +25,8 @@ from pathlib import Path
 import jax
 import numpy as np
 
-from memrl.envs.object_permanence import CHOICE_FRAMES, REVEAL_FRAMES, STEPS_PER_SECOND
+from memrl.envs.object_permanence import CHOICE_FRAMES, REVEAL_FRAMES
+from memrl.envs.room_view import STEPS_PER_SECOND
 from memrl.experiments.base import Expectation, Experiment, PaperSetting, chosen_preset, register
 from memrl.experiments.htm_ballet import TABLE_1_LOSSES
 from memrl.learn.impala_config import ImpalaConfig
