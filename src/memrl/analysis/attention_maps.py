@@ -95,7 +95,7 @@ def command(run: tyro.conf.Positional[Path], seed: int = 0, sequences: int = 3, 
         out: folder for attention.png and attention.npz (default RUN/analysis).
     """
     from memrl.console import console
-    from memrl.experiments.final_agents import final_params
+    from memrl.experiments.final_agents import seed_params
     from memrl.learn.learners import learner_for
     from memrl.run.folder import RunFolder
 
@@ -105,11 +105,8 @@ def command(run: tyro.conf.Positional[Path], seed: int = 0, sequences: int = 3, 
         raise ValueError(f"{run} is a {config.learner} run; `analyze attention` reads a supervised run (train-supervised)")
     if sequences < 1:
         raise ValueError(f"sequences must be >= 1, got {sequences}")
-    seeds = config.seed_list()
-    if seed not in seeds:
-        raise ValueError(f"{run} has seeds {seeds}, not {seed}")
+    params = seed_params(folder, seed)
     learner = learner_for(config)
-    params = final_params(folder)[seeds.index(seed)]
     task = learner.task.with_batch_size(256)
     inputs = np.asarray(task.sample(jax.random.PRNGKey(2018), "test").inputs)
     weights = attention_over_sequences(learner, params, inputs)

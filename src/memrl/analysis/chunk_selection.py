@@ -129,7 +129,7 @@ def command(
     """
     from memrl import cores
     from memrl.console import console
-    from memrl.experiments.final_agents import final_params
+    from memrl.experiments.final_agents import seed_params
     from memrl.run.folder import RunFolder
 
     folder = RunFolder(Path(run))
@@ -140,15 +140,10 @@ def command(
         raise ValueError(f"{run} has core {config.core!r}; `analyze chunk-selection` reads an htm core")
     if steps < 1:
         raise ValueError(f"steps must be >= 1, got {steps}")
-    seeds = config.seed_list()
-    if seed not in seeds:
-        raise ValueError(f"{run} has seeds {seeds}, not {seed}")
-    params = final_params(folder)
-    if len(params) != len(seeds):
-        raise FileNotFoundError(f"{folder.checkpoint_path(seed)}: not every seed of {run} has a checkpoint yet")
+    params = seed_params(folder, seed)
     if env is not None:
         config = dataclasses.replace(config, env=env)
-    layers, rewards, done = record_episode(config, params[seeds.index(seed)], jax.random.PRNGKey(2021), steps)
+    layers, rewards, done = record_episode(config, params, jax.random.PRNGKey(2021), steps)
     length = int(np.argmax(done)) + 1 if done.any() else steps
     core = cores.make(config.core, **config.core_args)
     holder = chunk_timeline(length, core.chunk_size, core.chunk_overlap, core.num_chunks)

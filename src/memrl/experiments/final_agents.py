@@ -20,6 +20,19 @@ def final_params(folder) -> list:
     return [runner.params for runner in runners if runner is not None]
 
 
+def seed_params(folder, seed: int):
+    """The parameters of ``seed``'s last checkpoint; refuses a seed the run does not have or has
+    not checkpointed yet."""
+    config = folder.load_config()
+    seeds = config.seed_list()
+    if seed not in seeds:
+        raise ValueError(f"{folder.path} has seeds {seeds}, not {seed}")
+    runner = folder.load_checkpoint(seed, learner_for(config).init(jax.random.PRNGKey(0)))
+    if runner is None:
+        raise FileNotFoundError(f"{folder.checkpoint_path(seed)}: seed {seed} of {folder.path} has no checkpoint yet")
+    return runner.params
+
+
 def agent_evaluations(config, params: list, key, num_steps: int, **overrides) -> list[tuple[np.ndarray, ...]]:
     """Per entry of ``params``: (done, episode return where done, reward), each [num_steps,
     num_envs], of that agent acting (sampling) in fresh environments of ``config`` with

@@ -10,7 +10,7 @@ gets a new run holding everything up to then."""
 
 from __future__ import annotations
 
-import json
+import dataclasses
 from pathlib import Path
 
 from memrl.console import console
@@ -44,7 +44,7 @@ def run_folders(paths: list[Path]) -> list[RunFolder]:
 def export_folder(wandb, folder: RunFolder, project: str, entity: str | None, mode: str) -> list[str]:
     """One W&B run per seed of ``folder`` that has metrics; returns the W&B run names."""
     config = folder.load_config()  # refuses a config that is not memrl's, naming the file
-    record = json.loads(folder.config_path.read_text())
+    settings = {"learner": config.learner, **dataclasses.asdict(config)}
     curves = folder.path / "curves.png"
     names = []
     for seed in config.seed_list():
@@ -54,7 +54,7 @@ def export_folder(wandb, folder: RunFolder, project: str, entity: str | None, mo
         name = f"{folder.path.name}/seed_{seed}"
         run = wandb.init(
             project=project, entity=entity, mode=mode, dir=str(folder.path), name=name, group=str(folder.path),
-            config={"learner": record["learner"], "seed": seed, **record["config"]},
+            config={**settings, "seed": seed},
             settings=wandb.Settings(quiet=True, console="off"),
         )
         for update, row in enumerate(rows, 1):
