@@ -52,6 +52,32 @@ def agent_episode_returns(config, params: list, key, num_steps: int, **overrides
     return [returns[done] for done, returns, _ in agent_evaluations(config, params, key, num_steps, **overrides)]
 
 
+def fraction_correct_by_level(folders: dict, levels, right_per_episode, title: str) -> dict:
+    """{"fraction_correct": run -> level -> {"correct", "episodes"}}, printed as a table:
+    ``right_per_episode(config, params, level)`` gives, for the final agents of a run, one 0/1
+    value per finished episode on ``level``."""
+    from rich.table import Table
+
+    from memrl.console import console
+
+    rows = {}
+    for run, folder in folders.items():
+        config, params = folder.load_config(), final_params(folder)
+        rows[run] = {}
+        for level in levels:
+            right = np.asarray(right_per_episode(config, params, level), float)
+            if right.size:
+                rows[run][level] = {"correct": float(right.mean()), "episodes": int(right.size)}
+    table = Table(title=title)
+    table.add_column("run")
+    for level in levels:
+        table.add_column(level)
+    for run, by_level in rows.items():
+        table.add_row(run, *[f"{by_level[lv]['correct']:.2f} ({by_level[lv]['episodes']})" if lv in by_level else "-" for lv in levels])
+    console.print(table)
+    return {"fraction_correct": rows}
+
+
 def held_out_accuracy(folder, num_sequences: int, batch_size: int = 1280, seed: int = 2018) -> list[dict[str, float]]:
     """Per seed of a supervised run: its final model's accuracies on ``num_sequences`` fresh
     held-out sequences, the mean over batches of ``batch_size`` (one compile; the same sequences

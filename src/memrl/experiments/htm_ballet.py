@@ -110,30 +110,15 @@ SETTINGS = (
 
 
 def evaluate_levels(folders: dict, out: Path, steps: int = 1100, levels: tuple[str, ...] = TEST_LEVELS) -> dict:
-    """Fraction of episodes ending on the right dancer, per final agent and test level."""
-    from rich.table import Table
-
-    from memrl.console import console
-    from memrl.experiments.final_agents import agent_episode_returns, final_params
+    """Fraction of episodes ending on the right dancer (return 1), per final agent and test level."""
+    from memrl.experiments.final_agents import agent_episode_returns, fraction_correct_by_level
 
     key = jax.random.PRNGKey(2021)
-    rows = {}
-    for run, folder in folders.items():
-        config, params = folder.load_config(), final_params(folder)
-        rows[run] = {}
-        for level in levels:
-            per_seed = agent_episode_returns(config, params, key, steps, env=f"ballet/{level}")
-            returns = np.concatenate(per_seed) if per_seed else np.zeros(0)
-            if returns.size:
-                rows[run][level] = {"correct": float(returns.mean()), "episodes": int(returns.size)}
-    table = Table(title="fraction correct per test level (chance: 1 / dancers)")
-    table.add_column("trained on / core")
-    for level in levels:
-        table.add_column(level)
-    for run, by_level in rows.items():
-        table.add_row(run, *[f"{by_level[lv]['correct']:.2f} ({by_level[lv]['episodes']})" if lv in by_level else "-" for lv in levels])
-    console.print(table)
-    return {"fraction_correct": rows}
+
+    def right(config, params, level):
+        return np.concatenate([np.zeros(0), *agent_episode_returns(config, params, key, steps, env=f"ballet/{level}")])
+
+    return fraction_correct_by_level(folders, levels, right, "fraction correct per test level (chance: 1 / dancers)")
 
 
 def htm_ballet(preset: str | None = None) -> Experiment:

@@ -70,29 +70,15 @@ def preset_runs(preset: str) -> dict[str, ImpalaConfig]:
 def evaluate_levels(folders: dict, out: Path, steps: int = EVALUATION_STEPS) -> dict:
     """Fraction of episodes whose last test lifts the named object, per final agent and test level
     (an episode cut off by the time limit counts as wrong)."""
-    from rich.table import Table
-
-    from memrl.console import console
-    from memrl.experiments.final_agents import agent_evaluations, final_params
+    from memrl.experiments.final_agents import agent_evaluations, fraction_correct_by_level
 
     key = jax.random.PRNGKey(2021)
-    rows = {}
-    for run, folder in folders.items():
-        config, params = folder.load_config(), final_params(folder)
-        rows[run] = {}
-        for level in TEST_LEVELS:
-            per_seed = agent_evaluations(config, params, key, steps, env=f"word-learning/{level}")
-            last_rewards = np.concatenate([reward[done] for done, _, reward in per_seed]) if per_seed else np.zeros(0)
-            if last_rewards.size:
-                rows[run][level] = {"correct": float((last_rewards == 1.0).mean()), "episodes": int(last_rewards.size)}
-    table = Table(title="fraction of episodes whose last test lifts the named object (chance 1/3)")
-    table.add_column("core")
-    for level in TEST_LEVELS:
-        table.add_column(level)
-    for run, by_level in rows.items():
-        table.add_row(run, *[f"{by_level[lv]['correct']:.2f} ({by_level[lv]['episodes']})" if lv in by_level else "-" for lv in TEST_LEVELS])
-    console.print(table)
-    return {"fraction_correct": rows}
+
+    def right(config, params, level):
+        per_seed = agent_evaluations(config, params, key, steps, env=f"word-learning/{level}")
+        return np.concatenate([np.zeros(0), *(reward[done] for done, _, reward in per_seed)]) == 1.0
+
+    return fraction_correct_by_level(folders, TEST_LEVELS, right, "fraction of episodes whose last test lifts the named object (chance 1/3)")
 
 
 SETTINGS = (
