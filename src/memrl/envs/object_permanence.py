@@ -146,6 +146,7 @@ class ObjectPermanence(Environment):
         return board.at[state.agent[0], state.agent[1]].set(AGENT)
 
     def boxes_in_view(self, state: ObjectPermanenceState) -> jax.Array:
+        """Whether any box is within the agent's 11×11 view."""
         distance = jnp.abs(self.box_cells(state) - state.agent).max(axis=-1)
         return jnp.any((distance <= VIEW) & (jnp.arange(MAX_BOXES) < state.num_boxes))
 
@@ -212,6 +213,7 @@ def cell_appearance() -> jax.Array:
 
 
 def render_image(crop: jax.Array) -> jax.Array:
+    """The 99×99×3 uint8 picture of a crop of board codes."""
     return picture(cell_appearance(), crop)
 
 

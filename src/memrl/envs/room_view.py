@@ -25,6 +25,7 @@ learning): the paper gives their times in seconds and not its agent's step rate"
 
 
 def check_observation(observation: str) -> None:
+    """Refuse an observation form other than "image" or "cells"."""
     if observation not in OBSERVATIONS:
         raise ValueError(f"observation must be 'image' or 'cells', got {observation!r}")
 

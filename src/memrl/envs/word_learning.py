@@ -75,6 +75,8 @@ class WordLearningParams:
 
 
 class WordLearningState(NamedTuple):
+    """One episode's words and objects (all sub-episodes drawn at the reset) and its progress."""
+
     agent: jax.Array  # int32 [2]
     objects: jax.Array  # int32 [3, 2]: the current phase's objects
     kinds: jax.Array  # int32 [3]: their kinds
@@ -180,6 +182,7 @@ class WordLearning(Environment):
         return jax.tree.map(lambda d, t: jnp.where(state.distractors_left > 0, d, t), distract, test)
 
     def next_sub_episode(self, state: WordLearningState, key) -> WordLearningState:
+        """The learning phase of the next sub-episode, with its own objects and words."""
         sub = jnp.minimum(state.sub + 1, self.sub_episodes - 1)
         state = state._replace(sub=sub, distractors_left=state.distractor_counts[sub])
         return self.laid_out(state, key, LEARNING, state.learned_kinds[sub], state.learned_nouns[sub])
@@ -213,6 +216,7 @@ def cell_appearance() -> jax.Array:
 
 
 def render_image(crop: jax.Array) -> jax.Array:
+    """The 99×99×3 uint8 picture of a crop of board codes."""
     return picture(cell_appearance(), crop)
 
 
