@@ -549,3 +549,32 @@ def test_htm_word_learning_trains_on_0_to_2_distractors_with_the_words_settings(
     assert (htm["chunk_size"], htm["chunk_overlap"], htm["k"]) == (16, 1, 16)
     assert htm["num_chunks"] * (htm["chunk_size"] - htm["chunk_overlap"]) > TIME_LIMIT  # the store spans the longest episode
     assert {e.evaluated[1] for e in experiment.expectations} == {"distractors20", "episodes2"}
+
+
+@pytest.mark.parametrize("preset", ["cpu", "paper"])
+def test_amrl_minecraft_is_figure_5_with_amrls_image_agent(preset):
+    experiment = experiments.get("amrl-minecraft", preset)
+    assert set(experiment.panels()) == {"MC-LS", "MC-LSO", "MC-LSN"}
+    for panel, runs in experiment.panels().items():
+        assert sorted(r.split("/")[1] for r in runs) == sorted(["amrl-max", "amrl-avg", "set", "lstm", "lstm-stack", "dnc"])
+        assert {experiment.runs[r].env for r in runs} == {f"minecraft-maze/{panel}"}
+    for config in experiment.runs.values():  # A.5's image FF1 and FF2
+        assert (config.encoder, config.conv_channels, config.conv_kernels, config.conv_strides) == ("conv", (16, 32), (4, 4), (2, 2))
+        assert config.encoder_widths == (256,) and config.head_widths == (256,) and config.gamma == 0.98
+    assert experiment.runs["MC-LSO/dnc"].core_args == dict(memory_size=16, word_size=16, num_reads=4, num_writes=1, hidden=256, output_size=256)
+    assert all(e.run in experiment.runs and (not e.against or e.against in experiment.runs) for e in experiment.expectations)
+    if preset == "paper":
+        assert all((c.steps_per_update, c.minibatch_steps, c.update_epochs, c.seeds) == (4000, 200, 30, 5) for c in experiment.runs.values())
+
+
+def test_amrl_minecraft_measures_learning_speed_as_the_mean_return_over_training(tmp_path):
+    from memrl.experiments.amrl_minecraft import mean_training_return
+    from memrl.run.folder import RunFolder
+
+    config = dataclasses.replace(experiments.get("amrl-minecraft", "cpu").runs["MC-LS/set"], seeds=2)
+    folder = RunFolder(tmp_path / "MC-LS/set")
+    folder.prepare(config)
+    folder.append_metrics(0, [{"env_steps": 4000, "episode_return": 2.0}, {"env_steps": 8000, "episode_return": 6.0}])
+    folder.append_metrics(1, [{"env_steps": 4000, "episode_return": float("nan")}, {"env_steps": 8000, "episode_return": 1.0}])
+    training = mean_training_return({"MC-LS/set": folder}, tmp_path)["training"]["MC-LS/set"]
+    assert training["per_seed"] == [4.0, 1.0] and training["mean"] == 2.5
