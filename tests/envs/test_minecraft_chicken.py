@@ -41,18 +41,32 @@ def test_chickens_take_turns_between_c1_or_c2_and_c3_and_block_the_way():
     assert not any(t or tr for _, t, tr in seen)
 
 
-@pytest.mark.parametrize(("green", "choice", "reward"), [(True, RIGHT, 4.0), (False, LEFT, 4.0), (True, LEFT, -3.0), (False, RIGHT, -3.0), (True, FORWARD, -3.0), (False, COLLECT, -3.0)])
-def test_the_floor_signals_then_turns_grey_then_purple_for_the_choice(green, choice, reward):
-    state = ENV.initial_state(green, mc.C1_C2[1])
-    floors = []
-    for _ in range(mc.ChickenParams.signal_steps + mc.ChickenParams.grey_steps):
-        floors.append(int(ENV.world(state, PARAMS)[1, 1]))
-        state, [(_, terminated, truncated)] = play(state, [BACKWARD])
-        assert not terminated and not truncated
+@pytest.fixture(scope="module")
+def at_the_choice():
+    """Per floor colour: the floor under the agent at each of the 144 steps before the choice
+    (stepping back against the south wall) and the state at the choice."""
+    walked = {}
+    for green in (True, False):
+        state, floors = ENV.initial_state(green, mc.C1_C2[1]), []
+        for _ in range(mc.ChickenParams.signal_steps + mc.ChickenParams.grey_steps):
+            floors.append(int(ENV.world(state, PARAMS)[1, 1]))
+            state, [(_, terminated, truncated)] = play(state, [BACKWARD])
+            assert not terminated and not truncated
+        walked[green] = floors, state
+    return walked
+
+
+@pytest.mark.parametrize("green", [True, False])
+def test_the_floor_signals_then_turns_grey_then_purple_for_the_choice(at_the_choice, green):
+    floors, state = at_the_choice[green]
     colour = CODE["green"] if green else CODE["red"]
     assert floors == [colour] * 48 + [CODE["grey"]] * 96 and int(ENV.world(state, PARAMS)[1, 1]) == CODE["end"]
     assert int(crop(ENV.world(state, PARAMS), state.agent[0], state.agent[1])[3, 2]) == CODE["end"]  # the agent sees it
-    _, [(got, terminated, _)] = play(state, [choice])
+
+
+@pytest.mark.parametrize(("green", "choice", "reward"), [(True, RIGHT, 4.0), (False, LEFT, 4.0), (True, LEFT, -3.0), (False, RIGHT, -3.0), (True, FORWARD, -3.0), (False, COLLECT, -3.0)])
+def test_left_recalls_red_and_right_green_and_anything_else_fails(at_the_choice, green, choice, reward):
+    _, [(got, terminated, _)] = play(at_the_choice[green][1], [choice])
     assert got == reward and terminated
 
 
