@@ -575,6 +575,7 @@ def test_amrl_minecraft_measures_learning_speed_as_the_mean_return_over_training
     folder = RunFolder(tmp_path / "MC-LS/set")
     folder.prepare(config)
     folder.append_metrics(0, [{"env_steps": 4000, "episode_return": 2.0}, {"env_steps": 8000, "episode_return": 6.0}])
-    folder.append_metrics(1, [{"env_steps": 4000, "episode_return": float("nan")}, {"env_steps": 8000, "episode_return": 1.0}])
+    folder.append_metrics(1, [{"env_steps": 4000, "episode_return": float("nan")}, {"env_steps": 8000, "episode_return": 0.0},
+                              {"env_steps": 12000, "episode_return": 3.0}])
     training = mean_training_return({"MC-LS/set": folder}, tmp_path)["training"]["MC-LS/set"]
-    assert training["per_seed"] == [4.0, 1.0] and training["mean"] == 2.5
+    assert training["per_seed"] == [4.0, 1.5] and training["mean"] == 2.75  # updates without an ended episode skipped, zeros kept

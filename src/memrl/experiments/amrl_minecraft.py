@@ -69,13 +69,17 @@ def mean_training_return(folders: dict, out: Path) -> dict:
         config = folder.load_config()
         per_seed = []
         for seed in config.seed_list():
-            scores = [row[config.score_metric] for row in folder.read_metrics(seed) if np.isfinite(row.get(config.score_metric) or np.nan)]
+            scores = [row[config.score_metric] for row in folder.read_metrics(seed) if _finite(row.get(config.score_metric))]
             if scores:
                 per_seed.append(float(np.mean(scores)))
         if per_seed:
             means[run] = {"mean": float(np.mean(per_seed)), "per_seed": per_seed}
             console.print(f"{run}: mean training return {means[run]['mean']:.2f} (seeds {', '.join(f'{v:.2f}' for v in per_seed)})")
     return {"training": means}
+
+
+def _finite(value) -> bool:
+    return value is not None and bool(np.isfinite(value))
 
 
 def learns_faster(env: str, core: str, than: str) -> Expectation:
