@@ -102,7 +102,7 @@ def expectations() -> tuple[Expectation, ...]:
     )
 
 
-CPU_BATCHING = "AMRL's 30 epochs of 200-step minibatches cost about 8 times the compute per env step of 4 epochs of 1000; on 2 cores the experiment must fit about 1.5 hours"
+CPU_BATCHING = "AMRL's 30 epochs of 200-step minibatches cost about 8 times the compute per env step of 4 epochs of 1000; this preset takes about 2.5 h on 2 cores (the MC-LS panel about 50-70 min)"
 SETTINGS = (
     PaperSetting("task", "Minecraft (Project Malmo) first-person frames (Sec. 4.2)", "",
                  "Malmo cannot run here: a 2D analogue with the same rooms, steps, rewards and timeouts (envs/minecraft_maze.py)",
