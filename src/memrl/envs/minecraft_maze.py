@@ -42,7 +42,6 @@ from memrl.envs.base import Environment, register, replace_params
 from memrl.envs.minecraft_view import CODE, VIEW_SHAPE, crop, picture, with_noise
 
 NORTH, EAST, SOUTH, WEST = range(4)
-MOVES = np.array([(1, 0), (0, 1), (-1, 0), (0, -1)])  # (row, col) deltas of the four actions
 LEDGE, DECIDE, NONE = 4, 5, -1  # required actions beyond the four moves
 PLATFORMS = ((1, 1), (1, 4))
 """(row, col) of the first and second platforms; each faces its indicator block one row north"""
@@ -149,6 +148,7 @@ class MinecraftMaze(Environment):
 
     @functools.cached_property
     def _rules(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        # NumPy, not JAX, arrays are cached: one first made inside a jit trace would be a tracer
         return world_and_rules(self.num_rooms, self.ordered)
 
     @property
