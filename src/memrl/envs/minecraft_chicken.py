@@ -45,6 +45,7 @@ WALLS = np.pad(np.zeros((4, 3), bool), 1, constant_values=True)
 
 @struct.dataclass
 class ChickenParams:
+    """Numeric settings: the signal's and the grey floor's steps and the three rewards."""
     signal_steps: int = 48
     grey_steps: int = 96
     chicken_reward: float = 0.1
@@ -53,6 +54,7 @@ class ChickenParams:
 
 
 class ChickenState(NamedTuple):
+    """The agent's and the chicken's cells, the steps taken and the floor's colour."""
     agent: jax.Array  # int32 [2] (row, col)
     chicken: jax.Array  # int32 [2]
     timestep: jax.Array  # int32 steps taken
@@ -95,6 +97,7 @@ class MinecraftChicken(Environment):
         return world.at[state.chicken[0], state.chicken[1]].set(CODE["chicken"])
 
     def observe(self, state: ChickenState, params: ChickenParams) -> jax.Array:
+        """The agent's 20×20×3 view."""
         return picture(crop(self.world(state, params), state.agent[0], state.agent[1]))
 
     @staticmethod

@@ -52,6 +52,7 @@ FIRST_ROOM_ROW = 1
 
 @struct.dataclass
 class MinecraftMazeParams:
+    """Numeric settings: the timeout, the three rewards and MC-LSN's pixel-noise std."""
     timeout: int = 200
     step_reward: float = 0.1
     success_reward: float = 4.0
@@ -60,6 +61,7 @@ class MinecraftMazeParams:
 
 
 class MinecraftMazeState(NamedTuple):
+    """The agent's cell, the steps taken and this episode's indicators and columns."""
     row: jax.Array  # int32
     col: jax.Array  # int32
     timestep: jax.Array  # int32 steps taken
@@ -184,6 +186,7 @@ class MinecraftMaze(Environment):
         return world.at[rows, CENTRE_COL].set(jnp.where(state.diamond, CODE["diamond"], CODE["iron"]))
 
     def observe(self, key, state: MinecraftMazeState, params: MinecraftMazeParams) -> jax.Array:
+        """The agent's 20×20×3 view, with ``params.noise_std`` pixel noise."""
         return with_noise(key, picture(crop(self.world(state), state.row, state.col)), params.noise_std)
 
     def initial_state(self, green, diamond) -> MinecraftMazeState:

@@ -83,11 +83,13 @@ def _finite(value) -> bool:
 
 
 def learns_faster(env: str, core: str, than: str) -> Expectation:
+    """``core``'s mean return over training on ``env`` is above ``than``'s."""
     return Expectation(f"{env}/{core}", ">", None, f"{core} learns {env} faster than {than} (mean return over training)",
                        evaluated=("training", "mean"), against=f"{env}/{than}")
 
 
 def expectations() -> tuple[Expectation, ...]:
+    """Sec. 5.2's findings as checks (the module docstring says how each is measured)."""
     amrl = ("amrl-max", "amrl-avg")
     others = ("set", "lstm", "lstm-stack", "dnc")
     return (
