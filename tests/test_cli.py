@@ -109,3 +109,19 @@ def test_evaluation_config_replaces_settings_and_drops_the_stages():
     assert evaluation_config(tmaze, {"maze_length": 150}, {}, {}).env_args == {"timeout": 200, "maze_length": 150}
     with pytest.raises(ValueError, match="--task-args does not apply to a ppo run"):
         evaluation_config(tmaze, {}, {"num_chains": 8}, {})
+
+
+def test_plot_labels_each_curve_by_its_core_and_folder(tmp_path, monkeypatch):
+    """A folder named after its core is labelled by the core alone; two folders of one name both keep a curve."""
+    from memrl.learn.ppo_config import PPOConfig
+    from memrl.run import curves
+    from memrl.run.folder import RunFolder
+
+    shown = {}
+    monkeypatch.setattr(curves, "save_curves", lambda out, panels, *a: shown.update(panels) or out)
+    folders = {"a/lstm": "lstm", "b/lstm": "lstm", "a/no-st": "amrl-max"}
+    for name, core in folders.items():
+        RunFolder(tmp_path / name).prepare(PPOConfig(core=core))
+    main(["plot", *(str(tmp_path / name) for name in folders), "--out", str(tmp_path / "curves.png")])
+    assert set(shown) == {PPOConfig().env}
+    assert set(shown[PPOConfig().env]) == {"lstm", f"lstm ({tmp_path / 'b/lstm'})", "amrl-max (no-st)"}

@@ -80,6 +80,8 @@ def refused(argv, capsys) -> str:
         (["list", "--experiment", "tln-demo"], "experiment 'tln-demo' has no settings table"),
         (["reproduce", "htm-pai", "--num-envs", "8"], "has runs without a 'num_envs' setting"),
         (["reproduce", "tln-demo", "--num-envs", "0"], "num_envs must be a positive integer"),
+        (["reproduce", "tln-demo", "--seeds", "0"], "seeds must be a positive integer"),
+        (["reproduce", "amrl-tmaze", "--runs", "T-LS/lstmx"], "experiment 'amrl-tmaze' has runs T-LS/amrl-max, "),
         (["eval", "/nonexistent/run"], "is not a run folder"),
         (["train-impala", "--policy-lag", "-1"], "policy_lag must be a non-negative integer"),
         (["train-supervised", "--task", "pia"], "unknown task 'pia'; known: babyai, copying"),

@@ -206,21 +206,23 @@ def plot(runs: tyro.conf.Positional[list[Path]], out: Path = Path("curves.png"))
     panels: dict = {}
     for run in runs:
         config = RunFolder(run).load_config()
-        panels.setdefault(config.env, {})[f"{config.core} ({run.name})"] = RunFolder(run)
+        curves = panels.setdefault(config.env, {})
+        label = config.core if run.name == config.core else f"{config.core} ({run.name})"
+        curves[label if label not in curves else f"{config.core} ({run})"] = RunFolder(run)  # two folders of one name
     print(save_curves(out, panels))
 
 
 def reproduce(
     name: tyro.conf.Positional[str], out: Path | None = None, workers: int | None = None, total_steps: int | None = None,
     num_envs: int | None = None, preset: str | None = None, add_cores: tuple[str, ...] = (), tensorboard: bool = False,
-    devices: int | None = None,
+    devices: int | None = None, runs: tuple[str, ...] = (), seeds: int | None = None,
 ) -> None:
     """Run a named experiment (resumable) and write its table, figure and checks.
 
     Args:
         name: experiment name (see ``memrl list``).
-        out: output folder (default runs/reproduce/NAME, with -<steps>, -<preset>, -<envs>envs and
-            -with-<core> appended for the options below that are given).
+        out: output folder (default runs/reproduce/NAME, with -<steps>, -<preset>, -<envs>envs,
+            -<seeds>seeds and -with-<core> appended for the options below that are given).
         workers: processes at once (default: one per CPU core, one on a GPU).
         total_steps: run every config at this budget (env steps per run) instead of the experiment's.
         num_envs: run every config with this many parallel environments per seed (RL experiments).
@@ -231,15 +233,20 @@ def reproduce(
         tensorboard: also write each run's metrics as TensorBoard scalars (OUT/RUN/seed_<s>/tensorboard).
         devices: local devices to split each run's environments over (default: all accelerators that
             divide every run's num_envs; 1 on a CPU and for supervised runs).
+        runs: run only these of the experiment's runs ("<panel>/<label>", as its table names them),
+            checking only the checks between them; the others can run later into the same folder.
+        seeds: run every config with this many seeds instead of the experiment's.
     """
     from memrl import experiments
     from memrl.experiments.runner import reproduce as run_experiment
 
     experiment = experiments.get(name, preset, add_cores)
-    settings = {key: value for key, value in (("total_steps", total_steps), ("num_envs", num_envs)) if value is not None}
+    if runs:
+        experiment = experiment.with_runs(runs)
+    settings = {key: value for key, value in (("total_steps", total_steps), ("num_envs", num_envs), ("seeds", seeds)) if value is not None}
     if settings:
         experiment = experiment.with_run_settings(**settings)
-    tags = [f"{value}{unit}" for value, unit in ((total_steps, ""), (preset, ""), (num_envs, "envs")) if value is not None]
+    tags = [f"{value}{unit}" for value, unit in ((total_steps, ""), (preset, ""), (num_envs, "envs"), (seeds, "seeds")) if value is not None]
     tags += [f"with-{core}" for core in dict.fromkeys(add_cores)]
     run_experiment(experiment, out or experiments.base.default_out("-".join([name, *tags])), workers, tensorboard, devices)
 

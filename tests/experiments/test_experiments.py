@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from memrl import experiments
-from memrl.experiments.base import Expectation, Experiment
+from memrl.experiments.base import MIN_EPISODES, Expectation, Experiment
 from memrl.learn.learners import learner_for
 from memrl.learn.ppo_config import PPOConfig
 
@@ -147,12 +147,40 @@ def test_expectation_checks():
 
 def test_expectation_reads_the_final_return_or_an_evaluated_value():
     summaries = {"pvm/htm": {"final_mean": 10.6}}
-    evaluation = {"choices": {"pvm/htm": {"fraction_correct": 0.16, "episodes": 32}}}
-    on_choice = Expectation("pvm/htm", ">=", 0.9, "", evaluated=("choices", "fraction_correct"))
+    evaluation = {"choices": {"pvm/htm": {"correct": 0.16, "episodes": 32}}, "solved": {"pvm/htm": {"fraction_solved": 0.5}}}
+    on_choice = Expectation("pvm/htm", ">=", 0.9, "", evaluated=("choices",))
     assert Expectation("pvm/htm", ">=", 9.0, "").value(summaries, evaluation) == 10.6
     assert on_choice.value(summaries, evaluation) == 0.16 and not on_choice.check(0.16)
-    assert on_choice.measure == "choices/fraction_correct"
+    assert Expectation("pvm/htm", ">=", 0.4, "", evaluated=("solved", "fraction_solved")).value(summaries, evaluation) == 0.5
+    assert on_choice.measure == "choices"
     assert on_choice.value(summaries, None) is None and on_choice.value(summaries, {"choices": {}}) is None
+
+
+def test_a_fraction_of_too_few_episodes_fails_its_check():
+    """A fraction of episodes ({"correct", "episodes"}) passes a threshold only on MIN_EPISODES episodes."""
+    high = lambda n: {"fraction_correct": {"htm": {"d20": {"correct": 1.0, "episodes": n}}}}  # noqa: E731
+    e = Expectation("htm", ">=", 0.9, "", evaluated=("fraction_correct", "d20"))
+    assert not e.outcome({}, high(MIN_EPISODES - 1))["passed"] and "too few" in e.outcome({}, high(MIN_EPISODES - 1))["note"]
+    assert e.outcome({}, high(MIN_EPISODES)) == {"value": 1.0, "threshold": 0.9, "passed": True, "note": f"on {MIN_EPISODES} episodes"}
+
+
+@pytest.mark.parametrize("htm, trxl, op, passed", [
+    ((0.50, 2), (0.20, 5), ">", False),  # the cpu word-learning run's 20-distractor check: too few episodes
+    ((0.44, 50), (0.27, 55), ">", False),  # its cross-episode check: 0.17 apart, under two standard errors (0.185)
+    ((0.90, 64), (0.33, 64), ">", True),
+    ((0.30, 100), (0.33, 100), ">=", True),  # ">=": not below by more than two standard errors
+    ((0.10, 100), (0.33, 100), ">=", False),
+])
+def test_two_fractions_of_episodes_must_differ_by_two_standard_errors(htm, trxl, op, passed):
+    entry = lambda fraction, n: {"correct": fraction, "episodes": n}  # noqa: E731
+    evaluation = {"fraction_correct": {"htm": {"d20": entry(*htm)}, "trxl": {"d20": entry(*trxl)}}}
+    outcome = Expectation("htm", op, None, "", evaluated=("fraction_correct", "d20"), against="trxl").outcome({}, evaluation)
+    p = [(f * n + 1) / (n + 2) for f, n in (htm, trxl)]
+    margin = 2 * np.sqrt(p[0] * (1 - p[0]) / htm[1] + p[1] * (1 - p[1]) / trxl[1])
+    assert outcome["passed"] == passed and outcome["value"] == htm[0] and outcome["threshold"] == trxl[0]
+    if min(htm[1], trxl[1]) >= MIN_EPISODES:
+        assert f"({margin:.3f})" in outcome["note"]
+        assert passed == (htm[0] - trxl[0] > margin if op == ">" else htm[0] - trxl[0] >= -margin)
 
 
 def test_expectation_compares_two_runs_at_one_measure():
@@ -200,6 +228,19 @@ def test_epn_experiments_are_well_formed(name, preset):
     smaller = experiment.with_run_settings(total_steps=32_000)
     assert all(c.total_steps == 32_000 for c in smaller.runs.values())
     json.dumps(smaller.describe())
+
+
+def test_an_experiment_with_some_of_its_runs_keeps_only_the_checks_between_them():
+    experiment = experiments.get("amrl-minecraft", "paper")
+    part = experiment.with_runs(["MC-LSO/dnc", "MC-LS/set", "MC-LSO/lstm"])
+    assert list(part.runs) == ["MC-LS/set", "MC-LSO/lstm", "MC-LSO/dnc"]  # the experiment's order
+    assert all(part.runs[r] == experiment.runs[r] for r in part.runs)  # the same configs: the same run folders
+    kept = {(e.run, e.against) for e in part.expectations}
+    assert kept == {("MC-LS/set", ""), ("MC-LSO/dnc", "MC-LSO/lstm")}
+    assert kept == {(e.run, e.against) for e in experiment.expectations if {e.run, e.against or e.run} <= set(part.runs)}
+    for runs in (["MC-LS/sett"], []):
+        with pytest.raises(ValueError, match="has runs MC-LS/amrl-max, .*; got"):
+            experiment.with_runs(runs)
 
 
 def test_final_agents_run_on_another_environment_and_core_setting(tmp_path):

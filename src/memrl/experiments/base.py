@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import json
+import math
 import operator
 from pathlib import Path
 from typing import Any, Callable, Sequence
@@ -29,7 +30,14 @@ class Expectation:
 
     The value is the run's mean final value over seeds (its config's final metric: the return, or
     the held-out accuracy of a supervised run), or with ``evaluated`` = (table, *keys) the value at
-    ``evaluation[table][run][*keys]`` of the experiment's evaluation results."""
+    ``evaluation[table][run][*keys]`` of the experiment's evaluation results.
+
+    Where that value is a fraction of episodes (an entry {"correct", "episodes"}, as
+    ``fraction_correct_by_level`` writes), a handful of episodes cannot pass the check by chance: it
+    needs ``MIN_EPISODES`` episodes of each run, and a comparison with ``against`` must hold by
+    ``STANDARD_ERRORS`` standard errors of the difference (binomial, with the fractions taken as
+    (correct + 1) / (episodes + 2) so that 0/n and n/n have one): ">" means above by that margin,
+    ">=" not below by more than it."""
 
     run: str
     op: str
@@ -48,9 +56,9 @@ class Expectation:
     def measure(self) -> str:
         return "/".join(self.evaluated) if self.evaluated else "final"
 
-    def value(self, summaries: dict, evaluation: dict | None, run: str | None = None) -> float | None:
-        """The checked value of ``run`` (default: the expectation's) from the runs' summaries and
-        the evaluation results (None if absent)."""
+    def entry(self, summaries: dict, evaluation: dict | None, run: str | None = None) -> Any:
+        """What the expectation reads for ``run`` (default: its own): a number, a fraction entry
+        {"correct", "episodes"}, or None if absent."""
         run = run or self.run
         if not self.evaluated:
             return summaries[run]["final_mean"]
@@ -62,6 +70,12 @@ class Expectation:
             value = value[key]
         return value
 
+    def value(self, summaries: dict, evaluation: dict | None, run: str | None = None) -> float | None:
+        """The checked value of ``run`` (default: the expectation's) from the runs' summaries and
+        the evaluation results (None if absent); a fraction entry's fraction."""
+        entry = self.entry(summaries, evaluation, run)
+        return entry["correct"] if is_fraction(entry) else entry
+
     def bound(self, summaries: dict, evaluation: dict | None) -> float | None:
         """The threshold, or the value of the run ``against``."""
         return self.threshold if not self.against else self.value(summaries, evaluation, self.against)
@@ -69,6 +83,42 @@ class Expectation:
     def check(self, value: float | None, bound: float | None = None) -> bool:
         bound = self.threshold if bound is None else bound
         return value is not None and bound is not None and _OPS[self.op](value, bound)
+
+    def outcome(self, summaries: dict, evaluation: dict | None) -> dict:
+        """{"value", "threshold" (the bound), "passed", "note"}: the check on the results, with the
+        rules for fractions of episodes (see the class)."""
+        value, bound = self.value(summaries, evaluation), self.bound(summaries, evaluation)
+        entries = [self.entry(summaries, evaluation)] + ([self.entry(summaries, evaluation, self.against)] if self.against else [])
+        if not all(is_fraction(e) for e in entries):
+            return {"value": value, "threshold": bound, "passed": self.check(value, bound), "note": ""}
+        counts = [e["episodes"] for e in entries]
+        note = f"on {' and '.join(map(str, counts))} episodes"
+        if min(counts) < MIN_EPISODES:
+            return {"value": value, "threshold": bound, "passed": False, "note": f"{note}: too few (at least {MIN_EPISODES} needed)"}
+        if not self.against:
+            return {"value": value, "threshold": bound, "passed": self.check(value, bound), "note": note}
+        margin = STANDARD_ERRORS * math.sqrt(sum(fraction_variance(e) for e in entries))
+        shift = {">": margin, ">=": -margin, "<": -margin, "<=": margin}[self.op]
+        passed = self.check(value, bound + shift)
+        return {"value": value, "threshold": bound, "passed": passed, "note": f"{note}, by a margin of {STANDARD_ERRORS} standard errors ({margin:.3f})"}
+
+
+MIN_EPISODES = 16
+"""the fewest episodes a fraction of episodes is checked on"""
+STANDARD_ERRORS = 2.0
+"""the margin, in standard errors of the difference, by which two fractions of episodes must differ"""
+
+
+def is_fraction(entry: Any) -> bool:
+    """Whether an evaluated entry is a fraction of episodes {"correct", "episodes"}."""
+    return isinstance(entry, dict) and {"correct", "episodes"} <= entry.keys()
+
+
+def fraction_variance(entry: dict) -> float:
+    """The binomial variance of a fraction of episodes, p (1 - p) / n with p = (correct·n + 1) / (n + 2)."""
+    n = entry["episodes"]
+    p = (entry["correct"] * n + 1) / (n + 2)
+    return p * (1 - p) / n
 
 
 @dataclasses.dataclass(frozen=True)
@@ -100,6 +150,16 @@ class Experiment:
                 raise ValueError(f"experiment {self.name!r} has runs without a {field!r} setting ({', '.join(lacking)})")
         runs = {name: dataclasses.replace(config, **settings) for name, config in self.runs.items()}
         return dataclasses.replace(self, runs=runs)
+
+    def with_runs(self, runs: Sequence[str]) -> "Experiment":
+        """The same experiment with only ``runs`` (run names "<panel>/<label>") and the checks
+        between them; their run folders are the full experiment's, so the rest can run later in
+        the same output folder."""
+        unknown = [run for run in runs if run not in self.runs]
+        if unknown or not runs:
+            raise ValueError(f"experiment {self.name!r} has runs {', '.join(self.runs)}; got {', '.join(runs) or 'none'}")
+        kept = [e for e in self.expectations if e.run in runs and (not e.against or e.against in runs)]
+        return dataclasses.replace(self, runs={run: self.runs[run] for run in self.runs if run in runs}, expectations=tuple(kept))
 
     def panels(self) -> dict[str, list[str]]:
         panels: dict[str, list[str]] = {}

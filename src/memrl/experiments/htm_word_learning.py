@@ -37,8 +37,9 @@ WORDS_LOSSES = dict(TABLE_1_LOSSES, reconstruction_coef=1.0, rollout_len=128)
 """Table 1's Words column: Ballet's loss weights and learning rate, 128-step unrolls"""
 CHUNK_SIZE, CHUNK_OVERLAP, TOP_K = 16, 1, 16
 """Table 1's HTM chunk size, overlap and top-k for the word-learning tasks"""
-EVALUATION_STEPS = 1_500
-"""steps each evaluation environment acts: several episodes of the longer test levels"""
+EVALUATION_STEPS = 2 * TIME_LIMIT
+"""steps each evaluation environment acts: at least one whole episode of every test level (the time
+limit ends the longest), so each level is scored on at least as many episodes as environments"""
 
 
 def preset_runs(preset: str) -> dict[str, ImpalaConfig]:
@@ -102,7 +103,7 @@ SETTINGS = (
 def htm_word_learning(preset: str | None = None) -> Experiment:
     """The experiment with ``preset`` (default: the current JAX backend's)."""
     preset = chosen_preset(preset, PRESETS)
-    at = lambda level: ("fraction_correct", level, "correct")  # noqa: E731
+    at = lambda level: ("fraction_correct", level)  # noqa: E731
     return Experiment(
         name="htm-word-learning",
         version=1,

@@ -64,13 +64,15 @@ def reproduce(experiment: Experiment, out: Path, workers: int | None = None, ten
         results["evaluation"] = experiment.evaluation(folders, out)
     rounded = lambda x: x if x is None else round(x, 3)  # noqa: E731
     for e in experiment.expectations:
-        value, bound = e.value(summaries, results.get("evaluation")), e.bound(summaries, results.get("evaluation"))
-        ok = e.check(value, bound)
+        outcome = e.outcome(summaries, results.get("evaluation"))
+        value, bound, ok = outcome["value"], outcome["threshold"], outcome["passed"]
         results["checks"].append({
-            "run": e.run, "measure": e.measure, "op": e.op, "threshold": bound, "against": e.against, "value": value, "passed": ok, "why": e.why,
+            "run": e.run, "measure": e.measure, "op": e.op, "threshold": bound, "against": e.against, "value": value, "passed": ok,
+            "note": outcome["note"], "why": e.why,
         })
         than = f"{rounded(bound)} ({e.against})" if e.against else f"{e.threshold}"
-        console.print(f"{'[green]PASS' if ok else '[red]FAIL'}[/] {e.run} {e.measure}: {rounded(value)} {e.op} {than}  ({e.why})")
+        note = f"; {outcome['note']}" if outcome["note"] else ""
+        console.print(f"{'[green]PASS' if ok else '[red]FAIL'}[/] {e.run} {e.measure}: {rounded(value)} {e.op} {than}  ({e.why}{note})")
     (out / "results.json").write_text(json.dumps(results, indent=2))
     console.print(f"figure: {figure}\nresults: {out / 'results.json'} (wall time {wall / 60:.1f} min)")
     return results
