@@ -156,7 +156,7 @@ def amrl_tmaze(preset: str | None = None, add_cores: tuple[str, ...] = ()) -> Ex
     return Experiment(
         name="amrl-tmaze",
         version=2,
-        description=f"AMRL-Max, AMRL-Avg, SET, LSTM and stacked LSTM{extra} on T-LS, T-LN and T-L, {SEEDS[preset]} seeds each",
+        description=f"AMRL-Max, AMRL-Avg, SET, LSTM and stacked LSTM{extra} on T-LS, T-LN and T-L",
         reproduces="Beck et al. 2020, Fig. 4 and Sec. 5 (T-maze results)",
         runs=tmaze_runs(ENVS, CORES + tuple(dict.fromkeys(add_cores)), preset, SEEDS[preset]),
         expectations=expectations(preset),
@@ -175,7 +175,7 @@ DEMO_SEEDS = 2
 TLN_DEMO = Experiment(
     name="tln-demo",
     version=2,
-    description=f"The quick-start job: AMRL-Max and LSTM on T-LN, {DEMO_SEEDS} seeds each (about three minutes on 2 CPU cores)",
+    description=f"The quick-start job: AMRL-Max and LSTM on T-LN (about three minutes on 2 CPU cores)",
     reproduces="Beck et al. 2020, Fig. 4 (T-LN panel)",
     runs=tmaze_runs(("T-LN",), ("amrl-max", "lstm"), "cpu", seeds=DEMO_SEEDS),
     expectations=(

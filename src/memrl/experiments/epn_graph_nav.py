@@ -101,7 +101,7 @@ def epn_graph_nav(preset: str | None = None) -> Experiment:
     return Experiment(
         name="epn-graph-nav",
         version=2,
-        description=f"EPN and LSTM on graph-nav/5 (a One-Shot StreetLearn analogue), V-trace, 3 seeds, preset {preset!r}; tested on 5, 7, 9 junctions",
+        description=f"EPN and LSTM on graph-nav/5 (a One-Shot StreetLearn analogue), V-trace, preset {preset!r}; tested on 5, 7, 9 junctions",
         reproduces="Ritter et al. 2021, Sec. 5 (One-Shot StreetLearn) and its generalisation to larger neighbourhoods",
         runs=preset_runs(preset),
         expectations=(Expectation("5 junctions/epn", ">=", 0.5 * 46.3, "EPN reaches at least half the oracle's return (oracle 46.3 on 5 junctions)"),),

@@ -141,7 +141,7 @@ def epn_memory_planning(preset: str | None = None) -> Experiment:
     return Experiment(
         name="epn-memory-planning",
         version=2,
-        description=f"EPN (all-to-all), EPN (N×k, k = 50) and LSTM on the 4×4 Memory&Planning Game, V-trace, 3 seeds, preset {preset!r}",
+        description=f"EPN (all-to-all), EPN (N×k, k = 50) and LSTM on the 4×4 Memory&Planning Game, V-trace, preset {preset!r}",
         reproduces="Ritter et al. 2021, Fig. 2 (Memory&Planning Game)",
         runs=preset_runs(preset),
         expectations=(

@@ -32,7 +32,8 @@ def reproduce(experiment: Experiment, out: Path, workers: int | None = None, ten
     (out / "experiment.json").write_text(json.dumps(experiment.describe(), indent=2))
     preset = f", preset {experiment.preset!r}" if experiment.preset else ""
     console.print(f"[bold]{experiment.name}[/] v{experiment.version}{preset}: {experiment.description}")
-    console.print(f"reproduces {experiment.reproduces}; runs in {out}")
+    seeds = ", ".join(str(s) for s in sorted({c.seeds for c in experiment.runs.values()}))
+    console.print(f"reproduces {experiment.reproduces}; {len(experiment.runs)} runs of {seeds} seed(s) each, in {out}")
     wall = train_folders(list(folders.values()), workers, tensorboard, devices)
 
     summaries = {run: folders[run].write_summary(config) for run, config in experiment.runs.items()}
