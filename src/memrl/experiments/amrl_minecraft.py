@@ -141,7 +141,7 @@ def amrl_minecraft(preset: str | None = None) -> Experiment:
     return Experiment(
         name="amrl-minecraft",
         version=1,
-        description=f"AMRL-Max, AMRL-Avg, SET, LSTM, stacked LSTM and DNC on MC-LS, MC-LSO and MC-LSN (2D analogues)",
+        description="AMRL-Max, AMRL-Avg, SET, LSTM, stacked LSTM and DNC on MC-LS, MC-LSO and MC-LSN (2D analogues)",
         reproduces="Beck et al. 2020, Fig. 5 and Sec. 5.2 (Minecraft results)",
         runs=minecraft_runs(ENVS, CORES, preset, SEEDS[preset]),
         expectations=expectations(),

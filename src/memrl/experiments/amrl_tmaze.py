@@ -175,7 +175,7 @@ DEMO_SEEDS = 2
 TLN_DEMO = Experiment(
     name="tln-demo",
     version=2,
-    description=f"The quick-start job: AMRL-Max and LSTM on T-LN (about three minutes on 2 CPU cores)",
+    description="The quick-start job: AMRL-Max and LSTM on T-LN (about three minutes on 2 CPU cores)",
     reproduces="Beck et al. 2020, Fig. 4 (T-LN panel)",
     runs=tmaze_runs(("T-LN",), ("amrl-max", "lstm"), "cpu", seeds=DEMO_SEEDS),
     expectations=(
