@@ -604,8 +604,9 @@ def test_amrl_minecraft_is_figure_5_with_amrls_image_agent(preset):
         assert config.encoder_widths == (256,) and config.head_widths == (256,) and config.gamma == 0.98
     assert experiment.runs["MC-LSO/dnc"].core_args == dict(memory_size=16, word_size=16, num_reads=4, num_writes=1, hidden=256, output_size=256)
     assert all(e.run in experiment.runs and (not e.against or e.against in experiment.runs) for e in experiment.expectations)
-    if preset == "paper":
-        assert all((c.steps_per_update, c.minibatch_steps, c.update_epochs, c.seeds) == (4000, 200, 30, 5) for c in experiment.runs.values())
+    seeds, steps = {"cpu": (2, 64_000), "paper": (5, 1_000_000)}[preset]  # both with AMRL's batching (A.5) and lr 5e-4
+    assert all((c.steps_per_update, c.minibatch_steps, c.update_epochs, c.lr) == (4000, 200, 30, 5e-4) for c in experiment.runs.values())
+    assert all((c.seeds, c.total_steps) == (seeds, steps) for c in experiment.runs.values())
 
 
 def test_amrl_minecraft_measures_learning_speed_as_the_mean_return_over_training(tmp_path):

@@ -8,8 +8,8 @@ fastest. memrl checks "learns fastest" as the larger mean return over the whole 
 area under the learning curve, ``mean_training_return``), "fails" as a final return no better than
 the memory-less optimum, "does best" as the larger final return.
 
-Presets: ``cpu`` (the default on a CPU) and ``paper`` (AMRL's PPO batching and 5 seeds; meant
-for a GPU).
+Presets: both with AMRL's PPO batching; ``cpu`` (the default on a CPU) 2 seeds and 64k steps a
+run, ``paper`` 5 seeds and 1M steps (meant for a GPU).
 """
 
 from __future__ import annotations
@@ -33,28 +33,25 @@ OPTIMA = {
 MEMORYLESS = {env: lines[1][1] for env, lines in OPTIMA.items()}
 AGENT = dict(encoder="conv", conv_channels=(16, 32), conv_kernels=(4, 4), conv_strides=(2, 2), encoder_widths=(256,), head_widths=(256,))
 """A.5's image FF1: convolutions of 16 and 32 channels, 4×4 kernels, stride 2, then a fully connected 256; FF2 256"""
-# cpu: AMRL's batch of 4000 steps as 20 environments x 200 steps (an episode's timeout), 4 epochs
-# of 4 minibatches instead of 30 epochs of 200-step minibatches (on a CPU the compute per sample is
-# the bottleneck), and the largest learning rate of AMRL's grid, as amrl-tmaze's cpu preset. In
-# first looks on MC-LS (one seed each, docs/results.md), AMRL-Max stayed near 7.4 (every episode
-# timing out) with 2, 4 or 8 epochs and lr 5e-3 or 5e-4, while the LSTM reached 10 within 60k
-# steps with 4 or 8 epochs; 4 is the cheaper. This batching is what keeps AMRL from learning here:
-# with AMRL's own (600 Adam steps per batch, the paper preset) AMRL-Max carried MC-LS's indicator
-# by 64k steps in 3 seeds of 3 on a GPU, the LSTM did not (docs/results.md).
-CPU_SETTINGS = dict(total_steps=200_000, num_envs=20, rollout_len=200, num_minibatches=4, update_epochs=4, lr=5e-3)
-# paper: AMRL's batching (amrl_reference) at lr 5e-4 from its grid. The budget of Fig. 5 is not in
-# the text (its axes were lost; Sec. 5.2 mentions 300k interactions on MC-LSN, A.2.3 a longer
-# 1.5M-step run); 1M steps a run is memrl's choice.
-PAPER_SETTINGS = dict(total_steps=1_000_000, lr=5e-4)
+# Both presets take AMRL's PPO batching (amrl_reference: 20 environments x 200 steps, 30 epochs of
+# 200-step minibatches) at lr 5e-4 from its grid. Version 1's cpu preset took 4 epochs of 4
+# minibatches at lr 5e-3 (16 Adam steps per batch, not 600) to save compute; AMRL-Max and AMRL-Avg
+# did not carry the indicator with it, while with AMRL's batching AMRL-Max did by 64k steps on a GPU
+# (docs/results.md). On a CPU AMRL's batching costs about 2.5 times version 1's per env step, so the
+# cpu preset trains 64k steps a run, where the GPU runs showed the findings, instead of 200k.
+# paper: the budget of Fig. 5 is not in the text (its axes were lost; Sec. 5.2 mentions 300k
+# interactions on MC-LSN, A.2.3 a longer 1.5M-step run); 1M steps a run is memrl's choice.
+SETTINGS_BY_PRESET = {"cpu": dict(total_steps=64_000, lr=5e-4), "paper": dict(total_steps=1_000_000, lr=5e-4)}
 PRESETS = ("cpu", "paper")
 SEEDS = {"cpu": 2, "paper": 5}
 
 
 def minecraft_runs(envs, cores, preset: str, seeds: int) -> dict[str, PPOConfig]:
     """The runs "<env>/<core>" of ``preset`` on the mazes ``envs``."""
-    settings = PAPER_SETTINGS if preset == "paper" else CPU_SETTINGS
     return {
-        f"{env}/{core}": amrl_reference(env=f"minecraft-maze/{env}", core=core, core_args=CORE_ARGS.get(core, {}), seeds=seeds, **AGENT, **settings)
+        f"{env}/{core}": amrl_reference(
+            env=f"minecraft-maze/{env}", core=core, core_args=CORE_ARGS.get(core, {}), seeds=seeds, **AGENT, **SETTINGS_BY_PRESET[preset],
+        )
         for env in envs
         for core in cores
     }
@@ -106,7 +103,6 @@ def expectations() -> tuple[Expectation, ...]:
     )
 
 
-CPU_BATCHING = "AMRL's 30 epochs of 200-step minibatches cost about 8 times the compute per env step of 4 epochs of 1000; this preset takes about 2.5 h on 2 cores (the MC-LS panel about 50-70 min)"
 SETTINGS = (
     PaperSetting("task", "Minecraft (Project Malmo) first-person frames (Sec. 4.2)", "",
                  "Malmo cannot run here: a 2D analogue with the same rooms, steps, rewards and timeouts (envs/minecraft_maze.py)",
@@ -117,13 +113,13 @@ SETTINGS = (
     PaperSetting("learner", "PPO (A.5; Ray 0.6.2's RLlib)", "", "memrl's recurrent PPO, environments in parallel", fixed="recurrent PPO"),
     PaperSetting("optimiser", "Adam (A.5)", "", "", fixed="Adam (ε 1e-5)"),
     PaperSetting("learning rate", "best of {5e-3, 5e-4, 5e-5} per experiment (A.5)", "lr",
-                 "cpu: the largest of the grid, as amrl-tmaze's cpu preset; no grid search was run here"),
+                 "5e-4, the middle of the grid, with which AMRL-Max learnt on a GPU (docs/results.md); no grid search was run here"),
     PaperSetting("discount γ", "0.98 (A.5)", "gamma"),
     PaperSetting("train batch (env steps per update)", "4,000 (A.5)", "steps_per_update"),
     PaperSetting("parallel environments", "not stated", "num_envs"),
     PaperSetting("rollout length (truncated BPTT)", "not stated", "rollout_len", "200: an episode's timeout"),
-    PaperSetting("SGD minibatch (env steps)", "200 (A.5)", "minibatch_steps", CPU_BATCHING),
-    PaperSetting("SGD iterations (epochs) per batch", "30 (A.5)", "update_epochs", CPU_BATCHING),
+    PaperSetting("SGD minibatch (env steps)", "200 (A.5)", "minibatch_steps"),
+    PaperSetting("SGD iterations (epochs) per batch", "30 (A.5)", "update_epochs"),
     PaperSetting("image FF1", "conv 16 ch 4×4 stride 2, conv 32 ch 4×4 stride 2, FC 256, ReLU (A.5)", "",
                  "padding not stated; memrl pads SAME", fixed="conv 16 ch 4×4 stride 2, conv 32 ch 4×4 stride 2 (SAME), FC 256, ReLU"),
     PaperSetting("FF2 after the memory", "1 layer of 256 (A.5)", "head_widths"),
@@ -140,7 +136,7 @@ def amrl_minecraft(preset: str | None = None) -> Experiment:
     preset = chosen_preset(preset, PRESETS)
     return Experiment(
         name="amrl-minecraft",
-        version=1,
+        version=2,
         description="AMRL-Max, AMRL-Avg, SET, LSTM, stacked LSTM and DNC on MC-LS, MC-LSO and MC-LSN (2D analogues)",
         reproduces="Beck et al. 2020, Fig. 5 and Sec. 5.2 (Minecraft results)",
         runs=minecraft_runs(ENVS, CORES, preset, SEEDS[preset]),
