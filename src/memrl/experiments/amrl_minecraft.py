@@ -37,7 +37,7 @@ AGENT = dict(encoder="conv", conv_channels=(16, 32), conv_kernels=(4, 4), conv_s
 # 200-step minibatches) at lr 5e-4 from its grid. Version 1's cpu preset took 4 epochs of 4
 # minibatches at lr 5e-3 (16 Adam steps per batch, not 600) to save compute; AMRL-Max and AMRL-Avg
 # did not carry the indicator with it, while with AMRL's batching AMRL-Max did by 64k steps on a GPU
-# (docs/results.md). On a CPU AMRL's batching costs about 2.5 times version 1's per env step, so the
+# (docs/results.md). On a CPU AMRL's batching costs about twice version 1's per env step, so the
 # cpu preset trains 64k steps a run, where the GPU runs showed the findings, instead of 200k.
 # paper: the budget of Fig. 5 is not in the text (its axes were lost; Sec. 5.2 mentions 300k
 # interactions on MC-LSN, A.2.3 a longer 1.5M-step run); 1M steps a run is memrl's choice.
@@ -127,7 +127,8 @@ SETTINGS = (
     PaperSetting("DNC memory", "16 slots x 16, 4 reads, 1 write (A.5)", "core_args.memory_size"),
     PaperSetting("seeds", "5 (Fig. 5)", "seeds", "cpu: 2 seeds fit the budget"),
     PaperSetting("env steps per run", "not in the text (the figures' axes were lost)", "total_steps",
-                 "cpu: what fits on 2 cores; paper: memrl's choice (Sec. 5.2 speaks of 300k interactions on MC-LSN)"),
+                 "cpu: where AMRL-Max carried MC-LS's indicator, on a GPU and on 2 cores (the MC-LS panel: about 1 h on 2 cores, "
+                 "the whole preset about 3 h); paper: memrl's choice (Sec. 5.2 speaks of 300k interactions on MC-LSN)"),
 )
 
 
