@@ -89,19 +89,17 @@ class Expectation:
         rules for fractions of episodes (see the class)."""
         value, bound = self.value(summaries, evaluation), self.bound(summaries, evaluation)
         entries = [self.entry(summaries, evaluation)] + ([self.entry(summaries, evaluation, self.against)] if self.against else [])
-        if not all(is_fraction(e) for e in entries):
-            return {"value": value, "threshold": bound, "passed": self.check(value, bound), "note": ""}
-        counts = [e["episodes"] for e in entries]
-        note = f"on {' and '.join(map(str, counts))} episodes"
-        if min(counts) < MIN_EPISODES:
-            return {"value": value, "threshold": bound, "passed": False, "note": f"{note}: too few (at least {MIN_EPISODES} needed)"}
-        if not self.against:
-            return {"value": value, "threshold": bound, "passed": self.check(value, bound), "note": note}
-        margin = STANDARD_ERRORS * math.sqrt(sum(fraction_variance(e) for e in entries))
-        shift = {">": margin, ">=": -margin, "<": -margin, "<=": margin}[self.op]
-        passed = self.check(value, bound + shift)
-        return {"value": value, "threshold": bound, "passed": passed, "note": f"{note}, by a margin of {STANDARD_ERRORS} standard errors ({margin:.3f})"}
-
+        passed, note = self.check(value, bound), ""
+        if all(is_fraction(e) for e in entries):
+            counts = [e["episodes"] for e in entries]
+            note = f"on {' and '.join(map(str, counts))} episodes"
+            if min(counts) < MIN_EPISODES:
+                passed, note = False, f"{note}: too few (at least {MIN_EPISODES} needed)"
+            elif self.against:
+                margin = STANDARD_ERRORS * math.sqrt(sum(fraction_variance(e) for e in entries))
+                passed = self.check(value, bound + {">": margin, ">=": -margin, "<": -margin, "<=": margin}[self.op])
+                note = f"{note}, by a margin of {STANDARD_ERRORS} standard errors ({margin:.3f})"
+        return {"value": value, "threshold": bound, "passed": passed, "note": note}
 
 MIN_EPISODES = 16
 """the fewest episodes a fraction of episodes is checked on"""
