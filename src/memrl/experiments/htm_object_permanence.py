@@ -127,7 +127,7 @@ def htm_object_permanence(preset: str | None = None) -> Experiment:
     preset = chosen_preset(preset, PRESETS)
     return Experiment(
         name="htm-object-permanence",
-        version=1,
+        version=2,
         description=f"HTM, GTrXL and LSTM on object permanence (a 2D analogue; V-trace + reconstruction), preset {preset!r}; tested on 0 s and 30 s delays",
         reproduces="Lampinen et al. 2021, Sec. 3.2 and Fig. 4 (HTM above TrXL, the LSTM fails; HTM learns the 30 s task alone)",
         runs=preset_runs(preset),

@@ -107,7 +107,7 @@ def htm_pvm(preset: str | None = None) -> Experiment:
     preset = chosen_preset(preset, PRESETS)
     return Experiment(
         name="htm-pvm",
-        version=3,
+        version=4,
         description=f"HTM, GTrXL and LSTM on pvm (2-D Passive Visual Match), V-trace, preset {preset!r}",
         reproduces="Lampinen et al. 2021, Sec. 3.2 (Passive Visual Match): HTM reliably correct, like RMA",
         runs=preset_runs(preset),

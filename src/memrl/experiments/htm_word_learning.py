@@ -106,7 +106,7 @@ def htm_word_learning(preset: str | None = None) -> Experiment:
     at = lambda level: ("fraction_correct", level)  # noqa: E731
     return Experiment(
         name="htm-word-learning",
-        version=1,
+        version=2,
         description=f"HTM, GTrXL and LSTM on rapid word learning (a 2D analogue; V-trace + reconstruction), preset {preset!r}; tested on 0-20 distractor phases and across episodes",
         reproduces="Lampinen et al. 2021, Sec. 3.3 and Fig. 5 (only HTM generalises to 20 distractor phases and to earlier episodes' words)",
         runs=preset_runs(preset),
