@@ -1,5 +1,7 @@
 """Recurrent PPO: learning a short T-maze, determinism, resuming, and the multi-seed path."""
 
+from types import SimpleNamespace
+
 import jax
 import numpy as np
 import pytest
@@ -38,6 +40,17 @@ def test_same_seed_same_run_and_other_seed_differs():
     _, c = run(trainer.init(jax.random.PRNGKey(1)), 2)
     np.testing.assert_array_equal(a["policy_loss"], b["policy_loss"])
     assert not np.array_equal(a["policy_loss"], c["policy_loss"])
+
+
+def test_episode_metrics_are_the_mean_and_spread_of_the_ended_episodes():
+    done = np.array([[True, False], [False, True], [True, False]])
+    returns = np.array([[1.0, 7.0], [9.0, 4.0], [3.0, 9.0]])  # read only where done: 1, 4, 3
+    segment = SimpleNamespace(episode_done=done, episode_return=returns)
+    metrics = PPO(tiny()).episode_metrics(SimpleNamespace(update=2), segment)
+    assert metrics["episodes"] == 3 and metrics["env_steps"] == 2 * tiny().steps_per_update
+    np.testing.assert_allclose([metrics["episode_return"], metrics["episode_return_std"]], [np.mean([1, 4, 3]), np.std([1, 4, 3])], rtol=1e-6)
+    none = PPO(tiny()).episode_metrics(SimpleNamespace(update=1), SimpleNamespace(episode_done=done & False, episode_return=returns))
+    assert np.isnan(none["episode_return"]) and np.isnan(none["episode_return_std"])
 
 
 def test_killed_run_resumes_to_the_same_result(tmp_path):

@@ -167,12 +167,16 @@ class ActorCriticLearner:
         return outputs
 
     def episode_metrics(self, runner: RunnerState, segment: Segment) -> dict:
-        """Environment steps so far and the mean return of the episodes that ended in the segment."""
+        """Environment steps so far and the mean and spread (standard deviation) of the returns of
+        the episodes that ended in the segment (NaN where none did)."""
         done, returns = segment.episode_done, segment.episode_return
         episodes = done.sum()
+        mean_of = lambda x: jnp.where(episodes > 0, jnp.sum(x * done) / jnp.maximum(episodes, 1), jnp.nan)  # noqa: E731
+        mean = mean_of(returns)
         return {
             "env_steps": runner.update * self.config.steps_per_update,
-            "episode_return": jnp.where(episodes > 0, jnp.sum(returns * done) / jnp.maximum(episodes, 1), jnp.nan),
+            "episode_return": mean,
+            "episode_return_std": jnp.sqrt(mean_of(jnp.square(returns - mean))),
             "episodes": episodes,
         }
 
