@@ -161,7 +161,42 @@ def test_a_fraction_of_too_few_episodes_fails_its_check():
     high = lambda n: {"fraction_correct": {"htm": {"d20": {"correct": 1.0, "episodes": n}}}}  # noqa: E731
     e = Expectation("htm", ">=", 0.9, "", evaluated=("fraction_correct", "d20"))
     assert not e.outcome({}, high(MIN_EPISODES - 1))["passed"] and "too few" in e.outcome({}, high(MIN_EPISODES - 1))["note"]
-    assert e.outcome({}, high(MIN_EPISODES)) == {"value": 1.0, "threshold": 0.9, "passed": True, "note": f"on {MIN_EPISODES} episodes"}
+    outcome = e.outcome({}, high(MIN_EPISODES))
+    assert outcome["passed"] and outcome["note"].startswith(f"on {MIN_EPISODES} episodes, by a margin of 2.0 standard errors")
+
+
+def test_a_threshold_on_a_fraction_holds_beyond_its_standard_error():
+    """0.75 of 64 episodes is 0.05 above 0.7, under two binomial standard errors (0.106): not "> 0.7"."""
+    evaluation = {"fraction_correct": {"htm": {"d20": {"correct": 0.75, "episodes": 64}}}}
+    above = lambda op, threshold: Expectation("htm", op, threshold, "", evaluated=("fraction_correct", "d20")).outcome({}, evaluation)  # noqa: E731
+    assert not above(">", 0.7)["passed"] and above(">", 0.5)["passed"]
+    assert above("<=", 0.7)["passed"] and not above("<=", 0.5)["passed"]
+
+
+@pytest.mark.parametrize("lstm, op, threshold, passed", [
+    ((6.85, 0.39, 60), "<=", 6.6, True),  # MC-LSN's LSTM at 6.85: within 2 standard errors of the memory-less 6.6
+    ((6.85, 0.05, 6000), "<=", 6.6, False),  # the same mean on many more episodes is above it
+    ((9.99, 0.39, 60), ">", 6.6, True),
+    ((7.20, 0.39, 60), ">", 6.6, False),
+    ((6.85, None, 60), "<=", 6.6, False),  # no standard error: no margin, as before returns carried one
+])
+def test_a_final_return_must_hold_its_check_beyond_two_standard_errors(lstm, op, threshold, passed):
+    mean, error, episodes = lstm
+    summaries = {"MC-LSN/lstm": {"final_mean": mean, "final_standard_error": error, "final_episodes": episodes}}
+    outcome = Expectation("MC-LSN/lstm", op, threshold, "").outcome(summaries, None)
+    assert outcome["passed"] == passed and outcome["value"] == mean
+    assert (f"({2 * error:.3f})" in outcome["note"]) if error else outcome["note"].startswith("no margin")
+
+
+def test_two_final_returns_differ_by_two_standard_errors_of_the_difference():
+    summaries = {
+        "max": {"final_mean": 9.9, "final_standard_error": 0.3, "final_episodes": 40},
+        "avg": {"final_mean": 9.0, "final_standard_error": 0.4, "final_episodes": 50},
+    }
+    faster = Expectation("max", ">", None, "", against="avg").outcome(summaries, None)
+    assert not faster["passed"] and faster["note"] == "on 40 and 50 episodes, by a margin of 2.0 standard errors (1.000)"
+    summaries["avg"]["final_mean"] = 8.8
+    assert Expectation("max", ">", None, "", against="avg").outcome(summaries, None)["passed"]
 
 
 @pytest.mark.parametrize("htm, trxl, op, passed", [

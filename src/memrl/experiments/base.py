@@ -32,12 +32,16 @@ class Expectation:
     the held-out accuracy of a supervised run), or with ``evaluated`` = (table, *keys) the value at
     ``evaluation[table][run][*keys]`` of the experiment's evaluation results.
 
-    Where that value is a fraction of episodes (an entry {"correct", "episodes"}, as
-    ``fraction_correct_by_level`` writes), a handful of episodes cannot pass the check by chance: it
-    needs ``MIN_EPISODES`` episodes of each run, and a comparison with ``against`` must hold by
-    ``STANDARD_ERRORS`` standard errors of the difference (binomial, with the fractions taken as
-    (correct + 1) / (episodes + 2) so that 0/n and n/n have one): ">" means above by that margin,
-    ">=" not below by more than it."""
+    Where the values are averages over episodes, a check must hold beyond the noise of those
+    episodes: by ``STANDARD_ERRORS`` standard errors of the value (of the difference, with
+    ``against``): ">" means above by that margin, ">=" not below by more than it ("<", "<="
+    likewise). A fraction of episodes (an entry {"correct", "episodes"}, as
+    ``fraction_correct_by_level`` writes) has its binomial standard error, with the fraction taken as
+    (correct + 1) / (episodes + 2) so that 0/n and n/n have one, and needs ``MIN_EPISODES``
+    episodes of each run; a final return has the standard error its run's summary carries
+    (``final_standard_error``, over the episodes of its final updates). A final value without one
+    (a supervised run's accuracy, a run recorded before returns carried their spread) is checked
+    without a margin, and the note says so."""
 
     run: str
     op: str
@@ -85,26 +89,35 @@ class Expectation:
         return value is not None and bound is not None and _OPS[self.op](value, bound)
 
     def outcome(self, summaries: dict, evaluation: dict | None) -> dict:
-        """{"value", "threshold" (the bound), "passed", "note"}: the check on the results, with the
-        rules for fractions of episodes (see the class)."""
+        """{"value", "threshold" (the bound), "passed", "note"}: the check on the results, beyond the
+        noise of the episodes behind the values (see the class)."""
         value, bound = self.value(summaries, evaluation), self.bound(summaries, evaluation)
-        entries = [self.entry(summaries, evaluation)] + ([self.entry(summaries, evaluation, self.against)] if self.against else [])
-        passed, note = self.check(value, bound), ""
+        runs = [self.run] + ([self.against] if self.against else [])
+        entries = [self.entry(summaries, evaluation, run) for run in runs]
+        if value is None or bound is None:
+            return {"value": value, "threshold": bound, "passed": False, "note": ""}
         if all(is_fraction(e) for e in entries):
             counts = [e["episodes"] for e in entries]
-            note = f"on {' and '.join(map(str, counts))} episodes"
             if min(counts) < MIN_EPISODES:
-                passed, note = False, f"{note}: too few (at least {MIN_EPISODES} needed)"
-            elif self.against:
-                margin = STANDARD_ERRORS * math.sqrt(sum(fraction_variance(e) for e in entries))
-                passed = self.check(value, bound + {">": margin, ">=": -margin, "<": -margin, "<=": margin}[self.op])
-                note = f"{note}, by a margin of {STANDARD_ERRORS} standard errors ({margin:.3f})"
+                note = f"on {' and '.join(map(str, counts))} episodes: too few (at least {MIN_EPISODES} needed)"
+                return {"value": value, "threshold": bound, "passed": False, "note": note}
+            errors = [math.sqrt(fraction_variance(e)) for e in entries]
+        elif not self.evaluated:
+            counts = [summaries[run].get("final_episodes") for run in runs]
+            errors = [summaries[run].get("final_standard_error") for run in runs]
+            if None in errors:
+                return {"value": value, "threshold": bound, "passed": self.check(value, bound), "note": "no margin: no standard error of the final value"}
+        else:
+            return {"value": value, "threshold": bound, "passed": self.check(value, bound), "note": ""}
+        margin = STANDARD_ERRORS * math.sqrt(sum(e**2 for e in errors))
+        passed = self.check(value, bound + {">": margin, ">=": -margin, "<": -margin, "<=": margin}[self.op])
+        note = f"on {' and '.join(map(str, counts))} episodes, by a margin of {STANDARD_ERRORS} standard errors ({margin:.3f})"
         return {"value": value, "threshold": bound, "passed": passed, "note": note}
 
 MIN_EPISODES = 16
 """the fewest episodes a fraction of episodes is checked on"""
 STANDARD_ERRORS = 2.0
-"""the margin, in standard errors of the difference, by which two fractions of episodes must differ"""
+"""the margin, in standard errors of the value (or of the difference), by which a check must hold"""
 
 
 def is_fraction(entry: Any) -> bool:

@@ -166,16 +166,24 @@ class RunFolder:
 
     def write_summary(self, config: ConfigRecord, final_fraction: float = 0.1) -> dict:
         """metrics.csv for all seeds and summary.json with each seed's final value: the mean of
-        ``config.final_metric`` over the last ``final_fraction`` of the updates that measured it."""
+        ``config.final_metric`` over the last ``final_fraction`` of the updates that measured it.
+
+        Where those updates also recorded the spread of the episodes they averaged (``<metric>_std``
+        and ``episodes``, as actor-critic learners do), the final value carries its standard error
+        over those episodes, sqrt(sum_u std_u^2 / (n_u - 1)) / U over the U updates (None where an
+        update averaged fewer than two episodes), and the number of episodes; the summary's
+        ``final_standard_error`` is that of the mean over seeds."""
         per_seed = {}
         rows_all = []
         for seed in config.seed_list():
             rows = self.read_metrics(seed)
             rows_all += [{"seed": seed, **r} for r in rows]
-            values = [r.get(config.final_metric) for r in rows]
-            values = [v for v in values if v is not None and not math.isnan(v)]
-            tail = values[-max(1, int(len(values) * final_fraction)) :] if values else []
-            per_seed[seed] = {"final": float(np.mean(tail)) if tail else None, "updates": len(rows)}
+            measured = [r for r in rows if r.get(config.final_metric) is not None and not math.isnan(r[config.final_metric])]
+            tail = measured[-max(1, int(len(measured) * final_fraction)) :] if measured else []
+            per_seed[seed] = {
+                "final": float(np.mean([r[config.final_metric] for r in tail])) if tail else None, "updates": len(rows),
+                **episode_noise(tail, config.final_metric),
+            }
         if rows_all:
             with (self.path / "metrics.csv").open("w", newline="") as f:
                 writer = csv.DictWriter(f, fieldnames=list(dict.fromkeys(k for r in rows_all for k in r)))
@@ -187,7 +195,32 @@ class RunFolder:
             "steps_per_seed": config.num_updates * config.steps_per_update,
             "final_mean": float(np.mean(finals)) if finals else None,
             "final_std": float(np.std(finals)) if finals else None,
+            **mean_over_seeds_noise(list(per_seed.values())),
             "seeds": per_seed,
         }
         atomic_write(self.path / "summary.json", json.dumps(summary, indent=2).encode())
         return summary
+
+
+def episode_noise(tail: list[dict], metric: str) -> dict:
+    """{"episodes", "standard_error"} of the mean of ``metric`` over the updates ``tail``, from each
+    update's ``<metric>_std`` and ``episodes`` (both None where an update lacks them, the standard
+    error None where an update averaged fewer than two episodes)."""
+    spreads = [(r.get(f"{metric}_std"), r.get("episodes")) for r in tail]
+    if not tail or any(std is None or n is None for std, n in spreads):
+        return {"episodes": None, "standard_error": None}
+    episodes = int(sum(n for _, n in spreads))
+    if any(n < 2 for _, n in spreads):
+        return {"episodes": episodes, "standard_error": None}
+    return {"episodes": episodes, "standard_error": math.sqrt(sum(std**2 / (n - 1) for std, n in spreads)) / len(tail)}
+
+
+def mean_over_seeds_noise(seeds: list[dict]) -> dict:
+    """{"final_episodes", "final_standard_error"} of the mean of the seeds' final values, from each
+    seed's episode noise (None unless every seed has it)."""
+    errors = [s["standard_error"] for s in seeds]
+    episodes = [s["episodes"] for s in seeds]
+    return {
+        "final_episodes": None if None in episodes else sum(episodes),
+        "final_standard_error": None if not errors or None in errors else math.sqrt(sum(e**2 for e in errors)) / len(errors),
+    }
