@@ -92,27 +92,27 @@ class Expectation:
         """{"value", "threshold" (the bound), "passed", "note"}: the check on the results, beyond the
         noise of the episodes behind the values (see the class)."""
         value, bound = self.value(summaries, evaluation), self.bound(summaries, evaluation)
+        result = lambda passed, note="": {"value": value, "threshold": bound, "passed": passed, "note": note}  # noqa: E731
         runs = [self.run] + ([self.against] if self.against else [])
         entries = [self.entry(summaries, evaluation, run) for run in runs]
         if value is None or bound is None:
-            return {"value": value, "threshold": bound, "passed": False, "note": ""}
+            return result(False)
         if all(is_fraction(e) for e in entries):
             counts = [e["episodes"] for e in entries]
             if min(counts) < MIN_EPISODES:
-                note = f"on {' and '.join(map(str, counts))} episodes: too few (at least {MIN_EPISODES} needed)"
-                return {"value": value, "threshold": bound, "passed": False, "note": note}
+                return result(False, f"on {' and '.join(map(str, counts))} episodes: too few (at least {MIN_EPISODES} needed)")
             errors = [math.sqrt(fraction_variance(e)) for e in entries]
         elif not self.evaluated:
             counts = [summaries[run].get("final_episodes") for run in runs]
             errors = [summaries[run].get("final_standard_error") for run in runs]
             if None in errors:
-                return {"value": value, "threshold": bound, "passed": self.check(value, bound), "note": "no margin: no standard error of the final value"}
+                return result(self.check(value, bound), "no margin: no standard error of the final value")
         else:
-            return {"value": value, "threshold": bound, "passed": self.check(value, bound), "note": ""}
+            return result(self.check(value, bound))
         margin = STANDARD_ERRORS * math.sqrt(sum(e**2 for e in errors))
         passed = self.check(value, bound + {">": margin, ">=": -margin, "<": -margin, "<=": margin}[self.op])
-        note = f"on {' and '.join(map(str, counts))} episodes, by a margin of {STANDARD_ERRORS} standard errors ({margin:.3f})"
-        return {"value": value, "threshold": bound, "passed": passed, "note": note}
+        return result(passed, f"on {' and '.join(map(str, counts))} episodes, by a margin of {STANDARD_ERRORS} standard errors ({margin:.3f})")
+
 
 MIN_EPISODES = 16
 """the fewest episodes a fraction of episodes is checked on"""
