@@ -40,13 +40,16 @@ def reproduce(experiment: Experiment, out: Path, workers: int | None = None, ten
     configs = list(experiment.runs.values())
     names = lambda label: " / ".join(dict.fromkeys(getattr(c, label) for c in configs))  # noqa: E731
     table = Table(title=f"{experiment.name}: {names('final_label')} (mean over the last 10% of the updates that measured it)")
-    for column in ("panel", "run", f"{names('step_label')} / seed", names("final_label"), "per seed"):
+    for column in ("panel", "run", f"{names('step_label')} / seed", f"{names('final_label')} ± std over seeds", "per seed", "standard error (episodes)"):
         table.add_column(column)
     for run, summary in summaries.items():
         panel, label = run.split("/", 1)
         per_seed = ", ".join("-" if v["final"] is None else f"{v['final']:.2f}" for v in summary["seeds"].values())
-        mean = summary["final_mean"]
-        table.add_row(panel, label, f"{summary['steps_per_seed']:,}", "-" if mean is None else f"{mean:.2f} ± {summary['final_std']:.2f}", per_seed)
+        mean, error = summary["final_mean"], summary["final_standard_error"]
+        table.add_row(
+            panel, label, f"{summary['steps_per_seed']:,}", "-" if mean is None else f"{mean:.2f} ± {summary['final_std']:.2f}", per_seed,
+            "-" if error is None else f"{error:.2f} ({summary['final_episodes']})",
+        )
     console.print(table)
 
     figure = save_curves(
