@@ -75,5 +75,7 @@ def train_run(
     if tensorboard:
         write_figure(folder.path / "tensorboard", "curves", folder.path / "curve.png", config.num_updates)
     finals = {s: v["final"] for s, v in summary["seeds"].items()}
-    console.print(f"{config.final_label} {summary['final_mean']} (per seed: {finals}), {wall:.0f} s; curve {folder.path / 'curve.png'}")
+    error = summary["final_standard_error"]
+    noise = "" if error is None else f", standard error {error:.3f} over {summary['final_episodes']} episodes"
+    console.print(f"{config.final_label} {summary['final_mean']} (per seed: {finals}{noise}), {wall:.0f} s; curve {folder.path / 'curve.png'}")
     return summary
