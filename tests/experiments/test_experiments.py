@@ -658,3 +658,23 @@ def test_amrl_minecraft_measures_learning_speed_as_the_mean_return_over_training
                               {"env_steps": 12000, "episode_return": 3.0}])
     training = mean_training_return({"MC-LS/set": folder}, tmp_path)["training"]["MC-LS/set"]
     assert training["per_seed"] == [4.0, 1.5] and training["mean"] == 2.75  # updates without an ended episode skipped, zeros kept
+    assert training["standard_error"] is None and training["episodes"] is None  # no spread recorded
+
+
+def test_amrl_minecraft_learning_speed_carries_the_standard_error_of_its_episodes(tmp_path):
+    from memrl.experiments.amrl_minecraft import learns_faster, mean_training_return
+    from memrl.run.folder import RunFolder
+
+    config = experiments.get("amrl-minecraft", "cpu").runs["MC-LS/set"]
+    folders = {run: RunFolder(tmp_path / run) for run in ("MC-LS/amrl-max", "MC-LS/set")}
+    for folder, base in zip(folders.values(), (7.0, 6.8)):
+        folder.prepare(config)
+        for seed in (0, 1):  # two updates of 26 episodes (std 3.0) then 11 (std 2.0) per seed
+            folder.append_metrics(seed, [{"env_steps": 4000, "episode_return": base, "episode_return_std": 3.0, "episodes": 26},
+                                         {"env_steps": 8000, "episode_return": base + 1, "episode_return_std": 2.0, "episodes": 11}])
+    training = mean_training_return(folders, tmp_path)["training"]
+    seed_error = np.sqrt(3.0**2 / 25 + 2.0**2 / 10) / 2
+    assert training["MC-LS/set"]["standard_error"] == pytest.approx(seed_error / np.sqrt(2)) and training["MC-LS/set"]["episodes"] == 74
+    outcome = learns_faster("MC-LS", "amrl-max", "set").outcome({}, {"training": training})
+    assert not outcome["passed"] and outcome["value"] == 7.5  # 0.2 above, under two standard errors of the difference (0.872)
+    assert outcome["note"] == "on 74 and 74 episodes, by a margin of 2.0 standard errors (0.872)"

@@ -39,8 +39,9 @@ class Expectation:
     ``fraction_correct_by_level`` writes) has its binomial standard error, with the fraction taken as
     (correct + 1) / (episodes + 2) so that 0/n and n/n have one, and needs ``MIN_EPISODES``
     episodes of each run; a final return has the standard error its run's summary carries
-    (``final_standard_error``, over the episodes of its final updates). A final value without one
-    (a supervised run's accuracy, a run recorded before returns carried their spread) is checked
+    (``final_standard_error``, over the episodes of its final updates), and an evaluated average
+    entry {"mean", "standard_error", "episodes"} its own. A value without one (a supervised run's
+    accuracy, a run recorded before returns carried their spread, an evaluated number) is checked
     without a margin, and the note says so."""
 
     run: str
@@ -62,10 +63,12 @@ class Expectation:
 
     def entry(self, summaries: dict, evaluation: dict | None, run: str | None = None) -> Any:
         """What the expectation reads for ``run`` (default: its own): a number, a fraction entry
-        {"correct", "episodes"}, or None if absent."""
+        {"correct", "episodes"}, an average entry {"mean", "standard_error", "episodes"} (a final
+        value is one), or None if absent."""
         run = run or self.run
         if not self.evaluated:
-            return summaries[run]["final_mean"]
+            summary = summaries[run]
+            return {"mean": summary["final_mean"], "standard_error": summary.get("final_standard_error"), "episodes": summary.get("final_episodes")}
         table, *keys = self.evaluated
         value = (evaluation or {}).get(table, {}).get(run)
         for key in keys:
@@ -76,9 +79,9 @@ class Expectation:
 
     def value(self, summaries: dict, evaluation: dict | None, run: str | None = None) -> float | None:
         """The checked value of ``run`` (default: the expectation's) from the runs' summaries and
-        the evaluation results (None if absent); a fraction entry's fraction."""
+        the evaluation results (None if absent): a fraction entry's fraction, an average's mean."""
         entry = self.entry(summaries, evaluation, run)
-        return entry["correct"] if is_fraction(entry) else entry
+        return entry["correct"] if is_fraction(entry) else entry["mean"] if is_average(entry) else entry
 
     def bound(self, summaries: dict, evaluation: dict | None) -> float | None:
         """The threshold, or the value of the run ``against``."""
@@ -93,25 +96,18 @@ class Expectation:
         noise of the episodes behind the values (see the class)."""
         value, bound = self.value(summaries, evaluation), self.bound(summaries, evaluation)
         result = lambda passed, note="": {"value": value, "threshold": bound, "passed": passed, "note": note}  # noqa: E731
-        runs = [self.run] + ([self.against] if self.against else [])
-        entries = [self.entry(summaries, evaluation, run) for run in runs]
+        entries = [self.entry(summaries, evaluation, run) for run in [self.run] + ([self.against] if self.against else [])]
         if value is None or bound is None:
             return result(False)
-        if all(is_fraction(e) for e in entries):
-            counts = [e["episodes"] for e in entries]
-            if min(counts) < MIN_EPISODES:
-                return result(False, f"on {' and '.join(map(str, counts))} episodes: too few (at least {MIN_EPISODES} needed)")
-            errors = [math.sqrt(fraction_variance(e)) for e in entries]
-        elif not self.evaluated:
-            counts = [summaries[run].get("final_episodes") for run in runs]
-            errors = [summaries[run].get("final_standard_error") for run in runs]
-            if None in errors:
-                return result(self.check(value, bound), "no margin: no standard error of the final value")
-        else:
-            return result(self.check(value, bound))
+        counts = " and ".join(str(e["episodes"]) for e in entries if is_fraction(e) or is_average(e))
+        if any(is_fraction(e) and e["episodes"] < MIN_EPISODES for e in entries):
+            return result(False, f"on {counts} episodes: too few (at least {MIN_EPISODES} needed)")
+        errors = [standard_error(e) for e in entries]
+        if None in errors:
+            return result(self.check(value, bound), "no margin: no standard error of the value")
         margin = STANDARD_ERRORS * math.sqrt(sum(e**2 for e in errors))
         passed = self.check(value, bound + {">": margin, ">=": -margin, "<": -margin, "<=": margin}[self.op])
-        return result(passed, f"on {' and '.join(map(str, counts))} episodes, by a margin of {STANDARD_ERRORS} standard errors ({margin:.3f})")
+        return result(passed, f"on {counts} episodes, by a margin of {STANDARD_ERRORS} standard errors ({margin:.3f})")
 
 
 MIN_EPISODES = 16
@@ -123,6 +119,19 @@ STANDARD_ERRORS = 2.0
 def is_fraction(entry: Any) -> bool:
     """Whether an evaluated entry is a fraction of episodes {"correct", "episodes"}."""
     return isinstance(entry, dict) and {"correct", "episodes"} <= entry.keys()
+
+
+def is_average(entry: Any) -> bool:
+    """Whether an entry is a mean over episodes with its standard error {"mean", "standard_error",
+    "episodes"} (the standard error None where unknown)."""
+    return isinstance(entry, dict) and {"mean", "standard_error", "episodes"} <= entry.keys()
+
+
+def standard_error(entry: Any) -> float | None:
+    """The standard error of a fraction or average entry over its episodes (None for anything else)."""
+    if is_fraction(entry):
+        return math.sqrt(fraction_variance(entry))
+    return entry["standard_error"] if is_average(entry) else None
 
 
 def fraction_variance(entry: dict) -> float:

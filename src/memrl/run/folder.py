@@ -195,7 +195,7 @@ class RunFolder:
             "steps_per_seed": config.num_updates * config.steps_per_update,
             "final_mean": float(np.mean(finals)) if finals else None,
             "final_std": float(np.std(finals)) if finals else None,
-            **mean_over_seeds_noise(list(per_seed.values())),
+            **{f"final_{k}": v for k, v in mean_over_seeds_noise(list(per_seed.values())).items()},
             "seeds": per_seed,
         }
         atomic_write(self.path / "summary.json", json.dumps(summary, indent=2).encode())
@@ -216,11 +216,11 @@ def episode_noise(tail: list[dict], metric: str) -> dict:
 
 
 def mean_over_seeds_noise(seeds: list[dict]) -> dict:
-    """{"final_episodes", "final_standard_error"} of the mean of the seeds' final values, from each
-    seed's episode noise (None unless every seed has it)."""
+    """{"episodes", "standard_error"} of the mean over seeds of values with each seed's episode
+    noise (``episode_noise``; None unless every seed has it)."""
     errors = [s["standard_error"] for s in seeds]
     episodes = [s["episodes"] for s in seeds]
     return {
-        "final_episodes": None if None in episodes else sum(episodes),
-        "final_standard_error": None if not errors or None in errors else math.sqrt(sum(e**2 for e in errors)) / len(errors),
+        "episodes": None if not episodes or None in episodes else sum(episodes),
+        "standard_error": None if not errors or None in errors else math.sqrt(sum(e**2 for e in errors)) / len(errors),
     }
