@@ -20,7 +20,7 @@ import numpy as np
 
 from memrl.experiments.base import Expectation, Experiment, PaperSetting, chosen_preset, register
 from memrl.learn.ppo_config import PPOConfig, amrl_reference
-from memrl.run.folder import episode_noise, mean_over_seeds_noise
+from memrl.run.folder import episode_noise, mean_over_seeds_noise, measured_rows
 
 CORES = ("amrl-max", "amrl-avg", "set", "lstm", "lstm-stack", "dnc")
 CORE_ARGS = {"dnc": dict(memory_size=16, word_size=16, num_reads=4, num_writes=1, hidden=256, output_size=256)}
@@ -70,7 +70,7 @@ def mean_training_return(folders: dict, out: Path) -> dict:
         config = folder.load_config()
         per_seed, noise = [], []
         for seed in config.seed_list():
-            rows = [row for row in folder.read_metrics(seed) if _finite(row.get(config.score_metric))]
+            rows = measured_rows(folder.read_metrics(seed), config.score_metric)
             if rows:
                 per_seed.append(float(np.mean([row[config.score_metric] for row in rows])))
                 noise.append(episode_noise(rows, config.score_metric))
@@ -78,10 +78,6 @@ def mean_training_return(folders: dict, out: Path) -> dict:
             means[run] = {"mean": float(np.mean(per_seed)), "per_seed": per_seed, **mean_over_seeds_noise(noise)}
             console.print(f"{run}: mean training return {means[run]['mean']:.2f} (seeds {', '.join(f'{v:.2f}' for v in per_seed)})")
     return {"training": means}
-
-
-def _finite(value) -> bool:
-    return value is not None and bool(np.isfinite(value))
 
 
 def learns_faster(env: str, core: str, than: str) -> Expectation:

@@ -178,7 +178,7 @@ class RunFolder:
         for seed in config.seed_list():
             rows = self.read_metrics(seed)
             rows_all += [{"seed": seed, **r} for r in rows]
-            measured = [r for r in rows if r.get(config.final_metric) is not None and not math.isnan(r[config.final_metric])]
+            measured = measured_rows(rows, config.final_metric)
             tail = measured[-max(1, int(len(measured) * final_fraction)) :] if measured else []
             per_seed[seed] = {
                 "final": float(np.mean([r[config.final_metric] for r in tail])) if tail else None, "updates": len(rows),
@@ -200,6 +200,11 @@ class RunFolder:
         }
         atomic_write(self.path / "summary.json", json.dumps(summary, indent=2).encode())
         return summary
+
+
+def measured_rows(rows: list[dict], metric: str) -> list[dict]:
+    """The metrics rows whose update measured ``metric`` (not None or NaN)."""
+    return [r for r in rows if r.get(metric) is not None and not math.isnan(r[metric])]
 
 
 def episode_noise(tail: list[dict], metric: str) -> dict:
