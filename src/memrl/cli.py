@@ -1,4 +1,4 @@
-"""The ``memrl`` command line: list, train, train-impala, train-supervised, eval, plot, reproduce, analyze, bench, sweep."""
+"""The ``memrl`` command line: list, train, train-impala, train-supervised, eval, plot, reproduce, results, analyze, bench, sweep."""
 
 from __future__ import annotations
 
@@ -215,9 +215,9 @@ def plot(runs: tyro.conf.Positional[list[Path]], out: Path = Path("curves.png"))
 def reproduce(
     name: tyro.conf.Positional[str], out: Path | None = None, workers: int | None = None, total_steps: int | None = None,
     num_envs: int | None = None, preset: str | None = None, add_cores: tuple[str, ...] = (), tensorboard: bool = False,
-    devices: int | None = None, runs: tuple[str, ...] = (), seeds: int | None = None,
+    devices: int | None = None, runs: tuple[str, ...] = (), seeds: int | None = None, record_dir: Path | None = None,
 ) -> None:
-    """Run a named experiment (resumable) and write its table, figure and checks.
+    """Run a named experiment (resumable) and write its table, figure, checks and record.
 
     Args:
         name: experiment name (see ``memrl list``).
@@ -236,6 +236,8 @@ def reproduce(
         runs: run only these of the experiment's runs ("<panel>/<label>", as its table names them),
             checking only the checks between them; the others can run later into the same folder.
         seeds: run every config with this many seeds instead of the experiment's.
+        record_dir: also write the record there (``docs/results`` for the project's scoreboard:
+            ``memrl results --write`` then regenerates it); it is always written to OUT/record.json.
     """
     from memrl import experiments
     from memrl.experiments.runner import reproduce as run_experiment
@@ -248,7 +250,19 @@ def reproduce(
         experiment = experiment.with_run_settings(**settings)
     tags = [f"{value}{unit}" for value, unit in ((total_steps, ""), (preset, ""), (num_envs, "envs"), (seeds, "seeds")) if value is not None]
     tags += [f"with-{core}" for core in dict.fromkeys(add_cores)]
-    run_experiment(experiment, out or experiments.base.default_out("-".join([name, *tags])), workers, tensorboard, devices)
+    run_experiment(experiment, out or experiments.base.default_out("-".join([name, *tags])), workers, tensorboard, devices, record_dir)
+
+
+def results(records: Path = Path("docs/results"), write: bool = False) -> None:
+    """Print the scoreboard: which findings of which paper memrl reproduces, from the committed records.
+
+    Args:
+        records: the folder of records (``memrl reproduce NAME --record-dir`` writes one there).
+        write: also regenerate docs/scoreboard.md and the scoreboard blocks of docs/results.md and README.md.
+    """
+    from memrl.experiments.scoreboard import show
+
+    show(records, write)
 
 
 def babyai_demos(levels: str = "BossLevel", episodes: int = 1_000, test_episodes: int = 100, max_steps: int = 128, seed: int = 0) -> None:
@@ -296,7 +310,7 @@ def wandb(runs: tyro.conf.Positional[list[Path]], project: str = "memrl", entity
 
 COMMANDS = {
     "list": list_all, "train": train, "train-impala": train_impala, "train-supervised": train_supervised, "eval": evaluate, "plot": plot,
-    "reproduce": reproduce, "babyai-demos": babyai_demos, "wandb": wandb,
+    "reproduce": reproduce, "results": results, "babyai-demos": babyai_demos, "wandb": wandb,
 }
 
 

@@ -77,7 +77,8 @@ def test_rmc_boxworld_is_the_papers_agent_and_counts_solved_levels(tmp_path, mon
     folder.save_checkpoint(0, learner_for(config).init(jax.random.PRNGKey(0)))  # an untrained agent is enough to count levels
     monkeypatch.setattr(rmc_boxworld, "TEST_STEPS", 30)  # past the 20-step limit: every environment finishes a level
     solved = evaluate_solved({"boxworld/rmc": folder}, tmp_path)["solved"]["boxworld/rmc"]
-    assert solved["levels"] > 0 and 0.0 <= solved["fraction_solved"] <= 1.0
+    fraction = solved["fraction_solved"]
+    assert solved["levels"] == fraction["episodes"] > 0 and 0.0 <= fraction["correct"] <= 1.0
 
 
 def test_rmc_lte_covers_table_1():
@@ -234,11 +235,19 @@ def test_reproduce_writes_table_figure_and_checks(tmp_path, capsys):
     tiny = dict(env_args={"maze_length": 4, "timeout": 10}, core_args={"hidden": 8}, encoder_widths=(8,),
                 head_widths=(8,), num_envs=4, rollout_len=8, total_steps=64)
     experiment = Experiment(
-        name="tiny", version=1, description="tiny", reproduces="nothing",
+        name="tiny", version=1, description="tiny",
         runs={"T-LN/gru": PPOConfig(env="tmaze/T-LN", core="gru", **tiny), "T-LN/lstm": PPOConfig(env="tmaze/T-LN", core="lstm", **tiny)},
-        expectations=(Expectation("T-LN/gru", ">=", 100.0, "cannot pass"),),
+        expectations=(Expectation("T-LN/gru", ">=", 100.0, "cannot pass", central=True), Expectation("T-LN/lstm", ">=", -100.0, "passes")),
+        reproduces="Beck et al. 2020, Fig. 4 (T-LN panel)", finding="tiny", paper_steps=1_000_000,
     )
-    results = reproduce(experiment, tmp_path, workers=2)
+    results = reproduce(experiment, tmp_path / "out", workers=2, record_dir=tmp_path / "records")
+    record = json.loads((tmp_path / "records" / "tiny.json").read_text())
+    assert record == json.loads((tmp_path / "out" / "record.json").read_text())
+    assert record["verdict"] == "not reproduced" and record["paper"] == "Beck et al. 2020" and record["figure"] == "Fig. 4"
+    assert record["runs"]["T-LN/gru"] == {"steps": 64, "unit": "environment steps", "paper_steps": 1_000_000, "seeds": 1}
+    assert [(c["central"], c["passed"]) for c in record["checks"]] == [(True, False), (False, True)]
+    assert all(c["margin"] is not None for c in record["checks"])  # final returns carry their episodes' standard error
+    tmp_path = tmp_path / "out"
     assert (tmp_path / "curves.png").stat().st_size > 0
     saved = json.loads((tmp_path / "results.json").read_text())
     assert saved["checks"][0]["passed"] is False and set(saved["summaries"]) == {"T-LN/gru", "T-LN/lstm"}
@@ -282,7 +291,7 @@ def test_an_experiment_with_some_of_its_runs_keeps_only_the_checks_between_them(
 
 def test_final_agents_run_on_another_environment_and_core_setting(tmp_path):
     """A graph-nav agent trained on 5 junctions acts on 7 with another number of EPN iterations."""
-    from memrl.experiments.final_agents import agent_rewards, final_params
+    from memrl.run.final_agents import agent_rewards, final_params
     from memrl.learn.impala_config import ImpalaConfig
     from memrl.run.launch import train_seeds
     from memrl.run.folder import RunFolder
@@ -424,7 +433,8 @@ def test_held_out_evaluation_scores_the_final_model_on_fresh_held_out_sequences(
 
     import numpy as np
 
-    from memrl.experiments.final_agents import final_params, held_out_accuracy, held_out_evaluation
+    from memrl.experiments.evaluations import held_out_evaluation
+    from memrl.run.final_agents import final_params, held_out_accuracy
     from memrl.learn.supervised import SupervisedLearner
     from memrl.learn.supervised_config import SupervisedConfig
     from memrl.run.folder import RunFolder

@@ -95,7 +95,7 @@ def command(run: tyro.conf.Positional[Path], seed: int = 0, sequences: int = 3, 
         out: folder for attention.png and attention.npz (default RUN/analysis).
     """
     from memrl.console import console
-    from memrl.experiments.final_agents import seed_params
+    from memrl.run.final_agents import seed_params
     from memrl.learn.learners import learner_for
     from memrl.run.folder import RunFolder
 

@@ -129,7 +129,7 @@ def command(
     """
     from memrl import cores
     from memrl.console import console
-    from memrl.experiments.final_agents import seed_params
+    from memrl.run.final_agents import seed_params
     from memrl.run.folder import RunFolder
 
     folder = RunFolder(Path(run))

@@ -50,6 +50,9 @@ class Expectation:
     why: str
     evaluated: tuple[str, ...] = ()
     against: str = ""
+    central: bool = False
+    """whether the check states the paper's headline claim for its figure or table (the scoreboard's
+    verdict counts the central checks); the others support it"""
 
     def __post_init__(self):
         if self.op not in _OPS:
@@ -92,10 +95,14 @@ class Expectation:
         return value is not None and bound is not None and _OPS[self.op](value, bound)
 
     def outcome(self, summaries: dict, evaluation: dict | None) -> dict:
-        """{"value", "threshold" (the bound), "passed", "note"}: the check on the results, beyond the
-        noise of the episodes behind the values (see the class)."""
+        """{"value", "threshold" (the bound), "margin", "passed", "reversed", "note"}: the check on the
+        results, beyond the noise of the episodes behind the values (see the class). ``margin`` is
+        None where the values carry no standard error; ``reversed`` says that a comparison failed
+        with the opposite ordering holding beyond the margin (never without a margin)."""
         value, bound = self.value(summaries, evaluation), self.bound(summaries, evaluation)
-        result = lambda passed, note="": {"value": value, "threshold": bound, "passed": passed, "note": note}  # noqa: E731
+        result = lambda passed, note="", margin=None, reversed=False: {  # noqa: E731
+            "value": value, "threshold": bound, "margin": margin, "passed": passed, "reversed": reversed, "note": note,
+        }
         entries = [self.entry(summaries, evaluation, run) for run in [self.run] + ([self.against] if self.against else [])]
         if value is None or bound is None:
             return result(False)
@@ -107,7 +114,9 @@ class Expectation:
             return result(self.check(value, bound), "no margin: no standard error of the value")
         margin = STANDARD_ERRORS * math.sqrt(sum(e**2 for e in errors))
         passed = self.check(value, bound + {">": margin, ">=": -margin, "<": -margin, "<=": margin}[self.op])
-        return result(passed, f"on {counts} episodes, by a margin of {STANDARD_ERRORS} standard errors ({margin:.3f})")
+        above = self.op in (">", ">=")
+        reversed = bool(self.against) and not passed and (value < bound - margin if above else value > bound + margin)
+        return result(passed, f"on {counts} episodes, by a margin of {STANDARD_ERRORS} standard errors ({margin:.3f})", margin, reversed)
 
 
 MIN_EPISODES = 16
@@ -160,6 +169,10 @@ class Experiment:
     """every preset of the experiment (see ``PRESETS``)"""
     settings: Sequence["PaperSetting"] = ()
     """the settings compared with the paper's in the experiment's settings table"""
+    finding: str = ""
+    """the paper's finding that the central checks state, in about a dozen words (the scoreboard's)"""
+    paper_steps: int | None = None
+    """the paper's budget per run, in the runs' step unit (None where the paper does not state it)"""
 
     def with_run_settings(self, **settings) -> "Experiment":
         """The same experiment with these config fields set in every run (e.g. ``total_steps``, the

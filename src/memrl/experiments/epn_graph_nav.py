@@ -58,7 +58,7 @@ def evaluate_generalisation(folders: dict, out: Path, episodes_per_env: int = 2)
 
     from memrl.analysis.planning_metrics import episodes_from_stream
     from memrl.console import console
-    from memrl.experiments.final_agents import agent_rewards, final_params
+    from memrl.run.final_agents import agent_rewards, final_params
 
     key = jax.random.PRNGKey(2021)
     oracle = {j: oracle_return(j, key) for j in TEST_JUNCTIONS}
@@ -103,8 +103,10 @@ def epn_graph_nav(preset: str | None = None) -> Experiment:
         version=2,
         description=f"EPN and LSTM on graph-nav/5 (a One-Shot StreetLearn analogue), V-trace, preset {preset!r}; tested on 5, 7, 9 junctions",
         reproduces="Ritter et al. 2021, Sec. 5 (One-Shot StreetLearn) and its generalisation to larger neighbourhoods",
+        finding="EPN navigates new street graphs from one exploration, near the shortest path",
+        paper_steps=None,
         runs=preset_runs(preset),
-        expectations=(Expectation("5 junctions/epn", ">=", 0.5 * 46.3, "EPN reaches at least half the oracle's return (oracle 46.3 on 5 junctions)"),),
+        expectations=(Expectation("5 junctions/epn", ">=", 0.5 * 46.3, "EPN reaches at least half the oracle's return (oracle 46.3 on 5 junctions)", central=True),),
         optima={"5 junctions": [("oracle 46.3", 46.3)]},
         evaluation=evaluate_generalisation,
         preset=preset,

@@ -13,7 +13,7 @@ settings at the same budget beside them.
 
 from __future__ import annotations
 
-from memrl.experiments.base import Experiment, PaperSetting, register
+from memrl.experiments.base import Expectation, Experiment, PaperSetting, register
 from memrl.experiments.epn_memory_planning import ENV, REFERENCE_RETURNS
 from memrl.learn.impala_config import ImpalaConfig
 
@@ -25,6 +25,7 @@ LSTM = dict(env=ENV, core="lstm", core_args={"hidden": 256}, encoder_widths=(64,
 PAPER_RANGE = dict(optimizer="rmsprop", rmsprop_eps=1e-4, rmsprop_decay=0.99, rmsprop_momentum=0.0, rollout_len=40)
 FIRST_SETTINGS = dict(optimizer="adam", lr=1e-3, entropy_coef=0.01, num_envs=16, rollout_len=20)
 """epn-memory-planning v1's settings"""
+V1_RUN = "4x4/v1 settings (Adam 1e-3, batch 16, unroll 20)"
 
 
 def sweep_runs() -> dict[str, ImpalaConfig]:
@@ -32,7 +33,7 @@ def sweep_runs() -> dict[str, ImpalaConfig]:
         f"4x4/lr {lr:g}, entropy {entropy:g}, batch {batch}": ImpalaConfig(lr=lr, entropy_coef=entropy, num_envs=batch, **PAPER_RANGE, **LSTM)
         for lr in LEARNING_RATES for entropy in ENTROPY_COSTS for batch in BATCHES
     }
-    runs["4x4/v1 settings (Adam 1e-3, batch 16, unroll 20)"] = ImpalaConfig(**FIRST_SETTINGS, **LSTM)
+    runs[V1_RUN] = ImpalaConfig(**FIRST_SETTINGS, **LSTM)
     return runs
 
 
@@ -49,11 +50,17 @@ SETTINGS = (
 
 EPN_SETTINGS_SWEEP = Experiment(
     name="epn-settings-sweep",
-    version=1,
+    version=2,
     description="The LSTM on the 4×4 Memory&Planning Game: lr × entropy × batch at the corners of the EPN paper's ranges, "
     "and memrl's first settings, one seed each",
     reproduces="Ritter et al. 2021, Fig. 2b (the LSTM reaches the within-trial optimum, 10.8), under App. A.2's tuning ranges",
+    finding="an LSTM agent reaches the within-trial explorer's return (10.8)",
+    paper_steps=None,
     runs=sweep_runs(),
+    # version 2 states Fig. 2b's level as a check (version 1 had none)
+    expectations=(
+        Expectation(V1_RUN, ">=", REFERENCE_RETURNS["within_trial_explorer"], "the LSTM reaches the within-trial explorer's return (Fig. 2b)", central=True),
+    ),
     optima={"4x4": [(f"{name} {value}", value) for name, value in REFERENCE_RETURNS.items()]},
     settings=SETTINGS,
 )

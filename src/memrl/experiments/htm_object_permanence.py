@@ -69,7 +69,8 @@ def preset_runs(preset: str) -> dict[str, ImpalaConfig]:
 def evaluate_levels(folders: dict, out: Path, episodes_steps: int = 2 * LONGEST_EPISODE) -> dict:
     """Fraction of episodes ending on the named object's box (return 1.3, or 1 without the 0.3 for
     looking away), per final agent and test level."""
-    from memrl.experiments.final_agents import agent_episode_returns, fraction_correct_by_level
+    from memrl.experiments.evaluations import fraction_correct_by_level
+    from memrl.run.final_agents import agent_episode_returns
 
     key = jax.random.PRNGKey(2021)
 
@@ -130,14 +131,16 @@ def htm_object_permanence(preset: str | None = None) -> Experiment:
         version=2,
         description=f"HTM, GTrXL and LSTM on object permanence (a 2D analogue; V-trace + reconstruction), preset {preset!r}; tested on 0 s and 30 s delays",
         reproduces="Lampinen et al. 2021, Sec. 3.2 and Fig. 4 (HTM above TrXL, the LSTM fails; HTM learns the 30 s task alone)",
+        finding="HTM remembers which box hides the object over 30 s delays; TrXL and LSTM fail",
+        paper_steps=None,
         runs=preset_runs(preset),
         expectations=(
             Expectation("mixed/htm", ">", None, "HTM picks the right box more often than TrXL with 30 s delays (Fig. 4c)",
-                        evaluated=("fraction_correct", "delay30"), against="mixed/gtrxl"),
+                        evaluated=("fraction_correct", "delay30"), against="mixed/gtrxl", central=True),
             Expectation("mixed/htm", ">", None, "HTM above the LSTM without delays (Fig. 4b: LSTMs do not learn)",
                         evaluated=("fraction_correct", "delay0"), against="mixed/lstm"),
             Expectation("delay30/htm", ">=", 0.9, "HTM learns the 30 s task without the shorter ones (Fig. 4d)",
-                        evaluated=("fraction_correct", "delay30")),
+                        evaluated=("fraction_correct", "delay30"), central=True),
         ),
         optima={"mixed": [("optimum 1.3", 1.3), ("no memory 0.63", 0.3 + 1 / 3)], "delay30": [("optimum 1.3", 1.3), ("no memory 0.63", 0.3 + 1 / 3)]},
         evaluation=evaluate_levels,

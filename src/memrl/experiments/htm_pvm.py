@@ -87,7 +87,7 @@ SETTINGS = (
 def evaluate_choices(folders: dict, out: Path, steps: int = 2 * EPISODE_STEPS) -> dict:
     """Fraction of finished episodes in which each final agent chose the matching square."""
     from memrl.console import console
-    from memrl.experiments.final_agents import agent_evaluations, final_params
+    from memrl.run.final_agents import agent_evaluations, final_params
 
     key = jax.random.PRNGKey(2021)
     results = {}
@@ -110,9 +110,11 @@ def htm_pvm(preset: str | None = None) -> Experiment:
         version=4,
         description=f"HTM, GTrXL and LSTM on pvm (2-D Passive Visual Match), V-trace, preset {preset!r}",
         reproduces="Lampinen et al. 2021, Sec. 3.2 (Passive Visual Match): HTM reliably correct, like RMA",
+        finding="HTM recalls the colour seen long before and picks its match reliably",
+        paper_steps=None,
         runs=preset_runs(preset),
         expectations=(
-            Expectation("pvm/htm", ">=", 0.9, "HTM chooses the matching square reliably, like RMA", evaluated=("choices",)),
+            Expectation("pvm/htm", ">=", 0.9, "HTM chooses the matching square reliably, like RMA", evaluated=("choices",), central=True),
             Expectation("pvm/lstm", "<=", 0.5, "without a long memory the choice is near chance (1/3)", evaluated=("choices",)),
         ),
         optima={"pvm": [("match only", MATCH_REWARD)]},

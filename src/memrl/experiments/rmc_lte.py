@@ -17,7 +17,7 @@ Scored by the final model's per-character accuracy on 12,800 held-out programs a
 from __future__ import annotations
 
 from memrl.experiments.base import Experiment, PaperSetting, chosen_preset, register
-from memrl.experiments.final_agents import held_out_evaluation, held_out_expectation
+from memrl.experiments.evaluations import held_out_evaluation, held_out_expectation
 from memrl.learn.supervised_config import SupervisedConfig
 
 PRESETS = ("cpu", "paper")
@@ -88,9 +88,11 @@ def rmc_lte(preset: str | None = None) -> Experiment:
         version=1,
         description="RMC and a 2-layer LSTM on Learning to Execute: addition, control, full program, copy, reverse, double",
         reproduces="Santoro et al. 2018, Table 1 (per-character accuracy; RMC at least as good as the LSTM on every task)",
+        finding="the RMC executes programs and memorises sequences at least as well as an LSTM",
+        paper_steps=25_600_000,
         runs=lte_runs(preset),
         expectations=tuple(
-            held_out_expectation(f"{task}/rmc", ">=", None, f"the RMC at least as good as the LSTM on {task} (Table 1)", against=f"{task}/lstm")
+            held_out_expectation(f"{task}/rmc", ">=", None, f"the RMC at least as good as the LSTM on {task} (Table 1)", against=f"{task}/lstm", central=True)
             for task in TASKS
         ),
         evaluation=held_out_evaluation(TEST_PROGRAMS),

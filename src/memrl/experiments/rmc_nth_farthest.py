@@ -15,7 +15,7 @@ step; the final models are scored on 12,800 held-out sequences. Presets:
 from __future__ import annotations
 
 from memrl.experiments.base import Experiment, PaperSetting, chosen_preset, register
-from memrl.experiments.final_agents import held_out_evaluation, held_out_expectation as held_out
+from memrl.experiments.evaluations import held_out_evaluation, held_out_expectation as held_out
 from memrl.learn.supervised_config import SupervisedConfig
 
 PRESETS = ("cpu", "paper")
@@ -87,12 +87,14 @@ def rmc_nth_farthest(preset: str | None = None) -> Experiment:
         version=2,
         description="RMC, LSTM and DNC on Nth Farthest (8 vectors of 16 dimensions), each with the paper's 4x256 output MLP",
         reproduces="Santoro et al. 2018, Sec. 5.1 and Figs. 4-5 (RMC ~91%, LSTM and DNC below 30%)",
+        finding="the RMC reasons about distances between remembered vectors; LSTM and DNC cannot",
+        paper_steps=None,
         runs=nth_farthest_runs(preset),
         expectations=(
-            held_out("nth farthest/rmc", ">=", 0.8, "the RMC solves most sequences (paper: ~91%)"),
+            held_out("nth farthest/rmc", ">=", 0.8, "the RMC solves most sequences (paper: ~91%)", central=True),
             held_out("nth farthest/lstm", "<=", 0.35, "the LSTM stays low (paper: below 30%)"),
             held_out("nth farthest/dnc", "<=", 0.35, "the DNC stays low (paper: below 30%)"),
-            held_out("nth farthest/rmc", ">", None, "the RMC above the LSTM", against="nth farthest/lstm"),
+            held_out("nth farthest/rmc", ">", None, "the RMC above the LSTM", against="nth farthest/lstm", central=True),
         ),
         evaluation=held_out_evaluation(TEST_SEQUENCES),
         optima={"nth farthest": [("chance 0.125", 0.125)]},

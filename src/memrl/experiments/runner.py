@@ -11,6 +11,7 @@ from rich.table import Table
 
 from memrl.console import console
 from memrl.experiments.base import Experiment
+from memrl.experiments.record import make_record, write_record
 from memrl.run.curves import save_curves
 from memrl.run.devices import check_devices, default_devices
 from memrl.run.folder import RunFolder
@@ -18,9 +19,13 @@ from memrl.run.tensorboard import require_tensorboard, write_figure
 from memrl.run.train import train_folders
 
 
-def reproduce(experiment: Experiment, out: Path, workers: int | None = None, tensorboard: bool = False, devices: int | None = None) -> dict:
+def reproduce(
+    experiment: Experiment, out: Path, workers: int | None = None, tensorboard: bool = False, devices: int | None = None,
+    record_dir: Path | None = None,
+) -> dict:
     """Train every run of ``experiment`` in ``out`` (each on ``devices`` local devices; default: the
-    most that every run can take), then write its table, figure and checks."""
+    most that every run can take), then write its table, figure, checks and record (``out/record.json``,
+    and into ``record_dir`` where given: ``docs/results`` keeps the project's)."""
     if tensorboard:
         require_tensorboard()
     devices = min(default_devices(c) for c in experiment.runs.values()) if devices is None else devices
@@ -71,12 +76,16 @@ def reproduce(experiment: Experiment, out: Path, workers: int | None = None, ten
         outcome = e.outcome(summaries, results.get("evaluation"))
         value, bound, ok = outcome["value"], outcome["threshold"], outcome["passed"]
         results["checks"].append({
-            "run": e.run, "measure": e.measure, "op": e.op, "threshold": bound, "against": e.against, "value": value, "passed": ok,
-            "note": outcome["note"], "why": e.why,
+            "description": e.why, "central": e.central, "run": e.run, "measure": e.measure, "op": e.op, "threshold": bound,
+            "against": e.against, "value": value, "margin": outcome["margin"], "passed": ok, "reversed": outcome["reversed"],
+            "note": outcome["note"],
         })
         than = f"{rounded(bound)} ({e.against})" if e.against else f"{e.threshold}"
         note = f"; {outcome['note']}" if outcome["note"] else ""
         console.print(f"{'[green]PASS' if ok else '[red]FAIL'}[/] {e.run} {e.measure}: {rounded(value)} {e.op} {than}  ({e.why}{note})")
     (out / "results.json").write_text(json.dumps(results, indent=2))
+    record = make_record(experiment, results["checks"], wall)
+    records = [write_record(record, out, "record.json")] + ([write_record(record, record_dir)] if record_dir is not None else [])
     console.print(f"figure: {figure}\nresults: {out / 'results.json'} (wall time {wall / 60:.1f} min)")
+    console.print(f"verdict: [bold]{record['verdict']}[/]; record: {', '.join(map(str, records))}")
     return results

@@ -1,5 +1,6 @@
-"""Evaluating the final agents of a run folder, possibly on another environment or core setting
-(generalisation, thinking time): the parameters come from each seed's last checkpoint."""
+"""The final agents of a run folder: each seed's last checkpoint, and what those agents do in fresh
+environments (possibly of another environment or core setting: generalisation, thinking time) or on
+fresh held-out sequences. Analyses and experiments both read trained agents through here."""
 
 from __future__ import annotations
 
@@ -8,7 +9,6 @@ import dataclasses
 import jax
 import numpy as np
 
-from memrl.experiments.base import Expectation
 from memrl.learn.learners import learner_for
 
 
@@ -52,32 +52,6 @@ def agent_episode_returns(config, params: list, key, num_steps: int, **overrides
     return [returns[done] for done, returns, _ in agent_evaluations(config, params, key, num_steps, **overrides)]
 
 
-def fraction_correct_by_level(folders: dict, levels, right_per_episode, title: str) -> dict:
-    """{"fraction_correct": run -> level -> {"correct", "episodes"}}, printed as a table:
-    ``right_per_episode(config, params, level)`` gives, for the final agents of a run, one 0/1
-    value per finished episode on ``level``."""
-    from rich.table import Table
-
-    from memrl.console import console
-
-    rows = {}
-    for run, folder in folders.items():
-        config, params = folder.load_config(), final_params(folder)
-        rows[run] = {}
-        for level in levels:
-            right = np.asarray(right_per_episode(config, params, level), float)
-            if right.size:
-                rows[run][level] = {"correct": float(right.mean()), "episodes": int(right.size)}
-    table = Table(title=title)
-    table.add_column("run")
-    for level in levels:
-        table.add_column(level)
-    for run, by_level in rows.items():
-        table.add_row(run, *[f"{by_level[lv]['correct']:.2f} ({by_level[lv]['episodes']})" if lv in by_level else "-" for lv in levels])
-    console.print(table)
-    return {"fraction_correct": rows}
-
-
 def held_out_accuracy(folder, num_sequences: int, batch_size: int = 1280, seed: int = 2018) -> list[dict[str, float]]:
     """Per seed of a supervised run: its final model's accuracies on ``num_sequences`` fresh
     held-out sequences, the mean over batches of ``batch_size`` (one compile; the same sequences
@@ -92,33 +66,3 @@ def held_out_accuracy(folder, num_sequences: int, batch_size: int = 1280, seed: 
         batches = [evaluate(params, key, batch_size) for key in keys]
         per_seed.append({name: float(np.nanmean([b[name] for b in batches])) for name in batches[0]})
     return per_seed
-
-
-def held_out_evaluation(num_sequences: int, batch_size: int = 1280):
-    """An experiment's ``evaluation``: each run's final accuracies on ``num_sequences`` held-out
-    sequences in batches of ``batch_size`` (``held_out_accuracy``), mean over seeds, as ``{"held_out": {run: {name: value}}}``;
-    prints a table."""
-    from rich.table import Table
-
-    from memrl.console import console
-
-    def evaluate(folders: dict, out) -> dict:
-        rows = {}
-        for run, folder in folders.items():
-            per_seed = held_out_accuracy(folder, num_sequences, batch_size)
-            if per_seed:
-                rows[run] = {name: float(np.mean([s[name] for s in per_seed])) for name in per_seed[0]} | {"seeds": len(per_seed)}
-        table = Table(title=f"final models on {num_sequences:,} held-out sequences (mean over seeds)")
-        for column in ("run", "accuracy", "token accuracy", "sequence accuracy", "seeds"):
-            table.add_column(column)
-        for run, row in rows.items():
-            table.add_row(run, *(f"{row[name]:.3f}" for name in ("accuracy", "token_accuracy", "sequence_accuracy")), str(row["seeds"]))
-        console.print(table)
-        return {"held_out": rows}
-
-    return evaluate
-
-
-def held_out_expectation(run: str, op: str, threshold: float | None, why: str, against: str = "") -> Expectation:
-    """An expectation on the final model's held-out accuracy from ``held_out_evaluation``."""
-    return Expectation(run, op, threshold, why, evaluated=("held_out", "accuracy"), against=against)
