@@ -315,9 +315,8 @@ COMMANDS = {
 
 
 def analyze_commands() -> dict:
-    from memrl.analysis import attention_maps, chunk_selection, distance_probe, gradient_strength, planner_distance_training, signal_to_noise
-    from memrl.experiments import ballet_memory
-
+    from memrl.analysis import attention_maps, ballet_memory, chunk_selection, distance_probe, gradient_strength, planner_distance_training, signal_to_noise
+    
     return {
         "gradients": gradient_strength.command,
         "snr": signal_to_noise.command,

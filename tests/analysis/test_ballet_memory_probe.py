@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from memrl.analysis.ballet_memory_probe import BalletMemoryProbe, train_probe, watch_episodes
-from memrl.experiments.ballet_memory import command, probe_config
+from memrl.analysis.ballet_memory import command, probe_config
 from memrl.envs import ballet
 from memrl.envs.ballet_tables import DANCER_SLOTS
 from memrl.learn.impala_config import ImpalaConfig

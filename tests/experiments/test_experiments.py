@@ -492,6 +492,19 @@ def test_htm_ballet_presets_cover_the_issue(preset):
     assert all(c.num_envs == 256 and c.core_args == runs[r].core_args for r, c in named.runs.items())
 
 
+def test_experiments_declare_their_presets_as_data():
+    from memrl.experiments.base import register, registration, takes_cores, with_presets
+
+    assert registration("htm-ballet").presets == ("cpu", "gpu", "paper") and registration("tln-demo").presets == ()
+    assert "tln-demo" not in with_presets() and takes_cores() == ["amrl-tmaze"]
+    with pytest.raises(ValueError, match="presets must be among"):
+        register("tiny", lambda preset: None, presets=("tpu",))
+    with pytest.raises(ValueError, match="can add the cores dnc, not gru"):
+        experiments.get("amrl-tmaze", "cpu", ("gru",))
+    with pytest.raises(ValueError, match="adds no cores"):
+        experiments.get("htm-ballet", "cpu", ("dnc",))
+
+
 def test_presets_are_checked():
     with pytest.raises(ValueError, match="preset must be one of"):
         experiments.get("htm-ballet", "tpu")
@@ -600,12 +613,12 @@ def test_the_demo_checks_both_models_over_two_seeds():
 
 @pytest.mark.parametrize("preset", ["cpu", "paper"])
 def test_htm_graph_nav_trains_every_memory_with_the_streets_settings(preset):
-    from memrl.experiments.htm_graph_nav import STREETS_LOSSES
+    from memrl.learn.paper_agents import HTM_STREETS_LOSSES
 
     experiment = experiments.get("htm-graph-nav", preset)
     configs = experiment.runs
     assert {c.core for c in configs.values()} == {"htm", "epn", "gtrxl"} and all(c.env == "graph-nav/5" for c in configs.values())
-    assert all(getattr(c, field) == value for c in configs.values() for field, value in STREETS_LOSSES.items())
+    assert all(getattr(c, field) == value for c in configs.values() for field, value in HTM_STREETS_LOSSES.items())
     htm = configs["5 junctions/htm"].core_args
     assert htm["chunk_size"] == 4 and htm["num_chunks"] * htm["chunk_size"] > 200  # Table 1: a store longer than the episode
     assert len({(c.num_envs, c.total_steps, c.seeds, c.encoder) for c in configs.values()}) == 1  # only the memory differs

@@ -1,6 +1,17 @@
-"""Named reproductions; importing this package registers them."""
+"""Named reproductions. Importing this package imports every experiment module, a module named
+after its paper's memory (``amrl_*``, ``epn_*``, ``htm_*``, ``rmc_*``, ``tlb_*``), and each registers
+its experiments (``base.register``); the other modules (base, records, runner, ...) are helpers."""
+
+import importlib
+import pkgutil
 
 from memrl.experiments.base import EXPERIMENTS, Expectation, Experiment, get, names, register
-from memrl.experiments import amrl_minecraft, amrl_tmaze, epn_graph_nav, epn_memory_planning, epn_settings_sweep, htm_ballet, htm_graph_nav, htm_object_permanence, htm_pai, htm_word_learning, htm_pvm, rmc_boxworld, rmc_language_model, rmc_lte, rmc_nth_farthest, rmc_pacman, tlb_babyai, tlb_copying, tlb_decision, tlb_image, tlb_listops  # noqa: F401  (registration)
+
+PAPERS = ("amrl", "epn", "htm", "rmc", "tlb")
+"""the prefixes of experiment modules: the memories whose papers they reproduce"""
+
+for _module in pkgutil.iter_modules(__path__):
+    if _module.name.split("_")[0] in PAPERS:
+        importlib.import_module(f"{__name__}.{_module.name}")
 
 __all__ = ["EXPERIMENTS", "Expectation", "Experiment", "get", "names", "register"]

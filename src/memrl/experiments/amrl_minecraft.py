@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from memrl.experiments.base import Expectation, Experiment, PaperSetting, chosen_preset, register
+from memrl.experiments.base import Expectation, Experiment, PaperSetting, register
 from memrl.learn.ppo_config import PPOConfig, amrl_reference
 from memrl.run.folder import episode_noise, mean_over_seeds_noise, measured_rows
 
@@ -131,9 +131,8 @@ SETTINGS = (
 )
 
 
-def amrl_minecraft(preset: str | None = None) -> Experiment:
-    """The experiment with ``preset`` (default: the current JAX backend's)."""
-    preset = chosen_preset(preset, PRESETS)
+def amrl_minecraft(preset: str) -> Experiment:
+    """The experiment's runs and checks in ``preset``."""
     return Experiment(
         name="amrl-minecraft",
         version=2,
@@ -145,10 +144,8 @@ def amrl_minecraft(preset: str | None = None) -> Experiment:
         expectations=expectations(),
         optima=OPTIMA,
         evaluation=mean_training_return,
-        preset=preset,
-        presets=PRESETS,
         settings=SETTINGS,
     )
 
 
-register("amrl-minecraft", amrl_minecraft)
+register("amrl-minecraft", amrl_minecraft, presets=PRESETS)

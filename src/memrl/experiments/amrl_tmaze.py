@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memrl.experiments.base import Expectation, Experiment, PaperSetting, chosen_preset, register
+from memrl.experiments.base import Expectation, Experiment, PaperSetting, register
 from memrl.learn.ppo_config import PPOConfig, amrl_reference
 
 CORES = ("amrl-max", "amrl-avg", "set", "lstm", "lstm-stack")
@@ -145,13 +145,9 @@ SETTINGS = (
 )
 
 
-def amrl_tmaze(preset: str | None = None, add_cores: tuple[str, ...] = ()) -> Experiment:
-    """The experiment with ``preset`` (default: the current JAX backend's) and, with ``add_cores``,
-    the paper's other baselines (``OPTIONAL_CORES``: the DNC) on every maze too; they add runs, not checks."""
-    preset = chosen_preset(preset, PRESETS)
-    unknown = sorted(set(add_cores) - set(OPTIONAL_CORES))
-    if unknown:
-        raise ValueError(f"amrl-tmaze can add the cores {', '.join(OPTIONAL_CORES)}, not {', '.join(unknown)}")
+def amrl_tmaze(preset: str, add_cores: tuple[str, ...] = ()) -> Experiment:
+    """The experiment in ``preset`` and, with ``add_cores``, the paper's other baselines
+    (``OPTIONAL_CORES``: the DNC) on every maze too; they add runs, not checks."""
     extra = "".join(f" and {core.upper()}" for core in add_cores)
     return Experiment(
         name="amrl-tmaze",
@@ -164,8 +160,6 @@ def amrl_tmaze(preset: str | None = None, add_cores: tuple[str, ...] = ()) -> Ex
         expectations=expectations(preset),
         optima=OPTIMA,
         evaluation=evaluate_solving,
-        preset=preset,
-        presets=PRESETS,
         settings=SETTINGS,
     )
 
@@ -189,5 +183,5 @@ TLN_DEMO = Experiment(
     optima={"T-LN": OPTIMA["T-LN"]},
 )
 
-register("amrl-tmaze", amrl_tmaze)
+register("amrl-tmaze", amrl_tmaze, presets=PRESETS, optional_cores=tuple(OPTIONAL_CORES))
 register("tln-demo", lambda: TLN_DEMO)

@@ -4,7 +4,6 @@ expected finding checked on the results. ``memrl reproduce NAME`` runs one."""
 from __future__ import annotations
 
 import dataclasses
-import inspect
 import json
 import math
 import operator
@@ -223,13 +222,37 @@ class PaperSetting:
     fixed: str = ""
 
 
-register = EXPERIMENTS.register  # register(name, factory): the factory builds the experiment (with ``preset`` if it has presets)
+@dataclasses.dataclass(frozen=True)
+class Registration:
+    """How an experiment is built: ``build(preset)`` for each of ``presets`` (``build()`` for an
+    experiment without presets), with ``add_cores`` passed on where the experiment offers
+    ``optional_cores`` (its runs on more baselines)."""
+
+    build: Callable[..., Experiment]
+    presets: tuple[str, ...] = ()
+    optional_cores: tuple[str, ...] = ()
+
+
+def register(name: str, build: Callable[..., Experiment], presets: Sequence[str] = (), optional_cores: Sequence[str] = ()) -> None:
+    """Register the experiment ``name``: ``build(preset)`` gives it for each preset of ``presets``
+    (see ``PRESETS``; none: ``build()``), and ``build(preset, add_cores)`` with some of
+    ``optional_cores``. ``get`` checks the preset and the cores before it builds."""
+    unknown = [preset for preset in presets if preset not in PRESETS]
+    if unknown:
+        raise ValueError(f"experiment {name!r}: presets must be among {PRESETS}, got {unknown}")
+    EXPERIMENTS.register(name, Registration(build, tuple(presets), tuple(optional_cores)))
+
+
 names = EXPERIMENTS.names
 
 
+def registration(name: str) -> Registration:
+    return EXPERIMENTS.factory(name)
+
+
 def with_presets() -> list[str]:
-    """The experiments whose factory takes a ``preset``."""
-    return [name for name in names() if "preset" in inspect.signature(EXPERIMENTS.factory(name)).parameters]
+    """The experiments that have presets."""
+    return [name for name in names() if registration(name).presets]
 
 
 def chosen_preset(preset: str | None, presets: tuple[str, ...]) -> str:
@@ -245,23 +268,28 @@ def chosen_preset(preset: str | None, presets: tuple[str, ...]) -> str:
 
 
 def takes_cores() -> list[str]:
-    """The experiments whose factory can add cores (``add_cores``)."""
-    return [name for name in names() if "add_cores" in inspect.signature(EXPERIMENTS.factory(name)).parameters]
+    """The experiments that can add cores (``add_cores``)."""
+    return [name for name in names() if registration(name).optional_cores]
 
 
 def get(name: str, preset: str | None = None, add_cores: tuple[str, ...] = ()) -> Experiment:
     """The experiment ``name``, with ``preset`` for those that have presets (default: the backend's)
-    and the optional cores ``add_cores`` for those that take them."""
+    and the optional cores ``add_cores`` for those that offer them."""
+    entry = registration(name)
     extra = {}
     if add_cores:
-        if name in names() and name not in takes_cores():
+        if not entry.optional_cores:
             raise ValueError(f"experiment {name!r} adds no cores; experiments that do: {', '.join(takes_cores())}")
-        extra["add_cores"] = tuple(add_cores)
-    if name in names() and name not in with_presets():
+        unknown = [core for core in add_cores if core not in entry.optional_cores]
+        if unknown:
+            raise ValueError(f"{name} can add the cores {', '.join(entry.optional_cores)}, not {', '.join(unknown)}")
+        extra["add_cores"] = tuple(dict.fromkeys(add_cores))
+    if not entry.presets:
         if preset is not None:
             raise ValueError(f"experiment {name!r} has no presets; experiments with presets: {', '.join(with_presets())}")
-        return EXPERIMENTS.make(name, **extra)
-    return EXPERIMENTS.make(name, preset=preset, **extra)
+        return entry.build(**extra)
+    preset = chosen_preset(preset, entry.presets)
+    return dataclasses.replace(entry.build(preset, **extra), preset=preset, presets=entry.presets)
 
 
 def default_out(name: str) -> Path:

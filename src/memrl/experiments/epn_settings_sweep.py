@@ -13,16 +13,16 @@ settings at the same budget beside them.
 
 from __future__ import annotations
 
+from memrl.envs.memory_planning_policies import RETURNS_4X4
 from memrl.experiments.base import Expectation, Experiment, PaperSetting, register
-from memrl.experiments.epn_memory_planning import ENV, REFERENCE_RETURNS
 from memrl.learn.impala_config import ImpalaConfig
+from memrl.learn.paper_agents import EPN_LSTM_BASELINE, EPN_RMSPROP
 
 LEARNING_RATES = (1e-4, 4e-4)
 ENTROPY_COSTS = (1e-3, 1e-2)
 BATCHES = (32, 128)
-LSTM = dict(env=ENV, core="lstm", core_args={"hidden": 256}, encoder_widths=(64,), feed_prev_action=True, head_widths=(64, 64),
-            gamma=0.95, total_steps=5_000_000, seeds=1, updates_per_chunk=50)
-PAPER_RANGE = dict(optimizer="rmsprop", rmsprop_eps=1e-4, rmsprop_decay=0.99, rmsprop_momentum=0.0, rollout_len=40)
+LSTM = dict(env="memory-planning/4x4", **EPN_LSTM_BASELINE, head_widths=(64, 64), gamma=0.95, total_steps=5_000_000, seeds=1, updates_per_chunk=50)
+PAPER_RANGE = dict(**EPN_RMSPROP, rollout_len=40)
 FIRST_SETTINGS = dict(optimizer="adam", lr=1e-3, entropy_coef=0.01, num_envs=16, rollout_len=20)
 """epn-memory-planning v1's settings"""
 V1_RUN = "4x4/v1 settings (Adam 1e-3, batch 16, unroll 20)"
@@ -59,9 +59,9 @@ EPN_SETTINGS_SWEEP = Experiment(
     runs=sweep_runs(),
     # version 2 states Fig. 2b's level as a check (version 1 had none)
     expectations=(
-        Expectation(V1_RUN, ">=", REFERENCE_RETURNS["within_trial_explorer"], "the LSTM reaches the within-trial explorer's return (Fig. 2b)", central=True),
+        Expectation(V1_RUN, ">=", RETURNS_4X4["within_trial_explorer"], "the LSTM reaches the within-trial explorer's return (Fig. 2b)", central=True),
     ),
-    optima={"4x4": [(f"{name} {value}", value) for name, value in REFERENCE_RETURNS.items()]},
+    optima={"4x4": [(f"{name} {value}", value) for name, value in RETURNS_4X4.items()]},
     settings=SETTINGS,
 )
 

@@ -3,10 +3,16 @@ and the expectations that read them."""
 
 from __future__ import annotations
 
+import jax
 import numpy as np
 
 from memrl.experiments.base import Expectation
 from memrl.run.final_agents import final_params, held_out_accuracy
+
+GRAPH_NAV_EPISODE = 200
+"""steps of a graph-nav episode (``GraphNavParams.max_steps``)"""
+TEST_JUNCTIONS = (5, 7, 9)
+ITERATIONS = (1, 2, 4)
 
 
 def fraction_correct_by_level(folders: dict, levels, right_per_episode, title: str) -> dict:
@@ -63,3 +69,47 @@ def held_out_evaluation(num_sequences: int, batch_size: int = 1280):
 def held_out_expectation(run: str, op: str, threshold: float | None, why: str, against: str = "", central: bool = False) -> Expectation:
     """An expectation on the final model's held-out accuracy from ``held_out_evaluation``."""
     return Expectation(run, op, threshold, why, evaluated=("held_out", "accuracy"), against=against, central=central)
+
+
+def oracle_return(junctions: int, key, episodes: int = 256) -> float:
+    """The shortest-path oracle's mean return per 200-step episode on ``graph-nav/junctions``."""
+    from memrl import envs
+    from memrl.envs.graph_nav_policies import oracle
+    from memrl.envs.scripted_policy import episode_rewards
+
+    env = envs.make(f"graph-nav/{junctions}")
+    return float(jax.jit(lambda k: episode_rewards(env, oracle(env), k, episodes, GRAPH_NAV_EPISODE))(key).sum(-1).mean())
+
+
+def graph_nav_generalisation(folders: dict, out: Path, episodes_per_env: int = 2) -> dict:
+    """An evaluation of agents trained on ``graph-nav/5``: each final agent's fraction of the
+    shortest-path oracle's return on 5, 7 and 9 junctions (EPN at 1, 2 and 4 planner iterations)."""
+    from rich.table import Table
+
+    from memrl.analysis.planning_metrics import episodes_from_stream
+    from memrl.console import console
+    from memrl.run.final_agents import agent_rewards, final_params
+
+    key = jax.random.PRNGKey(2021)
+    oracle = {j: oracle_return(j, key) for j in TEST_JUNCTIONS}
+    rows = {}
+    for run, folder in folders.items():
+        config, params = folder.load_config(), final_params(folder)
+        settings = [None] if config.core != "epn" else list(ITERATIONS)
+        for iterations in settings:
+            label = run.split("/", 1)[1] + ("" if iterations is None else f" ({iterations} iterations)")
+            core_args = config.core_args if iterations is None else {**config.core_args, "iterations": iterations}
+            rows[label] = {}
+            for junctions in TEST_JUNCTIONS:
+                per_seed = agent_rewards(config, params, key, episodes_per_env * GRAPH_NAV_EPISODE, env=f"graph-nav/{junctions}", core_args=core_args)
+                if per_seed:
+                    returns = np.concatenate([episodes_from_stream(r, GRAPH_NAV_EPISODE) for r in per_seed]).sum(1)
+                    rows[label][junctions] = float(returns.mean() / oracle[junctions])
+    table = Table(title="fraction of the oracle's return (trained on 5 junctions)")
+    table.add_column("agent")
+    for junctions in TEST_JUNCTIONS:
+        table.add_column(f"{junctions} junctions (oracle {oracle[junctions]:.1f})")
+    for label, by_size in rows.items():
+        table.add_row(label, *[f"{by_size[j]:.2f}" if j in by_size else "-" for j in TEST_JUNCTIONS])
+    console.print(table)
+    return {"oracle_return": oracle, "fraction_of_oracle": rows}

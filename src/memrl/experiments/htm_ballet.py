@@ -30,47 +30,20 @@ from pathlib import Path
 import jax
 import numpy as np
 
-from memrl.experiments.base import Expectation, Experiment, PaperSetting, chosen_preset, register
+from memrl.experiments.base import Expectation, Experiment, PaperSetting, register
 from memrl.learn.impala_config import ImpalaConfig
+from memrl.learn.paper_agents import htm_ballet_agents
 
 TEST_LEVELS = ("2_delay16", "4_delay16", "8_delay16", "8_delay48")
 TRAINING_SETS = {"mixed": "ballet/mixed", "2-6 mixed": "ballet/2-6_mixed"}
-LONGEST_EPISODE = 1024  # delay 48
 K_SWEEP = (1, 2, 4, 8)
 PRESETS = ("cpu", "gpu", "paper")
-TABLE_1_LOSSES = dict(policy_coef=0.1, value_coef=1.0, entropy_coef=1e-3, optimizer="adam", lr=2e-4)
-"""HTM's Table 1 for its RL tasks but One-Shot StreetLearn: the V-trace loss weights, Adam at 2e-4"""
-PAPER_LOSSES = dict(TABLE_1_LOSSES, reconstruction_coef=1.0, rollout_len=64)
-"""... and on Ballet the reconstruction loss at weight 1 and 64-step unrolls"""
 
 
 def preset_runs(preset: str) -> dict[str, ImpalaConfig]:
-    """The runs of a preset (see ``PRESETS``)."""
-    if preset in ("cpu", "gpu"):
-        width, layers, heads, chunk_size, k, memory_length, lstm = 64, 2, 4, 16, 4, 128, 128
-        visual = dict(env_args={"observation": "cells"}, conv_kernels=(1, 3, 3), conv_strides=(1, 1, 1))
-        num_envs, seeds, total_steps = (16, 1, 500_000) if preset == "cpu" else (256, 3, 100_000_000)
-    elif preset == "paper":
-        width, layers, heads, chunk_size, k, memory_length, lstm = 512, 4, 8, 32, 8, 256, 512
-        visual = dict(env_args={}, conv_kernels=(9, 3, 3), conv_strides=(9, 1, 1))
-        num_envs, seeds, total_steps = 32, 3, 1_000_000_000
-    else:
-        raise ValueError(f"preset must be one of {PRESETS}, got {preset!r}")
-    transformer = dict(num_layers=layers, d_model=width, num_heads=heads, mlp_dim=2 * width)
-    cores = {
-        "htm": dict(transformer, window=16, chunk_size=chunk_size, num_chunks=LONGEST_EPISODE // chunk_size + 1, k=k),
-        "gtrxl": dict(transformer, memory_length=memory_length),
-        "lstm": dict(hidden=lstm),
-    }
-    common = dict(
-        encoder="conv", encoder_widths=(), head_widths=(512,), gamma=0.99, num_envs=num_envs, total_steps=total_steps,
-        seeds=seeds, updates_per_chunk=25, **PAPER_LOSSES, **visual,
-    )
-    return {
-        f"{panel}/{core}": ImpalaConfig(env=env, core=core, core_args=args, **common)
-        for panel, env in TRAINING_SETS.items()
-        for core, args in cores.items()
-    }
+    """HTM's three Ballet agents in ``preset``, trained on each training set."""
+    agents = htm_ballet_agents(preset)
+    return {f"{panel}/{core}": ImpalaConfig(env=env, **fields) for panel, env in TRAINING_SETS.items() for core, fields in agents.items()}
 
 
 CPU_SIZES = "cpu and gpu: small memories, whose training fits a CPU (and reaches 1e8 steps in half an hour on one H100)"
@@ -122,9 +95,8 @@ def evaluate_levels(folders: dict, out: Path, steps: int = 1100, levels: tuple[s
     return fraction_correct_by_level(folders, levels, right, "fraction correct per test level (chance: 1 / dancers)")
 
 
-def htm_ballet(preset: str | None = None) -> Experiment:
-    """The experiment with ``preset`` (default: the current JAX backend's)."""
-    preset = chosen_preset(preset, PRESETS)
+def htm_ballet(preset: str) -> Experiment:
+    """The experiment's runs and checks in ``preset``."""
     return Experiment(
         name="htm-ballet",
         version=2,
@@ -136,16 +108,12 @@ def htm_ballet(preset: str | None = None) -> Experiment:
         expectations=(Expectation("mixed/htm", ">=", 0.9, "HTM is near 98% correct on the mixed levels (paper, Table 3)", central=True),),
         optima={"mixed": [("always correct", 1.0)], "2-6 mixed": [("always correct", 1.0)]},
         evaluation=evaluate_levels,
-        preset=preset,
-        presets=PRESETS,
         settings=SETTINGS,
     )
 
 
-def htm_k_sweep(preset: str | None = None) -> Experiment:
-    """HTM with k ∈ {1, 2, 4, 8} chunks read per query on the mixed Ballet levels (App. D.3), with
-    ``preset`` (default: the current JAX backend's)."""
-    preset = chosen_preset(preset, PRESETS)
+def htm_k_sweep(preset: str) -> Experiment:
+    """HTM with k ∈ {1, 2, 4, 8} chunks read per query on the mixed Ballet levels (App. D.3) in ``preset``."""
     base = preset_runs(preset)["mixed/htm"]
     runs = {f"mixed/k={k}": dataclasses.replace(base, core_args={**base.core_args, "k": k}) for k in K_SWEEP}
     return Experiment(
@@ -160,12 +128,10 @@ def htm_k_sweep(preset: str | None = None) -> Experiment:
         expectations=(Expectation("mixed/k=1", ">=", 0.9, "HTM reading one chunk per query learns the mixed levels (App. D.3, Fig. 9a-b)", central=True),),
         optima={"mixed": [("always correct", 1.0)]},
         evaluation=evaluate_levels,
-        preset=preset,
-        presets=PRESETS,
         settings=(*(row for row in SETTINGS if row.field not in ("env", "core_args.k", "core_args.memory_length", "core_args.hidden")),
                   PaperSetting("HTM top-k swept", "1, 2, 4, 8 (App. D.3, Fig. 9; one seed each)", "core_args.k")),
     )
 
 
-register("htm-ballet", htm_ballet)
-register("htm-k-sweep", htm_k_sweep)
+register("htm-ballet", htm_ballet, presets=PRESETS)
+register("htm-k-sweep", htm_k_sweep, presets=PRESETS)

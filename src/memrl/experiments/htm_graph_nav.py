@@ -18,39 +18,29 @@ paper's memory sizes, batch 32, 2 seeds as the paper's HTM, 1e8 steps).
 
 from __future__ import annotations
 
-from memrl.experiments.base import Expectation, Experiment, PaperSetting, chosen_preset, register
-from memrl.experiments.epn_graph_nav import EPISODE_LENGTH, evaluate_generalisation
+from memrl.experiments.base import Expectation, Experiment, PaperSetting, register
+from memrl.experiments.evaluations import GRAPH_NAV_EPISODE, graph_nav_generalisation
 from memrl.learn.impala_config import ImpalaConfig
+from memrl.learn.paper_agents import HTM_SIZES, HTM_STREETS_LOSSES
 
 PRESETS = ("cpu", "paper")
 CHUNK_SIZE = 4
 """Table 1's HTM chunk size for Streets (swept over 2, 4, 8, 16, Table 2)"""
-STREETS_LOSSES = dict(policy_coef=1.0, value_coef=0.3, entropy_coef=1e-4, optimizer="adam", lr=4e-4, rollout_len=64)
-"""Table 1's Streets column: V-trace loss weights, entropy, Adam and its learning rate, unroll length"""
+OBSERVATION = {
+    "cpu": dict(env_args={}, encoder="mlp", encoder_widths=(64,), reconstruction_coef=0.0, num_envs=16, seeds=1, total_steps=300_000),
+    "paper": dict(env_args={"observation": "images"}, encoder="resnet", encoder_widths=(), conv_channels=(16, 32, 32), reconstruction_coef=0.3,
+                  num_envs=32, seeds=2, total_steps=100_000_000),
+}
+"""cpu: one-hot observations through an MLP, 16 environments, one seed; paper: the procedural street
+views through the ResNet with Table 1's reconstruction weight 0.3 for Streets, batch 32, 2 seeds as the paper's HTM"""
 
 
 def preset_runs(preset: str) -> dict[str, ImpalaConfig]:
     """HTM, EPN and GTrXL on graph-nav/5 with the Streets settings at ``preset``'s sizes."""
-    if preset == "cpu":
-        width, layers, heads, k, memory_length = 64, 2, 4, 8, 64
-        observation = dict(env_args={}, encoder="mlp", encoder_widths=(64,), reconstruction_coef=0.0)
-        num_envs, seeds, total_steps = 16, 1, 300_000
-    elif preset == "paper":
-        width, layers, heads, k, memory_length = 512, 4, 8, 32, 256
-        observation = dict(env_args={"observation": "images"}, encoder="resnet", encoder_widths=(), conv_channels=(16, 32, 32), reconstruction_coef=0.3)
-        num_envs, seeds, total_steps = 32, 2, 100_000_000
-    else:
-        raise ValueError(f"preset must be one of {PRESETS}, got {preset!r}")
-    transformer = dict(num_layers=layers, d_model=width, num_heads=heads, mlp_dim=2 * width)
-    cores = {
-        "htm": dict(transformer, window=16, chunk_size=CHUNK_SIZE, num_chunks=EPISODE_LENGTH // CHUNK_SIZE + 1, k=k),
-        "epn": dict(capacity=EPISODE_LENGTH, iterations=2),
-        "gtrxl": dict(transformer, memory_length=memory_length),
-    }
-    common = dict(
-        env="graph-nav/5", head_widths=(512,), gamma=0.95, num_envs=num_envs, seeds=seeds, total_steps=total_steps,
-        updates_per_chunk=25, **STREETS_LOSSES, **observation,
-    )
+    k, memory_length = (32, 256) if preset == "paper" else (8, 64)
+    memories = HTM_SIZES[preset].memories(memory_length, chunk_size=CHUNK_SIZE, num_chunks=GRAPH_NAV_EPISODE // CHUNK_SIZE + 1, k=k)
+    cores = {"htm": memories["htm"], "epn": dict(capacity=GRAPH_NAV_EPISODE, iterations=2), "gtrxl": memories["gtrxl"]}
+    common = dict(env="graph-nav/5", head_widths=(512,), gamma=0.95, updates_per_chunk=25, **HTM_STREETS_LOSSES, **OBSERVATION[preset])
     return {f"5 junctions/{core}": ImpalaConfig(core=core, core_args=args, **common) for core, args in cores.items()}
 
 
@@ -86,9 +76,8 @@ SETTINGS = (
 )
 
 
-def htm_graph_nav(preset: str | None = None) -> Experiment:
-    """The experiment with ``preset`` (default: the current JAX backend's)."""
-    preset = chosen_preset(preset, PRESETS)
+def htm_graph_nav(preset: str) -> Experiment:
+    """The experiment's runs and checks in ``preset``."""
     return Experiment(
         name="htm-graph-nav",
         version=1,
@@ -102,11 +91,9 @@ def htm_graph_nav(preset: str | None = None) -> Experiment:
             Expectation("5 junctions/htm", ">", None, "HTM above the gated TrXL (Fig. 6c)", against="5 junctions/gtrxl", central=True),
         ),
         optima={"5 junctions": [("oracle 46.3", 46.3)]},
-        evaluation=evaluate_generalisation,
-        preset=preset,
-        presets=PRESETS,
+        evaluation=graph_nav_generalisation,
         settings=SETTINGS,
     )
 
 
-register("htm-graph-nav", htm_graph_nav)
+register("htm-graph-nav", htm_graph_nav, presets=PRESETS)

@@ -27,42 +27,31 @@ import numpy as np
 
 from memrl.envs.object_permanence import CHOICE_FRAMES, REVEAL_FRAMES
 from memrl.envs.room_view import STEPS_PER_SECOND
-from memrl.experiments.base import Expectation, Experiment, PaperSetting, chosen_preset, register
-from memrl.experiments.htm_ballet import TABLE_1_LOSSES
+from memrl.experiments.base import Expectation, Experiment, PaperSetting, register
+from memrl.experiments.paper_settings import HTM_ROOM_AGENT_SETTINGS, HTM_ROOM_VISUAL_ENCODER, HTM_SMALL
 from memrl.learn.impala_config import ImpalaConfig
+from memrl.learn.paper_agents import HTM_AGENT, HTM_SIZES, HTM_TABLE_1_LOSSES, HTM_VISUAL
 
 PRESETS = ("cpu", "paper")
 TEST_LEVELS = ("delay0", "delay30")
 LONGEST_EPISODE = 3 * (REVEAL_FRAMES + 30 * STEPS_PER_SECOND) + CHOICE_FRAMES
-OBJECTS_LOSSES = dict(TABLE_1_LOSSES, reconstruction_coef=1.0, rollout_len=128)
+OBJECTS_LOSSES = dict(HTM_TABLE_1_LOSSES, reconstruction_coef=1.0, rollout_len=128)
 """Table 1's Objects column: Ballet's loss weights and learning rate, 128-step unrolls"""
 CHUNK_SIZE, TOP_K = 16, 8
 """Table 1's HTM chunk size and top-k for the object-permanence tasks"""
+MEMORY_LENGTH = {"cpu": 128, "paper": 512}
+"""the TrXL's extra memory: Table 1's 512 for Objects; cpu: 128, a small memory's"""
+BATCH = {"cpu": dict(num_envs=16, seeds=1, total_steps=500_000), "paper": dict(num_envs=32, seeds=3, total_steps=1_000_000_000)}
 
 
 def preset_runs(preset: str) -> dict[str, ImpalaConfig]:
     """The runs of a preset (see ``PRESETS``)."""
-    if preset == "cpu":
-        width, layers, heads, memory_length, lstm = 64, 2, 4, 128, 128
-        visual = dict(env_args={"observation": "cells"}, conv_kernels=(1, 3, 3), conv_strides=(1, 1, 1))
-        num_envs, seeds, total_steps = 16, 1, 500_000
-    elif preset == "paper":
-        width, layers, heads, memory_length, lstm = 512, 4, 8, 512, 512
-        visual = dict(env_args={}, conv_kernels=(9, 3, 3), conv_strides=(9, 1, 1))
-        num_envs, seeds, total_steps = 32, 3, 1_000_000_000
-    else:
-        raise ValueError(f"preset must be one of {PRESETS}, got {preset!r}")
-    transformer = dict(num_layers=layers, d_model=width, num_heads=heads, mlp_dim=2 * width)
-    htm = dict(transformer, window=16, chunk_size=CHUNK_SIZE, num_chunks=LONGEST_EPISODE // CHUNK_SIZE + 1, k=TOP_K)
-    common = dict(
-        encoder="conv", encoder_widths=(), head_widths=(512,), gamma=0.99, num_envs=num_envs, total_steps=total_steps,
-        seeds=seeds, updates_per_chunk=25, **OBJECTS_LOSSES, **visual,
-    )
-    runs = {("mixed", "htm"): ("htm", htm), ("mixed", "gtrxl"): ("gtrxl", dict(transformer, memory_length=memory_length)),
-            ("mixed", "lstm"): ("lstm", dict(hidden=lstm)), ("delay30", "htm"): ("htm", htm)}
+    memories = HTM_SIZES[preset].memories(MEMORY_LENGTH[preset], chunk_size=CHUNK_SIZE, num_chunks=LONGEST_EPISODE // CHUNK_SIZE + 1, k=TOP_K)
+    common = dict(**HTM_AGENT, **OBJECTS_LOSSES, **HTM_VISUAL["frames" if preset == "paper" else "cells"], **BATCH[preset])
+    runs = [("mixed", "htm"), ("mixed", "gtrxl"), ("mixed", "lstm"), ("delay30", "htm")]
     return {
-        f"{level}/{label}": ImpalaConfig(env=f"object-permanence/{level}", core=core, core_args=args, **common)
-        for (level, label), (core, args) in runs.items()
+        f"{level}/{core}": ImpalaConfig(env=f"object-permanence/{level}", core=core, core_args=memories[core], **common)
+        for level, core in runs
     }
 
 
@@ -81,31 +70,6 @@ def evaluate_levels(folders: dict, out: Path, episodes_steps: int = 2 * LONGEST_
     return fraction_correct_by_level(folders, TEST_LEVELS, right, "fraction of episodes on the named object's box (chance 1/3)")
 
 
-SIZES = "cpu: small memories whose training fits a CPU"
-VISUAL_ENCODER = PaperSetting(
-    "visual encoder", "a CNN or a ResNet (Table 1's layout does not say which task takes which)", "conv_kernels",
-    "Ballet's CNN, as the view is Ballet's (paper preset: kernels 9, 3, 3 with strides 9, 1, 1)",
-)
-AGENT_SETTINGS = (
-    PaperSetting("memory width (state dimension)", "512 (Table 1)", "core_args.d_model", SIZES),
-    PaperSetting("memory layers", "4 (Table 1)", "core_args.num_layers", SIZES),
-    PaperSetting("attention heads", "8 (Table 1)", "core_args.num_heads", SIZES),
-    PaperSetting("HTM chunks", "more than the longest episode / chunk size (Table 1)", "core_args.num_chunks"),
-    PaperSetting("LSTM size", "state dimension 512 (Table 1)", "core_args.hidden", SIZES),
-    PaperSetting("policy and value nets", "MLP, 1 hidden layer of 512 (Table 1)", "head_widths"),
-    PaperSetting("V-trace policy loss weight", "0.1 (Table 1)", "policy_coef"),
-    PaperSetting("V-trace baseline weight", "1 (Table 1)", "value_coef"),
-    PaperSetting("entropy weight", "1e-3 (Table 1)", "entropy_coef"),
-    PaperSetting("optimiser", "Adam (Table 1)", "optimizer"),
-    PaperSetting("learning rate", "2e-4 (Table 1)", "lr"),
-    PaperSetting("batch (trajectories per update)", "32 (Table 1)", "num_envs", "cpu: 16 on 2 cores"),
-    PaperSetting("unroll length", "128 (Table 1)", "rollout_len"),
-    PaperSetting("discount γ", "not stated", "gamma"),
-    PaperSetting("env steps per run", "not in the text (runs of 4 hours to days on TPUs, A.3)", "total_steps",
-                 "cpu: 500k, what 2 cores train in about an hour"),
-)
-"""Table 1's agent and learner rows that the 2D analogues of HTM's Unity tasks (object permanence,
-word learning) share"""
 SETTINGS = (
     PaperSetting("task", "3D Unity room, 96×72 RGB frames and language (B.2)", "env",
                  "memrl's 2D analogue in Ballet's room and view (memrl/envs/object_permanence.py)"),
@@ -113,19 +77,18 @@ SETTINGS = (
                  "cpu: the 11×11 grid of cell codes the 99×99 frames are drawn from"),
     PaperSetting("delays after each reveal", "0, 10, 20, 30 s, varied in training (B.2)", "env",
                  "0-150 steps at 5 steps a second (the paper's step rate is not stated)"),
-    VISUAL_ENCODER,
+    HTM_ROOM_VISUAL_ENCODER,
     PaperSetting("HTM chunk size", "16 (Table 1)", "core_args.chunk_size"),
     PaperSetting("HTM top-k", "8 (Table 1)", "core_args.k"),
-    PaperSetting("TrXL memory (extra length)", "512 (Table 1)", "core_args.memory_length", SIZES),
+    PaperSetting("TrXL memory (extra length)", "512 (Table 1)", "core_args.memory_length", HTM_SMALL),
     PaperSetting("reconstruction loss weight", "1 (Table 1)", "reconstruction_coef"),
-    *AGENT_SETTINGS,
+    *HTM_ROOM_AGENT_SETTINGS,
     PaperSetting("seeds", "3 (Fig. 4)", "seeds", "cpu: one seed fits the CPU budget"),
 )
 
 
-def htm_object_permanence(preset: str | None = None) -> Experiment:
-    """The experiment with ``preset`` (default: the current JAX backend's)."""
-    preset = chosen_preset(preset, PRESETS)
+def htm_object_permanence(preset: str) -> Experiment:
+    """The experiment's runs and checks in ``preset``."""
     return Experiment(
         name="htm-object-permanence",
         version=2,
@@ -144,10 +107,8 @@ def htm_object_permanence(preset: str | None = None) -> Experiment:
         ),
         optima={"mixed": [("optimum 1.3", 1.3), ("no memory 0.63", 0.3 + 1 / 3)], "delay30": [("optimum 1.3", 1.3), ("no memory 0.63", 0.3 + 1 / 3)]},
         evaluation=evaluate_levels,
-        preset=preset,
-        presets=PRESETS,
         settings=SETTINGS,
     )
 
 
-register("htm-object-permanence", htm_object_permanence)
+register("htm-object-permanence", htm_object_permanence, presets=PRESETS)

@@ -20,7 +20,7 @@ from pathlib import Path
 import jax
 import numpy as np
 
-from memrl.experiments.base import Expectation, Experiment, PaperSetting, chosen_preset, register
+from memrl.experiments.base import Expectation, Experiment, PaperSetting, register
 from memrl.learn.supervised_config import SupervisedConfig
 
 TEST_TRIALS = 2000
@@ -59,8 +59,6 @@ def pai_runs(preset: str = "cpu") -> dict[str, SupervisedConfig]:
     elif preset == "paper":
         model, lr = dict(d_model=512, num_heads=8, mlp_dim=1024, k=32), 1e-4
         stages, updates = {chains: () for chains in MEMORIES.values()}, {chains: PAPER_UPDATES for chains in MEMORIES.values()}
-    else:
-        raise ValueError(f"preset must be one of {PRESETS}, got {preset!r}")
     return {
         f"{panel}/htm, {n} layer{'s' if n > 1 else ''}": SupervisedConfig(
             task="pai", task_args={"chain_length": 3, "num_chains": chains, "direct_fraction": 0.5}, stages=stages[chains],
@@ -120,9 +118,8 @@ SETTINGS = (
 )
 
 
-def htm_pai(preset: str | None = None) -> Experiment:
-    """The experiment with ``preset`` (default: the current JAX backend's)."""
-    preset = chosen_preset(preset, PRESETS)
+def htm_pai(preset: str) -> Experiment:
+    """The experiment's runs and checks in ``preset``."""
     return Experiment(
         name="htm-pai",
         version=5,
@@ -141,10 +138,8 @@ def htm_pai(preset: str | None = None) -> Experiment:
         ),
         optima={panel: [("chance", 0.5), ("direct solved, indirect at chance", 0.75)] for panel in MEMORIES},
         evaluation=evaluate_held_out,
-        preset=preset,
-        presets=PRESETS,
         settings=SETTINGS,
     )
 
 
-register("htm-pai", htm_pai)
+register("htm-pai", htm_pai, presets=PRESETS)

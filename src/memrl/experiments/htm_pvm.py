@@ -24,36 +24,27 @@ from pathlib import Path
 import jax
 import numpy as np
 
-from memrl.experiments.base import Expectation, Experiment, PaperSetting, chosen_preset, register
-from memrl.experiments.htm_ballet import TABLE_1_LOSSES
+from memrl.experiments.base import Expectation, Experiment, PaperSetting, register
 from memrl.learn.impala_config import ImpalaConfig
+from memrl.learn.paper_agents import HTM_SIZES, HTM_TABLE_1_LOSSES
 
 EPISODE_STEPS = 600  # 5 + 30 + 5 seconds at 15 steps per second
 MATCH_REWARD = 10.0
 
 PRESETS = ("cpu", "gpu", "paper")
-PAPER_LOSSES = dict(TABLE_1_LOSSES, rollout_len=128)
+PAPER_LOSSES = dict(HTM_TABLE_1_LOSSES, rollout_len=128)
 """HTM's Table 1 (memrl's reading of its fourth column, the image-memory task): 128-step unrolls"""
+BATCH = {"cpu": dict(num_envs=16, seeds=1, total_steps=2_000_000), "gpu": dict(num_envs=256, seeds=3, total_steps=100_000_000),
+         "paper": dict(num_envs=32, seeds=3, total_steps=1_000_000_000)}
 
 
 def preset_runs(preset: str) -> dict[str, ImpalaConfig]:
     """HTM, GTrXL and the LSTM on pvm with ``preset``'s settings."""
-    if preset in ("cpu", "gpu"):
-        width, layers, heads, k, memory_length, lstm = 64, 2, 4, 4, 128, 128
-        num_envs, seeds, total_steps = (16, 1, 2_000_000) if preset == "cpu" else (256, 3, 100_000_000)
-    elif preset == "paper":
-        width, layers, heads, k, memory_length, lstm = 512, 4, 8, 16, 512, 512
-        num_envs, seeds, total_steps = 32, 3, 1_000_000_000
-    else:
-        raise ValueError(f"preset must be one of {PRESETS}, got {preset!r}")
-    transformer = dict(num_layers=layers, d_model=width, num_heads=heads, mlp_dim=2 * width)
-    common = dict(env="pvm", encoder_widths=(128,), head_widths=(512,), gamma=0.99, num_envs=num_envs, seeds=seeds,
-                  total_steps=total_steps, updates_per_chunk=25, **PAPER_LOSSES)
-    return {
-        "pvm/htm": ImpalaConfig(core="htm", core_args=dict(transformer, window=16, chunk_size=16, num_chunks=EPISODE_STEPS // 16 + 1, k=k), **common),
-        "pvm/gtrxl": ImpalaConfig(core="gtrxl", core_args=dict(transformer, memory_length=memory_length), **common),
-        "pvm/lstm": ImpalaConfig(core="lstm", core_args={"hidden": lstm}, **common),
-    }
+    size = HTM_SIZES["paper" if preset == "paper" else "cpu"]
+    k, memory_length = (16, 512) if preset == "paper" else (4, 128)
+    memories = size.memories(memory_length, chunk_size=16, num_chunks=EPISODE_STEPS // 16 + 1, k=k)
+    common = dict(env="pvm", encoder_widths=(128,), head_widths=(512,), gamma=0.99, updates_per_chunk=25, **PAPER_LOSSES, **BATCH[preset])
+    return {f"pvm/{core}": ImpalaConfig(core=core, core_args=args, **common) for core, args in memories.items()}
 
 
 SMALL = "cpu and gpu: small memories, whose training fits a CPU"
@@ -102,9 +93,8 @@ def evaluate_choices(folders: dict, out: Path, steps: int = 2 * EPISODE_STEPS) -
     return {"choices": results}
 
 
-def htm_pvm(preset: str | None = None) -> Experiment:
-    """The experiment with ``preset`` (default: the current JAX backend's)."""
-    preset = chosen_preset(preset, PRESETS)
+def htm_pvm(preset: str) -> Experiment:
+    """The experiment's runs and checks in ``preset``."""
     return Experiment(
         name="htm-pvm",
         version=4,
@@ -119,10 +109,8 @@ def htm_pvm(preset: str | None = None) -> Experiment:
         ),
         optima={"pvm": [("match only", MATCH_REWARD)]},
         evaluation=evaluate_choices,
-        preset=preset,
-        presets=PRESETS,
         settings=SETTINGS,
     )
 
 
-register("htm-pvm", htm_pvm)
+register("htm-pvm", htm_pvm, presets=PRESETS)

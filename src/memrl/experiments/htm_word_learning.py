@@ -26,17 +26,20 @@ import jax
 import numpy as np
 
 from memrl.envs.word_learning import TIME_LIMIT
-from memrl.experiments.base import Expectation, Experiment, PaperSetting, chosen_preset, register
-from memrl.experiments.htm_ballet import TABLE_1_LOSSES
-from memrl.experiments.htm_object_permanence import AGENT_SETTINGS, SIZES, VISUAL_ENCODER
+from memrl.experiments.base import Expectation, Experiment, PaperSetting, register
+from memrl.experiments.paper_settings import HTM_ROOM_AGENT_SETTINGS, HTM_ROOM_VISUAL_ENCODER, HTM_SMALL
 from memrl.learn.impala_config import ImpalaConfig
+from memrl.learn.paper_agents import HTM_AGENT, HTM_SIZES, HTM_TABLE_1_LOSSES, HTM_VISUAL
 
 PRESETS = ("cpu", "paper")
 TEST_LEVELS = ("distractors0", "distractors2", "distractors10", "distractors20", "episodes2", "episodes4")
-WORDS_LOSSES = dict(TABLE_1_LOSSES, reconstruction_coef=1.0, rollout_len=128)
+WORDS_LOSSES = dict(HTM_TABLE_1_LOSSES, reconstruction_coef=1.0, rollout_len=128)
 """Table 1's Words column: Ballet's loss weights and learning rate, 128-step unrolls"""
 CHUNK_SIZE, CHUNK_OVERLAP, TOP_K = 16, 1, 16
 """Table 1's HTM chunk size, overlap and top-k for the word-learning tasks"""
+MEMORY_LENGTH = {"cpu": 128, "paper": 256}
+"""the TrXL's extra memory: Table 1's 256 for Words; cpu: 128, a small memory's"""
+BATCH = {"cpu": dict(num_envs=16, seeds=1, total_steps=500_000), "paper": dict(num_envs=32, seeds=3, total_steps=1_000_000_000)}
 EVALUATION_STEPS = 2 * TIME_LIMIT
 """steps each evaluation environment acts: at least one whole episode of every test level (the time
 limit ends the longest), so each level is scored on at least as many episodes as environments"""
@@ -44,28 +47,12 @@ limit ends the longest), so each level is scored on at least as many episodes as
 
 def preset_runs(preset: str) -> dict[str, ImpalaConfig]:
     """The runs of a preset (see ``PRESETS``)."""
-    if preset == "cpu":
-        width, layers, heads, memory_length, lstm = 64, 2, 4, 128, 128
-        visual = dict(env_args={"observation": "cells"}, conv_kernels=(1, 3, 3), conv_strides=(1, 1, 1))
-        num_envs, seeds, total_steps = 16, 1, 500_000
-    elif preset == "paper":
-        width, layers, heads, memory_length, lstm = 512, 4, 8, 256, 512
-        visual = dict(env_args={}, conv_kernels=(9, 3, 3), conv_strides=(9, 1, 1))
-        num_envs, seeds, total_steps = 32, 3, 1_000_000_000
-    else:
-        raise ValueError(f"preset must be one of {PRESETS}, got {preset!r}")
-    transformer = dict(num_layers=layers, d_model=width, num_heads=heads, mlp_dim=2 * width)
     stride = CHUNK_SIZE - CHUNK_OVERLAP
-    cores = {
-        "htm": dict(transformer, window=16, chunk_size=CHUNK_SIZE, chunk_overlap=CHUNK_OVERLAP, num_chunks=TIME_LIMIT // stride + 1, k=TOP_K),
-        "gtrxl": dict(transformer, memory_length=memory_length),
-        "lstm": dict(hidden=lstm),
-    }
-    common = dict(
-        encoder="conv", encoder_widths=(), head_widths=(512,), gamma=0.99, num_envs=num_envs, total_steps=total_steps,
-        seeds=seeds, updates_per_chunk=25, **WORDS_LOSSES, **visual,
+    memories = HTM_SIZES[preset].memories(
+        MEMORY_LENGTH[preset], chunk_size=CHUNK_SIZE, chunk_overlap=CHUNK_OVERLAP, num_chunks=TIME_LIMIT // stride + 1, k=TOP_K,
     )
-    return {f"train/{core}": ImpalaConfig(env="word-learning/train", core=core, core_args=args, **common) for core, args in cores.items()}
+    common = dict(**HTM_AGENT, **WORDS_LOSSES, **HTM_VISUAL["frames" if preset == "paper" else "cells"], **BATCH[preset])
+    return {f"train/{core}": ImpalaConfig(env="word-learning/train", core=core, core_args=args, **common) for core, args in memories.items()}
 
 
 def evaluate_levels(folders: dict, out: Path, steps: int = EVALUATION_STEPS) -> dict:
@@ -89,21 +76,20 @@ SETTINGS = (
     PaperSetting("training distractor phases", "0, 1 or 2 (Sec. 3.3)", "env"),
     PaperSetting("observation", "Unity frames and the instruction", "env_args.observation",
                  "cpu: the 11×11 grid of cell codes the 99×99 frames are drawn from"),
-    VISUAL_ENCODER,
+    HTM_ROOM_VISUAL_ENCODER,
     PaperSetting("language encoder", "word embedding 32, 1-layer LSTM 256 (Table 1)", "", fixed="word embedding 32, LSTM 256 over (verb, noun)"),
     PaperSetting("HTM chunk size", "16 (Table 1)", "core_args.chunk_size"),
     PaperSetting("HTM chunk overlap", "1 (Table 1, as read from its layout)", "core_args.chunk_overlap"),
     PaperSetting("HTM top-k", "16 (Table 1)", "core_args.k"),
-    PaperSetting("TrXL memory (extra length)", "256 (Table 1)", "core_args.memory_length", SIZES),
+    PaperSetting("TrXL memory (extra length)", "256 (Table 1)", "core_args.memory_length", HTM_SMALL),
     PaperSetting("reconstruction loss weight", "1 (Table 1; without it nothing is learned, D.4)", "reconstruction_coef"),
-    *AGENT_SETTINGS,
+    *HTM_ROOM_AGENT_SETTINGS,
     PaperSetting("seeds", "3 (Fig. 5)", "seeds", "cpu: one seed fits the CPU budget"),
 )
 
 
-def htm_word_learning(preset: str | None = None) -> Experiment:
-    """The experiment with ``preset`` (default: the current JAX backend's)."""
-    preset = chosen_preset(preset, PRESETS)
+def htm_word_learning(preset: str) -> Experiment:
+    """The experiment's runs and checks in ``preset``."""
     at = lambda level: ("fraction_correct", level)  # noqa: E731
     return Experiment(
         name="htm-word-learning",
@@ -120,10 +106,8 @@ def htm_word_learning(preset: str | None = None) -> Experiment:
         ),
         optima={"train": [("optimum 1.1", 1.1), ("no memory 0.43", 0.1 + 1 / 3)]},
         evaluation=evaluate_levels,
-        preset=preset,
-        presets=PRESETS,
         settings=SETTINGS,
     )
 
 
-register("htm-word-learning", htm_word_learning)
+register("htm-word-learning", htm_word_learning, presets=PRESETS)

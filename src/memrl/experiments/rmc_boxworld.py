@@ -21,8 +21,9 @@ from pathlib import Path
 
 import jax
 
-from memrl.experiments.base import Expectation, Experiment, PaperSetting, chosen_preset, register
+from memrl.experiments.base import Expectation, Experiment, PaperSetting, register
 from memrl.learn.impala_config import ImpalaConfig
+from memrl.learn.paper_agents import RMC_BOXWORLD_AGENT, RMC_BOXWORLD_CORES, RMC_BOXWORLD_LOSSES, RMC_RMSPROP
 
 PRESETS = ("cpu", "paper")
 SOLVED_RETURN = 10.0
@@ -30,25 +31,16 @@ SOLVED_RETURN = 10.0
 TEST_STEPS = 2000
 """steps per evaluation environment when the final agents are scored"""
 
-AGENT = dict(
-    encoder="conv", conv_channels=(12, 24), conv_kernels=(2, 2), conv_strides=(1, 1), conv_coordinates=True,
-    encoder_widths=(), head_widths=(),
-)
-CORES = {
-    "rmc": dict(mem_slots=4, num_heads=4, head_size=64, num_blocks=1, gate_style="memory"),
-    "conv-lstm": dict(grid=5, channels=64, kernel=2),
-}
-LOSSES = dict(entropy_coef=0.005, gamma=0.99, rollout_len=40)
 TRAINING = {
-    "paper": dict(num_envs=32, lr=1e-4, optimizer="rmsprop", rmsprop_eps=0.01, total_steps=1_000_000_000, seeds=1, updates_per_chunk=500),
-    "cpu": dict(num_envs=32, lr=2e-4, optimizer="rmsprop", rmsprop_eps=0.01, total_steps=3_000_000, seeds=1, updates_per_chunk=100),
+    "paper": dict(**RMC_RMSPROP, lr=1e-4, total_steps=1_000_000_000, updates_per_chunk=500),
+    "cpu": dict(**RMC_RMSPROP, lr=2e-4, total_steps=3_000_000, updates_per_chunk=100),
 }
 
 
 def boxworld_runs(preset: str) -> dict[str, ImpalaConfig]:
     return {
-        f"boxworld/{core}": ImpalaConfig(env="boxworld/viewport", core=core, core_args=args, **AGENT, **LOSSES, **TRAINING[preset])
-        for core, args in CORES.items()
+        f"boxworld/{core}": ImpalaConfig(env="boxworld/viewport", core=core, core_args=args, **RMC_BOXWORLD_AGENT, **RMC_BOXWORLD_LOSSES, **TRAINING[preset])
+        for core, args in RMC_BOXWORLD_CORES.items()
     }
 
 
@@ -88,9 +80,8 @@ SETTINGS = (
 )
 
 
-def rmc_boxworld(preset: str | None = None) -> Experiment:
-    """The experiment with ``preset`` (default: the current JAX backend's)."""
-    preset = chosen_preset(preset, PRESETS)
+def rmc_boxworld(preset: str) -> Experiment:
+    """The experiment's runs and checks in ``preset``."""
     return Experiment(
         name="rmc-boxworld",
         version=2,  # 2: the fraction of levels solved is checked beyond its binomial noise
@@ -106,10 +97,8 @@ def rmc_boxworld(preset: str | None = None) -> Experiment:
         ),
         optima={"boxworld": [("gem (+10)", SOLVED_RETURN)]},
         evaluation=evaluate_solved,
-        preset=preset,
-        presets=PRESETS,
         settings=SETTINGS,
     )
 
 
-register("rmc-boxworld", rmc_boxworld)
+register("rmc-boxworld", rmc_boxworld, presets=PRESETS)

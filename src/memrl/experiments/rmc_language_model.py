@@ -19,7 +19,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from memrl.experiments.base import Expectation, Experiment, PaperSetting, chosen_preset, register
+from memrl.experiments.base import Expectation, Experiment, PaperSetting, register
 from memrl.learn.supervised_config import SupervisedConfig
 
 PRESETS = ("cpu", "paper")
@@ -136,9 +136,8 @@ SETTINGS = (
 )
 
 
-def rmc_language_model(preset: str | None = None) -> Experiment:
-    """The experiment with ``preset`` (default: the current JAX backend's)."""
-    preset = chosen_preset(preset, PRESETS)
+def rmc_language_model(preset: str) -> Experiment:
+    """The experiment's runs and checks in ``preset``."""
     return Experiment(
         name="rmc-language-model",
         version=1,
@@ -154,10 +153,8 @@ def rmc_language_model(preset: str | None = None) -> Experiment:
                         evaluated=("perplexity", "loss_at_100"), against="python-docs/lstm"),
         ),
         evaluation=evaluate_perplexity,
-        preset=preset,
-        presets=PRESETS,
         settings=SETTINGS,
     )
 
 
-register("rmc-language-model", rmc_language_model)
+register("rmc-language-model", rmc_language_model, presets=PRESETS)

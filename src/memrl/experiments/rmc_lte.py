@@ -16,7 +16,7 @@ Scored by the final model's per-character accuracy on 12,800 held-out programs a
 
 from __future__ import annotations
 
-from memrl.experiments.base import Experiment, PaperSetting, chosen_preset, register
+from memrl.experiments.base import Experiment, PaperSetting, register
 from memrl.experiments.evaluations import held_out_evaluation, held_out_expectation
 from memrl.learn.supervised_config import SupervisedConfig
 
@@ -80,9 +80,8 @@ SETTINGS = (
 )
 
 
-def rmc_lte(preset: str | None = None) -> Experiment:
-    """The experiment with ``preset`` (default: the current JAX backend's)."""
-    preset = chosen_preset(preset, PRESETS)
+def rmc_lte(preset: str) -> Experiment:
+    """The experiment's runs and checks in ``preset``."""
     return Experiment(
         name="rmc-lte",
         version=1,
@@ -96,10 +95,8 @@ def rmc_lte(preset: str | None = None) -> Experiment:
             for task in TASKS
         ),
         evaluation=held_out_evaluation(TEST_PROGRAMS),
-        preset=preset,
-        presets=PRESETS,
         settings=SETTINGS,
     )
 
 
-register("rmc-lte", rmc_lte)
+register("rmc-lte", rmc_lte, presets=PRESETS)

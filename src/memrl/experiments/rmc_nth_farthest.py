@@ -14,7 +14,7 @@ step; the final models are scored on 12,800 held-out sequences. Presets:
 
 from __future__ import annotations
 
-from memrl.experiments.base import Experiment, PaperSetting, chosen_preset, register
+from memrl.experiments.base import Experiment, PaperSetting, register
 from memrl.experiments.evaluations import held_out_evaluation, held_out_expectation as held_out
 from memrl.learn.supervised_config import SupervisedConfig
 
@@ -79,9 +79,8 @@ SETTINGS = (
 )
 
 
-def rmc_nth_farthest(preset: str | None = None) -> Experiment:
-    """The experiment with ``preset`` (default: the current JAX backend's)."""
-    preset = chosen_preset(preset, PRESETS)
+def rmc_nth_farthest(preset: str) -> Experiment:
+    """The experiment's runs and checks in ``preset``."""
     return Experiment(
         name="rmc-nth-farthest",
         version=2,
@@ -98,10 +97,8 @@ def rmc_nth_farthest(preset: str | None = None) -> Experiment:
         ),
         evaluation=held_out_evaluation(TEST_SEQUENCES),
         optima={"nth farthest": [("chance 0.125", 0.125)]},
-        preset=preset,
-        presets=PRESETS,
         settings=SETTINGS,
     )
 
 
-register("rmc-nth-farthest", rmc_nth_farthest)
+register("rmc-nth-farthest", rmc_nth_farthest, presets=PRESETS)

@@ -12,16 +12,16 @@ baseline replaces the RMC by an LSTM of 256 units (its size is not stated).
 
 from __future__ import annotations
 
-from memrl.experiments.base import Expectation, Experiment, PaperSetting, chosen_preset, register
-from memrl.experiments.rmc_boxworld import AGENT, CORES, LOSSES
+from memrl.experiments.base import Expectation, Experiment, PaperSetting, register
 from memrl.learn.impala_config import ImpalaConfig
+from memrl.learn.paper_agents import RMC_BOXWORLD_AGENT, RMC_BOXWORLD_CORES, RMC_BOXWORLD_LOSSES, RMC_RMSPROP
 
 PRESETS = ("cpu", "paper")
 OBSERVATIONS = ("viewport", "full")
-MODELS = {"rmc": ("rmc", CORES["rmc"]), "lstm": ("lstm", dict(hidden=256))}
+MODELS = {"rmc": ("rmc", RMC_BOXWORLD_CORES["rmc"]), "lstm": ("lstm", dict(hidden=256))}
 TRAINING = {
-    "paper": dict(num_envs=32, lr=1e-4, optimizer="rmsprop", rmsprop_eps=0.01, total_steps=1_000_000_000, seeds=1, updates_per_chunk=500),
-    "cpu": dict(num_envs=32, lr=2e-4, optimizer="rmsprop", rmsprop_eps=0.01, total_steps=2_000_000, seeds=1, updates_per_chunk=100),
+    "paper": dict(**RMC_RMSPROP, lr=1e-4, total_steps=1_000_000_000, updates_per_chunk=500),
+    "cpu": dict(**RMC_RMSPROP, lr=2e-4, total_steps=2_000_000, updates_per_chunk=100),
 }
 PAPER_SCORES = {"viewport": (677, 550), "full": (1159, 598)}
 """observation -> (RMC, LSTM) episode returns read from the paper's text"""
@@ -29,7 +29,7 @@ PAPER_SCORES = {"viewport": (677, 550), "full": (1159, 598)}
 
 def pacman_runs(preset: str) -> dict[str, ImpalaConfig]:
     return {
-        f"{observation}/{label}": ImpalaConfig(env=f"minipacman/{observation}", core=core, core_args=args, **AGENT, **LOSSES, **TRAINING[preset])
+        f"{observation}/{label}": ImpalaConfig(env=f"minipacman/{observation}", core=core, core_args=args, **RMC_BOXWORLD_AGENT, **RMC_BOXWORLD_LOSSES, **TRAINING[preset])
         for observation in OBSERVATIONS
         for label, (core, args) in MODELS.items()
     }
@@ -50,9 +50,8 @@ SETTINGS = (
 )
 
 
-def rmc_pacman(preset: str | None = None) -> Experiment:
-    """The experiment with ``preset`` (default: the current JAX backend's)."""
-    preset = chosen_preset(preset, PRESETS)
+def rmc_pacman(preset: str) -> Experiment:
+    """The experiment's runs and checks in ``preset``."""
     return Experiment(
         name="rmc-pacman",
         version=1,
@@ -66,10 +65,8 @@ def rmc_pacman(preset: str | None = None) -> Experiment:
             for observation, (rmc, lstm) in PAPER_SCORES.items()
         ),
         optima={observation: [("paper's RMC", rmc), ("paper's LSTM", lstm)] for observation, (rmc, lstm) in PAPER_SCORES.items()},
-        preset=preset,
-        presets=PRESETS,
         settings=SETTINGS,
     )
 
 
-register("rmc-pacman", rmc_pacman)
+register("rmc-pacman", rmc_pacman, presets=PRESETS)

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from memrl.experiments.base import Expectation, Experiment, PaperSetting, chosen_preset, register
+from memrl.experiments.base import Expectation, Experiment, PaperSetting, register
 from memrl.learn.supervised_config import SupervisedConfig
 
 PRESETS = ("cpu", "paper")
@@ -126,9 +126,8 @@ SETTINGS = (
 )
 
 
-def tlb_babyai(preset: str | None = None) -> Experiment:
-    """The experiment with ``preset`` (default: the current JAX backend's)."""
-    preset = chosen_preset(preset, PRESETS)
+def tlb_babyai(preset: str) -> Experiment:
+    """The experiment's runs and checks in ``preset``."""
     runs = babyai_runs(preset)
     panels = sorted({run.split("/")[0] for run in runs})
     return Experiment(
@@ -144,10 +143,8 @@ def tlb_babyai(preset: str | None = None) -> Experiment:
             for panel in panels
         ),
         evaluation=evaluate_success(EVAL_EPISODES[preset]),
-        preset=preset,
-        presets=PRESETS,
         settings=SETTINGS,
     )
 
 
-register("tlb-babyai", tlb_babyai)
+register("tlb-babyai", tlb_babyai, presets=PRESETS)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memrl.experiments.base import Expectation, Experiment, PaperSetting, chosen_preset, register
+from memrl.experiments.base import Expectation, Experiment, PaperSetting, register
 from memrl.learn.supervised_config import SupervisedConfig
 
 PRESETS = ("cpu", "paper")
@@ -91,9 +91,8 @@ SETTINGS = (
 )
 
 
-def tlb_copying(preset: str | None = None) -> Experiment:
-    """The experiment with ``preset`` (default: the current JAX backend's)."""
-    preset = chosen_preset(preset, PRESETS)
+def tlb_copying(preset: str) -> Experiment:
+    """The experiment's runs and checks in ``preset``."""
     runs = copying_runs(preset)
     return Experiment(
         name="tlb-copying",
@@ -108,10 +107,8 @@ def tlb_copying(preset: str | None = None) -> Experiment:
         ),
         evaluation=evaluate_samples_to_perfect,
         optima={f"gap {gap}": [("perfect", 1.0)] for gap in GAPS[preset]},
-        preset=preset,
-        presets=PRESETS,
         settings=SETTINGS,
     )
 
 
-register("tlb-copying", tlb_copying)
+register("tlb-copying", tlb_copying, presets=PRESETS)

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from memrl.experiments.base import Expectation, Experiment, PaperSetting, chosen_preset, register
+from memrl.experiments.base import Expectation, Experiment, PaperSetting, register
 from memrl.learn.supervised_config import SupervisedConfig
 
 PRESETS = ("cpu", "paper")
@@ -111,9 +111,8 @@ SETTINGS = (
 )
 
 
-def tlb_decision(preset: str | None = None) -> Experiment:
-    """The experiment with ``preset`` (default: the current JAX backend's)."""
-    preset = chosen_preset(preset, PRESETS)
+def tlb_decision(preset: str) -> Experiment:
+    """The experiment's runs and checks in ``preset``."""
     runs = decision_runs(preset)
     tlb, transformer = (next(run for run in runs if run.endswith(label)) for label in ("/tlb", "/transformer"))
     return Experiment(
@@ -128,10 +127,8 @@ def tlb_decision(preset: str | None = None) -> Experiment:
             Expectation(tlb, ">=", None, "DT + TLB at least as good as DT (Table 3)", evaluated=("returns", "success"), against=transformer, central=True),
         ),
         evaluation=evaluate_returns,
-        preset=preset,
-        presets=PRESETS,
         settings=SETTINGS,
     )
 
 
-register("tlb-decision", tlb_decision)
+register("tlb-decision", tlb_decision, presets=PRESETS)

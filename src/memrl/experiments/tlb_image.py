@@ -20,7 +20,7 @@ draws from the held-out images (each image about 100 times).
 from __future__ import annotations
 
 from memrl import tasks
-from memrl.experiments.base import Experiment, PaperSetting, chosen_preset, register
+from memrl.experiments.base import Experiment, PaperSetting, register
 from memrl.experiments.evaluations import held_out_evaluation, held_out_expectation
 from memrl.learn.supervised_config import SupervisedConfig
 from memrl.tasks.digits import NUM_IMAGES
@@ -87,9 +87,8 @@ SETTINGS = (
 )
 
 
-def tlb_image(preset: str | None = None) -> Experiment:
-    """The experiment with ``preset`` (default: the current JAX backend's)."""
-    preset = chosen_preset(preset, PRESETS)
+def tlb_image(preset: str) -> Experiment:
+    """The experiment's runs and checks in ``preset``."""
     return Experiment(
         name="tlb-image",
         version=2,
@@ -104,10 +103,8 @@ def tlb_image(preset: str | None = None) -> Experiment:
             held_out_expectation("digits/tlb", ">=", None, "top-down conditioning helps (Table 2: 94.79 vs 93.75)", against="digits/tlb no top-down"),
         ),
         evaluation=held_out_evaluation(HELD_OUT_DRAWS, batch_size=TEST_IMAGES),
-        preset=preset,
-        presets=PRESETS,
         settings=SETTINGS,
     )
 
 
-register("tlb-image", tlb_image)
+register("tlb-image", tlb_image, presets=PRESETS)

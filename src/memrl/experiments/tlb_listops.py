@@ -15,7 +15,7 @@ the held-out trees.
 
 from __future__ import annotations
 
-from memrl.experiments.base import Experiment, PaperSetting, chosen_preset, register
+from memrl.experiments.base import Experiment, PaperSetting, register
 from memrl.experiments.evaluations import held_out_evaluation, held_out_expectation
 from memrl.learn.supervised_config import SupervisedConfig
 
@@ -66,9 +66,8 @@ SETTINGS = (
 )
 
 
-def tlb_listops(preset: str | None = None) -> Experiment:
-    """The experiment with ``preset`` (default: the current JAX backend's)."""
-    preset = chosen_preset(preset, PRESETS)
+def tlb_listops(preset: str) -> Experiment:
+    """The experiment's runs and checks in ``preset``."""
     return Experiment(
         name="tlb-listops",
         version=2,
@@ -81,10 +80,8 @@ def tlb_listops(preset: str | None = None) -> Experiment:
             held_out_expectation("listops/tlb", ">=", None, "TLB at least as accurate as the Transformer (Table 4)", against="listops/transformer", central=True),
         ),
         evaluation=held_out_evaluation(TEST_DRAWS, batch_size=32),  # the training batch: attention over 2,000 steps is large
-        preset=preset,
-        presets=PRESETS,
         settings=SETTINGS,
     )
 
 
-register("tlb-listops", tlb_listops)
+register("tlb-listops", tlb_listops, presets=PRESETS)

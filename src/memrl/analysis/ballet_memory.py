@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from pathlib import Path
 
@@ -12,16 +11,16 @@ import numpy as np
 
 from memrl.analysis.ballet_memory_probe import BalletMemoryProbe, check_steps, train_probe
 from memrl.envs import ballet
-from memrl.experiments.htm_ballet import preset_runs
 from memrl.learn.impala_config import ImpalaConfig
+from memrl.learn.paper_agents import htm_ballet_agents
 
 
 def probe_config(core: str, level: str) -> ImpalaConfig:
     """The ``cpu`` preset's agent of ``memrl reproduce htm-ballet`` for ``core``, on ``ballet/{level}``."""
-    runs = preset_runs("cpu")
-    if f"mixed/{core}" not in runs:
-        raise ValueError(f"core must be one of the htm-ballet cores {sorted(r.split('/')[1] for r in runs if r.startswith('mixed/'))}, got {core!r}")
-    return dataclasses.replace(runs[f"mixed/{core}"], env=f"ballet/{level}")
+    agents = htm_ballet_agents("cpu")
+    if core not in agents:
+        raise ValueError(f"core must be one of the htm-ballet cores {sorted(agents)}, got {core!r}")
+    return ImpalaConfig(env=f"ballet/{level}", **agents[core])
 
 
 def command(
