@@ -83,9 +83,9 @@ def test_supervised_run_trains_resumes_and_evaluates(tmp_path, capsys):
 
 def test_any_core_trains_on_a_sequence_task_from_the_command_line(tmp_path, capsys):
     argv = [
-        "train-supervised", "--task", "copying", "--core", "gtrxl", "--task-args", "gap", "3", "num_digits", "2",
+        "train", "--out", str(tmp_path), "supervised", "--task", "copying", "--core", "gtrxl", "--task-args", "gap", "3", "num_digits", "2",
         "--core-args", "num_layers", "1", "d_model", "8", "num_heads", "2", "mlp_dim", "8", "memory_length", "4",
-        "--embed-dim", "8", "--total-steps", "16", "--batch-size", "4", "--updates-per-chunk", "2", "--out", str(tmp_path), "--tensorboard",
+        "--embed-dim", "8", "--total-steps", "16", "--batch-size", "4", "--updates-per-chunk", "2", "--tensorboard",
     ]
     main(argv)
     assert (tmp_path / "curve.png").stat().st_size > 0 and '"metric": "test_accuracy"' in (tmp_path / "summary.json").read_text()
@@ -94,6 +94,20 @@ def test_any_core_trains_on_a_sequence_task_from_the_command_line(tmp_path, caps
     capsys.readouterr()
     main(["eval", str(tmp_path), "--steps", "10", "--task-args", "gap", "6"])
     assert re.search(r"seed 0 \(update 4\): accuracy \d\.\d{3}, sequence accuracy [\s\S]*\son 10 held-out\s+sequences \(gap 6\)", capsys.readouterr().out, re.S)
+
+
+@pytest.mark.parametrize("argv, spelled", [
+    (["train", "--env", "tmaze/T-LN"], ["train", "ppo", "--env", "tmaze/T-LN"]),
+    (["train-impala", "--core", "gru"], ["train", "impala", "--core", "gru"]),
+    (["train-supervised"], ["train", "supervised"]),
+    (["train", "--out", "x", "impala"], ["train", "--out", "x", "impala"]),
+    (["train", "--help"], ["train", "--help"]),
+    (["eval", "runs/x"], ["eval", "runs/x"]),
+])
+def test_one_train_command_keeps_the_earlier_spellings(argv, spelled):
+    from memrl.cli import spelled_out
+
+    assert spelled_out(argv) == spelled
 
 
 def test_evaluation_config_replaces_settings_and_drops_the_stages():

@@ -1,4 +1,4 @@
-"""The ``memrl`` command line: list, train, train-impala, train-supervised, eval, plot, reproduce, results, analyze, bench, sweep."""
+"""The ``memrl`` command line: list, train (ppo, impala, supervised), eval, plot, reproduce, results, analyze, bench, sweep."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import dataclasses
 import os
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Union
 
 import tyro
 
@@ -43,7 +43,7 @@ def list_all(core: str | None = None, env: str | None = None, task: str | None =
         console.print("[bold]cores[/]        " + ", ".join(cores.names()))
         console.print("[bold]envs[/]         " + ", ".join(envs.names()))
         console.print("[bold]tasks[/]        " + ", ".join(tasks.names()))
-        console.print("[bold]task models[/]  " + ", ".join(TASK_MODELS.names()) + "  (train-supervised --core)")
+        console.print("[bold]task models[/]  " + ", ".join(TASK_MODELS.names()) + "  (train supervised --core)")
         console.print("[bold]experiments[/]  " + ", ".join(experiments.names()))
         return
     for registry, name in chosen:
@@ -56,79 +56,56 @@ def list_all(core: str | None = None, env: str | None = None, task: str | None =
         console.print(table)
 
 
+LEARNER_CONFIGS = Union[
+    Annotated[PPOConfig, tyro.conf.subcommand("ppo", prefix_name=False)],
+    Annotated[ImpalaConfig, tyro.conf.subcommand("impala", prefix_name=False)],
+    Annotated[SupervisedConfig, tyro.conf.subcommand("supervised", prefix_name=False)],
+]
+"""``memrl train``'s subcommands: one per learner, each taking its config's fields as flags"""
+FOLDER_SUFFIX = {"ppo": "", "impala": "-impala", "supervised": "-supervised"}
+ALIASES = {"train-impala": ["train", "impala"], "train-supervised": ["train", "supervised"]}
+"""the earlier spellings of ``memrl train impala`` and ``memrl train supervised``; ``memrl train``
+without a learner is ``memrl train ppo``"""
+
+
 def train(
-    config: Annotated[PPOConfig, tyro.conf.arg(name="")],
     out: Path | None = None,
     workers: int | None = None,
     tensorboard: bool = False,
     devices: int | None = None,
     hosts: Annotated[Hosts, tyro.conf.arg(name="")] = Hosts(),
+    *,
+    config: Annotated[LEARNER_CONFIGS, tyro.conf.arg(name="")],
 ) -> None:
-    """Train a memory core on an environment with recurrent PPO (resumes if OUT holds this run).
+    """Train a memory core with one of memrl's learners (resumes if OUT holds this run): ``ppo``
+    (recurrent PPO) or ``impala`` (IMPALA-style V-trace actor-critic) on an environment,
+    ``supervised`` (any core inside the sequence model, or a task model) on a sequence task.
 
     Args:
-        out: run folder (default runs/<env>/<core>).
+        out: run folder (default runs/<env or task>/<core>, with -impala or -supervised appended).
         workers: processes at once (default: one per CPU core, one on a GPU).
         tensorboard: also write each seed's metrics as TensorBoard scalars to OUT/seed_<s>/tensorboard
             (needs ``pip install "memrl[tensorboard]"``).
         devices: local devices to split the environments over (default: all accelerators that divide
-            num_envs; 1 on a CPU); with several processes, on each of them.
+            num_envs; 1 on a CPU and for supervised runs); with several processes, on each of them.
         hosts: with --coordinator HOST:PORT --num-processes P --process-id I, this command is process
             I of P that train the run together (one command per process, the same arguments; process 0
-            writes OUT, on a file system all of them share).
+            writes OUT, on a file system all of them share; ppo and impala runs).
     """
     from memrl.run.train import train_run
 
-    train_run(config, out or Path("runs") / config.env.replace("/", "_") / config.core, workers, tensorboard, devices, hosts)
+    folder = out or Path("runs") / config.trained_on.replace("/", "_") / f"{config.core}{FOLDER_SUFFIX[config.learner]}"
+    train_run(config, folder, workers, tensorboard, devices, hosts)
 
 
-def train_impala(
-    config: Annotated[ImpalaConfig, tyro.conf.arg(name="")],
-    out: Path | None = None,
-    workers: int | None = None,
-    tensorboard: bool = False,
-    devices: int | None = None,
-    hosts: Annotated[Hosts, tyro.conf.arg(name="")] = Hosts(),
-) -> None:
-    """Train a memory core on an environment with IMPALA-style V-trace actor-critic (resumes if OUT holds this run).
-
-    Args:
-        out: run folder (default runs/<env>/<core>-impala).
-        workers: processes at once (default: one per CPU core, one on a GPU).
-        tensorboard: also write each seed's metrics as TensorBoard scalars to OUT/seed_<s>/tensorboard
-            (needs ``pip install "memrl[tensorboard]"``).
-        devices: local devices to split the environments over (default: all accelerators that divide
-            num_envs; 1 on a CPU); with several processes, on each of them.
-        hosts: with --coordinator HOST:PORT --num-processes P --process-id I, this command is process
-            I of P that train the run together (one command per process, the same arguments; process 0
-            writes OUT, on a file system all of them share).
-    """
-    from memrl.run.train import train_run
-
-    train_run(config, out or Path("runs") / config.env.replace("/", "_") / f"{config.core}-impala", workers, tensorboard, devices, hosts)
-
-
-def train_supervised(
-    config: Annotated[SupervisedConfig, tyro.conf.arg(name="")],
-    out: Path | None = None,
-    workers: int | None = None,
-    tensorboard: bool = False,
-    devices: int | None = None,
-) -> None:
-    """Train any core (inside the sequence model) or a task model on a supervised sequence task:
-    copying, nth-farthest, listops, pai, ... (resumes if OUT holds this run).
-
-    Args:
-        out: run folder (default runs/<task>/<core>-supervised).
-        workers: processes at once (default: one per CPU core, one on a GPU).
-        tensorboard: also write each seed's metrics as TensorBoard scalars to OUT/seed_<s>/tensorboard
-            (needs ``pip install "memrl[tensorboard]"``).
-        devices: local devices to split the environments over (default: all accelerators that divide
-            num_envs; 1 on a CPU).
-    """
-    from memrl.run.train import train_run
-
-    train_run(config, out or Path("runs") / config.task / f"{config.core}-supervised", workers, tensorboard, devices)
+def spelled_out(argv: list[str]) -> list[str]:
+    """``argv`` with the earlier spellings of ``memrl train`` (``ALIASES``, and ``train`` without a
+    learner for PPO) written as ``memrl train LEARNER``."""
+    if argv[:1] and argv[0] in ALIASES:
+        return ALIASES[argv[0]] + argv[1:]
+    if argv[:1] == ["train"] and not set(argv[1:]) & (set(FOLDER_SUFFIX) | {"-h", "--help"}):
+        return ["train", "ppo"] + argv[1:]
+    return argv
 
 
 def evaluation_config(config, env_args: dict, task_args: dict, core_args: dict):
@@ -143,7 +120,7 @@ def evaluation_config(config, env_args: dict, task_args: dict, core_args: dict):
         changes |= {"task_args": config.task_args | task_args, "stages": ()}
     else:
         changes["env_args"] = config.env_args | env_args
-    return dataclasses.replace(config, **changes)
+    return dataclasses.replace(config, **changes).validate()
 
 
 def evaluate(
@@ -206,7 +183,7 @@ def plot(runs: tyro.conf.Positional[list[Path]], out: Path = Path("curves.png"))
     panels: dict = {}
     for run in runs:
         config = RunFolder(run).load_config()
-        curves = panels.setdefault(config.env, {})
+        curves = panels.setdefault(config.trained_on, {})
         label = config.core if run.name == config.core else f"{config.core} ({run.name})"
         curves[label if label not in curves else f"{config.core} ({run})"] = RunFolder(run)  # two folders of one name
     print(save_curves(out, panels))
@@ -309,7 +286,7 @@ def wandb(runs: tyro.conf.Positional[list[Path]], project: str = "memrl", entity
 
 
 COMMANDS = {
-    "list": list_all, "train": train, "train-impala": train_impala, "train-supervised": train_supervised, "eval": evaluate, "plot": plot,
+    "list": list_all, "train": train, "eval": evaluate, "plot": plot,
     "reproduce": reproduce, "results": results, "babyai-demos": babyai_demos, "wandb": wandb,
 }
 
@@ -333,9 +310,11 @@ def main(argv: list[str] | None = None) -> None:
     # XLA would reserve 75% of a GPU's memory here when JAX first starts its backend (to choose the
     # workers), and the worker then runs out of memory; so every memrl process allocates on demand.
     os.environ["XLA_PYTHON_CLIENT_PREALLOCATE"] = "false"
-    argv = list(sys.argv[1:] if argv is None else argv)
+    argv = spelled_out(list(sys.argv[1:] if argv is None else argv))
     try:
-        if argv[:1] == ["analyze"]:
+        if argv[:1] == ["train"]:  # options before the learner's name apply after it too
+            tyro.cli(train, prog="memrl train", args=argv[1:], config=(tyro.conf.CascadeSubcommandArgs,))
+        elif argv[:1] == ["analyze"]:
             tyro.extras.subcommand_cli_from_dict(analyze_commands(), prog="memrl analyze", args=argv[1:])
         elif argv[:1] == ["bench"]:
             from memrl import bench

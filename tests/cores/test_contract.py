@@ -1,4 +1,4 @@
-"""Properties every registered core must have (DESIGN.md, the memory-core contract)."""
+"""Properties every registered core must have (docs/architecture.md, the memory-core contract)."""
 
 import jax
 import jax.numpy as jnp

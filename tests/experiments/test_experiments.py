@@ -521,6 +521,8 @@ def test_every_preset_builds_and_every_settings_row_reads_a_value():
         assert "cpu" in built and "paper" in built, name
         for preset, experiment in built.items():
             assert experiment.preset == preset and experiment.settings, name
+            for config in experiment.runs.values():  # configs are data: each is checked where its run is prepared
+                config.validate()
             assert all(e.run in experiment.runs and (not e.against or e.against in experiment.runs) for e in experiment.expectations)
         for row in next(iter(built.values())).settings:
             values = [row.fixed or preset_value(e, row.field) for e in built.values()]

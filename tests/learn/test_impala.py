@@ -77,7 +77,7 @@ def test_same_seed_same_run():
 )
 def test_bad_config_values_say_what_is_allowed(overrides, message):
     with pytest.raises(ValueError, match=message):
-        tiny(**overrides)
+        tiny(**overrides).validate()
 
 
 def test_loss_weights_are_the_htm_papers_four():
@@ -85,7 +85,7 @@ def test_loss_weights_are_the_htm_papers_four():
     learner = Impala(tiny(policy_coef=0.1, value_coef=1.0, entropy_coef=1e-3))
     assert learner.total_loss(2.0, 3.0, 4.0, 5.0) == pytest.approx(0.1 * 2.0 + 1.0 * 3.0 - 1e-3 * 4.0)
     with pytest.raises(ValueError, match="policy_coef must be >= 0"):
-        tiny(policy_coef=-0.1)
+        tiny(policy_coef=-0.1).validate()
 
 
 def test_reconstruction_without_anything_to_reconstruct_is_refused():

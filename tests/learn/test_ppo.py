@@ -114,12 +114,12 @@ def test_checkpoint_of_another_shape_is_refused(tmp_path):
 )
 def test_bad_config_values_say_what_is_allowed(overrides, message):
     with pytest.raises(ValueError, match=message):
-        tiny(**overrides)
+        tiny(**overrides).validate()
 
 
 @pytest.mark.slow
 def test_multi_seed_path_finishes(tmp_path, monkeypatch):
-    """Two seeds on the CPU run as two pinned processes and both finish (DESIGN.md: in-process
+    """Two seeds on the CPU run as two pinned processes and both finish (docs/architecture.md: in-process
     vmap over seeds deadlocked on 2-core machines); the workers write their compiled programs to
     the disk cache that later jobs of the run load."""
     from memrl.run.train import train_folders

@@ -71,7 +71,7 @@ def test_bit_targets_score_a_step_right_only_when_every_bit_is():
         (dict(lr=0.0), "lr must be > 0"),
         (dict(lr_warmup=-1), "lr_warmup must be >= 0"),
         (dict(weight_decay=-0.1), "weight_decay must be >= 0"),
-        (dict(total_steps=16, batch_size=32), "less than one batch"),
+        (dict(total_steps=16, batch_size=32), "less than one update \\(32 sequences\\)"),
         (dict(stages=("gap=3",)), r"'UPDATES key=value ...'.*UPDATES must be a positive integer"),
         (dict(stages=("0 gap=3",)), "UPDATES must be a positive integer"),
         (dict(stages=("10 gap",)), "'gap' is not key=value"),
@@ -84,7 +84,7 @@ def test_bit_targets_score_a_step_right_only_when_every_bit_is():
 )
 def test_bad_config_is_refused(kwargs, message):
     with pytest.raises(ValueError, match=message):
-        SupervisedConfig(**kwargs)
+        SupervisedConfig(**kwargs).validate()
 
 
 def test_the_learning_rate_warms_up_linearly():

@@ -1,5 +1,5 @@
-"""The sequence model every supervised task shares with every core (DESIGN.md, "Supervised
-sequence tasks"):
+"""The sequence model every supervised task shares with every core (docs/architecture.md,
+its task contract):
 
     e_t = Embed(x_t)                  token embedding (token ids) or a linear map (vectors), width ``embed_dim``
     y_1..T = core.sequence(e_1..T)    any registered core, from its initial carry, reset at the sequence start

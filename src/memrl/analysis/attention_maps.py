@@ -88,7 +88,7 @@ def command(run: tyro.conf.Positional[Path], seed: int = 0, sequences: int = 3, 
     """Draw the RMC's attention over held-out sequences of a trained supervised run (Fig. 3).
 
     Args:
-        run: a run folder of ``memrl train-supervised`` or ``memrl reproduce`` with an rmc core
+        run: a run folder of ``memrl train supervised`` or ``memrl reproduce`` with an rmc core
             (e.g. runs/reproduce/rmc-nth-farthest/nth farthest/rmc).
         seed: which of the run's seeds to load.
         sequences: sequences to draw (Nth Farthest: up to 3, chosen as in Fig. 3).
@@ -102,7 +102,7 @@ def command(run: tyro.conf.Positional[Path], seed: int = 0, sequences: int = 3, 
     folder = RunFolder(Path(run))
     config = folder.load_config()
     if getattr(config, "learner", "") != "supervised":
-        raise ValueError(f"{run} is a {config.learner} run; `analyze attention` reads a supervised run (train-supervised)")
+        raise ValueError(f"{run} is a {config.learner} run; `analyze attention` reads a supervised run (train supervised)")
     if sequences < 1:
         raise ValueError(f"sequences must be >= 1, got {sequences}")
     params = seed_params(folder, seed)

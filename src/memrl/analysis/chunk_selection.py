@@ -119,7 +119,7 @@ def command(
     """Draw which chunks a trained HTM agent reads at each step of an episode, per layer.
 
     Args:
-        run: an RL run folder (``memrl train`` / ``train-impala`` / ``reproduce``) with an htm core.
+        run: an RL run folder (``memrl train ppo`` / ``train impala`` / ``reproduce``) with an htm core.
         seed: which of the run's seeds to load.
         env: environment to act in (default: the run's own; e.g. ballet/8_delay16 for an agent
             trained on ballet/mixed).
@@ -135,7 +135,7 @@ def command(
     folder = RunFolder(Path(run))
     config = folder.load_config()
     if config.learner == "supervised":
-        raise ValueError(f"{run} is a supervised run; `analyze chunk-selection` reads an RL run (train, train-impala) with an htm core")
+        raise ValueError(f"{run} is a supervised run; `analyze chunk-selection` reads an RL run (train ppo, train impala) with an htm core")
     if config.core != "htm":
         raise ValueError(f"{run} has core {config.core!r}; `analyze chunk-selection` reads an htm core")
     if steps < 1:
@@ -151,7 +151,7 @@ def command(
     out = Path(out) if out is not None else folder.path / "analysis"
     out.mkdir(parents=True, exist_ok=True)
     draw(by_chunk, rewards[:length], core.chunk_size - core.chunk_overlap, out / "chunk_selection.png",
-         f"htm on {config.env} (seed {seed}): chunk relevance R per step, top-{core.k} read marked; episode of {length} steps")
+         f"htm on {config.trained_on} (seed {seed}): chunk relevance R per step, top-{core.k} read marked; episode of {length} steps")
     np.savez(out / "chunk_selection.npz", rewards=rewards[:length], holder=holder,
              **{f"layer_{i}_{name}": a for i, pair in enumerate(by_chunk) for name, a in zip(("relevance", "read"), pair)})
     console.print(f"chunk selection over {length} steps, {len(layers)} layers -> {out / 'chunk_selection.png'}")

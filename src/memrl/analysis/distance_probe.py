@@ -145,8 +145,8 @@ def command(run: tyro.conf.Positional[Path], seed: int = 0, max_iterations: int 
 
     folder = RunFolder(run)
     config = folder.load_config()
-    if config.env != "memory-planning/4x4" or config.core not in ("epn", "epn-nxk"):
-        raise ValueError(f"the distance probe needs an epn or epn-nxk run on memory-planning/4x4, got {config.core} on {config.env}")
+    if config.trained_on != "memory-planning/4x4" or config.core not in ("epn", "epn-nxk"):
+        raise ValueError(f"the distance probe needs an epn or epn-nxk run on memory-planning/4x4, got {config.core} on {config.trained_on}")
     learner = learner_for(config)
     runner = folder.load_checkpoint(seed, learner.init(jax.random.PRNGKey(0)))
     if runner is None:

@@ -1,4 +1,4 @@
-"""The memory-core contract (DESIGN.md) and the core registry.
+"""The memory-core contract (docs/architecture.md) and the core registry.
 
 Every core is a Linen module with
 

@@ -12,9 +12,11 @@ from memrl.learn.run_config import RunConfig
 class ImpalaConfig(RunConfig):
     """V-trace actor-critic (Espeholt et al. 2018) with one gradient step per batch of
     ``num_envs`` × ``rollout_len`` steps. The optimiser defaults are the EPN paper's RMSprop
-    (Ritter et al. 2021: ε 1e-4, momentum 0, decay 0.99)."""
+    (Ritter et al. 2021: ε 1e-4, momentum 0, decay 0.99); ``max_grad_norm`` clips the gradient of
+    the loss summed over the batch, as IMPALA's learner sums it (default 40)."""
 
     learner: ClassVar[str] = "impala"
+    DEFAULTS: ClassVar[dict] = dict(max_grad_norm=40.0)
 
     optimizer: Literal["rmsprop", "adam"] = "rmsprop"
     rmsprop_decay: float = 0.99
@@ -27,16 +29,15 @@ class ImpalaConfig(RunConfig):
     """clip of the trace-cutting weights"""
     policy_lag: int = 0
     """act with the parameters of this many updates ago (a distributed IMPALA's actor lag)"""
-    max_grad_norm: float = 40.0
-    """clip of the global gradient norm of the loss summed over the batch"""
 
     UNIT_INTERVAL: ClassVar[tuple[str, ...]] = RunConfig.UNIT_INTERVAL + ("rmsprop_decay",)
     POSITIVE: ClassVar[tuple[str, ...]] = RunConfig.POSITIVE + ("rmsprop_eps", "rho_bar", "c_bar")
     NON_NEGATIVE: ClassVar[tuple[str, ...]] = RunConfig.NON_NEGATIVE + ("rmsprop_momentum",)
 
-    def __post_init__(self):
-        super().__post_init__()
+    def validate(self):
+        super().validate()
         if self.optimizer not in ("rmsprop", "adam"):
             raise ValueError(f"optimizer must be 'rmsprop' or 'adam', got {self.optimizer!r}")
         if not isinstance(self.policy_lag, int) or isinstance(self.policy_lag, bool) or self.policy_lag < 0:
             raise ValueError(f"policy_lag must be a non-negative integer, got {self.policy_lag!r}")
+        return self

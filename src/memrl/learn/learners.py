@@ -1,11 +1,12 @@
 """The learners by name (``config.learner``), in one registry: each entry is a learner class whose
-``config_class`` is its config. Every learner has the same interface (DESIGN.md, "Learners and
-runs"): ``init(key)``, ``update(state)``, ``run(state, n)`` (jittable, vmappable over seeds),
+``config_class`` is its config. Every learner has the same interface, ``learner.Learner``:
+``init(key)``, ``update(state)``, ``run(state, n)`` (jittable, vmappable over seeds),
 ``evaluate(params, key, n)`` and ``evaluation_summary``; its config names its metrics."""
 
 from __future__ import annotations
 
 from memrl.learn.impala import Impala
+from memrl.learn.learner import Learner
 from memrl.learn.ppo import PPO
 from memrl.learn.run_config import ConfigRecord
 from memrl.learn.supervised import SupervisedLearner
@@ -21,7 +22,7 @@ def config_from_dict(learner: str, data: dict) -> ConfigRecord:
     return LEARNERS.factory(learner).config_class.from_dict(data)
 
 
-def learner_for(config: ConfigRecord):
+def learner_for(config: ConfigRecord) -> Learner:
     """The learner that runs ``config``."""
     return LEARNERS.make(config.learner, config=config)
 

@@ -29,10 +29,11 @@ class PPOConfig(RunConfig):
     UNIT_INTERVAL: ClassVar[tuple[str, ...]] = RunConfig.UNIT_INTERVAL + ("gae_lambda",)
     POSITIVE: ClassVar[tuple[str, ...]] = RunConfig.POSITIVE + ("clip_epsilon",)
 
-    def __post_init__(self):
-        super().__post_init__()
+    def validate(self):
+        super().validate()
         if self.num_envs % self.num_minibatches:
             raise ValueError(f"num_envs ({self.num_envs}) must be divisible by num_minibatches ({self.num_minibatches})")
+        return self
 
     @property
     def envs_per_minibatch(self) -> int:

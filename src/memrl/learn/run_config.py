@@ -1,5 +1,5 @@
-"""Settings every learner shares; each learner's config subclasses ``RunConfig``. Every field is a
-command-line flag of ``memrl train``."""
+"""The settings every learner shares (``ConfigRecord``) and those of the actor-critic learners
+(``RunConfig``); each learner's config subclasses one. Every field is a flag of ``memrl train``."""
 
 from __future__ import annotations
 
@@ -10,27 +10,68 @@ from typing import ClassVar
 from memrl.settings import check_positive
 
 
+@dataclasses.dataclass(frozen=True)
 class ConfigRecord:
-    """Seeds, the metrics a learner names, and the JSON record of a frozen config dataclass (every
-    learner's config). ``step_metric`` counts the steps (environment steps, sequences),
-    ``score_metric`` is drawn in the curves and the progress bar, ``final_metric`` summarises a run
-    (mean over its last updates); the labels name them in tables and figures."""
+    """The settings every learner shares, the metrics it names, and the JSON record of its config.
+    A config is plain data: constructing one checks nothing and builds nothing; ``validate`` checks
+    it once, where a run is prepared (``RunFolder.prepare``, ``train_run``). ``step_metric`` counts
+    the steps (environment steps, sequences), ``score_metric`` is drawn in the curves and the
+    progress bar, ``final_metric`` summarises a run (mean over its last updates); the labels name
+    them in tables and figures. A learner whose defaults differ for some shared field lists them in
+    ``DEFAULTS``."""
 
-    seed: int
-    seeds: int
+    core: str = "amrl-max"
+    """registered memory core name (see ``memrl list``); a supervised run also takes a task model
+    (htm-pai: HTM's App. B.4 PAI reader)"""
+    core_args: dict[str, int | float | bool | str] = dataclasses.field(default_factory=dict)
+    """core hyperparameters, e.g. ``hidden 128 straight_through False``"""
+    seed: int = 0
+    """seed of the first run; the others use seed + 1, seed + 2, ..."""
+    seeds: int = 1
+    """number of independent seeds"""
+    total_steps: int = 400_000
+    """steps per seed, in the learner's unit (``step_label``)"""
+    lr: float = 5e-4
+    """learning rate"""
+    max_grad_norm: float = 0.5
+    """clip of the global gradient norm"""
+    head_widths: tuple[int, ...] = (256,)
+    """ReLU layers between the core and the outputs (the actor-critic's policy and value heads: AMRL's
+    FF2; the sequence model's per-step head: RMC's Nth Farthest takes 256 256 256 256)"""
+    updates_per_chunk: int = 10
+    """updates per compiled chunk; metrics, progress and checkpoints happen between chunks"""
+
+    learner: ClassVar[str]
+    DEFAULTS: ClassVar[dict] = {}
     step_metric: ClassVar[str] = "env_steps"
     step_label: ClassVar[str] = "environment steps"
     score_metric: ClassVar[str] = "episode_return"
     score_label: ClassVar[str] = "episode return"
     final_metric: ClassVar[str] = "episode_return"
     final_label: ClassVar[str] = "final return"
-    POSITIVE_INTS: ClassVar[tuple[str, ...]] = ()
+    POSITIVE_INTS: ClassVar[tuple[str, ...]] = ("seeds", "total_steps", "updates_per_chunk")
     UNIT_INTERVAL: ClassVar[tuple[str, ...]] = ()
-    POSITIVE: ClassVar[tuple[str, ...]] = ()
+    POSITIVE: ClassVar[tuple[str, ...]] = ("lr", "max_grad_norm")
     NON_NEGATIVE: ClassVar[tuple[str, ...]] = ()
 
-    def check_ranges(self) -> None:
-        """Refuse fields outside the ranges the class lists, naming the field and the range."""
+    def __init_subclass__(cls, **kwargs):
+        # A learner's own defaults for shared fields: each becomes the field's default in that
+        # class (declared once above, with its docstring; dataclass keeps its place).
+        super().__init_subclass__(**kwargs)
+        own = cls.__dict__.get("DEFAULTS", {})
+        if own:
+            shared = {f.name: f.type for f in dataclasses.fields(ConfigRecord)}
+            unknown = sorted(set(own) - set(shared))
+            if unknown:
+                raise TypeError(f"{cls.__name__}.DEFAULTS names fields that ConfigRecord does not declare: {unknown}")
+            cls.__annotations__ = {**{name: shared[name] for name in own}, **cls.__dict__.get("__annotations__", {})}
+            for name, value in own.items():
+                setattr(cls, name, value)
+
+    def validate(self):
+        """Refuse settings outside what is allowed, naming the field and what is allowed (and, in
+        each learner's config, names that nothing registers and settings that clash); returns the
+        config."""
         check_positive(self, *self.POSITIVE_INTS)
         for name in self.UNIT_INTERVAL:
             if not 0.0 <= getattr(self, name) <= 1.0:
@@ -41,6 +82,25 @@ class ConfigRecord:
         for name in self.NON_NEGATIVE:
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must be >= 0, got {getattr(self, name)}")
+        if any(not isinstance(w, int) or w < 1 for w in self.head_widths):
+            raise ValueError(f"head_widths must be positive integers, got {self.head_widths}")
+        if self.total_steps < self.steps_per_update:
+            raise ValueError(f"total_steps ({self.total_steps}) is less than one update ({self.steps_per_update} {self.step_label})")
+        return self
+
+    @property
+    def trained_on(self) -> str:
+        """What the run trains on (an environment or a task), as summaries, tables and folder names say."""
+        raise NotImplementedError
+
+    @property
+    def steps_per_update(self) -> int:
+        raise NotImplementedError
+
+    @property
+    def num_updates(self) -> int:
+        """Updates in a run of ``total_steps``."""
+        return self.total_steps // self.steps_per_update
 
     def seed_list(self) -> list[int]:
         """The seeds of the run."""
@@ -66,40 +126,25 @@ class ConfigRecord:
 
 @dataclasses.dataclass(frozen=True)
 class RunConfig(ConfigRecord):
-    """One environment, one memory core, one actor-critic agent, several seeds."""
-
-    learner: ClassVar[str]
+    """One environment, one memory core, one actor-critic agent, several seeds (PPO's and IMPALA's
+    shared settings)."""
 
     env: str = "tmaze/T-LN"
     """registered environment name (see ``memrl list``)"""
-    core: str = "amrl-max"
-    """registered memory core name (see ``memrl list``)"""
-    core_args: dict[str, int | float | bool | str] = dataclasses.field(default_factory=dict)
-    """core hyperparameters, e.g. ``hidden 128 straight_through False``"""
     env_args: dict[str, int | float | bool | str] = dataclasses.field(default_factory=dict)
     """environment settings, e.g. ``maze_length 200`` or (Ballet) ``observation cells``"""
-    seed: int = 0
-    """seed of the first run; the others use seed + 1, seed + 2, ..."""
-    seeds: int = 1
-    """number of independent seeds"""
-    total_steps: int = 400_000
-    """environment steps per seed"""
     num_envs: int = 32
     """parallel environments per seed"""
     rollout_len: int = 100
     """steps per environment per update (truncated-BPTT length)"""
-    lr: float = 5e-4
     gamma: float = 0.98
     policy_coef: float = 1.0
     """weight of the policy-gradient loss (HTM's "V-trace loss weight")"""
     value_coef: float = 0.5
     """weight of the value (baseline) loss ½ mean (target − v)²"""
     entropy_coef: float = 0.01
-    max_grad_norm: float = 0.5
     encoder_widths: tuple[int, ...] = (256, 256)
     """observation encoder (AMRL's FF1)"""
-    head_widths: tuple[int, ...] = (256,)
-    """layers between the core and the policy/value outputs (AMRL's FF2)"""
     feed_prev_action: bool = False
     feed_prev_reward: bool = False
     encoder: str = "mlp"
@@ -116,15 +161,14 @@ class RunConfig(ConfigRecord):
     """tag the "conv" encoder's last feature grid with two channels of x and y positions in [-1, 1] (the RMC's BoxWorld agent)"""
     reconstruction_coef: float = 0.0
     """weight of the self-supervised loss of decoding the current image and tokens from the memory"""
-    updates_per_chunk: int = 10
-    """updates per compiled chunk; metrics, progress and checkpoints happen between chunks"""
 
-    POSITIVE_INTS: ClassVar[tuple[str, ...]] = ("seeds", "total_steps", "num_envs", "rollout_len", "updates_per_chunk")
+    POSITIVE_INTS: ClassVar[tuple[str, ...]] = ConfigRecord.POSITIVE_INTS + ("num_envs", "rollout_len")
     UNIT_INTERVAL: ClassVar[tuple[str, ...]] = ("gamma",)
-    POSITIVE: ClassVar[tuple[str, ...]] = ("lr", "max_grad_norm")
     NON_NEGATIVE: ClassVar[tuple[str, ...]] = ("policy_coef", "value_coef", "entropy_coef", "reconstruction_coef")
 
-    def __post_init__(self):
+    def validate(self):
+        """As ``ConfigRecord.validate``, and the environment, core and encoder: registered names,
+        settings the environment and core take, conv layers that agree."""
         from memrl import cores, envs
         from memrl.settings import check_settings
 
@@ -149,16 +193,13 @@ class RunConfig(ConfigRecord):
             raise ValueError("conv_kernels and conv_strides set the 'conv' encoder; the 'resnet' encoder uses 3×3 convolutions and stride-2 pooling")
         if self.conv_coordinates and self.encoder != "conv":
             raise ValueError(f"conv_coordinates tags the 'conv' encoder's features; encoder is {self.encoder!r}")
-        self.check_ranges()
-        if self.total_steps < self.steps_per_update:
-            raise ValueError(f"total_steps ({self.total_steps}) is less than one update (num_envs * rollout_len = {self.steps_per_update})")
+        return super().validate()
+
+    @property
+    def trained_on(self) -> str:
+        return self.env
 
     @property
     def steps_per_update(self) -> int:
-        """Environment steps collected per update."""
+        """Environment steps collected per update (num_envs × rollout_len)."""
         return self.num_envs * self.rollout_len
-
-    @property
-    def num_updates(self) -> int:
-        """Updates in a run of ``total_steps``."""
-        return self.total_steps // self.steps_per_update

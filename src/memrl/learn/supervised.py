@@ -1,5 +1,5 @@
-"""Supervised training of any model on any sequence task (DESIGN.md, "Supervised sequence
-tasks"): fresh batches from the task, the masked sequence cross-entropy (softmax over classes,
+"""Supervised training of any model on any sequence task (docs/architecture.md,
+its task contract): fresh batches from the task, the masked sequence cross-entropy (softmax over classes,
 sigmoid over bits), Adam. The learner interface is the actor-critic learners' (``init``,
 ``update``, ``run``, ``evaluate``), so run folders, checkpoints, resuming, progress and experiments
 work the same.

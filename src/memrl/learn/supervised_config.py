@@ -24,18 +24,14 @@ class SupervisedConfig(ConfigRecord):
     score_label: ClassVar[str] = "accuracy (training batches)"
     final_metric: ClassVar[str] = "test_accuracy"
     final_label: ClassVar[str] = "final held-out accuracy"
+    DEFAULTS: ClassVar[dict] = dict(core="lstm", total_steps=1_000_000, lr=3e-4, max_grad_norm=1.0, head_widths=(), updates_per_chunk=100)
 
     task: str = "copying"
     """registered task name (see ``memrl list``)"""
     task_args: dict[str, int | float | bool | str] = dataclasses.field(default_factory=dict)
     """task settings, e.g. ``gap 100`` (copying); ``batch_size`` is this config's"""
-    core: str = "lstm"
-    """a registered core, trained inside the sequence model, or a task model (htm-pai: HTM's App. B.4 PAI reader)"""
-    core_args: dict[str, int | float | bool | str] = dataclasses.field(default_factory=dict)
     embed_dim: int = 64
     """width of the sequence model's input embedding (token embedding or linear map)"""
-    head_widths: tuple[int, ...] = ()
-    """ReLU layers between the core and the outputs (RMC's Nth Farthest: 256 256 256 256)"""
     readout: str = "steps"
     """what the head reads: "steps" (each step's core output) or "state" (the mean of the core's final
     state vectors, TLB's image classifier; for tasks scored at their final step, e.g. digits)"""
@@ -43,24 +39,19 @@ class SupervisedConfig(ConfigRecord):
     """curriculum stages, trained in order before the task as configured, each "UPDATES key=value ...":
     UPDATES updates with these task settings in place of those in ``task_args``; e.g. "2000 direct_fraction=1.0"
     "28000 stored_chains=2". A stage must keep the trials' shapes (for pai: not num_chains or chain_length)"""
-    seed: int = 0
-    seeds: int = 1
-    total_steps: int = 1_000_000
-    """training sequences per seed"""
     batch_size: int = 32
-    lr: float = 3e-4
+    """sequences per update"""
     lr_warmup: int = 0
     """updates over which the learning rate rises linearly from 0 to ``lr`` (TLB's ListOps: 1000)"""
     weight_decay: float = 0.0
     """decoupled weight decay: above 0, Adam becomes AdamW (TLB's image classification: 0.05)"""
-    max_grad_norm: float = 1.0
-    updates_per_chunk: int = 100
 
-    POSITIVE_INTS: ClassVar[tuple[str, ...]] = ("seeds", "total_steps", "batch_size", "updates_per_chunk", "embed_dim")
-    POSITIVE: ClassVar[tuple[str, ...]] = ("lr", "max_grad_norm")
+    POSITIVE_INTS: ClassVar[tuple[str, ...]] = ConfigRecord.POSITIVE_INTS + ("batch_size", "embed_dim")
     NON_NEGATIVE: ClassVar[tuple[str, ...]] = ("lr_warmup", "weight_decay")
 
-    def __post_init__(self):
+    def validate(self):
+        """As ``ConfigRecord.validate``, and the task and the model: registered names, the settings
+        they take, stages that keep the batches' shapes and leave updates for the task itself."""
         from memrl import tasks
         from memrl.agents.supervised_models import TASK_MODELS, make_model, model_names, registry_of
         from memrl.settings import check_settings
@@ -75,16 +66,12 @@ class SupervisedConfig(ConfigRecord):
         check_settings(registry_of(self.core), self.core, self.core_args, "--core-args")
         if registry_of(self.core) is TASK_MODELS and (self.embed_dim, self.head_widths, self.readout) != (SupervisedConfig.embed_dim, SupervisedConfig.head_widths, SupervisedConfig.readout):
             raise ValueError(f"embed_dim, head_widths and readout set the sequence model; the task model {self.core!r} has its own (--core-args)")
-        self.check_ranges()
-        if any(not isinstance(w, int) or w < 1 for w in self.head_widths):
-            raise ValueError(f"head_widths must be positive integers, got {self.head_widths}")
+        super().validate()
         try:
             task = self.make_task()
             make_model(self.core, self.core_args, self.task, task, self.embed_dim, self.head_widths, self.readout)
         except TypeError as err:
             raise ValueError(str(err)) from None
-        if self.total_steps < self.batch_size:
-            raise ValueError(f"total_steps ({self.total_steps}) is less than one batch ({self.batch_size})")
         if self.stages:
             shape = jax.eval_shape(task.sample, jax.random.PRNGKey(0))
             for text, stage_task in zip(self.stages, self.stage_tasks()):
@@ -96,6 +83,7 @@ class SupervisedConfig(ConfigRecord):
         staged = sum(updates for updates, _ in self.curriculum)
         if self.stages and staged >= self.num_updates:
             raise ValueError(f"the stages take {staged} of the run's {self.num_updates} updates; the task as configured would never be trained")
+        return self
 
     def make_task(self, **settings):
         """The task with ``task_args`` (and ``settings`` in their place) at this run's batch size."""
@@ -130,18 +118,13 @@ class SupervisedConfig(ConfigRecord):
         return super().from_dict(data)
 
     @property
-    def env(self) -> str:
-        """The task, under the name run summaries and tables use for what a run trains on."""
+    def trained_on(self) -> str:
         return self.task
 
     @property
     def steps_per_update(self) -> int:
         """Sequences per update."""
         return self.batch_size
-
-    @property
-    def num_updates(self) -> int:
-        return self.total_steps // self.batch_size
 
 
 def parse_stage(text: str) -> tuple[int, dict[str, int | float | bool | str]]:

@@ -112,7 +112,9 @@ class RunFolder:
             raise ValueError(f"{self.config_path} is not a readable memrl run config (cut short, edited, or from another version): {err!r}") from None
 
     def prepare(self, config: ConfigRecord) -> None:
-        """Create the folder for ``config``, or check that an existing run has the same config."""
+        """Create the folder for ``config`` (checked: ``config.validate()``), or check that an
+        existing run has the same config."""
+        config.validate()
         if self.config_path.exists():
             existing = self.load_config()
             if existing.learner != config.learner:
@@ -191,7 +193,7 @@ class RunFolder:
                 writer.writerows(rows_all)
         finals = [v["final"] for v in per_seed.values() if v["final"] is not None]
         summary = {
-            "env": config.env, "core": config.core, "metric": config.final_metric, "step_metric": config.step_metric,
+            "env": config.trained_on, "core": config.core, "metric": config.final_metric, "step_metric": config.step_metric,
             "steps_per_seed": config.num_updates * config.steps_per_update,
             "final_mean": float(np.mean(finals)) if finals else None,
             "final_std": float(np.std(finals)) if finals else None,

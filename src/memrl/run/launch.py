@@ -2,7 +2,7 @@
 
 On a CPU each seed of each run is a job, and at most one job per core runs at a time, each process
 pinned to its own core: one process keeps one core busy, and ``jit(vmap(train))`` over 2+ seeds
-was seen to deadlock on 2-core machines (DESIGN.md). On a GPU all seeds of a run are one job,
+was seen to deadlock on 2-core machines (docs/architecture.md). On a GPU all seeds of a run are one job,
 vmapped in one program.
 """
 

@@ -16,7 +16,7 @@ trained in its Ray worker; after every chunk it reports the mean over seeds of t
 ``final_metric`` (or ``metric``) to Tune. At the end ``OUT/sweep.csv`` and ``sweep.json`` hold one
 row per trial (its settings, last reported value, steps, folder), best first, and ``sweep.png``
 every trial's learning curve. Ray runs locally unless ``address`` names a cluster (then OUT must be
-on storage all nodes share). On a CPU a trial trains its seeds one after another (DESIGN.md: vmap
+on storage all nodes share). On a CPU a trial trains its seeds one after another (docs/architecture.md: vmap
 over seeds deadlocked on 2-core machines); on an accelerator vmapped together.
 """
 
@@ -120,7 +120,7 @@ def load_spec(path: Path) -> SweepSpec:
 
 
 def trial_config(spec: SweepSpec, params: dict) -> ConfigRecord:
-    """The config of the trial with ``params`` (field -> value; ``outer.inner`` sets a key of a dict field)."""
+    """The config of the trial with ``params`` (field -> value; ``outer.inner`` sets a key of a dict field), checked."""
     from memrl.learn.learners import LEARNERS
 
     fields = copy.deepcopy(spec.base)
@@ -135,7 +135,7 @@ def trial_config(spec: SweepSpec, params: dict) -> ConfigRecord:
     unknown = sorted(set(fields) - known)
     if unknown:
         raise ValueError(f"{spec.learner} configs have no field {', '.join(map(repr, unknown))}; their fields: {', '.join(sorted(known))}")
-    return config_class.from_dict(fields)
+    return config_class.from_dict(fields).validate()
 
 
 def latest_score(folder, config: ConfigRecord, metric: str) -> float | None:

@@ -53,6 +53,7 @@ def train_run(
     ``default_devices``) of each of ``hosts``' processes, with TensorBoard scalars if
     ``tensorboard``; write its summary and curve; return the summary (None on processes other
     than 0, which write nothing)."""
+    config.validate()
     devices = default_devices(config) if devices is None else devices
     check_devices(devices, config, hosts.num_processes)
     if tensorboard:
@@ -71,7 +72,7 @@ def train_run(
     if not hosts.owns_folder:
         return None
     summary = folder.write_summary(config)
-    save_curves(folder.path / "curve.png", {config.env: {config.core: folder}})
+    save_curves(folder.path / "curve.png", {config.trained_on: {config.core: folder}})
     if tensorboard:
         write_figure(folder.path / "tensorboard", "curves", folder.path / "curve.png", config.num_updates)
     finals = {s: v["final"] for s, v in summary["seeds"].items()}

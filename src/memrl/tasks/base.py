@@ -1,4 +1,4 @@
-"""The supervised sequence-task contract (DESIGN.md, "Supervised sequence tasks") and the task registry.
+"""The supervised sequence-task contract (docs/architecture.md) and the task registry.
 
 A task is a frozen dataclass whose fields are its settings (``batch_size`` and everything else
 that decides shapes among them), with

@@ -1,0 +1,70 @@
+"""One config spine: the shared fields declared once, configs as plain data checked by ``validate``,
+and one learner interface that every learner satisfies."""
+
+import dataclasses
+
+import jax
+import pytest
+
+from memrl.learn.impala_config import ImpalaConfig
+from memrl.learn.learner import Learner
+from memrl.learn.learners import LEARNERS, learner_for
+from memrl.learn.ppo_config import PPOConfig
+from memrl.learn.run_config import ConfigRecord, RunConfig
+from memrl.learn.supervised_config import SupervisedConfig
+
+SHARED = {f.name for f in dataclasses.fields(ConfigRecord)}
+TINY = {
+    "ppo": PPOConfig(env="tmaze/T-LN", env_args={"maze_length": 4, "timeout": 10}, core="gru", core_args={"hidden": 4},
+                     encoder_widths=(4,), head_widths=(4,), num_envs=2, rollout_len=4, num_minibatches=1, total_steps=8),
+    "impala": ImpalaConfig(env="tmaze/T-LN", env_args={"maze_length": 4, "timeout": 10}, core="gru", core_args={"hidden": 4},
+                           encoder_widths=(4,), head_widths=(4,), num_envs=2, rollout_len=4, total_steps=8),
+    "supervised": SupervisedConfig(task="copying", task_args={"gap": 2}, core="gru", core_args={"hidden": 4}, embed_dim=4, batch_size=2, total_steps=4),
+}
+
+
+def test_every_learner_shares_the_fields_declared_once_with_its_own_defaults():
+    for config_class in (PPOConfig, ImpalaConfig, SupervisedConfig):
+        fields = {f.name for f in dataclasses.fields(config_class)}
+        assert SHARED <= fields
+        redeclared = set(vars(config_class).get("__annotations__", {})) & SHARED
+        assert redeclared == set(vars(config_class).get("DEFAULTS", {})), config_class  # only to give another default
+    assert (PPOConfig().lr, ImpalaConfig().max_grad_norm, SupervisedConfig().lr, SupervisedConfig().head_widths) == (5e-4, 40.0, 3e-4, ())
+    assert RunConfig.DEFAULTS == {} and PPOConfig().max_grad_norm == 0.5 and SupervisedConfig().core == "lstm"
+
+
+def test_a_learner_default_must_name_a_shared_field():
+    with pytest.raises(TypeError, match="does not declare: \\['gamma'\\]"):
+        @dataclasses.dataclass(frozen=True)
+        class Wrong(ConfigRecord):
+            DEFAULTS = dict(gamma=0.9)
+
+
+@pytest.mark.parametrize("config, message", [
+    (PPOConfig(env="tmaze/T-XX"), "unknown env 'tmaze/T-XX'"),
+    (ImpalaConfig(optimizer="sgd"), "optimizer must be 'rmsprop' or 'adam'"),
+    (SupervisedConfig(task="copying", core="nope"), "unknown core or task model 'nope'"),
+    (PPOConfig(total_steps=10), "total_steps \\(10\\) is less than one update \\(3200 environment steps\\)"),
+    (SupervisedConfig(head_widths=(0,)), "head_widths must be positive integers"),
+])
+def test_a_config_is_plain_data_until_it_is_validated(config, message):
+    # constructing it checked and built nothing; validate names what is wrong
+    with pytest.raises(ValueError, match=message):
+        config.validate()
+
+
+def test_the_run_layer_validates_where_a_run_is_prepared(tmp_path):
+    from memrl.run.folder import RunFolder
+
+    with pytest.raises(ValueError, match="unknown env"):
+        RunFolder(tmp_path / "run").prepare(PPOConfig(env="nope"))
+    assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize("learner", sorted(TINY))
+def test_every_learner_satisfies_the_learner_protocol(learner):
+    config = TINY[learner].validate()
+    built = learner_for(config)
+    assert isinstance(built, Learner) and LEARNERS.factory(learner).config_class is type(config)
+    state = jax.eval_shape(built.init, jax.random.PRNGKey(0))
+    assert hasattr(state, "params") and config.trained_on in ("tmaze/T-LN", "copying")
