@@ -169,3 +169,24 @@ def test_a_checkpoint_from_before_the_lagged_state_still_resumes(tmp_path):
     folder.seed_dir(0).mkdir(parents=True)
     folder.checkpoint_path(0).write_bytes(serialization.msgpack_serialize(old))
     jax.tree.map(np.testing.assert_array_equal, folder.load_checkpoint(0, runner), runner)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("env, env_args", [("pvm", {}), ("ballet/2_delay16", {"observation": "cells"})])
+def test_the_reconstruction_loss_decodes_every_image_part_whatever_its_name_and_falls(env, env_args):
+    """pvm's grid is the part "observation", Ballet's cells the part "image": both are decoded (HTM
+    App. D.4), so the loss is above zero and falls as the decoder learns."""
+    config = ImpalaConfig(
+        env=env, env_args=env_args, core="lstm", core_args={"hidden": 16}, encoder="conv", conv_channels=(8, 8, 8),
+        conv_kernels=(1, 3, 3), conv_strides=(1, 1, 1), encoder_widths=(), head_widths=(16,), reconstruction_coef=1.0,
+        optimizer="adam", lr=3e-3, num_envs=4, rollout_len=16, total_steps=4 * 16 * 30,
+    ).validate()
+    learner = Impala(config)
+    _, metrics = jax.jit(learner.run, static_argnums=1)(learner.init(jax.random.PRNGKey(0)), 30)
+    loss = np.asarray(metrics["reconstruction_loss"])
+    assert loss[0] > 0.1 and loss[-5:].mean() < 0.8 * loss[:5].mean(), loss
+
+
+def test_a_reconstruction_that_would_decode_nothing_is_refused_naming_the_parts():
+    with pytest.raises(ValueError, match=r"pvm's observation parts are \{'observation': \(7, 7, 11\)\}, read by encoder 'mlp'"):
+        Impala(ImpalaConfig(env="pvm", core="gru", core_args={"hidden": 4}, reconstruction_coef=1.0))

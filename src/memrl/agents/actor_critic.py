@@ -6,8 +6,9 @@ Observations may be pytrees. With ``encoder="mlp"`` their leaves are flattened (
 one-hot) and joined; with ``encoder="conv"`` or ``"resnet"`` (the HTM agent) the image parts
 (those with three trailing axes: height, width, channels) go through one shared CNN and token parts
 through a word-embedding LSTM (``agents/encoders.py``) before the MLP. With ``reconstruct``,
-``unroll`` also returns the self-supervised loss of decoding the current ``"image"`` and tokens
-from the memory output.
+``unroll`` also returns the self-supervised loss of decoding, from the memory output, every part of
+the current observation that the encoders read as an image (whatever its name) or as tokens
+(HTM App. A.1, D.4).
 
 A core with ``named_inputs`` (EPN) embeds its inputs itself: it gets
 ``{"observation", "goal", "prev_action"}`` from a dict observation with a ``"goal"`` part, flattened,
@@ -49,6 +50,17 @@ class MLP(nn.Module):
         for i, width in enumerate(self.widths):
             x = nn.relu(nn.Dense(width, name=f"dense_{i}")(x))
         return x
+
+
+def split_observation(obs, batch_ndim: int, encoder: str, token_vocab: dict[str, int]) -> tuple[dict, dict, dict]:
+    """({image part: image}, {token part: tokens}, the other parts) of an observation (a dict, or one
+    array: the part "observation"); parts are images when ``encoder`` is an image encoder and they
+    have three trailing axes (height, width, channels) after ``batch_ndim`` batch axes."""
+    parts = obs if isinstance(obs, dict) else {"observation": obs}
+    tokens = {k: v for k, v in parts.items() if k in token_vocab}
+    images = {k: v for k, v in parts.items() if k not in token_vocab and encoder in IMAGE_ENCODERS and v.ndim == batch_ndim + 3}
+    rest = {k: v for k, v in parts.items() if k not in token_vocab and k not in images}
+    return images, tokens, rest
 
 
 def flatten_observation(obs, batch_ndim: int) -> jax.Array:
@@ -97,14 +109,7 @@ class ActorCritic(nn.Module):
         return jnp.concatenate(parts, axis=-1)
 
     def _split(self, obs, batch_ndim):
-        """({image part: image}, {token part: tokens}, the other parts) of an observation; parts are
-        images when an image encoder is set and they have three trailing axes."""
-        vocab = dict(self.token_vocab)
-        parts = obs if isinstance(obs, dict) else {"observation": obs}
-        tokens = {k: v for k, v in parts.items() if k in vocab}
-        images = {k: v for k, v in parts.items() if k not in vocab and self.encoder in IMAGE_ENCODERS and v.ndim == batch_ndim + 3}
-        rest = {k: v for k, v in parts.items() if k not in vocab and k not in images}
-        return images, tokens, rest
+        return split_observation(obs, batch_ndim, self.encoder, dict(self.token_vocab))
 
     def _image_encoder(self) -> nn.Module:
         """The CNN shared by every image part."""
@@ -131,15 +136,15 @@ class ActorCritic(nn.Module):
         return jnp.concatenate(features, axis=-1)
 
     def _reconstruction_loss(self, ys, obs, batch_ndim):
-        """Per-step loss of decoding the current image and tokens from the memory output ``ys``."""
+        """Per-step loss of decoding the current image parts and tokens from the memory output ``ys``
+        (a decoder per part, ``<part>_decoder``)."""
         images, tokens, _ = self._split(obs, batch_ndim)
         loss = jnp.zeros(ys.shape[:-1])
-        if "image" in images:
-            image = images["image"]
+        for name, image in sorted(images.items()):
             if self.encoder == "resnet":
-                decoder = ResNetDecoder(image.shape[batch_ndim:], self.conv_channels, name="image_decoder")
+                decoder = ResNetDecoder(image.shape[batch_ndim:], self.conv_channels, name=f"{name}_decoder")
             else:
-                decoder = ImageDecoder(image.shape[batch_ndim:], self.conv_channels, self.conv_kernels, self.conv_strides, name="image_decoder")
+                decoder = ImageDecoder(image.shape[batch_ndim:], self.conv_channels, self.conv_kernels, self.conv_strides, name=f"{name}_decoder")
             loss = loss + image_reconstruction_loss(decoder(ys), image)
         vocab = dict(self.token_vocab)
         for name, words in sorted(tokens.items()):

@@ -5,9 +5,10 @@ Finding: HTM chooses the square of the colour seen before the 30-second apple ph
 the RMA agent of Hung et al., while agents without a long memory are at chance on the choice
 (1/3) and earn only the apples.
 
-Each core trains with V-trace and the paper's loss weights on ``pvm`` (its one-hot room needs no conv
-encoder, and memrl's reconstruction loss covers images and tokens only, so none is used here); the
-final agents are scored
+Each core trains with V-trace and the paper's loss weights on ``pvm``, the room's grid of one-hot
+cells through HTM's conv encoder (a 1×1 first layer, as on Ballet's cells) and, from version 5,
+Table 1's reconstruction loss of weight 1 on that grid (versions 1-4 had none: memrl then decoded
+only a part named "image", and pvm's is "observation"); the final agents are scored
 by the fraction of episodes whose choice was right (a reward of ``match_reward`` = 10 occurred),
 which is what the expectations check: the return also counts apples (5-9 per episode for the agents of a
 200k-step run), so it cannot tell a right choice from a guess.
@@ -26,14 +27,17 @@ import numpy as np
 
 from memrl.experiments.base import Expectation, Experiment, PaperSetting, register
 from memrl.learn.impala_config import ImpalaConfig
-from memrl.learn.paper_agents import HTM_SIZES, HTM_TABLE_1_LOSSES
+from memrl.learn.paper_agents import HTM_AGENT, HTM_SIZES, HTM_TABLE_1_LOSSES
 
 EPISODE_STEPS = 600  # 5 + 30 + 5 seconds at 15 steps per second
 MATCH_REWARD = 10.0
 
 PRESETS = ("cpu", "gpu", "paper")
-PAPER_LOSSES = dict(HTM_TABLE_1_LOSSES, rollout_len=128)
-"""HTM's Table 1 (memrl's reading of its fourth column, the image-memory task): 128-step unrolls"""
+PAPER_LOSSES = dict(HTM_TABLE_1_LOSSES, reconstruction_coef=1.0, rollout_len=128)
+"""HTM's Table 1 (memrl's reading of its fourth column, the image-memory task): reconstruction at
+weight 1, 128-step unrolls"""
+GRID_ENCODER = dict(conv_kernels=(1, 3, 3), conv_strides=(1, 1, 1))
+"""HTM's conv encoder on the room's one-hot cells: a 1×1 first layer, as on Ballet's cells"""
 BATCH = {"cpu": dict(num_envs=16, seeds=1, total_steps=2_000_000), "gpu": dict(num_envs=256, seeds=3, total_steps=100_000_000),
          "paper": dict(num_envs=32, seeds=3, total_steps=1_000_000_000)}
 
@@ -43,7 +47,7 @@ def preset_runs(preset: str) -> dict[str, ImpalaConfig]:
     size = HTM_SIZES["paper" if preset == "paper" else "cpu"]
     k, memory_length = (16, 512) if preset == "paper" else (4, 128)
     memories = size.memories(memory_length, chunk_size=16, num_chunks=EPISODE_STEPS // 16 + 1, k=k)
-    common = dict(env="pvm", encoder_widths=(128,), head_widths=(512,), gamma=0.99, updates_per_chunk=25, **PAPER_LOSSES, **BATCH[preset])
+    common = dict(env="pvm", **HTM_AGENT, **GRID_ENCODER, **PAPER_LOSSES, **BATCH[preset])
     return {f"pvm/{core}": ImpalaConfig(core=core, core_args=args, **common) for core, args in memories.items()}
 
 
@@ -51,7 +55,8 @@ SMALL = "cpu and gpu: small memories, whose training fits a CPU"
 SETTINGS = (
     PaperSetting("environment", "Passive Visual Match, the DMLab level of Hung et al. 2019 (Sec. 3.2)", "env",
                  "memrl's 2-D analogue: a one-hot room with the same three phases (no DMLab here)"),
-    PaperSetting("encoder", "ResNet on frames (Table 1)", "encoder_widths", "pvm's one-hot room goes through an MLP"),
+    PaperSetting("encoder", "ResNet on frames (Table 1)", "encoder", "pvm's room is a grid of one-hot cells, not frames: HTM's conv encoder"),
+    PaperSetting("conv kernels", "the ResNet's 3×3 (Table 1)", "conv_kernels", "a 1×1 first layer reads each one-hot cell, as on Ballet's cells"),
     PaperSetting("memory width (state dimension)", "512 (Table 1)", "core_args.d_model", SMALL),
     PaperSetting("memory layers", "4 (Table 1)", "core_args.num_layers", SMALL),
     PaperSetting("attention heads", "8 (Table 1)", "core_args.num_heads", SMALL),
@@ -63,7 +68,7 @@ SETTINGS = (
     PaperSetting("policy and value nets", "MLP, 1 hidden layer of 512 (Table 1)", "head_widths"),
     PaperSetting("V-trace policy loss weight", "0.1 (Table 1)", "policy_coef"),
     PaperSetting("V-trace baseline weight", "1 (Table 1)", "value_coef"),
-    PaperSetting("reconstruction loss weight", "1 (Table 1)", "reconstruction_coef", "memrl reconstructs images and tokens; pvm has neither"),
+    PaperSetting("reconstruction loss weight", "1 (Table 1)", "reconstruction_coef"),
     PaperSetting("entropy weight", "1e-3 or 1e-4 (the text-converted Table 1 is ambiguous)", "entropy_coef"),
     PaperSetting("optimiser", "Adam (Table 1)", "optimizer"),
     PaperSetting("learning rate", "2e-4 (Table 1)", "lr"),
@@ -97,7 +102,7 @@ def htm_pvm(preset: str) -> Experiment:
     """The experiment's runs and checks in ``preset``."""
     return Experiment(
         name="htm-pvm",
-        version=4,
+        version=5,
         description=f"HTM, GTrXL and LSTM on pvm (2-D Passive Visual Match), V-trace, preset {preset!r}",
         reproduces="Lampinen et al. 2021, Sec. 3.2 (Passive Visual Match): HTM reliably correct, like RMA",
         finding="HTM recalls the colour seen long before and picks its match reliably",

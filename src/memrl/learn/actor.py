@@ -18,7 +18,7 @@ from flax import struct
 from memrl import cores, envs
 from memrl.agents import ActorCritic
 from memrl.agents import distributions as dist
-from memrl.agents.actor_critic import IMAGE_ENCODERS
+from memrl.agents.actor_critic import split_observation
 from memrl.nn.compiled_init import compiled_init
 from memrl.learn.run_config import RunConfig
 
@@ -70,11 +70,8 @@ class ActorCriticLearner:
         self.config = config
         self.env = envs.make(config.env, **config.env_args)
         self.env_params = self.env.default_params
-        if config.reconstruction_coef > 0 and config.encoder not in IMAGE_ENCODERS and not self.env.token_vocab:
-            raise ValueError(
-                f"reconstruction_coef > 0 needs something to reconstruct: an image part with encoder 'conv' or 'resnet', or "
-                f"token parts; {config.env} with encoder {config.encoder!r} has neither"
-            )
+        if config.reconstruction_coef > 0:
+            self.check_reconstruction(config)
         self.agent = ActorCritic(
             core=cores.make(config.core, **config.core_args),
             action_dims=self.env.action_dims,
@@ -90,6 +87,18 @@ class ActorCriticLearner:
             conv_coordinates=config.conv_coordinates,
             reconstruct=config.reconstruction_coef > 0,
         )
+
+    def check_reconstruction(self, config: RunConfig) -> None:
+        """Refuse a reconstruction loss that would reconstruct nothing: an observation without an
+        image part that the encoder reads or token parts (the loss would be silently zero)."""
+        obs = jax.eval_shape(lambda key: self.env.reset(key, self.env_params)[0], jax.random.PRNGKey(0))
+        images, tokens, _ = split_observation(obs, 0, config.encoder, self.env.token_vocab)
+        if not images and not tokens:
+            parts = {name: tuple(part.shape) for name, part in (obs.items() if isinstance(obs, dict) else [("observation", obs)])}
+            raise ValueError(
+                f"reconstruction_coef > 0 needs something to reconstruct: an image part ([height, width, channels]) read by "
+                f"encoder 'conv' or 'resnet', or token parts; {config.env}'s observation parts are {parts}, read by encoder {config.encoder!r}"
+            )
 
     def init(self, key) -> RunnerState:
         raise NotImplementedError
