@@ -14,11 +14,6 @@ Presets: ``cpu`` (epn-memory-planning's small-budget settings, 300k steps per ru
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import jax
-import numpy as np
-
 from memrl.experiments.base import Expectation, Experiment, PaperSetting, register
 from memrl.experiments.evaluations import GRAPH_NAV_EPISODE, graph_nav_generalisation
 from memrl.experiments.paper_settings import EPN_SETTINGS

@@ -21,7 +21,7 @@ import numpy as np
 
 from memrl.analysis.planning_metrics import episodes_from_stream, late_episode_fraction, steps_to_nth_goal
 from memrl.envs.memory_planning_policies import RETURNS_4X4
-from memrl.experiments.base import Expectation, Experiment, PaperSetting, register
+from memrl.experiments.base import Expectation, Experiment, register
 from memrl.experiments.paper_settings import EPN_SETTINGS
 from memrl.learn.impala_config import ImpalaConfig
 from memrl.learn.paper_agents import EPN_AGENT, EPN_LSTM_BASELINE, EPN_PLANNER, EPN_TRAINING

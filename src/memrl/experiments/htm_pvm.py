@@ -23,7 +23,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import jax
-import numpy as np
 
 from memrl.experiments.base import Expectation, Experiment, PaperSetting, register
 from memrl.learn.impala_config import ImpalaConfig
