@@ -703,3 +703,12 @@ def test_amrl_minecraft_learning_speed_carries_the_standard_error_of_its_episode
     outcome = learns_faster("MC-LS", "amrl-max", "set").outcome({}, {"training": training})
     assert not outcome["passed"] and outcome["value"] == 7.5  # 0.2 above, under two standard errors of the difference (0.872)
     assert outcome["note"] == "on 74 and 74 episodes, by a margin of 2.0 standard errors (0.872)"
+
+
+def test_every_htm_agent_sees_each_step_in_its_window_or_its_store():
+    """A window shorter than a chunk would leave the older steps of the open chunk unseen by both."""
+    for name in experiments.base.with_presets():
+        for preset in experiments.get(name).presets:
+            for run, config in experiments.get(name, preset).runs.items():
+                if config.core == "htm":
+                    assert config.core_args["window"] >= config.core_args["chunk_size"], (name, preset, run)

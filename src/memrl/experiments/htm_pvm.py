@@ -62,7 +62,11 @@ SETTINGS = (
     PaperSetting("HTM chunk size", "16 (Table 1)", "core_args.chunk_size"),
     PaperSetting("HTM top-k", "16 (Table 1)", "core_args.k", SMALL),
     PaperSetting("HTM chunks", "more than the longest episode / chunk size (Table 1)", "core_args.num_chunks"),
-    PaperSetting("TrXL memory (extra length)", "256 or 512 (the text-converted Table 1 is ambiguous)", "core_args.memory_length", SMALL),
+    PaperSetting("TrXL memory (extra length)", "256 or 512 (the text-converted Table 1 is ambiguous)", "core_args.memory_length",
+                 "cpu and gpu: 128, a small memory's: the colour (steps 0-75) is some 450 steps before the choice, beyond "
+                 "GTrXL's reach by construction (paper: 512 reaches part of it)"),
+    PaperSetting("HTM window (recent steps attended directly)", "not stated: an HTM block supplements \"standard attention within the present window\" (Sec. 2); the official release has the attention module, not the agent", "core_args.window",
+                 "at least the chunk size, so that no step of the still open chunk is out of both the window and the store"),
     PaperSetting("LSTM size", "state dimension 512 (Table 1)", "core_args.hidden", SMALL),
     PaperSetting("policy and value nets", "MLP, 1 hidden layer of 512 (Table 1)", "head_widths"),
     PaperSetting("V-trace policy loss weight", "0.1 (Table 1)", "policy_coef"),

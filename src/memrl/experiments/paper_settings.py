@@ -14,6 +14,8 @@ HTM_ROOM_AGENT_SETTINGS = (
     PaperSetting("memory layers", "4 (Table 1)", "core_args.num_layers", HTM_SMALL),
     PaperSetting("attention heads", "8 (Table 1)", "core_args.num_heads", HTM_SMALL),
     PaperSetting("HTM chunks", "more than the longest episode / chunk size (Table 1)", "core_args.num_chunks"),
+    PaperSetting("HTM window (recent steps attended directly)", "not stated: an HTM block supplements \"standard attention within the present window\" (Sec. 2); the official release has the attention module, not the agent", "core_args.window",
+                 "at least the chunk size, so that no step of the still open chunk is out of both the window and the store"),
     PaperSetting("LSTM size", "state dimension 512 (Table 1)", "core_args.hidden", HTM_SMALL),
     PaperSetting("policy and value nets", "MLP, 1 hidden layer of 512 (Table 1)", "head_widths"),
     PaperSetting("V-trace policy loss weight", "0.1 (Table 1)", "policy_coef"),

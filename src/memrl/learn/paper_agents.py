@@ -38,11 +38,13 @@ class HtmSize:
         """The core settings of a transformer memory (HTM or TrXL) of this size (MLP twice as wide)."""
         return dict(num_layers=self.layers, d_model=self.width, num_heads=self.heads, mlp_dim=2 * self.width)
 
-    def memories(self, memory_length: int, **htm) -> dict[str, dict]:
-        """core -> core settings of HTM's three memories: ``htm`` (window 16 and the task's chunk
-        settings), the gated TrXL with ``memory_length`` steps of extra memory, and the LSTM."""
+    def memories(self, memory_length: int, chunk_size: int, **htm) -> dict[str, dict]:
+        """core -> core settings of HTM's three memories: HTM with chunks of ``chunk_size`` and the
+        task's other settings ``htm``, the gated TrXL with ``memory_length`` steps of extra memory,
+        and the LSTM. HTM's window of recent steps is 16, or the chunk if longer, so that no step of
+        the open chunk is out of both the window and the store (Table 1 gives no window)."""
         return {
-            "htm": dict(self.transformer(), window=16, **htm),
+            "htm": dict(self.transformer(), window=max(16, chunk_size), chunk_size=chunk_size, **htm),
             "gtrxl": dict(self.transformer(), memory_length=memory_length),
             "lstm": dict(hidden=self.lstm),
         }
