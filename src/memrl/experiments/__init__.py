@@ -7,11 +7,11 @@ import pkgutil
 
 from memrl.experiments.base import EXPERIMENTS, Expectation, Experiment, get, names, register
 
-PAPERS = ("amrl", "epn", "htm", "rmc", "tlb")
+MODULE_PREFIXES = ("amrl", "epn", "htm", "rmc", "tlb")
 """the prefixes of experiment modules: the memories whose papers they reproduce"""
 
 for _module in pkgutil.iter_modules(__path__):
-    if _module.name.split("_")[0] in PAPERS:
+    if _module.name.split("_")[0] in MODULE_PREFIXES:
         importlib.import_module(f"{__name__}.{_module.name}")
 
 __all__ = ["EXPERIMENTS", "Expectation", "Experiment", "get", "names", "register"]

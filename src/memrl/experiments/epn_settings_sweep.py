@@ -16,12 +16,12 @@ from __future__ import annotations
 from memrl.envs.memory_planning_policies import RETURNS_4X4
 from memrl.experiments.base import Expectation, Experiment, PaperSetting, register
 from memrl.learn.impala_config import ImpalaConfig
-from memrl.learn.paper_agents import EPN_LSTM_BASELINE, EPN_RMSPROP
+from memrl.learn.paper_agents import EPN_AGENT, EPN_LSTM_BASELINE, EPN_RMSPROP
 
 LEARNING_RATES = (1e-4, 4e-4)
 ENTROPY_COSTS = (1e-3, 1e-2)
 BATCHES = (32, 128)
-LSTM = dict(env="memory-planning/4x4", **EPN_LSTM_BASELINE, head_widths=(64, 64), gamma=0.95, total_steps=5_000_000, seeds=1, updates_per_chunk=50)
+LSTM = dict(env="memory-planning/4x4", **EPN_LSTM_BASELINE, **dict(EPN_AGENT, seeds=1), total_steps=5_000_000, updates_per_chunk=50)
 PAPER_RANGE = dict(**EPN_RMSPROP, rollout_len=40)
 FIRST_SETTINGS = dict(optimizer="adam", lr=1e-3, entropy_coef=0.01, num_envs=16, rollout_len=20)
 """epn-memory-planning v1's settings"""

@@ -6,11 +6,12 @@ from __future__ import annotations
 import jax
 import numpy as np
 
+from memrl.envs.graph_nav import GraphNavParams
 from memrl.experiments.base import Expectation
 from memrl.run.final_agents import final_params, held_out_accuracy
 
-GRAPH_NAV_EPISODE = 200
-"""steps of a graph-nav episode (``GraphNavParams.max_steps``)"""
+GRAPH_NAV_EPISODE = GraphNavParams().max_steps
+"""steps of a graph-nav episode"""
 TEST_JUNCTIONS = (5, 7, 9)
 ITERATIONS = (1, 2, 4)
 

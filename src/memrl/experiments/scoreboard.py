@@ -29,22 +29,31 @@ def amount(steps: float | None) -> str:
     return f"{steps / 1e6:.3g}M" if steps >= 1e6 else f"{steps / 1e3:.3g}k" if steps >= 1e3 else f"{steps:g}"
 
 
+def largest_budgets(record: dict) -> tuple[int, int | None]:
+    """The largest budget of the record's runs and the largest the paper states (None: not stated)."""
+    runs = record["runs"].values()
+    stated = [r["paper_steps"] for r in runs if r["paper_steps"]]
+    return max(r["steps"] for r in runs), max(stated) if stated else None
+
+
 def budget(record: dict) -> str:
     """The largest budget per run and the paper's, with their ratio where the paper states one."""
-    runs = list(record["runs"].values())
-    steps = max(r["steps"] for r in runs)
-    stated = [r["paper_steps"] for r in runs if r["paper_steps"]]
-    unit = runs[0].get("unit", "steps")
-    paper = max(stated) if stated else None
+    steps, paper = largest_budgets(record)
+    unit = next(iter(record["runs"].values())).get("unit", "steps")
     ratio = f", {steps / paper:.2%}".replace(".00%", "%") if paper else ""
     return f"{amount(steps)} {unit} (paper: {amount(paper)}{ratio})"
 
 
+def central_counts(record: dict) -> tuple[int, int, int]:
+    """(central checks passed, central checks, central checks with a noise margin)."""
+    central = [c for c in record["checks"] if c["central"]]
+    return sum(bool(c["passed"]) for c in central), len(central), sum(c["margin"] is not None for c in central)
+
+
 def central_score(record: dict) -> str:
     """"passed / central checks", and how many of the central checks had a noise margin."""
-    central = [c for c in record["checks"] if c["central"]]
-    margins = sum(c["margin"] is not None for c in central)
-    return f"{sum(bool(c['passed']) for c in central)} / {len(central)} ({margins} with a margin)"
+    passed, total, margins = central_counts(record)
+    return f"{passed} / {total} ({margins} with a margin)"
 
 
 def ordered(records: list[dict]) -> list[dict]:
@@ -127,11 +136,11 @@ def show(records: Path = RECORDS, write: bool = False) -> None:
         view.add_column(column, no_wrap=column.startswith("experiment"))
     colour = {"reproduced": "green", "partly": "yellow", "not reproduced": "red", "reversed": "magenta", "not run": "dim"}
     for r in ordered(found):
-        central = [c for c in r["checks"] if c["central"]]
-        stated = [run["paper_steps"] for run in r["runs"].values() if run["paper_steps"]]
+        passed, total, _ = central_counts(r)
+        steps, paper = largest_budgets(r)
         view.add_row(
-            PAPERS.get(r["paper"], r["paper"]), f"{r['experiment']} ({r['preset']})", f"{sum(bool(c['passed']) for c in central)} / {len(central)}",
-            f"[{colour[r['verdict']]}]{r['verdict']}[/]", amount(max(run["steps"] for run in r["runs"].values())), amount(max(stated) if stated else None),
+            PAPERS.get(r["paper"], r["paper"]), f"{r['experiment']} ({r['preset']})", f"{passed} / {total}",
+            f"[{colour[r['verdict']]}]{r['verdict']}[/]", amount(steps), amount(paper),
         )
     console.print(view)
     if write:

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import dataclasses
 
+from memrl.envs.ballet import MAX_STEPS as BALLET_MAX_STEPS
+
 # --- HTM (Lampinen et al. 2021, Table 1)
 
 HTM_TABLE_1_LOSSES = dict(policy_coef=0.1, value_coef=1.0, entropy_coef=1e-3, optimizer="adam", lr=2e-4)
@@ -54,8 +56,8 @@ HTM_SIZES = {"cpu": HtmSize(width=64, layers=2, heads=4, lstm=128), "paper": Htm
 """Table 1: state dimension 512, 4 layers, 8 heads, an LSTM of 512; cpu: small memories whose
 training fits a CPU (the gpu presets train them too)"""
 
-BALLET_LONGEST_EPISODE = 1024
-"""steps of Ballet's longest episodes (8 dances, delay 48): HTM's store holds one more chunk"""
+BALLET_LONGEST_EPISODE = max(BALLET_MAX_STEPS.values())
+"""steps of Ballet's longest episodes (delay 48's time limit): HTM's store holds one more chunk"""
 BALLET_LOSSES = dict(HTM_TABLE_1_LOSSES, reconstruction_coef=1.0, rollout_len=64)
 """Table 1's Ballet column: the reconstruction loss at weight 1 and 64-step unrolls"""
 BALLET_BATCH = {"cpu": dict(num_envs=16, seeds=1, total_steps=500_000), "gpu": dict(num_envs=256, seeds=3, total_steps=100_000_000),
