@@ -428,13 +428,14 @@ def test_tlb_decision_plays_each_final_model_asked_for_both_returns(tmp_path, mo
 
 
 def test_held_out_evaluation_scores_the_final_model_on_fresh_held_out_sequences(tmp_path):
-    """The accuracy equals an argmax count on the same held-out sequences; every run sees the same ones."""
+    """The accuracy equals an argmax count on the same held-out sequences, with the standard error
+    over the batches; every run sees the same ones."""
     import shutil
 
     import numpy as np
 
     from memrl.experiments.evaluations import held_out_evaluation
-    from memrl.run.final_agents import final_params, held_out_accuracy
+    from memrl.run.final_agents import final_params, held_out_batches
     from memrl.learn.supervised import SupervisedLearner
     from memrl.learn.supervised_config import SupervisedConfig
     from memrl.run.folder import RunFolder
@@ -448,23 +449,26 @@ def test_held_out_evaluation_scores_the_final_model_on_fresh_held_out_sequences(
     folders["p/a"].prepare(config)
     train_seeds(config, folders["p/a"], [0])
     shutil.copytree(tmp_path / "a", tmp_path / "b")  # a second run with the same final model
-    (accuracy,) = held_out_accuracy(folders["p/a"], 40, batch_size=20)
+    (batches,) = held_out_batches(folders["p/a"], 40, batch_size=20)
 
     learner = SupervisedLearner(config)
     (params,) = final_params(folders["p/a"])
-    right = 0
+    right = []
     for key in jax.random.split(jax.random.PRNGKey(2018), 2):
         batch = learner.task.with_batch_size(20).sample(key, "test")
         logits = np.asarray(learner.model.apply(params, batch.inputs))
         mask, targets = np.asarray(batch.target_mask), np.asarray(batch.targets)
         assert mask.sum() == 20  # one scored step per sequence: the last
-        right += (logits.argmax(-1) == targets)[mask].sum()
-    assert accuracy["accuracy"] == pytest.approx(right / 40)
+        right.append((logits.argmax(-1) == targets)[mask].mean())
+    assert batches["accuracy"] == pytest.approx(right)
 
     rows = held_out_evaluation(40, batch_size=20)(folders, tmp_path)["held_out"]
-    assert rows["p/a"]["accuracy"] == rows["p/b"]["accuracy"] == pytest.approx(right / 40) and rows["p/a"]["seeds"] == 1
+    entry = rows["p/a"]["accuracy"]
+    assert entry == rows["p/b"]["accuracy"] and rows["p/a"]["seeds"] == 1
+    assert entry["mean"] == pytest.approx(np.mean(right)) and entry["episodes"] == 40 and entry["per_seed"] == [pytest.approx(np.mean(right))]
+    assert entry["standard_error"] == pytest.approx(np.std(right, ddof=1) / np.sqrt(2))
     with pytest.raises(ValueError, match="multiple of batch_size 1280"):
-        held_out_accuracy(folders["p/a"], 1000)
+        held_out_batches(folders["p/a"], 1000)
 
 
 @pytest.mark.parametrize("preset", ["cpu", "gpu", "paper"])

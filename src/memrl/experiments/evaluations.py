@@ -8,7 +8,7 @@ import numpy as np
 
 from memrl.envs.graph_nav import GraphNavParams
 from memrl.experiments.base import Expectation
-from memrl.run.final_agents import final_params, held_out_accuracy
+from memrl.run.final_agents import final_params, held_out_batches
 
 GRAPH_NAV_EPISODE = GraphNavParams().max_steps
 """steps of a graph-nav episode"""
@@ -42,10 +42,21 @@ def fraction_correct_by_level(folders: dict, levels, right_per_episode, title: s
     return {"fraction_correct": rows}
 
 
+def batch_average(per_seed: list[list[float]], batch_size: int) -> dict:
+    """An average entry {"mean", "standard_error", "episodes" (sequences), "per_seed"} of held-out
+    batch accuracies of every seed: the standard error over the batches (each of ``batch_size``
+    independent sequences), None with fewer than two; NaN batches (nothing scored) are left out."""
+    values = np.array([v for seed in per_seed for v in seed if not np.isnan(v)])
+    error = float(values.std(ddof=1) / np.sqrt(values.size)) if values.size > 1 else None
+    return {"mean": float(values.mean()) if values.size else float("nan"), "standard_error": error,
+            "episodes": int(values.size * batch_size), "per_seed": [float(np.nanmean(seed)) for seed in per_seed]}
+
+
 def held_out_evaluation(num_sequences: int, batch_size: int = 1280):
     """An experiment's ``evaluation``: each run's final accuracies on ``num_sequences`` held-out
-    sequences in batches of ``batch_size`` (``held_out_accuracy``), mean over seeds, as ``{"held_out": {run: {name: value}}}``;
-    prints a table."""
+    sequences per seed in batches of ``batch_size`` (``held_out_batches``), as ``{"held_out": {run:
+    {name: average entry (batch_average), "seeds": n}}}``, the mean over seeds and batches with
+    its standard error over the batches; prints a table."""
     from rich.table import Table
 
     from memrl.console import console
@@ -53,23 +64,27 @@ def held_out_evaluation(num_sequences: int, batch_size: int = 1280):
     def evaluate(folders: dict, out) -> dict:
         rows = {}
         for run, folder in folders.items():
-            per_seed = held_out_accuracy(folder, num_sequences, batch_size)
+            per_seed = held_out_batches(folder, num_sequences, batch_size)
             if per_seed:
-                rows[run] = {name: float(np.mean([s[name] for s in per_seed])) for name in per_seed[0]} | {"seeds": len(per_seed)}
-        table = Table(title=f"final models on {num_sequences:,} held-out sequences (mean over seeds)")
-        for column in ("run", "accuracy", "token accuracy", "sequence accuracy", "seeds"):
+                rows[run] = {name: batch_average([s[name] for s in per_seed], batch_size) for name in per_seed[0]} | {"seeds": len(per_seed)}
+        names = ("accuracy", "token_accuracy", "sequence_accuracy")
+        table = Table(title=f"final models on {num_sequences:,} held-out sequences per seed (mean over seeds ± standard error)")
+        for column in ("run", *(name.replace("_", " ") for name in names), "seeds"):
             table.add_column(column)
         for run, row in rows.items():
-            table.add_row(run, *(f"{row[name]:.3f}" for name in ("accuracy", "token_accuracy", "sequence_accuracy")), str(row["seeds"]))
+            cells = [f"{row[n]['mean']:.3f}" + ("" if row[n]["standard_error"] is None else f" ± {row[n]['standard_error']:.3f}") for n in names]
+            table.add_row(run, *cells, str(row["seeds"]))
         console.print(table)
         return {"held_out": rows}
 
     return evaluate
 
 
-def held_out_expectation(run: str, op: str, threshold: float | None, why: str, against: str = "", central: bool = False) -> Expectation:
-    """An expectation on the final model's held-out accuracy from ``held_out_evaluation``."""
-    return Expectation(run, op, threshold, why, evaluated=("held_out", "accuracy"), against=against, central=central)
+def held_out_expectation(run: str, op: str, threshold: float | None, why: str, against: str = "", central: bool = False,
+                         measure: str = "accuracy") -> Expectation:
+    """An expectation on the final model's held-out ``measure`` ("accuracy", the task's own score,
+    "token_accuracy" or "sequence_accuracy") from ``held_out_evaluation``."""
+    return Expectation(run, op, threshold, why, evaluated=("held_out", measure), against=against, central=central)
 
 
 def oracle_return(junctions: int, key, episodes: int = 256) -> float:

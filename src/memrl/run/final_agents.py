@@ -52,10 +52,10 @@ def agent_episode_returns(config, params: list, key, num_steps: int, **overrides
     return [returns[done] for done, returns, _ in agent_evaluations(config, params, key, num_steps, **overrides)]
 
 
-def held_out_accuracy(folder, num_sequences: int, batch_size: int = 1280, seed: int = 2018) -> list[dict[str, float]]:
-    """Per seed of a supervised run: its final model's accuracies on ``num_sequences`` fresh
-    held-out sequences, the mean over batches of ``batch_size`` (one compile; the same sequences
-    for every run with the same task)."""
+def held_out_batches(folder, num_sequences: int, batch_size: int = 1280, seed: int = 2018) -> list[dict[str, list[float]]]:
+    """Per seed of a supervised run: its final model's accuracies on each of ``num_sequences //
+    batch_size`` batches of fresh held-out sequences (one compile; the same sequences for every run
+    with the same task); NaN where a batch has nothing a score counts."""
     if num_sequences % batch_size:
         raise ValueError(f"num_sequences must be a multiple of batch_size {batch_size}, got {num_sequences}")
     learner = learner_for(folder.load_config())
@@ -64,5 +64,6 @@ def held_out_accuracy(folder, num_sequences: int, batch_size: int = 1280, seed: 
     per_seed = []
     for params in final_params(folder):
         batches = [evaluate(params, key, batch_size) for key in keys]
-        per_seed.append({name: float(np.nanmean([b[name] for b in batches])) for name in batches[0]})
+        per_seed.append({name: [float(b[name]) for b in batches] for name in batches[0]})
     return per_seed
+
