@@ -82,6 +82,15 @@ def test_choosing_needs_the_remembered_colour():
     assert 1.5 <= np.mean(guessing) <= 5.5  # ~10 / 3
 
 
+def test_a_smaller_palette_shows_only_its_colours():
+    small = envs.make("pvm", num_colors=2, num_choices=2)
+    assert small.observation_shape == (7, 7, 5)
+    for seed in range(8):
+        obs, state = small.reset(jax.random.PRNGKey(seed))
+        assert obs.shape == small.observation_shape and obs[..., 3:].sum() == 1
+        assert set(np.asarray(state.choice_colors).tolist()) == {0, 1}
+
+
 def test_walls_block_and_bad_settings_are_refused(env):
     _, state = env.reset(jax.random.PRNGKey(3))
     corner = state._replace(agent=jnp.array([1, 1]))
@@ -89,6 +98,10 @@ def test_walls_block_and_bad_settings_are_refused(env):
         assert np.array_equal(env.step_env(jax.random.PRNGKey(0), corner, jnp.array([action]), env.default_params)[1].agent, [1, 1])
     with pytest.raises(ValueError, match="num_choices must be between 2 and"):
         envs.make("pvm", num_choices=NUM_COLORS + 1)
+    with pytest.raises(ValueError, match=r"num_choices must be between 2 and 3 \(num_colors 3"):
+        envs.make("pvm", num_colors=3, num_choices=4)
+    with pytest.raises(ValueError, match="num_colors must be at least 2"):
+        envs.make("pvm", num_colors=1)
     with pytest.raises(TypeError, match="unknown Passive Visual Match params"):
         envs.make("pvm", phase_seconds=3)
     assert len(MOVES) == env.action_dims[0]

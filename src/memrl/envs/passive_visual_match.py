@@ -31,6 +31,7 @@ from memrl.envs.base import Environment, register, replace_params
 
 MOVES = jnp.array([(-1, 0), (0, 1), (1, 0), (0, -1)], jnp.int32)  # N, E, S, W as (row, col)
 NUM_COLORS = 8
+"""colours in the original level's palette (memrl's default)"""
 COLOR_PHASE, DISTRACTOR_PHASE, CHOICE_PHASE = 0, 1, 2
 
 
@@ -58,17 +59,22 @@ class PVMState(NamedTuple):
 
 @dataclasses.dataclass(frozen=True)
 class PassiveVisualMatch(Environment):
-    """A ``room_size`` × ``room_size`` room (walls included) with ``num_choices`` squares in phase 3."""
+    """A ``room_size`` × ``room_size`` room (walls included) with ``num_choices`` squares in phase 3,
+    their colours drawn from ``num_colors``."""
 
     room_size: int = 7
     num_choices: int = 3
+    num_colors: int = NUM_COLORS
     params: PVMParams = PVMParams()
 
     def __post_init__(self):
         if self.room_size < 4:
             raise ValueError(f"room_size must be >= 4 (a 2×2 floor at least), got {self.room_size}")
-        if not 2 <= self.num_choices <= min(NUM_COLORS, (self.room_size - 2) ** 2 - 1):
-            raise ValueError(f"num_choices must be between 2 and {min(NUM_COLORS, (self.room_size - 2) ** 2 - 1)}, got {self.num_choices}")
+        if not 2 <= self.num_colors:
+            raise ValueError(f"num_colors must be at least 2, got {self.num_colors}")
+        most = min(self.num_colors, (self.room_size - 2) ** 2 - 1)
+        if not 2 <= self.num_choices <= most:
+            raise ValueError(f"num_choices must be between 2 and {most} (num_colors {self.num_colors}, room_size {self.room_size}), got {self.num_choices}")
 
     @property
     def default_params(self) -> PVMParams:
@@ -76,7 +82,7 @@ class PassiveVisualMatch(Environment):
 
     @property
     def observation_shape(self):
-        return (self.room_size, self.room_size, 3 + NUM_COLORS)
+        return (self.room_size, self.room_size, 3 + self.num_colors)
 
     @property
     def action_dims(self):
@@ -102,7 +108,7 @@ class PassiveVisualMatch(Environment):
         wall = jnp.ones((size, size), bool).at[1:-1, 1:-1].set(False)
         agent = jnp.zeros((size, size), bool).at[state.agent[0], state.agent[1]].set(True)
         phase = self.phase(state, params)
-        colors = jnp.zeros((size, size, NUM_COLORS), bool)
+        colors = jnp.zeros((size, size, self.num_colors), bool)
         colors = jnp.where(
             phase == COLOR_PHASE, colors.at[state.target_cell[0], state.target_cell[1], state.target_color].set(True), colors
         )
@@ -115,7 +121,7 @@ class PassiveVisualMatch(Environment):
         cells_key, color_key, apple_key = jax.random.split(key, 3)
         floor = self.floor_cells()
         order = jax.random.permutation(cells_key, len(floor))
-        colors = jax.random.permutation(color_key, NUM_COLORS)[: self.num_choices]
+        colors = jax.random.permutation(color_key, self.num_colors)[: self.num_choices]
         state = PVMState(
             agent=floor[order[0]],
             target_color=colors[0],
@@ -143,8 +149,8 @@ class PassiveVisualMatch(Environment):
 
 
 def make_pvm(**overrides) -> PassiveVisualMatch:
-    """``pvm`` with shape settings (``room_size``, ``num_choices``) and numeric params overridden."""
-    shape = {k: overrides.pop(k) for k in ("room_size", "num_choices") if k in overrides}
+    """``pvm`` with shape settings (``room_size``, ``num_choices``, ``num_colors``) and numeric params overridden."""
+    shape = {k: overrides.pop(k) for k in ("room_size", "num_choices", "num_colors") if k in overrides}
     return PassiveVisualMatch(**shape, params=replace_params(PVMParams(), "Passive Visual Match", **overrides))
 
 
