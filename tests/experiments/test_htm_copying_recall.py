@@ -1,0 +1,40 @@
+"""htm-copying-recall: the digits lie beyond the GTrXL's reach at the long gap and within it at the
+control gap, and inside HTM's store, in every preset; the checks read held-out per-digit accuracy."""
+
+import pytest
+
+from memrl.experiments import get
+from memrl.experiments.htm_copying_recall import NUM_DIGITS, PRESETS, SETUPS, sequence_length, trxl_reach
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_the_event_is_beyond_the_trxl_and_inside_the_htm_store(preset):
+    experiment = get("htm-copying-recall", preset)
+    setup = SETUPS[preset]
+    for name, config in experiment.runs.items():
+        gap = config.task_args["gap"]
+        recall_distance = NUM_DIGITS + gap + 1  # from each digit to the step its copy is due
+        args = config.core_args
+        if config.core == "gtrxl":
+            assert args["memory_length"] * args["num_layers"] == trxl_reach(preset)
+            assert (trxl_reach(preset) < recall_distance) == (gap == setup["gap"]), name
+        if config.core == "htm":
+            assert args["num_chunks"] * args["chunk_size"] >= sequence_length(gap) and args["window"] >= args["chunk_size"]
+            assert args["window"] < recall_distance  # the digits are read from the store, not the window
+        assert config.seeds >= 3
+    htm, gtrxl, lstm = (experiment.runs[f"gap {setup['gap']}/{core}"] for core in ("htm", "gtrxl", "lstm"))
+    assert htm.core_args["d_model"] == gtrxl.core_args["d_model"] and htm.core_args["num_layers"] == gtrxl.core_args["num_layers"]
+    assert lstm.core == "lstm"
+
+
+def test_the_central_checks_compare_recall_beyond_noise():
+    experiment = get("htm-copying-recall", "cpu")
+    central = [e for e in experiment.expectations if e.central]
+    assert {e.against for e in central} == {"", "gap 100/gtrxl", "gap 100/lstm"}
+    assert all(e.evaluated == ("held_out", "token_accuracy") for e in experiment.expectations)
+    entry = lambda mean: {"mean": mean, "standard_error": 0.01, "episodes": 6000}  # noqa: E731
+    evaluation = {"held_out": {"gap 100/htm": {"token_accuracy": entry(0.95)}, "gap 100/gtrxl": {"token_accuracy": entry(0.93)},
+                               "gap 100/lstm": {"token_accuracy": entry(0.125)}}}
+    by_rival = {e.against: e.outcome({}, evaluation) for e in central}
+    assert by_rival[""]["passed"] and by_rival["gap 100/lstm"]["passed"]
+    assert not by_rival["gap 100/gtrxl"]["passed"]  # 0.02 apart is inside two standard errors of the difference (0.028)
