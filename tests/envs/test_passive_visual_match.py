@@ -100,6 +100,8 @@ def test_walls_block_and_bad_settings_are_refused(env):
         envs.make("pvm", num_choices=NUM_COLORS + 1)
     with pytest.raises(ValueError, match=r"num_choices must be between 2 and 3 \(num_colors 3"):
         envs.make("pvm", num_colors=3, num_choices=4)
+    with pytest.raises(ValueError, match=r"between 2 and 2 \(num_colors 8, room_size 4\), got 3"):
+        envs.make("pvm", room_size=4, num_choices=3)  # a 2×2 floor: the agent, the phase-1 square and 2 choices
     with pytest.raises(ValueError, match="num_colors must be at least 2"):
         envs.make("pvm", num_colors=1)
     with pytest.raises(TypeError, match="unknown Passive Visual Match params"):

@@ -72,7 +72,7 @@ class PassiveVisualMatch(Environment):
             raise ValueError(f"room_size must be >= 4 (a 2×2 floor at least), got {self.room_size}")
         if not 2 <= self.num_colors:
             raise ValueError(f"num_colors must be at least 2, got {self.num_colors}")
-        most = min(self.num_colors, (self.room_size - 2) ** 2 - 1)
+        most = min(self.num_colors, (self.room_size - 2) ** 2 - 2)  # the floor holds the agent, the phase-1 square and the choices apart
         if not 2 <= self.num_choices <= most:
             raise ValueError(f"num_choices must be between 2 and {most} (num_colors {self.num_colors}, room_size {self.room_size}), got {self.num_choices}")
 
