@@ -2,7 +2,8 @@
 same for the minimal single-file PPO-GRU loop in ``benchmarks/`` so the framework's overhead shows
 as a ratio; then EPN (all-to-all and N×k) on the Memory&Planning Game: V-trace training throughput,
 and the time of one acting step as the episodic memory grows; then HTM against TrXL as the attended
-past grows, acting and learning (``htm_scaling``); then supervised training throughput (sequences/s
+past grows, acting and learning (``htm_scaling``), and where one update of HTM's image agents spends
+its time (``htm_agents``); then supervised training throughput (sequences/s
 and tokens/s) of lstm, gtrxl, rmc and dnc on copying and Nth Farthest; then the RMC's cost as its
 slots and heads grow (``rmc_scaling``) and the RMC paper's BoxWorld agents under V-trace. Figures, not tests."""
 
@@ -160,6 +161,7 @@ def command(
     htm_pasts: tuple[int, ...] = (512, 1024, 2048, 4096, 8192, 16384),
     htm_width: int = 256,
     htm_layers: int = 2,
+    htm_agents: bool = True,
     supervised: bool = True,
     rmc: bool = True,
     rmc_slots: tuple[int, ...] = (1, 4, 8, 16),
@@ -182,6 +184,7 @@ def command(
         htm_pasts: attended past lengths (TrXL's cache, HTM's store of 16-step chunks, top-8).
         htm_width: d_model of both.
         htm_layers: layers of both.
+        htm_agents: also profile one V-trace update of HTM's image agents (htm-pvm, htm-ballet cpu presets) on one core's worth of work.
         supervised: also measure supervised training (lstm, gtrxl, rmc, dnc on copying and Nth Farthest).
         rmc: also measure the RMC's cost against its slots and heads, and the BoxWorld agents (rmc, conv-lstm).
         rmc_slots: memory slots of the RMC cost table.
@@ -210,6 +213,8 @@ def command(
         epn_tables(updates, epn_capacities)
     if htm:
         htm_table(htm_pasts, htm_width, htm_layers)
+    if htm_agents:
+        htm_agents_table()
     if supervised:
         supervised_table(updates)
     if rmc:
@@ -243,6 +248,20 @@ def tlb_tables(chunks: tuple[int, ...], length: int, lengths: tuple[int, ...], b
         growth.add_row(str(steps), f"{base.inference_ms:.1f} / {base.training_ms:.1f}", f"{cost.inference_ms:.1f} / {cost.training_ms:.1f}",
                        *(f"{r:.2f}" for r in ratios(cost, base)))
     console.print(growth)
+
+
+def htm_agents_table() -> None:
+    """One V-trace update of HTM's image agents, and its acting and gradient measured apart."""
+    from memrl.bench.htm_agents import htm_agent_rows
+
+    table = Table(title="One V-trace update of HTM's image agents (cpu presets of htm-pvm and htm-ballet), seconds; acting and the "
+                        "gradient are compiled apart, so they add up to more than the update, whose scan fuses them")
+    for column in ("run", "recon.", "steps", "update", "acting", "gradient", "steps/s"):
+        table.add_column(column)
+    for run, label, cost in htm_agent_rows():
+        table.add_row(run.split(" ")[-1], label, str(cost.steps), f"{cost.update_s:.3f}", f"{cost.acting_s:.3f}", f"{cost.gradient_s:.3f}",
+                      f"{cost.steps / cost.update_s:,.0f}")
+    console.print(table)
 
 
 def htm_table(pasts: tuple[int, ...], width: int, layers: int) -> None:
