@@ -52,7 +52,7 @@ def test_a_figure_is_written_as_an_image_of_its_size(tmp_path):
     assert images == [(7, "curves", 100, 50)]
 
 
-def test_a_run_writes_every_metric_of_every_update_as_a_scalar(tmp_path):
+def test_a_run_writes_every_metric_of_every_update_as_a_scalar_at_the_steps_done(tmp_path):
     pytest.importorskip("tensorboardX")
     config = SupervisedConfig(task_args={"gap": 2, "num_digits": 2}, core="gru", core_args={"hidden": 8}, embed_dim=8, batch_size=4, total_steps=4 * 4, updates_per_chunk=2)
     folder = RunFolder(tmp_path / "run")
@@ -60,9 +60,9 @@ def test_a_run_writes_every_metric_of_every_update_as_a_scalar(tmp_path):
     train_seeds(config, folder, [0], tensorboard=True)
     rows = folder.read_metrics(0)
     scalars = read_scalars(folder.seed_dir(0) / "tensorboard")
-    assert [step for step, _ in scalars["loss"]] == [1, 2, 3, 4]
+    assert [step for step, _ in scalars["loss"]] == [4, 8, 12, 16] == [row["sequences"] for row in rows]  # batches of 4 sequences
     assert [value for _, value in scalars["loss"]] == pytest.approx([row["loss"] for row in rows], rel=1e-6)
-    measured = [update for update, row in enumerate(rows, 1) if row["test_accuracy"] is not None]
+    measured = [row["sequences"] for row in rows if row["test_accuracy"] is not None]
     assert measured and [step for step, _ in scalars["test_accuracy"]] == measured  # unmeasured updates are not logged
 
 

@@ -116,7 +116,7 @@ def train_seeds(
                 rows = _rows(metrics, i, elapsed)
                 folder.append_metrics(seed, rows)
                 if writers:
-                    write_rows(writers[seed], rows, done - n + 1)
+                    write_rows(writers[seed], rows, done - n + 1, config.steps_per_update)
                 folder.save_checkpoint(seed, jax.tree.map(lambda x: x[i], host))
             if on_chunk:
                 on_chunk(done * config.steps_per_update)
