@@ -68,3 +68,13 @@ def test_every_learner_satisfies_the_learner_protocol(learner):
     assert isinstance(built, Learner) and LEARNERS.factory(learner).config_class is type(config)
     state = jax.eval_shape(built.init, jax.random.PRNGKey(0))
     assert hasattr(state, "params") and config.trained_on in ("tmaze/T-LN", "copying")
+
+
+def test_a_total_that_is_not_whole_updates_is_rounded_down_with_a_note():
+    config = PPOConfig(num_envs=16, rollout_len=100, total_steps=200_000)  # 1,600 steps per update
+    assert config.num_updates == 125 and config.rounding_note() == ""
+    config = PPOConfig(num_envs=32, rollout_len=100, total_steps=200_000)
+    assert config.num_updates == 62
+    assert config.rounding_note() == (
+        "total_steps 200,000 is not a multiple of one update's 3,200 environment steps: each seed trains 198,400 (62 updates)"
+    )

@@ -99,8 +99,17 @@ class ConfigRecord:
 
     @property
     def num_updates(self) -> int:
-        """Updates in a run of ``total_steps``."""
+        """Updates in a run of ``total_steps``: whole updates, rounded down (``rounding_note``)."""
         return self.total_steps // self.steps_per_update
+
+    def rounding_note(self) -> str:
+        """A line saying what a ``total_steps`` that is not a multiple of one update's steps becomes
+        ("" when it is one)."""
+        trained = self.num_updates * self.steps_per_update
+        if trained == self.total_steps:
+            return ""
+        return (f"total_steps {self.total_steps:,} is not a multiple of one update's {self.steps_per_update:,} {self.step_label}: "
+                f"each seed trains {trained:,} ({self.num_updates:,} updates)")
 
     def seed_list(self) -> list[int]:
         """The seeds of the run."""

@@ -68,6 +68,8 @@ def train_run(
             f"run folder {folder.path}: {config.learner}, {config.num_updates} updates x {config.steps_per_update} "
             f"{config.step_label}, {config.seeds} seed(s)" + (f", {hosts.num_processes} processes" if hosts.several else "")
         )
+        if config.rounding_note():
+            console.print(config.rounding_note())
     wall = train_folders([folder], workers, tensorboard, devices, hosts)
     if not hosts.owns_folder:
         return None
