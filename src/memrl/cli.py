@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import shlex
 import sys
 from pathlib import Path
 from typing import Annotated, Union
@@ -329,6 +330,10 @@ def main(argv: list[str] | None = None) -> None:
     except (ValueError, FileNotFoundError, ImportError, ChildProcessError) as err:  # ChildProcessError: launch.TrainingFailed
         print(f"memrl: error: {err}", file=sys.stderr)
         raise SystemExit(2) from None
+    except KeyboardInterrupt as err:  # one line, not a traceback: what is saved and how to go on
+        saved = f", {err}" if str(err) else ""
+        print(f"memrl: interrupted{saved}; the same command resumes: memrl {shlex.join(argv)}", file=sys.stderr)
+        raise SystemExit(130) from None
 
 
 if __name__ == "__main__":

@@ -136,6 +136,11 @@ class RunFolder:
         path = self.checkpoint_path(seed)
         return restore_msgpack(path, template) if path.exists() else None
 
+    def checkpoint_update(self, seed: int) -> int:
+        """The updates ``seed``'s checkpoint holds (0 without one), read without building its model."""
+        path = self.checkpoint_path(seed)
+        return int(serialization.msgpack_restore(path.read_bytes())["update"]) if path.exists() else 0
+
     def append_metrics(self, seed: int, rows: list[dict]) -> None:
         self.seed_dir(seed).mkdir(parents=True, exist_ok=True)
         with self.metrics_path(seed).open("a") as f:

@@ -28,10 +28,25 @@ def default_workers() -> int:
     return len(os.sched_getaffinity(0)) if jax.default_backend() == "cpu" else 1
 
 
+class RunInterrupted(KeyboardInterrupt):
+    """Training stopped by Ctrl-C; the message says where the checkpoints stand."""
+
+
+def saved_updates(folders: list[RunFolder]) -> str:
+    """Where the seeds' checkpoints stand: "update N of M" per folder (a range where its seeds differ)."""
+    parts = []
+    for folder in folders:
+        config = folder.load_config()
+        updates = sorted({folder.checkpoint_update(seed) for seed in config.seed_list()})
+        at = str(updates[0]) if len(updates) == 1 else f"{updates[0]}-{updates[-1]}"
+        parts.append(f"update {at} of {config.num_updates}" + (f" in {folder.path}" if len(folders) > 1 else ""))
+    return "; ".join(parts)
+
+
 def train_folders(folders: list[RunFolder], workers: int | None = None, tensorboard: bool = False, devices: int = 1, hosts: Hosts = Hosts()) -> float:
     """Train every seed of every folder (already prepared, by process 0 of ``hosts``) on ``devices``
     local devices, logging TensorBoard scalars too if ``tensorboard``; returns the wall time in
-    seconds. A process of several trains all seeds of its one folder in one worker, unpinned."""
+    seconds. Ctrl-C raises ``RunInterrupted``, whose message says where the checkpoints stand. A process of several trains all seeds of its one folder in one worker, unpinned."""
     on_cpu = jax.default_backend() == "cpu"
     workers = workers or default_workers()
     if hosts.several:
@@ -41,8 +56,13 @@ def train_folders(folders: list[RunFolder], workers: int | None = None, tensorbo
     workers = min(workers, len(jobs))
     start = time.time()
     progress = TrainingProgress(folders) if hosts.owns_folder else None  # the others may start before the folder exists
-    with progress or contextlib.nullcontext():
-        run_jobs(jobs, workers, pin=pin, on_progress=progress and progress.update, tensorboard=tensorboard, devices=devices, hosts=hosts)
+    try:
+        with progress or contextlib.nullcontext():
+            run_jobs(jobs, workers, pin=pin, on_progress=progress and progress.update, tensorboard=tensorboard, devices=devices, hosts=hosts)
+    except KeyboardInterrupt:
+        if not hosts.owns_folder:
+            raise
+        raise RunInterrupted(f"saved at {saved_updates(folders)}") from None
     return time.time() - start
 
 
