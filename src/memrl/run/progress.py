@@ -13,17 +13,19 @@ from memrl.run.folder import RunFolder
 
 class TrainingProgress:
     """A progress bar over all seeds of the given run folders: steps, steps/s and the latest score
-    (return, or accuracy for supervised runs)."""
+    (return, or accuracy for supervised runs). It says "compiling" until the first chunk of
+    updates is written (XLA compiles the training program first, tens of seconds on a CPU), and its
+    columns are short enough to leave the bar room at 80 columns."""
 
     def __init__(self, folders: Sequence[RunFolder]):
         self.folders = list(folders)
         self.configs = [f.load_config() for f in self.folders]
         self.total = sum(c.num_updates * c.steps_per_update * c.seeds for c in self.configs)
-        units = "/".join(dict.fromkeys(c.step_label for c in self.configs))
-        scores = "/".join(dict.fromkeys(c.score_metric.replace("_", " ") for c in self.configs))
+        units = "/".join(dict.fromkeys(c.step_metric.replace("_", " ") for c in self.configs))
+        scores = "/".join(dict.fromkeys(c.score_metric.split("_")[-1] for c in self.configs))
         self.progress = Progress(
-            TextColumn("[bold]{task.description}"), BarColumn(), TextColumn(f"{{task.completed:,.0f}}/{{task.total:,.0f}} {units}"),
-            TextColumn("{task.fields[rate]:>8,.0f}/s"), TextColumn(f"{scores} {{task.fields[score]}}"), TimeElapsedColumn(),
+            TextColumn("[bold]{task.description}"), BarColumn(bar_width=None), TextColumn(f"{{task.completed:,.0f}}/{{task.total:,.0f}} {units}"),
+            TextColumn("{task.fields[rate]}"), TextColumn(f"{scores} {{task.fields[score]}}"), TimeElapsedColumn(),
             console=console,
         )
         self.task = None
@@ -33,7 +35,7 @@ class TrainingProgress:
     def __enter__(self):
         self.progress.__enter__()
         self.start_steps, _ = self._read()
-        self.task = self.progress.add_task("training", total=self.total, completed=self.start_steps, rate=0.0, score="-")
+        self.task = self.progress.add_task("compiling", total=self.total, completed=self.start_steps, rate="", score="-")
         return self
 
     def __exit__(self, *exc):
@@ -57,5 +59,7 @@ class TrainingProgress:
 
     def update(self) -> None:
         done, scores = self._read()
+        if done == self.start_steps:  # nothing new written yet: still compiling (or in the first chunk)
+            return
         rate = (done - self.start_steps) / max(time.time() - self.start_time, 1e-9)
-        self.progress.update(self.task, completed=done, rate=rate, score=scores)
+        self.progress.update(self.task, description="training", completed=done, rate=f"{rate:,.0f}/s", score=scores)
