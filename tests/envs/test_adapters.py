@@ -58,6 +58,21 @@ def test_gymnax_env_is_a_memrl_env_and_keeps_truncation_apart():
     assert bool(done) and bool(info["truncated"]) and not bool(info["terminated"])
 
 
+def test_every_discrete_gymnax_env_is_registered_or_said_why_not():
+    import gymnax
+
+    from memrl.envs.gymnax_adapter import DISCRETE_GYMNAX_ENVS, UNWRAPPED_GYMNAX_ENVS
+
+    discrete = {name for name in gymnax.registered_envs if name not in UNWRAPPED_GYMNAX_ENVS and hasattr(gymnax.make(name)[0].action_space(), "n")}
+    assert discrete == set(DISCRETE_GYMNAX_ENVS) == {name.removeprefix("gymnax/") for name in envs.ENVS.names() if name.startswith("gymnax/")}
+    assert set(UNWRAPPED_GYMNAX_ENVS) <= set(gymnax.registered_envs)
+    for name in ("Seaquest-MinAtar", "Pong-misc", "BernoulliBandit-misc"):  # some of those added last: one step each
+        env = envs.make(f"gymnax/{name}")
+        obs, state = env.reset(jax.random.PRNGKey(0))
+        obs, state, reward, done, _ = env.step(jax.random.PRNGKey(1), state, jnp.array([0]))
+        assert obs.shape == env.observation_shape and reward.shape == () and done.dtype == bool
+
+
 def test_memrl_ppo_trains_on_a_gymnax_env():
     from memrl.learn.learners import make_train
     from memrl.learn.ppo_config import PPOConfig

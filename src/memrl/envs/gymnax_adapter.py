@@ -21,9 +21,16 @@ from memrl.envs.base import Environment, make, register
 
 DISCRETE_GYMNAX_ENVS = (
     "CartPole-v1", "Acrobot-v1", "MountainCar-v0", "Catch-bsuite", "DeepSea-bsuite", "MemoryChain-bsuite",
-    "UmbrellaChain-bsuite", "DiscountingChain-bsuite", "FourRooms-misc", "MetaMaze-misc",
-    "Asterix-MinAtar", "Breakout-MinAtar", "Freeway-MinAtar", "SpaceInvaders-MinAtar",
+    "UmbrellaChain-bsuite", "DiscountingChain-bsuite", "SimpleBandit-bsuite", "FourRooms-misc", "MetaMaze-misc",
+    "BernoulliBandit-misc", "GaussianBandit-misc", "Pong-misc",
+    "Asterix-MinAtar", "Breakout-MinAtar", "Freeway-MinAtar", "Seaquest-MinAtar", "SpaceInvaders-MinAtar",
 )
+"""every gymnax environment with discrete actions, but those of ``UNWRAPPED_GYMNAX_ENVS``"""
+UNWRAPPED_GYMNAX_ENVS = {
+    "MNISTBandit-bsuite": "downloads MNIST when it is made (no data is downloaded at run time here)",
+    "FrozenLake-misc": "its observation is a bare state index (shape ()), not an array memrl's encoders read",
+}
+"""discrete-action gymnax environments memrl does not register, and why (the others have Box actions)"""
 
 
 class GymnaxEnv(Environment):
