@@ -47,7 +47,14 @@ def measure_memorax(cell: str, updates: int) -> tuple[float, float]:
 
     from memrl.envs.gymnax_adapter import AsGymnax
 
-    env = AsGymnax(ENV)
+    class PreGymnax1Step(AsGymnax):
+        """memorax 1.0.1 steps environments the way gymnax did before 1.0: (obs, state, reward, done, info)."""
+
+        def step(self, key, state, action, params=None):
+            obs, state, reward, terminated, truncated, info = super().step(key, state, action, params)
+            return obs, state, reward, terminated | truncated, info
+
+    env = PreGymnax1Step(ENV)
 
     class Head(nn.Module):
         output: nn.Module

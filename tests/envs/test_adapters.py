@@ -87,10 +87,11 @@ def test_memrl_ppo_trains_on_a_gymnax_env():
 
 
 def test_a_memrl_env_behind_gymnax_steps_as_memrl_does_with_scalar_actions():
-    from gymnax.environments import spaces
+    from gymnax.environments import environment, spaces
 
     env = AsGymnax("tmaze/T-LN", maze_length=3)
-    assert isinstance(env.action_space(), spaces.Discrete) and env.action_space().n == 4
+    assert isinstance(env, environment.Environment)
+    assert isinstance(env.action_space(), spaces.Discrete) and env.action_space().n == 4 == env.num_actions
     memrl_env = env.env
     assert env.observation_space(env.default_params).shape == memrl_env.observation_shape
     obs, state = env.reset(jax.random.PRNGKey(0), env.default_params)
@@ -98,12 +99,46 @@ def test_a_memrl_env_behind_gymnax_steps_as_memrl_does_with_scalar_actions():
     step, memrl_step = jax.jit(env.step), jax.jit(memrl_env.step)
     episodes = 0
     for t, action in enumerate([1, 1, 1, 2, 0, 1]):  # corridor, junction, turns
-        obs, state, reward, done, info = step(jax.random.PRNGKey(t), state, jnp.int32(action), env.default_params)
-        memrl_obs, memrl_state, memrl_reward, memrl_done, _ = memrl_step(jax.random.PRNGKey(t), memrl_state, jnp.array([action]))
+        obs, state, reward, terminated, truncated, info = step(jax.random.PRNGKey(t), state, jnp.int32(action), env.default_params)
+        memrl_obs, memrl_state, memrl_reward, memrl_done, memrl_info = memrl_step(jax.random.PRNGKey(t), memrl_state, jnp.array([action]))
         np.testing.assert_array_equal(obs, memrl_obs)
-        assert float(reward) == float(memrl_reward) and bool(done) == bool(memrl_done) and set(info) == {"terminated", "truncated"}
-        episodes += int(done)
+        np.testing.assert_array_equal(info["final_observation"], memrl_info["final_obs"])
+        assert float(reward) == float(memrl_reward) and bool(terminated | truncated) == bool(memrl_done)
+        assert bool(terminated) == bool(memrl_info["terminated"]) and set(info) == {"terminated", "truncated", "final_observation"}
+        episodes += int(terminated | truncated)
     assert episodes >= 1  # auto-reset compared too
+    with pytest.raises(NotImplementedError, match="truncation in step_env"):
+        env.is_truncated(state, env.default_params)
+
+
+def random_rollout(env, params, key, num_envs: int = 4, steps: int = 60):
+    """A rollout written for gymnax 1.0's own environments: vmapped resets and steps, random actions."""
+    reset_keys = jax.random.split(key, num_envs)
+    obs, state = jax.vmap(env.reset, (0, None))(reset_keys, params)
+
+    def body(carry, key):
+        obs, state = carry
+        action_key, step_key = jax.random.split(key)
+        action = jax.random.randint(action_key, (num_envs,), 0, env.action_space(params).n)
+        obs, state, reward, terminated, truncated, info = jax.vmap(env.step, (0, 0, 0, None))(jax.random.split(step_key, num_envs), state, action, params)
+        return (obs, state), (obs, reward, terminated, truncated, info["final_observation"])
+
+    return jax.lax.scan(body, (obs, state), jax.random.split(key, steps))[1]
+
+
+def test_a_gymnax_rollout_runs_unchanged_on_as_gymnax_and_matches_gymnax():
+    import gymnax
+
+    from memrl.envs.gymnax_adapter import GymnaxEnv
+
+    native, params = gymnax.make("CartPole-v1")
+    params = params.replace(max_steps_in_episode=15)  # truncations as well as terminations
+    ours = AsGymnax(GymnaxEnv(native, params))
+    theirs = jax.jit(lambda key: random_rollout(native, params, key))(jax.random.PRNGKey(3))
+    mine = jax.jit(lambda key: random_rollout(ours, params, key))(jax.random.PRNGKey(3))
+    for a, b in zip(theirs, mine):  # the same episodes; the floats of two programs, to rounding
+        np.testing.assert_allclose(np.asarray(b), np.asarray(a), rtol=1e-5, atol=1e-6)
+    assert np.asarray(theirs[2]).any() and np.asarray(theirs[3]).any()  # both kinds of episode end happened
 
 
 @pytest.mark.parametrize("name, message", [("tmaze/T-LS", "one discrete choice"), ("ballet/2_delay16", "named observation parts")])

@@ -6,8 +6,8 @@ Any discrete-action gymnax environment as a memrl environment, so memrl's learne
 ``step`` does. Actions are memrl's [1]-shaped int arrays.
 
 And a memrl environment with one discrete action component and an array observation as a gymnax
-environment (``AsGymnax``), so JAX libraries written for gymnax (memorax, ``benchmarks/peers``)
-train on it: scalar actions, ``step`` with auto-reset returning (obs, state, reward, done, info).
+1.0 environment (``AsGymnax``), so JAX code written for gymnax trains on it unchanged: scalar
+actions, ``step`` with auto-reset returning (obs, state, reward, terminated, truncated, info).
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from typing import Any
 
 import jax
 import jax.numpy as jnp
+from gymnax.environments import environment, spaces
 
 from memrl.envs.base import Environment, make, register
 
@@ -62,7 +63,7 @@ class GymnaxEnv(Environment):
 
     def step_env(self, key, state, action, params):
         obs, state, reward, terminated, info = self.gymnax_env.step_env(key, state, action[0], params)
-        truncated = self.gymnax_env.is_truncated(state, params) & ~terminated
+        truncated = self.gymnax_env.is_truncated(state, params)  # as gymnax 1.0's step: true at the time limit even on a terminal step
         info = {k: v for k, v in info.items() if k != "discount"}
         return obs, state, jnp.asarray(reward, jnp.float32), terminated, truncated, info
 
@@ -78,9 +79,14 @@ for _name in DISCRETE_GYMNAX_ENVS:
     register(f"gymnax/{_name}", lambda _n=_name, **kw: make_gymnax(_n, **kw))
 
 
-class AsGymnax:
-    """A memrl environment behind gymnax's interface (``reset``, ``step``, ``action_space``,
-    ``observation_space``, ``default_params``); ``info`` keeps memrl's ``terminated`` and ``truncated``."""
+class AsGymnax(environment.Environment):
+    """A memrl environment as a gymnax 1.0 ``Environment``, so JAX code written for gymnax's own
+    environments runs on it unchanged: ``reset(key, params)`` -> (obs, state); ``step(key, state,
+    action, params)`` -> (obs, state, reward, terminated, truncated, info) with a scalar action,
+    the auto-reset on either, and ``info`` holding ``terminated``, ``truncated`` and
+    ``final_observation`` (the observation before the reset), the key split as gymnax splits it
+    (step, then reset). ``step_env`` returns gymnax's five values (terminated as its done, memrl's
+    truncation in ``info``); ``is_truncated`` cannot be read from a memrl state and is refused."""
 
     def __init__(self, env: Environment | str, **env_kwargs):
         self.env = make(env, **env_kwargs) if isinstance(env, str) else env
@@ -94,19 +100,40 @@ class AsGymnax:
     def default_params(self):
         return self.env.default_params
 
+    @property
+    def name(self) -> str:
+        return type(self.env).__name__
+
+    @property
+    def num_actions(self) -> int:
+        return self.env.action_dims[0]
+
     def reset(self, key, params=None):
-        return self.env.reset(key, params)
+        return self.reset_env(key, self.default_params if params is None else params)
+
+    def reset_env(self, key, params):
+        return self.env.reset_env(key, params)
+
+    def step_env(self, key, state, action, params):
+        obs, state, reward, terminated, truncated, info = self.env.step_env(key, state, jnp.reshape(jnp.asarray(action, jnp.int32), (1,)), params)
+        return obs, state, reward, terminated, {**info, "truncated": truncated}
 
     def step(self, key, state, action, params=None):
-        obs, state, reward, done, info = self.env.step(key, state, jnp.reshape(action, (1,)), params)
-        return obs, state, reward, done, {"terminated": info["terminated"], "truncated": info["truncated"]}
+        params = self.default_params if params is None else params
+        key_step, key_reset = jax.random.split(key)
+        obs_step, state_step, reward, terminated, info = self.step_env(key_step, state, action, params)
+        truncated = info.pop("truncated")
+        obs_reset, state_reset = self.reset_env(key_reset, params)
+        done = jnp.logical_or(terminated, truncated)
+        state = jax.tree.map(lambda reset, stepped: jax.lax.select(done, reset, stepped), state_reset, state_step)
+        obs = jax.lax.select(done, obs_reset, obs_step)
+        return obs, state, reward, terminated, truncated, {**info, "terminated": terminated, "truncated": truncated, "final_observation": obs_step}
+
+    def is_truncated(self, state, params):
+        raise NotImplementedError("a memrl environment says truncation in step_env (info['truncated']), not from its state")
 
     def action_space(self, params=None):
-        from gymnax.environments import spaces
-
         return spaces.Discrete(self.env.action_dims[0])
 
     def observation_space(self, params=None):
-        from gymnax.environments import spaces
-
         return spaces.Box(-jnp.inf, jnp.inf, self._observation.shape, self._observation.dtype)
