@@ -23,7 +23,8 @@ def config_from_dict(learner: str, data: dict) -> ConfigRecord:
 
 
 def learner_for(config: ConfigRecord) -> Learner:
-    """The learner that runs ``config``."""
+    """The learner that runs ``config`` (its ``imports`` imported first: they register what it names)."""
+    config.import_modules()
     return LEARNERS.make(config.learner, config=config)
 
 

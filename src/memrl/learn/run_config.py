@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import json
 from typing import ClassVar
 
@@ -40,6 +41,10 @@ class ConfigRecord:
     FF2; the sequence model's per-step head: RMC's Nth Farthest takes 256 256 256 256)"""
     updates_per_chunk: int = 10
     """updates per compiled chunk; metrics, progress and checkpoints happen between chunks"""
+    imports: tuple[str, ...] = ()
+    """Python modules to import before the run is built, e.g. ``mypkg.envs``: where environments,
+    tasks or cores of your own are registered (``memrl.envs.register``), so that ``memrl train``'s
+    worker processes and ``memrl eval`` know them too"""
 
     learner: ClassVar[str]
     DEFAULTS: ClassVar[dict] = {}
@@ -67,6 +72,16 @@ class ConfigRecord:
             cls.__annotations__ = {**{name: shared[name] for name in own}, **cls.__dict__.get("__annotations__", {})}
             for name, value in own.items():
                 setattr(cls, name, value)
+
+    def import_modules(self) -> None:
+        """Import the modules of ``imports`` (they register what the config names), refusing one
+        that cannot be imported."""
+        for module in self.imports:
+            try:
+                importlib.import_module(module)
+            except ImportError as err:
+                raise ImportError(f"imports: cannot import {module!r} ({err}); it must be importable where the run trains "
+                                  "(installed, or on PYTHONPATH)") from None
 
     def validate(self):
         """Refuse settings outside what is allowed, naming the field and what is allowed (and, in
@@ -181,6 +196,7 @@ class RunConfig(ConfigRecord):
         from memrl import cores, envs
         from memrl.settings import check_settings
 
+        self.import_modules()
         if self.env not in envs.names():
             raise ValueError(f"unknown env {self.env!r}; known: {', '.join(envs.names())}")
         if self.core not in cores.names():
