@@ -7,10 +7,10 @@ BIN := $(VENV)/bin
 
 setup: $(VENV)/.installed
 
-$(VENV)/.installed: pyproject.toml
+$(VENV)/.installed: pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[test]"
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e ".[test]"
 	touch $@
 
 demo: setup
