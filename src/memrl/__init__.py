@@ -6,3 +6,12 @@ analyses) and ``experiments`` (named reproductions).
 """
 
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str):
+    """``memrl.load_policy``: imported when first used, so that ``import memrl`` stays light."""
+    if name == "load_policy":
+        from memrl.run.policy import load_policy
+
+        return load_policy
+    raise AttributeError(f"module 'memrl' has no attribute {name!r}")

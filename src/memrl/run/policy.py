@@ -1,0 +1,93 @@
+"""A trained agent from Python: ``memrl.load_policy(run_folder, seed=0)`` acts one step at a time in
+a loop of your own (a gymnasium loop, for example), as stable-baselines3's ``predict`` does::
+
+    policy = memrl.load_policy("runs/tln-max")
+    state = policy.initial_state(batch_size=1)
+    obs, _ = env.reset(seed=0)                      # env = memrl.envs.gymnasium_adapter.GymnasiumEnv("tmaze/T-LN")
+    start, reward = np.ones(1, bool), np.zeros(1)
+    while True:
+        action, state = policy.act(obs[None], state, start, reward=reward)
+        obs, r, terminated, truncated, _ = env.step(action[0])
+        start, reward = np.array([terminated or truncated]), np.array([r])
+        ...
+
+The state holds the memory core's carry and the previous action; ``episode_start`` clears the
+memory where an episode begins, as the learners' reset flags do, and ``reward`` is the reward of the
+previous step (what agents with ``feed_prev_reward`` read)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from flax import struct
+
+from memrl.agents import distributions as dist
+from memrl.learn.learners import learner_for
+from memrl.run.final_agents import seed_params
+from memrl.run.folder import RunFolder
+
+
+@struct.dataclass
+class PolicyState:
+    """What a policy carries between steps, per environment of the batch."""
+
+    carry: Any
+    """the memory core's state"""
+    prev_action: jax.Array
+    """[B, action components] int32: the last action (zeros before the first)"""
+
+
+def check_actor_critic(config) -> None:
+    """Refuse a config whose run has no actor (a supervised run)."""
+    if config.learner not in ("ppo", "impala"):
+        raise ValueError(f"load_policy loads actor-critic runs (ppo, impala); this run folder holds a {config.learner} run")
+
+
+class Policy:
+    """The actor of a trained actor-critic run (PPO or IMPALA): ``initial_state`` and ``act``."""
+
+    def __init__(self, config, params):
+        check_actor_critic(config)
+        self.config = config
+        self.learner = learner_for(config)
+        self.params = params
+        self.action_dims = self.learner.env.action_dims
+        self._act = jax.jit(self._step, static_argnames="greedy")
+
+    def initial_state(self, batch_size: int) -> PolicyState:
+        """The state before the first step of ``batch_size`` environments."""
+        return PolicyState(self.learner.agent.initialize_carry((batch_size,)), jnp.zeros((batch_size, len(self.action_dims)), jnp.int32))
+
+    def act(self, obs, state: PolicyState, episode_start, greedy: bool = True, key=None, reward=None):
+        """One step for a batch of B environments: ``obs`` the batched observation, ``episode_start``
+        [B] bool (true at an episode's first step: its memory starts empty), ``reward`` [B] the
+        reward of the previous step (needed where the agent reads it). Returns (action, state):
+        action [B] int for environments with one discrete action ([B, components] otherwise), the
+        most probable one if ``greedy``, else sampled with ``key``."""
+        batch = np.shape(episode_start)[0]
+        if not greedy and key is None:
+            raise ValueError("act(greedy=False) samples its actions: give it a key (jax.random.PRNGKey)")
+        if reward is None:
+            if self.config.feed_prev_reward:
+                raise ValueError("this agent reads the previous reward (feed_prev_reward): pass reward= the last step's rewards")
+            reward = np.zeros(batch, np.float32)
+        key = jax.random.PRNGKey(0) if key is None else key
+        action, state = self._act(self.params, obs, state, jnp.asarray(episode_start, bool), jnp.asarray(reward, jnp.float32), key, greedy=greedy)
+        return (action[:, 0] if len(self.action_dims) == 1 else action), state
+
+    def _step(self, params, obs, state: PolicyState, episode_start, reward, key, greedy: bool):
+        carry, (logits, _) = self.learner.agent.apply(params, state.carry, obs, state.prev_action, reward, episode_start)
+        action = dist.greedy(logits, self.action_dims) if greedy else dist.sample(key, logits, self.action_dims)
+        return action, PolicyState(carry, action)
+
+
+def load_policy(run_folder: str | Path, seed: int = 0) -> Policy:
+    """The actor of seed ``seed`` of the actor-critic run in ``run_folder``, from its last checkpoint."""
+    folder = RunFolder(Path(run_folder))
+    config = folder.load_config()
+    check_actor_critic(config)
+    return Policy(config, seed_params(folder, seed))

@@ -1,0 +1,74 @@
+"""``memrl.load_policy``: a trained actor acting step by step chooses what the learner's own unroll of
+the same steps chooses, runs in a plain gymnasium loop, and refuses what it cannot do."""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import memrl
+from memrl.agents import distributions as dist
+from memrl.envs.gymnasium_adapter import GymnasiumEnv
+from memrl.learn.learners import learner_for
+from memrl.learn.ppo_config import PPOConfig
+from memrl.learn.supervised_config import SupervisedConfig
+from memrl.run.folder import RunFolder
+from memrl.run.launch import train_seeds
+
+ENV_ARGS = {"maze_length": 3, "timeout": 8}
+
+
+@pytest.fixture(scope="module")
+def run_folder(tmp_path_factory):
+    config = PPOConfig(env="tmaze/T-LN", env_args=ENV_ARGS, core="gru", core_args={"hidden": 8}, encoder_widths=(8,), head_widths=(8,),
+                       feed_prev_action=True, num_envs=4, rollout_len=8, num_minibatches=1, total_steps=64, updates_per_chunk=2)
+    folder = RunFolder(tmp_path_factory.mktemp("policy") / "run")
+    folder.prepare(config)
+    train_seeds(config, folder, [0])
+    return folder
+
+
+def test_acting_step_by_step_chooses_what_the_unroll_chooses(run_folder):
+    policy = memrl.load_policy(run_folder.path)
+    learner = learner_for(run_folder.load_config())
+    env = learner.env
+    obs, env_state = jax.vmap(env.reset)(jax.random.split(jax.random.PRNGKey(1), 3))
+    state, start = policy.initial_state(3), np.ones(3, bool)
+    steps = []
+    for t in range(12):  # episodes end within the timeout: resets inside the sequence
+        action, new_state = policy.act(obs, state, start)
+        steps.append((obs, state.prev_action, start, action))
+        obs, env_state, _, done, _ = jax.vmap(env.step)(jax.random.split(jax.random.PRNGKey(100 + t), 3), env_state, action[:, None])
+        state, start = new_state, np.asarray(done)
+    observations, prev_actions, starts, actions = (jnp.stack(x) for x in zip(*steps))
+    _, (logits, _, _) = learner.agent.apply(policy.params, learner.agent.initialize_carry((3,)), observations, prev_actions,
+                                       jnp.zeros(starts.shape), starts, method=learner.agent.unroll)
+    assert np.asarray(starts)[1:].any()
+    np.testing.assert_array_equal(np.asarray(dist.greedy(logits, env.action_dims))[..., 0], np.asarray(actions))
+
+
+def test_a_policy_acts_in_a_gymnasium_loop_and_samples_with_a_key(run_folder):
+    policy = memrl.load_policy(run_folder.path, seed=0)
+    env = GymnasiumEnv("tmaze/T-LN", **ENV_ARGS)
+    obs, _ = env.reset(seed=0)
+    state, start, episodes, key = policy.initial_state(1), np.ones(1, bool), 0, jax.random.PRNGKey(0)
+    for _ in range(30):
+        key, act_key = jax.random.split(key)
+        action, state = policy.act(obs[None], state, start, greedy=False, key=act_key)
+        obs, reward, terminated, truncated, _ = env.step(int(action[0]))
+        start = np.array([terminated or truncated])
+        if start[0]:
+            episodes += 1
+            obs, _ = env.reset()
+    assert episodes >= 3 and env.action_space.contains(int(action[0]))
+    with pytest.raises(ValueError, match="give it a key"):
+        policy.act(obs[None], state, start, greedy=False)
+    with pytest.raises(ValueError, match="seeds \\[0\\], not 3"):
+        memrl.load_policy(run_folder.path, seed=3)
+
+
+def test_a_supervised_run_is_not_a_policy(tmp_path):
+    folder = RunFolder(tmp_path / "run")
+    folder.prepare(SupervisedConfig(task="copying", task_args={"gap": 2}, core="gru", core_args={"hidden": 4}, embed_dim=4, batch_size=2, total_steps=4))
+    with pytest.raises(ValueError, match="loads actor-critic runs"):
+        memrl.load_policy(folder.path)
