@@ -67,7 +67,7 @@ def train_folders(folders: list[RunFolder], workers: int | None = None, tensorbo
 
 
 def train_run(
-    config: ConfigRecord, out: Path, workers: int | None = None, tensorboard: bool = False, devices: int | None = None, hosts: Hosts = Hosts(),
+    config: ConfigRecord, out: Path | str, workers: int | None = None, tensorboard: bool = False, devices: int | None = None, hosts: Hosts = Hosts(),
 ) -> dict | None:
     """Train (or resume) the run of ``config`` in ``out`` on ``devices`` local devices (default:
     ``default_devices``) of each of ``hosts``' processes, with TensorBoard scalars if
@@ -81,7 +81,7 @@ def train_run(
     # Traced, not run: settings that only clash once shapes meet (a core's width against its input)
     # are refused here with their message, before a folder or a worker exists.
     jax.eval_shape(learner_for(config).init, jax.random.PRNGKey(0))
-    folder = RunFolder(out)
+    folder = RunFolder(Path(out))
     if hosts.owns_folder:
         folder.prepare(config)
         console.print(
