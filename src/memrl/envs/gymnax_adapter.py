@@ -79,6 +79,11 @@ for _name in DISCRETE_GYMNAX_ENVS:
     register(f"gymnax/{_name}", lambda _n=_name, **kw: make_gymnax(_n, **kw))
 
 
+def as_memrl_action(action) -> jax.Array:
+    """gymnax's scalar action as memrl's [1]-shaped int32 one."""
+    return jnp.reshape(jnp.asarray(action, jnp.int32), (1,))
+
+
 class AsGymnax(environment.Environment):
     """A memrl environment as a gymnax 1.0 ``Environment``, so JAX code written for gymnax's own
     environments runs on it unchanged: ``reset(key, params)`` -> (obs, state); ``step(key, state,
@@ -109,25 +114,19 @@ class AsGymnax(environment.Environment):
         return self.env.action_dims[0]
 
     def reset(self, key, params=None):
-        return self.reset_env(key, self.default_params if params is None else params)
+        return self.env.reset(key, params)
 
     def reset_env(self, key, params):
         return self.env.reset_env(key, params)
 
     def step_env(self, key, state, action, params):
-        obs, state, reward, terminated, truncated, info = self.env.step_env(key, state, jnp.reshape(jnp.asarray(action, jnp.int32), (1,)), params)
+        obs, state, reward, terminated, truncated, info = self.env.step_env(key, state, as_memrl_action(action), params)
         return obs, state, reward, terminated, {**info, "truncated": truncated}
 
     def step(self, key, state, action, params=None):
-        params = self.default_params if params is None else params
-        key_step, key_reset = jax.random.split(key)
-        obs_step, state_step, reward, terminated, info = self.step_env(key_step, state, action, params)
-        truncated = info.pop("truncated")
-        obs_reset, state_reset = self.reset_env(key_reset, params)
-        done = jnp.logical_or(terminated, truncated)
-        state = jax.tree.map(lambda reset, stepped: jax.lax.select(done, reset, stepped), state_reset, state_step)
-        obs = jax.lax.select(done, obs_reset, obs_step)
-        return obs, state, reward, terminated, truncated, {**info, "terminated": terminated, "truncated": truncated, "final_observation": obs_step}
+        obs, state, reward, _, info = self.env.step(key, state, as_memrl_action(action), params)  # memrl's auto-reset splits the key as gymnax does
+        final = info.pop("final_obs")
+        return obs, state, reward, info["terminated"], info["truncated"], {**info, "final_observation": final}
 
     def is_truncated(self, state, params):
         raise NotImplementedError("a memrl environment says truncation in step_env (info['truncated']), not from its state")
