@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from memrl.experiments.base import Experiment, PaperSetting, register
 from memrl.experiments.evaluations import held_out_evaluation, held_out_expectation
+from memrl.experiments.paper_settings import HTM_ROOM_AGENT_SETTINGS
 from memrl.learn.paper_agents import HTM_SIZES
 from memrl.learn.supervised_config import SupervisedConfig
 
@@ -67,21 +68,18 @@ def trxl_reach(preset: str) -> int:
     return SETUPS[preset]["memory_length"] * HTM_SIZES[preset].layers
 
 
+MEMORY_ROWS = tuple(row for row in HTM_ROOM_AGENT_SETTINGS if row.field.startswith("core_args."))
+"""Table 1's memory rows that HTM's RL analogues share: width, layers, heads, chunks, window, LSTM size"""
 SETTINGS = (
     PaperSetting("task", "RL tasks in 3-D rooms: Ballet, object permanence, Passive Visual Match (Figs. 3, 4, 6a)", "task",
                  "memrl's supervised analogue (copying): no CPU trains the RL tasks to the point where memory matters"),
     PaperSetting("delay (gap of blanks)", "Ballet: up to 48 steps between dances; PVM: 30 s", "task_args.gap",
                  "beyond the GTrXL's reach (cpu: 2 layers × 32 = 64 steps; paper: 4 × 256 = 1024), inside HTM's store"),
-    PaperSetting("memory width (state dimension)", "512 (Table 1)", "core_args.d_model", "cpu: 64, a small memory whose training fits a CPU"),
-    PaperSetting("memory layers", "4 (Table 1)", "core_args.num_layers", "cpu: 2"),
-    PaperSetting("attention heads", "8 (Table 1)", "core_args.num_heads", "cpu: 4"),
+    *MEMORY_ROWS,
     PaperSetting("HTM chunk size", "16 (Table 1, PVM and object permanence)", "core_args.chunk_size"),
     PaperSetting("HTM top-k", "16 (Table 1)", "core_args.k", "cpu: 2 of the 8 chunks of a sequence"),
-    PaperSetting("HTM chunks", "more than the longest episode / chunk size (Table 1)", "core_args.num_chunks"),
-    PaperSetting("HTM window (recent steps attended directly)", "not stated (Sec. 2)", "core_args.window", "the chunk size (see htm-pvm)"),
     PaperSetting("TrXL memory (extra length)", "256 or 512 (Table 1)", "core_args.memory_length",
                  "cpu: 32, so that its reach (64) falls short of the digits by construction: the situation the claim is about"),
-    PaperSetting("LSTM size", "512 (Table 1)", "core_args.hidden", "cpu: 128"),
     PaperSetting("optimiser, learning rate", "Adam, 2e-4 (Table 1)", "lr", "cpu: 1e-3, which the pilots showed HTM learning with in the budget"),
     PaperSetting("batch", "32 trajectories (Table 1)", "batch_size", "cpu: 100 sequences, the copying task's usual batch (TLB 7.6)"),
     PaperSetting("sequences per run", "not applicable (RL: 1e9 steps, not in the text)", "total_steps", "cpu: about 10 minutes of HTM per seed on one core"),

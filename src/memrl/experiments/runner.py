@@ -40,8 +40,8 @@ def reproduce(
     seeds = ", ".join(str(s) for s in sorted({c.seeds for c in experiment.runs.values()}))
     console.print(f"reproduces {experiment.reproduces}; {len(experiment.runs)} runs of {seeds} seed(s) each, in {out}")
     for run, config in experiment.runs.items():
-        if config.rounding_note():
-            console.print(f"{run}: {config.rounding_note()}")
+        if note := config.rounding_note():
+            console.print(f"{run}: {note}")
     wall = train_folders(list(folders.values()), workers, tensorboard, devices)
 
     summaries = {run: folders[run].write_summary(config) for run, config in experiment.runs.items()}

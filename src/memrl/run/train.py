@@ -46,7 +46,8 @@ def saved_updates(folders: list[RunFolder]) -> str:
 def train_folders(folders: list[RunFolder], workers: int | None = None, tensorboard: bool = False, devices: int = 1, hosts: Hosts = Hosts()) -> float:
     """Train every seed of every folder (already prepared, by process 0 of ``hosts``) on ``devices``
     local devices, logging TensorBoard scalars too if ``tensorboard``; returns the wall time in
-    seconds. Ctrl-C raises ``RunInterrupted``, whose message says where the checkpoints stand. A process of several trains all seeds of its one folder in one worker, unpinned."""
+    seconds. Ctrl-C raises ``RunInterrupted``, whose message says where the checkpoints stand. A
+    process of several trains all seeds of its one folder in one worker, unpinned."""
     on_cpu = jax.default_backend() == "cpu"
     workers = workers or default_workers()
     if hosts.several:
@@ -88,8 +89,8 @@ def train_run(
             f"run folder {folder.path}: {config.learner}, {config.num_updates} updates x {config.steps_per_update} "
             f"{config.step_label}, {config.seeds} seed(s)" + (f", {hosts.num_processes} processes" if hosts.several else "")
         )
-        if config.rounding_note():
-            console.print(config.rounding_note())
+        if note := config.rounding_note():
+            console.print(note)
     wall = train_folders([folder], workers, tensorboard, devices, hosts)
     if not hosts.owns_folder:
         return None
