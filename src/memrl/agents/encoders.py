@@ -1,7 +1,7 @@
 """Observation encoders and their reconstruction decoders (HTM agent: Lampinen et al. 2021,
 App. D.1-D.2; the decoders are the encoders' architectural transposes).
 
-- ``ConvEncoder``: ReLU convolutions (SAME padding, as patch products: ``nn/convolution.py``), (16, 32, 32) channels with kernels (9, 3, 3) and strides
+- ``ConvEncoder``: ReLU convolutions (SAME padding, ``nn/convolution.py``), (16, 32, 32) channels with kernels (9, 3, 3) and strides
   (9, 1, 1) by default (the 99×99 Ballet frame becomes an 11×11 grid), optionally tagged with x-y
   coordinate channels (the RMC's BoxWorld agent, Santoro et al. 2018, App. A.3), flattened.
 - ``ResNetEncoder``: the IMPALA ResNet (Espeholt et al. 2018), the paper's ResNet option: per stack
@@ -23,7 +23,8 @@ import jax.numpy as jnp
 import flax.linen as nn
 import optax
 
-from memrl.nn.convolution import PatchConv, PatchConvTranspose, max_pool, same_padding, upsample
+from memrl.nn.convolution import SameConv, SameConvTranspose, max_pool, same_padding, upsample
+from memrl.nn.cross_entropy import sigmoid_cross_entropy
 
 
 def as_unit_image(image: jax.Array) -> jax.Array:
@@ -56,7 +57,7 @@ class ConvEncoder(nn.Module):
     def __call__(self, image):
         x, batch = as_image_batch(image)
         for i, (c, k, s) in enumerate(zip(self.channels, self.kernels, self.strides)):
-            x = nn.relu(PatchConv(c, k, s, name=f"conv_{i}")(x))
+            x = nn.relu(SameConv(c, k, s, name=f"conv_{i}")(x))
         if self.coordinates:
             x = jnp.concatenate([x, coordinate_channels(x.shape[0], x.shape[1], x.shape[2])], axis=-1)
         return x.reshape(batch + (-1,))
@@ -90,7 +91,7 @@ class ImageDecoder(nn.Module):
         outputs = list(self.channels[:-1])[::-1] + [out_channels]
         layers = list(zip(self.kernels, self.strides))[::-1]
         for i, (c, (k, s)) in enumerate(zip(outputs, layers)):
-            x = PatchConvTranspose(c, k, s, name=f"deconv_{i}")(x)
+            x = SameConvTranspose(c, k, s, name=f"deconv_{i}")(x)
             if i < len(outputs) - 1:
                 x = nn.relu(x)
         return x[:, :height, :width].reshape(batch + self.image_shape)
@@ -101,8 +102,8 @@ class ResidualBlock(nn.Module):
 
     @nn.compact
     def __call__(self, x):
-        y = PatchConv(x.shape[-1], 3, name="conv_0")(nn.relu(x))
-        return x + PatchConv(x.shape[-1], 3, name="conv_1")(nn.relu(y))
+        y = SameConv(x.shape[-1], 3, name="conv_0")(nn.relu(x))
+        return x + SameConv(x.shape[-1], 3, name="conv_1")(nn.relu(y))
 
 
 class ResNetEncoder(nn.Module):
@@ -115,7 +116,7 @@ class ResNetEncoder(nn.Module):
     def __call__(self, image):
         x, batch = as_image_batch(image)
         for i, c in enumerate(self.channels):
-            x = max_pool(PatchConv(c, 3, name=f"conv_{i}")(x), 3, 2)
+            x = max_pool(SameConv(c, 3, name=f"conv_{i}")(x), 3, 2)
             x = ResidualBlock(name=f"residual_{i}_0")(x)
             x = ResidualBlock(name=f"residual_{i}_1")(x)
         return nn.relu(x).reshape(batch + (-1,))
@@ -144,7 +145,7 @@ class ResNetDecoder(nn.Module):
             x = ResidualBlock(name=f"residual_{i}_0")(x)
             x = ResidualBlock(name=f"residual_{i}_1")(x)
             x = upsample(nn.relu(x), 2, sizes[len(outputs) - 1 - i])
-            x = PatchConv(c, 3, name=f"conv_{i}")(x)
+            x = SameConv(c, 3, name=f"conv_{i}")(x)
         return x.reshape(batch + self.image_shape)
 
 
@@ -180,7 +181,7 @@ class LanguageDecoder(nn.Module):
 def image_reconstruction_loss(logits: jax.Array, image: jax.Array) -> jax.Array:
     """Sigmoid cross-entropy of pixel logits against the pixels in [0, 1], averaged per frame."""
     target = as_unit_image(image)
-    return optax.sigmoid_binary_cross_entropy(logits, target).mean(axis=(-3, -2, -1))
+    return sigmoid_cross_entropy(logits, target).mean(axis=(-3, -2, -1))
 
 
 def language_reconstruction_loss(logits: jax.Array, tokens: jax.Array) -> jax.Array:

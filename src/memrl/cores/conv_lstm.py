@@ -17,7 +17,7 @@ import jax.numpy as jnp
 import flax.linen as nn
 
 from memrl.cores.base import MemoryCore, register
-from memrl.nn.convolution import PatchConv
+from memrl.nn.convolution import SameConv
 from memrl.settings import check_positive
 
 
@@ -46,7 +46,7 @@ class ConvLSTM(MemoryCore):
         if x.shape[-1] % cells:
             raise ValueError(f"conv-lstm reads its input as a {self.grid}x{self.grid} map; {x.shape[-1]} features are not a multiple of {cells}")
         x = x.reshape(x.shape[0], self.grid, self.grid, x.shape[-1] // cells)
-        gates = PatchConv(4 * self.channels, self.kernel, name="gates")(jnp.concatenate([x, h], axis=-1))
+        gates = SameConv(4 * self.channels, self.kernel, name="gates")(jnp.concatenate([x, h], axis=-1))
         i, f, g, o = jnp.split(gates, 4, axis=-1)
         c = jax.nn.sigmoid(f + 1.0) * c + jax.nn.sigmoid(i) * jnp.tanh(g)
         h = jax.nn.sigmoid(o) * jnp.tanh(c)
