@@ -12,6 +12,8 @@ import chex
 import jax
 import jax.numpy as jnp
 
+from memrl.nn.cross_entropy import sigmoid_cross_entropy
+
 
 def generalized_advantage_estimation(r_t, discount_t, v_t, v_tp1, lambda_):
     """GAE (Schulman et al. 2016, Eq. 16):
@@ -114,5 +116,4 @@ def masked_bit_cross_entropy(logits_t, target_t, mask_t):
     """
     chex.assert_rank([logits_t, target_t, mask_t], [2, 2, 1])
     chex.assert_equal_shape([logits_t, target_t])
-    per_bit = -(target_t * jax.nn.log_sigmoid(logits_t) + (1.0 - target_t) * jax.nn.log_sigmoid(-logits_t))
-    return jnp.sum(jnp.where(mask_t[:, None], per_bit, 0.0))
+    return jnp.sum(jnp.where(mask_t[:, None], sigmoid_cross_entropy(logits_t, target_t), 0.0))
