@@ -68,3 +68,24 @@ def test_bad_k_is_refused(golden):
     module, params, (queries, keys, contents, mask), _ = case(golden, 0)
     with pytest.raises(ValueError, match="k \\(9\\) must be between 1 and the number of chunks \\(7\\)"):
         HierarchicalMemoryAttention(12, 3, 9).init(jax.random.PRNGKey(0), queries, keys, contents, mask)
+
+
+@pytest.mark.parametrize("i", [0, 3])
+def test_segment_form_equals_query_by_query(golden, i):
+    """Many queries (every chunk read several times: key and value maps on the query's side) give the
+    outputs and parameter gradients of the same queries asked one at a time (rows projected)."""
+    module, params, (queries, keys, contents, mask), _ = case(golden, i)
+    assert queries.shape[1] * module.k >= contents.shape[1] > module.k  # the two forms are the two branches
+
+    def together(params):
+        return module.apply(params, queries, keys, contents, mask)
+
+    def one_by_one(params):
+        return jnp.concatenate(
+            [module.apply(params, queries[:, [q]], keys, contents, None if mask is None else mask[:, [q]]) for q in range(queries.shape[1])], axis=1
+        )
+
+    np.testing.assert_allclose(together(params), one_by_one(params), atol=1e-5, rtol=1e-5)
+    weights = jax.random.normal(jax.random.PRNGKey(3), together(params).shape)
+    gradients = [jax.grad(lambda p, f=f: jnp.sum(jnp.sin(f(p)) * weights))(params) for f in (together, one_by_one)]
+    jax.tree.map(lambda a, b: np.testing.assert_allclose(a, b, atol=1e-5, rtol=1e-5), *gradients)

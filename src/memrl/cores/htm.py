@@ -188,13 +188,14 @@ class HierarchicalTransformerMemory(MemoryCore):
         candidate_written = jnp.concatenate([carry["store_valid"], written], axis=1)
         candidate_episode = jnp.concatenate([jnp.zeros_like(carry["store_valid"], dtype=episode.dtype), episode], axis=1)
 
+        # the first step after each candidate whose chunk goes to the candidate's slot (``steps``: none)
+        same_slot = (candidate_slot[:, :, None] == slot[:, None, :]) & written[:, None, :]  # [B, E, T]
+        overwritten_at = jnp.min(jnp.where(same_slot & (time > candidate_time[..., None]), time, steps), axis=-1)  # [B, E]
+
         def readable(query_time, query_episode):
             """[B, Q, N + T]: the candidates the store holds before the writes of ``query_time`` [Q]."""
             before = candidate_time[:, None] < query_time[None, :, None]  # [B, Q, E]
-            # overwritten: a chunk of the segment went to the candidate's slot after it and before the query
-            later = (candidate_time[:, None, :, None] < time) & (time < query_time[:, None, None])  # [B, Q, E, T]
-            same_slot = (candidate_slot[:, :, None] == slot[:, None, :]) & written[:, None, :]  # [B, E, T]
-            overwritten = (later & same_slot[:, None]).any(-1)
+            overwritten = overwritten_at[:, None] < query_time[None, :, None]  # overwritten after the candidate, before the query
             same_episode = True if self.cross_episode else candidate_episode[:, None] == query_episode[:, :, None]
             return candidate_written[:, None] & before & ~overwritten & same_episode
 

@@ -41,19 +41,38 @@ class ChunkAttention(nn.Module):
     @nn.compact
     def __call__(self, query, contents, selected):
         heads, head_dim = self.num_heads, self.feature_size // self.num_heads
-        key, value = nn.Dense(self.feature_size, name="key"), nn.Dense(self.feature_size, name="value")
-        gather = jax.vmap(lambda chunks, index: chunks[index])  # [B, M, ...], [B, Q, k] -> [B, Q, k, ...]
-        if selected.shape[1] * selected.shape[2] < contents.shape[1]:  # fewer reads than chunks: project what is read
-            rows = gather(contents, selected)
-            k, v = key(rows), value(rows)
-        else:  # a chunk read by several queries (learning over a segment): project every chunk once
-            k, v = gather(key(contents), selected), gather(value(contents), selected)
+        key, value = DenseParameters(self.feature_size, name="key"), DenseParameters(self.feature_size, name="value")
+        (key_kernel, key_bias), (value_kernel, value_bias) = key(contents.shape[-1]), value(contents.shape[-1])
+        rows = jax.vmap(lambda chunks, index: chunks[index])(contents, selected)  # [B, Q, k, C, D]
         q = nn.Dense(self.feature_size, name="query")(query).reshape(*query.shape[:-1], heads, head_dim)
-        k, v = (a.reshape(*a.shape[:-1], heads, head_dim) for a in (k, v))
-        logits = jnp.einsum("bqhd,bqkchd->bqkhc", q, k) / jnp.sqrt(head_dim).astype(q.dtype)
-        weights = jax.nn.softmax(logits, axis=-1)
-        attended = jnp.einsum("bqkhc,bqkchd->bqkhd", weights, v)
+        scale = jnp.sqrt(head_dim).astype(q.dtype)
+        if selected.shape[1] * selected.shape[2] < contents.shape[1]:  # fewer reads than chunks (acting): project what is read
+            k = (rows @ key_kernel + key_bias).reshape(*rows.shape[:-1], heads, head_dim)
+            v = (rows @ value_kernel + value_bias).reshape(*rows.shape[:-1], heads, head_dim)
+            weights = jax.nn.softmax(jnp.einsum("bqhd,bqkchd->bqkhc", q, k) / scale, axis=-1)
+            attended = jnp.einsum("bqkhc,bqkchd->bqkhd", weights, v)
+        else:
+            # a chunk read by several queries (learning over a segment): the same attention with the
+            # key and value maps moved to the query's side, q·(W_k x + b_k) = (W_k q)·x + q·b_k (the
+            # last term is the same for every row, so the softmax drops it) and Σ w (W_v x + b_v) =
+            # W_v Σ w x + b_v; the rows carry no gradient, so nothing is projected or scattered back per row
+            q_rows = jnp.einsum("bqhe,dhe->bqhd", q, key_kernel.reshape(-1, heads, head_dim))
+            weights = jax.nn.softmax(jnp.einsum("bqhd,bqkcd->bqkhc", q_rows, rows) / scale, axis=-1)
+            mixed_rows = jnp.einsum("bqkhc,bqkcd->bqkhd", weights, rows)
+            attended = jnp.einsum("bqkhd,dhe->bqkhe", mixed_rows, value_kernel.reshape(-1, heads, head_dim)) + value_bias.reshape(heads, head_dim)
         return nn.Dense(self.feature_size, name="linear")(attended.reshape(*attended.shape[:-2], -1))
+
+
+class DenseParameters(nn.Module):
+    """The kernel [D, features] and bias [features] of an ``nn.Dense`` (same names and initialisers),
+    for attention that applies them on either side of a product."""
+
+    features: int
+
+    @nn.compact
+    def __call__(self, in_features: int):
+        kernel = self.param("kernel", nn.initializers.lecun_normal(), (in_features, self.features))
+        return kernel, self.param("bias", nn.initializers.zeros, (self.features,))
 
 
 class HierarchicalMemoryAttention(nn.Module):
