@@ -16,6 +16,7 @@ from pathlib import Path
 import jax
 from rich.table import Table
 
+from memrl.bench.revisions import revision_source
 from memrl.console import console
 from memrl.learn.ppo import PPO
 from memrl.learn.ppo_config import PPOConfig
@@ -172,6 +173,7 @@ def command(
     tlb_length: int = 2000,
     tlb_lengths: tuple[int, ...] = (500, 1000, 2000, 4000),
     tlb_batch: int = 1,
+    baseline: str | None = None,
 ) -> None:
     """Training throughput (env steps/s after compile, compile time apart) per core; EPN's scaling.
 
@@ -195,7 +197,9 @@ def command(
         tlb_length: sequence length of the chunk-size table.
         tlb_lengths: sequence lengths of the growth table (TLB with chunks of 100).
         tlb_batch: sequences per batch in both TLB tables.
+        baseline: a git revision of this checkout: the HTM agents' updates are measured with its code too, each run in a fresh process, the two in turn, with the speed-up.
     """
+    baseline_source = revision_source(baseline) if baseline else None  # a bad revision stops here, before any measuring
     table = Table(title=f"PPO on tmaze/T-LN, 64 envs x 128 steps, {jax.default_backend()} ({jax.devices()[0].device_kind})")
     for column in ("trainer", "compile s", "env steps/s", "ratio to minimal"):
         table.add_column(column)
@@ -214,7 +218,7 @@ def command(
     if htm:
         htm_table(htm_pasts, htm_width, htm_layers)
     if htm_agents:
-        htm_agents_table()
+        htm_agents_table(baseline, baseline_source)
     if supervised:
         supervised_table(updates)
     if rmc:
@@ -250,17 +254,28 @@ def tlb_tables(chunks: tuple[int, ...], length: int, lengths: tuple[int, ...], b
     console.print(growth)
 
 
-def htm_agents_table() -> None:
-    """One V-trace update of HTM's image agents, and its acting and gradient measured apart."""
-    from memrl.bench.htm_agents import htm_agent_rows
+def htm_agents_table(baseline: str | None = None, baseline_source: Path | None = None) -> None:
+    """One V-trace update of HTM's image agents, and its acting and gradient measured apart; with a
+    baseline revision, the update with that revision's code beside it."""
+    from memrl.bench.htm_agents import htm_agent_rows, htm_agent_rows_beside
 
-    table = Table(title="One V-trace update of HTM's image agents (cpu presets of htm-pvm and htm-ballet), seconds; acting and the "
-                        "gradient are compiled apart, so they add up to more than the update, whose scan fuses them")
-    for column in ("run", "recon.", "steps", "update", "acting", "gradient", "steps/s"):
+    title = ("One V-trace update of HTM's image agents (cpu presets of htm-pvm and htm-ballet), seconds; acting and the gradient are "
+             "compiled apart, so they add up to more than the update, whose scan fuses them")
+    if baseline_source is None:
+        rows = [(run, label, cost, None) for run, label, cost in htm_agent_rows()]
+    else:
+        rows = htm_agent_rows_beside(baseline_source)
+        title += f"; each run in a fresh process, this checkout and then revision {baseline}"
+    table = Table(title=title)
+    columns = ("run", "recon.", "steps", "update", "acting", "gradient", "steps/s")
+    for column in columns + ((f"update at {baseline}", "speed-up") if baseline_source else ()):
         table.add_column(column)
-    for run, label, cost in htm_agent_rows():
-        table.add_row(run.split(" ")[-1], label, str(cost.steps), f"{cost.update_s:.3f}", f"{cost.acting_s:.3f}", f"{cost.gradient_s:.3f}",
-                      f"{cost.steps / cost.update_s:,.0f}")
+    for run, label, cost, base in rows:
+        cells = [run.split(" ")[-1], label, str(cost.steps), f"{cost.update_s:.3f}", f"{cost.acting_s:.3f}", f"{cost.gradient_s:.3f}",
+                 f"{cost.steps / cost.update_s:,.0f}"]
+        if base:
+            cells += [f"{base.update_s:.3f}", f"{base.update_s / cost.update_s:.2f}"]
+        table.add_row(*cells)
     console.print(table)
 
 

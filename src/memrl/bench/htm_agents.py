@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from pathlib import Path
 from typing import NamedTuple
 
 import jax
 
+from memrl.bench.revisions import CHECKOUT_SOURCE, run_script
 from memrl.experiments import get
 from memrl.learn.impala import Impala
 
@@ -54,11 +56,39 @@ def update_cost(config, repeats: int = 3) -> UpdateCost:
     return UpdateCost(config.steps_per_update, update_s, acting_s, gradient_s)
 
 
-def htm_agent_rows(repeats: int = 3) -> list[tuple[str, str, UpdateCost]]:
-    """(experiment/run, "with" or "without" reconstruction, cost) for every profiled run."""
-    rows = []
+def profiled_configs():
+    """(experiment/run, "with" or "without" reconstruction, its reconstruction weight, the config) of
+    every profiled run."""
     for experiment, run in PROFILED_RUNS:
         config = get(experiment, "cpu").runs[run]
         for label, coef in (("with", config.reconstruction_coef), ("without", 0.0)):
-            rows.append((f"{experiment} {run}", label, update_cost(dataclasses.replace(config, reconstruction_coef=coef), repeats)))
+            yield f"{experiment} {run}", label, coef, dataclasses.replace(config, reconstruction_coef=coef)
+
+
+def htm_agent_rows(repeats: int = 3) -> list[tuple[str, str, UpdateCost]]:
+    """(experiment/run, "with" or "without" reconstruction, cost) for every profiled run."""
+    return [(name, label, update_cost(config, repeats)) for name, label, _, config in profiled_configs()]
+
+
+# what a fresh process runs to measure one profiled run with the code it imports (any revision with
+# ``update_cost``): argument [experiment, run, reconstruction weight]
+UPDATE_COST_SCRIPT = """
+import dataclasses, json, sys
+from memrl.experiments import get
+from memrl.bench.htm_agents import update_cost
+experiment, run, coef = json.loads(sys.argv[1])
+config = dataclasses.replace(get(experiment, "cpu").runs[run], reconstruction_coef=coef)
+print(json.dumps(update_cost(config)._asdict()))
+"""
+
+
+def htm_agent_rows_beside(baseline: Path) -> list[tuple[str, str, UpdateCost, UpdateCost]]:
+    """(experiment/run, reconstruction, cost with this checkout's code, cost with the code in
+    ``baseline``) for every profiled run, each measured in a fresh process, the two in turn."""
+    rows = []
+    for name, label, coef, _ in profiled_configs():
+        argument = [*name.split(" "), coef]
+        ours = UpdateCost(**run_script(CHECKOUT_SOURCE, UPDATE_COST_SCRIPT, argument))
+        theirs = UpdateCost(**run_script(baseline, UPDATE_COST_SCRIPT, argument))
+        rows.append((name, label, ours, theirs))
     return rows
