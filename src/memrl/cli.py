@@ -42,7 +42,7 @@ def list_all(core: str | None = None, env: str | None = None, task: str | None =
     chosen = [(registry, name) for registry, name in ((cores.CORES, core), (envs.ENVS, env), (tasks.TASKS, task)) if name is not None]
     if not chosen and experiment is None:
         console.print("[bold]cores[/]        " + ", ".join(cores.names()))
-        console.print("[bold]envs[/]         " + ", ".join(envs.names()))
+        console.print("[bold]envs[/]         " + envs.ENVS.known())
         console.print("[bold]tasks[/]        " + ", ".join(tasks.names()))
         console.print("[bold]task models[/]  " + ", ".join(TASK_MODELS.names()) + "  (train supervised --core)")
         console.print("[bold]experiments[/]  " + ", ".join(experiments.names()))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Callable, Generic, TypeVar
 
@@ -9,7 +10,9 @@ T = TypeVar("T")
 
 
 class Registry(Generic[T]):
-    """Factories by name; ``register`` refuses duplicates, ``make`` names what is allowed."""
+    """Factories by name; ``register`` refuses duplicates, ``make`` names what is allowed. A name
+    ending in "/" registers a family: ``make("gymnasium/CartPole-v1")`` calls the factory of
+    "gymnasium/" with "CartPole-v1" first."""
 
     def __init__(self, kind: str):
         self.kind = kind
@@ -23,10 +26,27 @@ class Registry(Generic[T]):
     def names(self) -> list[str]:
         return sorted(self._factories)
 
+    def family(self, name: str) -> str | None:
+        """The registered family ("prefix/") that ``name`` belongs to, if it is not registered itself."""
+        if name in self._factories:
+            return None
+        return next((prefix for prefix in self._factories if prefix.endswith("/") and name.startswith(prefix) and name != prefix), None)
+
+    def known(self) -> str:
+        """The registered names, families as "prefix/<id>"."""
+        families = ", ".join(f"{prefix}<id>" for prefix in self.names() if prefix.endswith("/"))
+        return ", ".join(n for n in self.names() if not n.endswith("/")) + (f"; and {families}" if families else "")
+
+    def knows(self, name: str) -> bool:
+        return (name in self._factories and not name.endswith("/")) or self.family(name) is not None
+
     def factory(self, name: str) -> Callable[..., T]:
-        if name not in self._factories:
-            raise ValueError(f"unknown {self.kind} {name!r}; known: {', '.join(self.names())}")
-        return self._factories[name]
+        if name in self._factories and not name.endswith("/"):
+            return self._factories[name]
+        family = self.family(name)
+        if family is None:
+            raise ValueError(f"unknown {self.kind} {name!r}; known: {self.known()}")
+        return functools.partial(self._factories[family], name[len(family):])
 
     def make(self, name: str, **kwargs) -> T:
         factory = self.factory(name)

@@ -107,7 +107,7 @@ def fits(value, hint) -> bool:
 def check_settings(registry: Registry, name: str, given: dict, flag: str) -> None:
     """Refuse settings that ``name`` does not have or whose values do not fit their types, naming
     the setting, the type and what is allowed (``memrl list`` shows them)."""
-    if not given:
+    if not given or registry.family(name):  # a family member's settings are its own (gymnasium.make checks them)
         return
     known = {s.name: s for s in settings_of(registry, name)}
     unknown = sorted(set(given) - set(known))

@@ -77,17 +77,22 @@ class Environment:
         """One transition without auto-reset: (obs, state, reward, terminated, truncated, info)."""
         raise NotImplementedError
 
-    def reset(self, key, params=None):
-        return self.reset_env(key, self.default_params if params is None else params)
-
-    def step(self, key, state, action, params=None):
-        params = self.default_params if params is None else params
+    def checked_action(self, action) -> jax.Array:
+        """``action`` as int32 [len(action_dims)], or a ValueError that says the shape expected."""
         action = jnp.asarray(action, jnp.int32)
         if action.shape != (len(self.action_dims),):
             raise ValueError(
                 f"{type(self).__name__} takes actions of shape ({len(self.action_dims)},) "
                 f"(components with {self.action_dims} choices), got {action.shape}"
             )
+        return action
+
+    def reset(self, key, params=None):
+        return self.reset_env(key, self.default_params if params is None else params)
+
+    def step(self, key, state, action, params=None):
+        params = self.default_params if params is None else params
+        action = self.checked_action(action)
         step_key, reset_key = jax.random.split(key)
         obs, state, reward, terminated, truncated, info = self.step_env(step_key, state, action, params)
         done = terminated | truncated

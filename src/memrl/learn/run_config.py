@@ -185,6 +185,9 @@ class RunConfig(ConfigRecord):
     """tag the "conv" encoder's last feature grid with two channels of x and y positions in [-1, 1] (the RMC's BoxWorld agent)"""
     reconstruction_coef: float = 0.0
     """weight of the self-supervised loss of decoding the current image and tokens from the memory"""
+    separate_critic: bool = False
+    """give the value its own encoder, memory core and head (as memorax, CleanRL's recurrent PPO and
+    many papers do) instead of a value head on the policy's network"""
 
     POSITIVE_INTS: ClassVar[tuple[str, ...]] = ConfigRecord.POSITIVE_INTS + ("num_envs", "rollout_len")
     UNIT_INTERVAL: ClassVar[tuple[str, ...]] = ("gamma",)
@@ -197,8 +200,8 @@ class RunConfig(ConfigRecord):
         from memrl.settings import check_settings
 
         self.import_modules()
-        if self.env not in envs.names():
-            raise ValueError(f"unknown env {self.env!r}; known: {', '.join(envs.names())}")
+        if not envs.ENVS.knows(self.env):
+            raise ValueError(f"unknown env {self.env!r}; known: {envs.ENVS.known()}")
         if self.core not in cores.names():
             raise ValueError(f"unknown core {self.core!r}; known: {', '.join(cores.names())}")
         check_settings(envs.ENVS, self.env, self.env_args, "--env-args")

@@ -1,0 +1,190 @@
+"""Any gymnasium environment as a memrl ``Environment`` (``--env gymnasium/<id>``), stepped on the host.
+
+The agent and the learner stay jitted; each environment step is one host callback that steps a
+gymnasium vector environment holding every copy the jitted program runs (the ``num_envs`` of a
+run, times its seeds: ``vmap`` hands the callback the whole batch at once). The vector environment
+auto-resets in the same step (gymnasium's ``AutoresetMode.SAME_STEP``), so ``step`` returns what a
+memrl environment returns: on the last step of an episode ``done``, the reward of that step, the
+first observation of the next episode, and the last one in ``info["final_obs"]``.
+
+``id`` is anything ``gymnasium.make`` takes, ``module:Id`` included (the module is imported
+first: ``gymnasium/popgym:popgym-RepeatPreviousEasy-v0``); keyword settings go to
+``gymnasium.make``, except ``vectorization`` ("sync", the default, or "async": one process per
+copy, which pays when one step costs more than about a millisecond).
+
+Spaces: actions ``Discrete`` or ``MultiDiscrete``; observations ``Box`` (kept as float32, or
+uint8 when the space is uint8: an image an image encoder reads), ``Discrete`` (one-hot),
+``MultiDiscrete`` (the one-hots joined), ``MultiBinary`` (float32), and ``Dict`` / ``Tuple`` of
+these (parts named by key / position). Others are refused by name.
+
+What the host cannot do as a JAX environment does: its state is not in the checkpoint. The JAX
+state is the id of the vector environment that holds the episodes; a run resumed in a new
+process finds no such vector, starts fresh episodes, and marks the step where it did so as
+``done`` (truncated, reward 0), so a resumed run truncates its open episodes instead of
+continuing them. The same happens to an evaluation's episodes after ``MAX_LIVE_VECTORS`` newer
+resets have closed its vector.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections import OrderedDict
+
+import gymnasium
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from memrl.envs.base import Environment, register
+
+MAX_LIVE_VECTORS = 8  # vector environments kept open at once (each reset opens one; the oldest is closed)
+VECTORIZATION = ("sync", "async")
+
+
+def action_dims(space: gymnasium.Space, env_id: str) -> tuple[int, ...]:
+    if isinstance(space, gymnasium.spaces.Discrete):
+        return (int(space.n),)
+    if isinstance(space, gymnasium.spaces.MultiDiscrete) and space.nvec.ndim == 1:
+        return tuple(int(n) for n in space.nvec)
+    raise ValueError(f"{env_id}: memrl's agents take Discrete or (one-dimensional) MultiDiscrete actions; its action space is {space}")
+
+
+def observation_structure(space: gymnasium.Space, env_id: str):
+    """The ``jax.ShapeDtypeStruct`` (tree) of one observation of ``space`` as memrl sees it."""
+    if isinstance(space, gymnasium.spaces.Box):
+        return jax.ShapeDtypeStruct(space.shape, np.uint8 if space.dtype == np.uint8 else np.float32)
+    if isinstance(space, gymnasium.spaces.Discrete):
+        return jax.ShapeDtypeStruct((int(space.n),), np.float32)
+    if isinstance(space, gymnasium.spaces.MultiDiscrete):
+        return jax.ShapeDtypeStruct((int(space.nvec.sum()),), np.float32)
+    if isinstance(space, gymnasium.spaces.MultiBinary):
+        return jax.ShapeDtypeStruct(tuple(np.atleast_1d(space.n)), np.float32)
+    if isinstance(space, gymnasium.spaces.Dict):
+        return {name: observation_structure(part, env_id) for name, part in space.spaces.items()}
+    if isinstance(space, gymnasium.spaces.Tuple):
+        return {str(i): observation_structure(part, env_id) for i, part in enumerate(space.spaces)}
+    raise ValueError(f"{env_id}: observation space {space} is not one memrl reads (Box, Discrete, MultiDiscrete, MultiBinary, Dict, Tuple)")
+
+
+def as_memrl_observation(space: gymnasium.Space, batch):
+    """A batch of observations [n, ...] of ``space`` (a vector environment's) as ``observation_structure`` says."""
+    if isinstance(space, gymnasium.spaces.Box):
+        return np.asarray(batch, np.uint8 if space.dtype == np.uint8 else np.float32)
+    if isinstance(space, gymnasium.spaces.Discrete):
+        return np.eye(int(space.n), dtype=np.float32)[np.asarray(batch) - space.start]
+    if isinstance(space, gymnasium.spaces.MultiDiscrete):
+        values = np.asarray(batch).reshape(len(batch), -1) - space.start.reshape(-1)
+        return np.concatenate([np.eye(int(n), dtype=np.float32)[values[:, i]] for i, n in enumerate(space.nvec.reshape(-1))], axis=-1)
+    if isinstance(space, gymnasium.spaces.MultiBinary):
+        return np.asarray(batch, np.float32)
+    if isinstance(space, gymnasium.spaces.Dict):
+        return {name: as_memrl_observation(part, batch[name]) for name, part in space.spaces.items()}
+    return {str(i): as_memrl_observation(part, batch[i]) for i, part in enumerate(space.spaces)}
+
+
+def seeds_of(keys: np.ndarray) -> list[int]:
+    """A gymnasium seed for each raw PRNG key [n, 2] (uint32 words)."""
+    words = np.asarray(keys, np.uint64).reshape(len(keys), -1)
+    return [int(w[0] * np.uint64(2**32) + w[-1]) % 2**63 for w in words]
+
+
+class HostEnvironment(Environment):
+    """A gymnasium environment stepped on the host (module docstring)."""
+
+    def __init__(self, env_id: str, vectorization: str = "sync", **make_kwargs):
+        if vectorization not in VECTORIZATION:
+            raise ValueError(f"vectorization must be one of {VECTORIZATION}, got {vectorization!r}")
+        self.env_id, self.vectorization, self.make_kwargs = env_id, vectorization, make_kwargs
+        try:
+            probe = gymnasium.make(env_id, **make_kwargs)
+        except (gymnasium.error.Error, ModuleNotFoundError, ImportError) as err:
+            raise ValueError(f"gymnasium cannot make {env_id!r}: {err}") from None
+        self.observation_space, self.action_space = probe.observation_space, probe.action_space
+        probe.close()
+        self._action_dims = action_dims(self.action_space, env_id)
+        self._observation = observation_structure(self.observation_space, env_id)
+        self._vectors: OrderedDict[int, gymnasium.vector.VectorEnv] = OrderedDict()
+
+    @property
+    def default_params(self):
+        return ()
+
+    @property
+    def observation_shape(self):
+        return jax.tree.map(lambda s: s.shape, self._observation)
+
+    @property
+    def action_dims(self):
+        return self._action_dims
+
+    # the host side: batches of any leading shape, flattened to the vector environment's copies
+
+    def _open_vector(self, count: int, keys) -> tuple[int, object]:
+        env_fns = [lambda: gymnasium.make(self.env_id, **self.make_kwargs)] * count
+        kind = gymnasium.vector.AsyncVectorEnv if self.vectorization == "async" else gymnasium.vector.SyncVectorEnv
+        vector = kind(env_fns, autoreset_mode=gymnasium.vector.AutoresetMode.SAME_STEP)
+        obs, _ = vector.reset(seed=seeds_of(keys))
+        vector_id = secrets.randbits(31)
+        self._vectors[vector_id] = vector
+        while len(self._vectors) > MAX_LIVE_VECTORS:
+            self._vectors.popitem(last=False)[1].close()
+        return vector_id, as_memrl_observation(self.observation_space, obs)
+
+    def _host_reset(self, keys):
+        keys = np.asarray(keys)
+        batch = keys.shape[:-1]
+        vector_id, obs = self._open_vector(int(np.prod(batch)), keys.reshape(-1, keys.shape[-1]))
+        return jax.tree.map(lambda x: x.reshape(batch + x.shape[1:]), obs), np.full(batch, vector_id, np.int32)
+
+    def _host_step(self, keys, vector_ids, actions):
+        keys, vector_ids, actions = np.asarray(keys), np.asarray(vector_ids), np.asarray(actions)
+        batch = vector_ids.shape
+        count = int(np.prod(batch))
+        vector = self._vectors.get(int(vector_ids.reshape(-1)[0]))
+        if vector is None or vector.num_envs != count:  # a vector of another process (a resumed run) or a closed one
+            vector_id, obs = self._open_vector(count, keys.reshape(count, -1))
+            final = obs
+            reward, terminated, truncated = np.zeros(count, np.float32), np.zeros(count, bool), np.ones(count, bool)
+        else:
+            vector_id = int(vector_ids.reshape(-1)[0])
+            flat_actions = actions.reshape(count, -1)
+            step_actions = flat_actions[:, 0] if isinstance(self.action_space, gymnasium.spaces.Discrete) else flat_actions
+            raw, reward, terminated, truncated, info = vector.step(step_actions)
+            obs = as_memrl_observation(self.observation_space, raw)
+            final = obs
+            ended = np.logical_or(terminated, truncated)
+            if ended.any():
+                final = jax.tree.map(np.copy, obs)
+                for i in np.flatnonzero(ended):
+                    last = as_memrl_observation(self.observation_space, jax.tree.map(lambda x: np.asarray(x)[None], info["final_obs"][i]))
+                    for row, value in zip(jax.tree.leaves(final), jax.tree.leaves(last)):
+                        row[i] = value[0]
+        shaped = lambda x: np.asarray(x).reshape(batch + np.shape(x)[1:])  # noqa: E731
+        return (
+            jax.tree.map(shaped, obs), np.full(batch, vector_id, np.int32), shaped(np.asarray(reward, np.float32)),
+            shaped(np.asarray(terminated, bool)), shaped(np.asarray(truncated, bool)), jax.tree.map(shaped, final),
+        )
+
+    # the JAX side: one environment's reset and step (``vmap`` batches the callbacks)
+
+    def reset_env(self, key, params):
+        raw = jax.random.key_data(key) if jnp.issubdtype(key.dtype, jax.dtypes.prng_key) else key
+        result = (self._observation, jax.ShapeDtypeStruct((), jnp.int32))
+        return jax.pure_callback(self._host_reset, result, raw, vmap_method="broadcast_all")
+
+    def step_env(self, key, state, action, params):
+        raise NotImplementedError(f"{self.env_id} resets on the host: step it with step(), which auto-resets")
+
+    def step(self, key, state, action, params=None):
+        action = self.checked_action(action)
+        raw = jax.random.key_data(key) if jnp.issubdtype(key.dtype, jax.dtypes.prng_key) else key
+        scalar = lambda dtype: jax.ShapeDtypeStruct((), dtype)  # noqa: E731
+        result = (self._observation, scalar(jnp.int32), scalar(jnp.float32), scalar(bool), scalar(bool), self._observation)
+        obs, state, reward, terminated, truncated, final_obs = jax.pure_callback(
+            self._host_step, result, raw, state, action, vmap_method="broadcast_all"
+        )
+        info = {"terminated": terminated, "truncated": truncated, "final_obs": final_obs}
+        return obs, state, reward, terminated | truncated, info
+
+
+register("gymnasium/", HostEnvironment)

@@ -1,0 +1,117 @@
+"""gymnasium environments stepped on the host (``gymnasium/<id>``): the same steps as gymnasium's
+own vector loop, the same episodes as the JAX environment they wrap, the spaces memrl reads, and
+clear refusals."""
+
+import gymnasium
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from memrl import envs
+from memrl.envs.gymnasium_adapter import GymnasiumEnv
+from memrl.envs.host_environment import as_memrl_observation, observation_structure, seeds_of
+from memrl.envs.tmaze_policies import oracle
+
+SHORT_TLN = dict(maze_length=6, timeout=10)
+gymnasium.register("memrl-test/ShortTLN-v0", entry_point=lambda: GymnasiumEnv("tmaze/T-LN", **SHORT_TLN))
+
+
+def batched(env):
+    return jax.jit(jax.vmap(env.reset, (0, None))), jax.jit(jax.vmap(env.step, (0, 0, 0, None)))
+
+
+def test_steps_are_gymnasiums_own_vector_loop_with_same_step_resets():
+    env = envs.make("gymnasium/CartPole-v1")
+    assert env.action_dims == (2,) and env.observation_shape == (4,)
+    keys = jax.random.split(jax.random.PRNGKey(0), 3)
+    reset, step = batched(env)
+    reference = gymnasium.vector.SyncVectorEnv([lambda: gymnasium.make("CartPole-v1")] * 3, autoreset_mode=gymnasium.vector.AutoresetMode.SAME_STEP)
+    expected_obs, _ = reference.reset(seed=seeds_of(np.asarray(keys)))
+    obs, state = reset(keys, env.default_params)
+    np.testing.assert_allclose(obs, expected_obs, rtol=1e-6)
+    actions = np.random.default_rng(0).integers(0, 2, (40, 3))
+    episodes_ended = 0
+    for action in actions:
+        obs, state, reward, done, info = step(keys, state, jnp.asarray(action[:, None], jnp.int32), env.default_params)
+        expected_obs, expected_reward, terminated, truncated, expected_info = reference.step(action)
+        np.testing.assert_allclose(obs, expected_obs, rtol=1e-6)  # a new episode's first observation where done
+        np.testing.assert_array_equal(reward, expected_reward)
+        np.testing.assert_array_equal(done, terminated | truncated)
+        for i in np.flatnonzero(done):
+            np.testing.assert_allclose(info["final_obs"][i], expected_info["final_obs"][i], rtol=1e-6)
+        episodes_ended += int(done.sum())
+    assert episodes_ended >= 3
+
+
+def run_oracle(env, steps: int, num_envs: int = 4):
+    """(return, length) of every episode the T-maze oracle finishes in ``steps`` batched steps,
+    its memory cleared at each episode start as an agent's carry is."""
+    policy = oracle(envs.make("tmaze/T-LN", **SHORT_TLN))
+    reset, step = batched(env)
+    act = jax.jit(jax.vmap(policy.act))
+    keys = jax.random.split(jax.random.PRNGKey(1), num_envs)
+    params = env.default_params
+    obs, state = reset(keys, params)
+    fresh = jax.vmap(policy.initial_memory)(jnp.zeros(num_envs))
+    memory, episode_return, length, finished = fresh, np.zeros(num_envs), np.zeros(num_envs, int), []
+    for t in range(steps):
+        action, memory = act(keys, obs, memory)
+        obs, state, reward, done, _ = step(jax.random.split(jax.random.PRNGKey(t), num_envs), state, action, params)
+        episode_return, length = episode_return + np.asarray(reward), length + 1
+        for i in np.flatnonzero(done):
+            finished.append((i, round(float(episode_return[i]), 4), int(length[i])))
+        memory = jax.tree.map(lambda m, f: jnp.where(done, f, m), memory, fresh)
+        episode_return, length = np.where(done, 0.0, episode_return), np.where(done, 0, length)
+    return finished
+
+
+def test_tln_through_gymnasium_gives_the_episodes_of_the_jax_tln():
+    """The memory-reading oracle on T-LN run natively and round-tripped through gymnasium on the
+    host: the same episodes, each with the oracle's return and the corridor's length."""
+    native, host = run_oracle(envs.make("tmaze/T-LN", **SHORT_TLN), 40), run_oracle(envs.make("gymnasium/memrl-test/ShortTLN-v0"), 40)
+    assert host == native and len(native) >= 8
+    assert {(r, n) for _, r, n in native} == {(4.0, SHORT_TLN["maze_length"])}
+
+
+def test_space_conversions():
+    spaces = gymnasium.spaces
+    tuple_space = spaces.Tuple((spaces.Discrete(2), spaces.MultiDiscrete([2, 3]), spaces.Box(0, 255, (2, 2, 1), np.uint8)))
+    structure = observation_structure(tuple_space, "test")
+    assert {k: (v.shape, v.dtype) for k, v in structure.items()} == {"0": ((2,), np.float32), "1": ((5,), np.float32), "2": ((2, 2, 1), np.uint8)}
+    converted = as_memrl_observation(tuple_space, (np.array([1, 0]), np.array([[1, 2], [0, 0]]), np.zeros((2, 2, 2, 1), np.uint8)))
+    np.testing.assert_array_equal(converted["0"], [[0, 1], [1, 0]])
+    np.testing.assert_array_equal(converted["1"], [[0, 1, 0, 0, 1], [1, 0, 1, 0, 0]])
+    assert converted["2"].dtype == np.uint8
+
+
+@pytest.mark.parametrize(
+    "name, message",
+    [
+        ("gymnasium/Pendulum-v1", "Discrete or \\(one-dimensional\\) MultiDiscrete actions; its action space is Box"),
+        ("gymnasium/NoSuchEnv-v0", "gymnasium cannot make 'NoSuchEnv-v0'"),
+        ("gymnasium/no_such_module:Thing-v0", "gymnasium cannot make 'no_such_module:Thing-v0'"),
+    ],
+)
+def test_what_memrl_cannot_run_is_refused(name, message):
+    with pytest.raises(ValueError, match=message):
+        envs.make(name)
+
+
+def test_unknown_envs_list_the_gymnasium_family():
+    with pytest.raises(ValueError, match="unknown environment 'gymnasium'; known: .*; and gymnasium/<id>"):
+        envs.make("gymnasium")
+
+
+def test_a_state_from_another_process_truncates_its_episodes_and_starts_fresh_ones():
+    """What a resumed run sees: the checkpoint's vector id is unknown to a new process's environment,
+    so every copy's episode ends there (truncated, reward 0) and a new one starts."""
+    keys = jax.random.split(jax.random.PRNGKey(0), 2)
+    _, state = batched(envs.make("gymnasium/CartPole-v1"))[0](keys, ())
+    fresh = envs.make("gymnasium/CartPole-v1")
+    _, step = batched(fresh)
+    obs, new_state, reward, done, info = step(keys, state, jnp.zeros((2, 1), jnp.int32), ())
+    assert done.all() and info["truncated"].all() and not info["terminated"].any() and not reward.any()
+    assert (new_state != state).all() and obs.shape == (2, 4)
+    _, _, _, done, _ = step(keys, new_state, jnp.zeros((2, 1), jnp.int32), ())
+    assert not done.any()  # the new vector's episodes go on
