@@ -44,7 +44,7 @@ class PolicyState:
 def check_actor_critic(config) -> None:
     """Refuse a config whose run has no actor (a supervised run)."""
     if config.learner not in ("ppo", "impala"):
-        raise ValueError(f"load_policy loads actor-critic runs (ppo, impala); this run folder holds a {config.learner} run")
+        raise ValueError(f"load_policy loads actor-critic runs (ppo, impala); this run folder holds a {config.learner} run (load it with memrl.load_predictor)")
 
 
 class Policy:

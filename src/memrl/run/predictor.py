@@ -1,0 +1,62 @@
+"""A trained sequence model from Python: ``memrl.load_predictor(run_folder, seed=0)`` for the run
+folders of ``memrl train supervised`` (what ``memrl.load_policy`` is for actor-critic runs)::
+
+    predictor = memrl.load_predictor("runs/copying-gru")
+    batch = predictor.held_out_batch(num_sequences=8)        # the run's task, held-out split
+    predictions = predictor.predict(batch.inputs)            # [T, B] classes ([T, B, bits] bools for bit tasks)
+    accuracy = (predictions == batch.targets)[batch.target_mask].mean()
+
+Inputs are the task's, time-major: [T, B] token ids or [T, B, input_size] vectors; the model starts
+from its initial memory at each sequence's first step, as in training."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import jax
+
+from memrl.learn.learners import learner_for
+from memrl.run.final_agents import seed_params
+from memrl.run.folder import RunFolder
+from memrl.tasks.base import SequenceBatch
+
+
+def check_supervised(config) -> None:
+    """Refuse a config whose run has no sequence model (an actor-critic run)."""
+    if config.learner != "supervised":
+        raise ValueError(f"load_predictor loads supervised runs; this run folder holds a {config.learner} run (load it with memrl.load_policy)")
+
+
+class Predictor:
+    """The model of a trained supervised run: ``logits``, ``predict`` and ``held_out_batch``."""
+
+    def __init__(self, config, params):
+        check_supervised(config)
+        self.config = config
+        self.learner = learner_for(config)
+        self.params = params
+        self.output_kind = self.learner.task.output_kind
+        self._logits = jax.jit(lambda params, inputs: self.learner.model.apply(params, inputs))
+
+    def logits(self, inputs) -> jax.Array:
+        """[T, B, classes or bits]: the model's outputs for time-major ``inputs``."""
+        return self._logits(self.params, inputs)
+
+    def predict(self, inputs) -> jax.Array:
+        """The predicted class [T, B] (argmax), or for bit tasks every bit [T, B, bits] (logit > 0)."""
+        logits = self.logits(inputs)
+        return logits > 0 if self.output_kind == "bits" else logits.argmax(axis=-1)
+
+    def held_out_batch(self, num_sequences: int, key=None) -> SequenceBatch:
+        """``num_sequences`` fresh sequences of the run's task from its held-out split (``key``
+        default PRNGKey(0)): inputs, targets and the mask of the scored steps."""
+        key = jax.random.PRNGKey(0) if key is None else key
+        return self.learner.task.with_batch_size(num_sequences).sample(key, "test")
+
+
+def load_predictor(run_folder: str | Path, seed: int = 0) -> Predictor:
+    """The model of seed ``seed`` of the supervised run in ``run_folder``, from its last checkpoint."""
+    folder = RunFolder(Path(run_folder))
+    config = folder.load_config()
+    check_supervised(config)
+    return Predictor(config, seed_params(folder, seed))
