@@ -9,9 +9,11 @@ cell of 128 and a 256 head, Adam with global-norm clipping. Each trainer is time
     pip install -e ".[peers]"            # memorax, sb3-contrib and PyTorch: a separate environment
     taskset -c 0 python benchmarks/peers/compare.py --updates 3
 
-What differs, because the peers cannot be told otherwise:
-- memorax trains a separate actor network and critic network (two encoders, two cells, two
-  optimisers); memrl and sb3-contrib (``shared_lstm=True``) share the encoder and the cell.
+Equal work: memorax trains a separate actor network and critic network (two encoders, two cells),
+so it is compared with memrl's agent with ``separate_critic``; sb3-contrib (``shared_lstm=True``)
+shares the encoder and the cell, so it is compared with memrl's shared agent. What differs, because
+the peers cannot be told otherwise:
+- memorax keeps two optimisers (one per network); memrl one over both.
 - sb3-contrib's RecurrentPPO has only an LSTM; its GRU row is missing. Its environments step one
   by one in Python (a ``DummyVecEnv`` of 64 gymnasium envs, each a jitted JAX step), its network runs
   in PyTorch (threads set to 1 for a one-core comparison).
@@ -29,10 +31,10 @@ GAMMA, LAMBDA, CLIP, VF, ENT, LR = 0.98, 0.95, 0.2, 0.5, 0.01, 5e-4
 ENV = "tmaze/T-LN"
 
 
-def measure_memrl(cell: str, updates: int) -> tuple[float, float]:
+def measure_memrl(cell: str, updates: int, separate_critic: bool) -> tuple[float, float]:
     from memrl.bench import measure_memrl
 
-    return measure_memrl(cell, updates, hidden=HIDDEN)
+    return measure_memrl(cell, updates, separate_critic=separate_critic, hidden=HIDDEN)
 
 
 def measure_memorax(cell: str, updates: int) -> tuple[float, float]:
@@ -126,17 +128,19 @@ def main() -> None:
     parser.add_argument("--updates", type=int, default=3, help="updates timed per trainer (64 x 128 environment steps each)")
     parser.add_argument("--skip", nargs="*", default=[], choices=["memrl", "memorax", "sb3"], help="trainers not to run")
     args = parser.parse_args()
-    rows = [] if "memrl" in args.skip else [("memrl", cell, *measure_memrl(cell, args.updates)) for cell in ("gru", "lstm")]
+    rows = []  # (trainer, critic, cell, first s, env steps/s)
+    if "memrl" not in args.skip:
+        rows += [("memrl", critic, cell, *measure_memrl(cell, args.updates, critic == "separate")) for critic in ("shared", "separate") for cell in ("gru", "lstm")]
     if "memorax" not in args.skip:
-        rows += [("memorax", cell, *measure_memorax(cell, args.updates)) for cell in ("gru", "lstm")]
+        rows += [("memorax", "separate", cell, *measure_memorax(cell, args.updates)) for cell in ("gru", "lstm")]
     if "sb3" not in args.skip:
-        rows.append(("sb3-contrib", "lstm", *measure_sb3(args.updates)))
-    memrl = {cell: sps for trainer, cell, _, sps in rows if trainer == "memrl"}
+        rows.append(("sb3-contrib", "shared", "lstm", *measure_sb3(args.updates)))
+    memrl = {(critic, cell): sps for trainer, critic, cell, _, sps in rows if trainer == "memrl"}
     print(f"PPO on {ENV}, {E} envs x {T} steps, {EPOCHS} epochs x {MINIBATCHES} minibatches, cell {HIDDEN}, {jax.default_backend()}, {args.updates} updates timed")
-    print(f"{'trainer':<12} {'cell':<5} {'compile/warm-up s':>18} {'env steps/s':>12} {'memrl / trainer':>16}")
-    for trainer, cell, first_s, sps in rows:
-        ratio = f"{memrl[cell] / sps:.2f}" if cell in memrl else "-"
-        print(f"{trainer:<12} {cell:<5} {first_s:>18.1f} {sps:>12,.0f} {ratio:>16}")
+    print(f"{'trainer':<12} {'critic':<9} {'cell':<5} {'compile/warm-up s':>18} {'env steps/s':>12} {'memrl (same critic) / trainer':>30}")
+    for trainer, critic, cell, first_s, sps in rows:
+        ratio = f"{memrl[critic, cell] / sps:.2f}" if (critic, cell) in memrl else "-"
+        print(f"{trainer:<12} {critic:<9} {cell:<5} {first_s:>18.1f} {sps:>12,.0f} {ratio:>30}")
 
 
 if __name__ == "__main__":

@@ -46,3 +46,35 @@ def test_image_parts_share_one_cnn(core_name):
     features = state["intermediates"]["image_encoder"]["__call__"]
     assert len(features) == 2  # called once per image part; the same picture, the same features
     np.testing.assert_array_equal(features[0], features[1])
+
+
+def test_a_separate_critic_is_a_network_of_its_own_and_steps_as_it_unrolls():
+    """With separate_critic: the policy's network has no value head, the critic (same sizes, its own
+    encoder and core) no policy head; the logits depend only on the actor's parameters and the values
+    only on the critic's; stepping gives what the unroll gives, resets included."""
+    agent = ActorCritic(core=cores.make("gru", hidden=8), action_dims=(3,), encoder_widths=(8,), head_widths=(8,), feed_prev_action=True,
+                        separate_critic=True)
+    steps, batch = 5, 2
+    obs = jax.random.normal(jax.random.PRNGKey(1), (steps, batch, 4))
+    prev_action, prev_reward = jnp.zeros((steps, batch, 1), jnp.int32), jnp.zeros((steps, batch))
+    resets = jnp.zeros((steps, batch), bool).at[0].set(True).at[3, 1].set(True)
+    carry = agent.initialize_carry((batch,))
+    params = agent.init(jax.random.PRNGKey(0), carry, obs, prev_action, prev_reward, resets, method=agent.unroll)["params"]
+    assert {"policy", "critic"} <= set(params) and "value" not in params
+    assert {"core", "encoder", "head", "value"} == set(params["critic"])
+
+    def outputs(params):
+        return agent.apply({"params": params}, carry, obs, prev_action, prev_reward, resets, method=agent.unroll)[1]
+
+    logits, values, _ = outputs(params)
+    logit_grads = jax.grad(lambda p: outputs(p)[0].sum())(params)
+    value_grads = jax.grad(lambda p: outputs(p)[1].sum())(params)
+    assert not any(np.any(leaf) for leaf in jax.tree.leaves(logit_grads["critic"]))
+    assert not any(np.any(leaf) for name, part in value_grads.items() if name != "critic" for leaf in jax.tree.leaves(part))
+    assert all(np.any(leaf) for leaf in jax.tree.leaves(value_grads["critic"]["core"]))
+    stepped, c = [], carry
+    for t in range(steps):
+        c, out = agent.apply({"params": params}, c, obs[t], prev_action[t], prev_reward[t], resets[t])
+        stepped.append(out)
+    np.testing.assert_allclose(jnp.stack([s[0] for s in stepped]), logits, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(jnp.stack([s[1] for s in stepped]), values, rtol=1e-5, atol=1e-6)

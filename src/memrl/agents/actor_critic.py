@@ -10,6 +10,11 @@ through a word-embedding LSTM (``agents/encoders.py``) before the MLP. With ``re
 the current observation that the encoders read as an image (whatever its name) or as tokens
 (HTM App. A.1, D.4).
 
+With ``separate_critic`` the value comes from a network of its own (encoder, core and head of the
+same sizes, reading the same inputs; its carry beside the policy's: {"actor", "critic"}) and the
+policy's network has no value head: the two-network agent of memorax, CleanRL's recurrent PPO and
+many papers.
+
 A core with ``named_inputs`` (EPN) embeds its inputs itself: it gets
 ``{"observation", "goal", "prev_action"}`` from a dict observation with a ``"goal"`` part, flattened,
 or, with an image encoder, with image parts through the shared CNN; the MLP encoder is not used.
@@ -82,9 +87,17 @@ class ActorCritic(nn.Module):
     conv_strides: tuple[int, ...] = (9, 1, 1)
     conv_coordinates: bool = False
     reconstruct: bool = False
+    separate_critic: bool = False
+    critic_only: bool = False
+    """(the separate critic itself: a value head and no policy head)"""
 
     def initialize_carry(self, batch_shape):
-        return self.core.initialize_carry(jax.random.PRNGKey(0), batch_shape)
+        carry = self.core.initialize_carry(jax.random.PRNGKey(0), batch_shape)
+        return {"actor": carry, "critic": carry} if self.separate_critic else carry
+
+    def _critic(self) -> "ActorCritic":
+        """The separate critic: this agent's sizes, its own parameters (``critic``), no decoder."""
+        return self.clone(parent=self, core=self.core.clone(), separate_critic=False, critic_only=True, reconstruct=False, name="critic")
 
     def _core_input(self, obs, prev_action, prev_reward, reset, batch_ndim):
         starts = reset[..., None]
@@ -154,25 +167,39 @@ class ActorCritic(nn.Module):
         return loss
 
     def _heads(self, y):
+        """(logits, value) of the memory output ``y``; None for a head this network does not have."""
         y = MLP(self.head_widths, name="head")(y)
-        logits = nn.Dense(sum(self.action_dims), kernel_init=nn.initializers.orthogonal(0.01), name="policy")(y)
-        value = nn.Dense(1, kernel_init=nn.initializers.orthogonal(1.0), name="value")(y)[..., 0]
+        logits = None if self.critic_only else nn.Dense(sum(self.action_dims), kernel_init=nn.initializers.orthogonal(0.01), name="policy")(y)
+        value = None if self.separate_critic else nn.Dense(1, kernel_init=nn.initializers.orthogonal(1.0), name="value")(y)[..., 0]
         return logits, value
 
     @nn.compact
     def __call__(self, carry, obs, prev_action, prev_reward, reset):
         """One step for a batch [B]: returns (carry, (logits [B, sum(dims)], value [B]))."""
+        if self.separate_critic:
+            critic_carry, (_, value) = self._critic()(carry["critic"], obs, prev_action, prev_reward, reset)
+            carry = carry["actor"]
         x = self._core_input(obs, prev_action, prev_reward, reset, batch_ndim=1)
         carry, y = self.core(carry, x, reset)
-        return carry, self._heads(y)
+        logits, own_value = self._heads(y)
+        if self.separate_critic:
+            return {"actor": carry, "critic": critic_carry}, (logits, value)
+        return carry, (logits, own_value)
 
     @nn.compact
     def unroll(self, carry, obs, prev_action, prev_reward, resets):
         """Time-major [T, B] inputs; the same (logits, values) as stepping ``__call__``, plus the
         per-step reconstruction loss [T, B] (zeros without ``reconstruct``). Initialising with this
         method creates every parameter, decoders included."""
+        if self.separate_critic:
+            critic_carry, (_, values, _) = self._critic().unroll(carry["critic"], obs, prev_action, prev_reward, resets)
+            carry = carry["actor"]
         x = self._core_input(obs, prev_action, prev_reward, resets, batch_ndim=2)
         carry, ys = self.core.unroll(carry, x, resets)
-        logits, values = self._heads(ys)
+        logits, own_values = self._heads(ys)
+        if self.separate_critic:
+            carry = {"actor": carry, "critic": critic_carry}
+        else:
+            values = own_values
         reconstruction = self._reconstruction_loss(ys, obs, 2) if self.reconstruct else jnp.zeros(values.shape)
         return carry, (logits, values, reconstruction)

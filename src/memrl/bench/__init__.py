@@ -37,9 +37,9 @@ def time_training(learner, updates: int) -> tuple[float, float]:
     return compile_s, updates * learner.config.steps_per_update / (time.perf_counter() - start)
 
 
-def measure_memrl(core: str, updates: int, **core_args) -> tuple[float, float]:
-    """PPO on T-LN with the benchmark shapes."""
-    config = PPOConfig(core=core, core_args=core_args, total_steps=updates * 64 * 128, **BENCH_SHAPES)
+def measure_memrl(core: str, updates: int, separate_critic: bool = False, **core_args) -> tuple[float, float]:
+    """PPO on T-LN with the benchmark shapes (and, with ``separate_critic``, a critic network of its own)."""
+    config = PPOConfig(core=core, core_args=core_args, total_steps=updates * 64 * 128, separate_critic=separate_critic, **BENCH_SHAPES)
     return time_training(PPO(config), updates)
 
 
@@ -51,6 +51,28 @@ def measure_minimal(updates: int, path: Path = Path("benchmarks/minimal_ppo_gru.
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module.measure(updates)
+
+
+def host_table(updates: int) -> None:
+    """PPO-GRU on T-LN in JAX against the same T-LN stepped on the host (memrl -> gymnasium ->
+    ``gymnasium/<id>``), benchmark shapes."""
+    import gymnasium
+
+    from memrl.envs.gymnasium_adapter import GymnasiumEnv
+
+    if "memrl-bench/TLN-v0" not in gymnasium.registry:
+        gymnasium.register("memrl-bench/TLN-v0", entry_point=lambda: GymnasiumEnv("tmaze/T-LN"))
+    table = Table(title="PPO-GRU (hidden 128), 64 envs x 128 steps: T-LN in JAX and stepped on the host through gymnasium")
+    for column in ("environment", "compile s", "env steps/s", "ratio to JAX"):
+        table.add_column(column)
+    rows = {}
+    for label, env in (("tmaze/T-LN (JAX)", "tmaze/T-LN"), ("gymnasium/memrl-bench/TLN-v0 (host, sync)", "gymnasium/memrl-bench/TLN-v0")):
+        config = PPOConfig(core="gru", core_args={"hidden": 128}, total_steps=updates * 64 * 128, **{**BENCH_SHAPES, "env": env})
+        rows[label] = time_training(PPO(config), updates)
+    jax_sps = rows["tmaze/T-LN (JAX)"][1]
+    for label, (compile_s, sps) in rows.items():
+        table.add_row(label, f"{compile_s:.1f}", f"{sps:,.0f}", f"{sps / jax_sps:.2f}")
+    console.print(table)
 
 
 def measure_vtrace(core: str, updates: int, **core_args) -> tuple[float, float]:
@@ -173,6 +195,7 @@ def command(
     tlb_length: int = 2000,
     tlb_lengths: tuple[int, ...] = (500, 1000, 2000, 4000),
     tlb_batch: int = 1,
+    host: bool = True,
     baseline: str | None = None,
 ) -> None:
     """Training throughput (env steps/s after compile, compile time apart) per core; EPN's scaling.
@@ -197,6 +220,7 @@ def command(
         tlb_length: sequence length of the chunk-size table.
         tlb_lengths: sequence lengths of the growth table (TLB with chunks of 100).
         tlb_batch: sequences per batch in both TLB tables.
+        host: also measure T-LN stepped on the host through gymnasium (gymnasium/<id>) against T-LN in JAX.
         baseline: a git revision of this checkout: the HTM agents' updates are measured with its code too, each run in a fresh process, the two in turn, with the speed-up.
     """
     baseline_source = revision_source(baseline) if baseline else None  # a bad revision stops here, before any measuring
@@ -213,6 +237,8 @@ def command(
         ratio = f"{sps / minimal[1]:.2f}" if minimal else "-"
         table.add_row(f"memrl {core}" + (" (hidden 128)" if core == "gru" else ""), f"{compile_s:.1f}", f"{sps:,.0f}", ratio)
     console.print(table)
+    if host:
+        host_table(updates)
     if epn:
         epn_tables(updates, epn_capacities)
     if htm:

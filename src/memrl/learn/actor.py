@@ -86,6 +86,7 @@ class ActorCriticLearner:
             conv_strides=config.conv_strides,
             conv_coordinates=config.conv_coordinates,
             reconstruct=config.reconstruction_coef > 0,
+            separate_critic=config.separate_critic,
         )
 
     def check_reconstruction(self, config: RunConfig) -> None:
