@@ -60,8 +60,11 @@ def host_table(updates: int) -> None:
 
     from memrl.envs.gymnasium_adapter import GymnasiumEnv
 
+    from memrl import envs
+
     if "memrl-bench/TLN-v0" not in gymnasium.registry:
-        gymnasium.register("memrl-bench/TLN-v0", entry_point=lambda: GymnasiumEnv("tmaze/T-LN"))
+        tln = envs.make("tmaze/T-LN")  # one environment object: the copies share its compiled steps
+        gymnasium.register("memrl-bench/TLN-v0", entry_point=lambda: GymnasiumEnv(tln))
     table = Table(title="PPO-GRU (hidden 128), 64 envs x 128 steps: T-LN in JAX and stepped on the host through gymnasium")
     for column in ("environment", "compile s", "env steps/s", "ratio to JAX"):
         table.add_column(column)
