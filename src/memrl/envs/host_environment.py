@@ -22,7 +22,9 @@ state is the id of the vector environment that holds the episodes; a run resumed
 process finds no such vector, starts fresh episodes, and marks the step where it did so as
 ``done`` (truncated, reward 0), so a resumed run truncates its open episodes instead of
 continuing them. The same happens to an evaluation's episodes after ``MAX_LIVE_VECTORS`` newer
-resets have closed its vector.
+resets have closed its vector. An environment that itself runs JAX is better trained natively:
+JAX called from within the step callback can stall (jax-ml/jax#24255), at the least while it
+compiles.
 """
 
 from __future__ import annotations
