@@ -12,7 +12,7 @@ pytest.importorskip("popgym")
 
 
 def test_every_task_with_every_core_on_the_host():
-    experiment = get("popgym-suite", "cpu")
+    experiment = get("popgym-suite")
     assert set(experiment.runs) == {f"{task}/{core}" for task in TASKS for core in CORES}
     for config in experiment.runs.values():
         assert config.env.startswith("gymnasium/popgym:popgym-") and config.seeds >= 3
