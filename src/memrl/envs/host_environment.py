@@ -84,6 +84,11 @@ def as_memrl_observation(space: gymnasium.Space, batch):
     return {str(i): as_memrl_observation(part, batch[i]) for i, part in enumerate(space.spaces)}
 
 
+def raw_key(key: jax.Array) -> jax.Array:
+    """The uint32 words of a PRNG key (typed or raw): what a host callback can read."""
+    return jax.random.key_data(key) if jnp.issubdtype(key.dtype, jax.dtypes.prng_key) else key
+
+
 def seeds_of(keys: np.ndarray) -> list[int]:
     """A gymnasium seed for each raw PRNG key [n, 2] (uint32 words)."""
     words = np.asarray(keys, np.uint64).reshape(len(keys), -1)
@@ -145,45 +150,48 @@ class HostEnvironment(Environment):
         vector = self._vectors.get(int(vector_ids.reshape(-1)[0]))
         if vector is None or vector.num_envs != count:  # a vector of another process (a resumed run) or a closed one
             vector_id, obs = self._open_vector(count, keys.reshape(count, -1))
-            final = obs
             reward, terminated, truncated = np.zeros(count, np.float32), np.zeros(count, bool), np.ones(count, bool)
+            final = obs
         else:
             vector_id = int(vector_ids.reshape(-1)[0])
             flat_actions = actions.reshape(count, -1)
             step_actions = flat_actions[:, 0] if isinstance(self.action_space, gymnasium.spaces.Discrete) else flat_actions
             raw, reward, terminated, truncated, info = vector.step(step_actions)
             obs = as_memrl_observation(self.observation_space, raw)
-            final = obs
-            ended = np.logical_or(terminated, truncated)
-            if ended.any():
-                final = jax.tree.map(np.copy, obs)
-                for i in np.flatnonzero(ended):
-                    last = as_memrl_observation(self.observation_space, jax.tree.map(lambda x: np.asarray(x)[None], info["final_obs"][i]))
-                    for row, value in zip(jax.tree.leaves(final), jax.tree.leaves(last)):
-                        row[i] = value[0]
+            final = self._last_observations(obs, np.logical_or(terminated, truncated), info)
         shaped = lambda x: np.asarray(x).reshape(batch + np.shape(x)[1:])  # noqa: E731
         return (
             jax.tree.map(shaped, obs), np.full(batch, vector_id, np.int32), shaped(np.asarray(reward, np.float32)),
             shaped(np.asarray(terminated, bool)), shaped(np.asarray(truncated, bool)), jax.tree.map(shaped, final),
         )
 
+    def _last_observations(self, obs, ended, info):
+        """``obs`` with, where an episode ended (its row is then the next episode's first), the
+        ended episode's last observation from ``info["final_obs"]``."""
+        if not ended.any():
+            return obs
+        final = jax.tree.map(np.copy, obs)
+        for i in np.flatnonzero(ended):
+            last = as_memrl_observation(self.observation_space, jax.tree.map(lambda x: np.asarray(x)[None], info["final_obs"][i]))
+            for row, value in zip(jax.tree.leaves(final), jax.tree.leaves(last)):
+                row[i] = value[0]
+        return final
+
     # the JAX side: one environment's reset and step (``vmap`` batches the callbacks)
 
     def reset_env(self, key, params):
-        raw = jax.random.key_data(key) if jnp.issubdtype(key.dtype, jax.dtypes.prng_key) else key
         result = (self._observation, jax.ShapeDtypeStruct((), jnp.int32))
-        return jax.pure_callback(self._host_reset, result, raw, vmap_method="broadcast_all")
+        return jax.pure_callback(self._host_reset, result, raw_key(key), vmap_method="broadcast_all")
 
     def step_env(self, key, state, action, params):
         raise NotImplementedError(f"{self.env_id} resets on the host: step it with step(), which auto-resets")
 
     def step(self, key, state, action, params=None):
         action = self.checked_action(action)
-        raw = jax.random.key_data(key) if jnp.issubdtype(key.dtype, jax.dtypes.prng_key) else key
         scalar = lambda dtype: jax.ShapeDtypeStruct((), dtype)  # noqa: E731
         result = (self._observation, scalar(jnp.int32), scalar(jnp.float32), scalar(bool), scalar(bool), self._observation)
         obs, state, reward, terminated, truncated, final_obs = jax.pure_callback(
-            self._host_step, result, raw, state, action, vmap_method="broadcast_all"
+            self._host_step, result, raw_key(key), state, action, vmap_method="broadcast_all"
         )
         info = {"terminated": terminated, "truncated": truncated, "final_obs": final_obs}
         return obs, state, reward, terminated | truncated, info
