@@ -38,6 +38,7 @@ class Registry(Generic[T]):
         return ", ".join(n for n in self.names() if not n.endswith("/")) + (f"; and {families}" if families else "")
 
     def knows(self, name: str) -> bool:
+        """Whether ``make(name)`` finds a factory (a registered name or a family member)."""
         return (name in self._factories and not name.endswith("/")) or self.family(name) is not None
 
     def factory(self, name: str) -> Callable[..., T]:
