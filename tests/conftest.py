@@ -97,6 +97,7 @@ SMALL_CORES = {  # every registered core at test sizes (`from conftest import SM
     "htm": dict(num_layers=2, d_model=16, num_heads=2, mlp_dim=16, window=3, chunk_size=2, num_chunks=4, k=2),
     "tlb": dict(chunk_size=3, num_state=2, d_model=16, num_heads=2, mlp_dim=16),
     "transformer": dict(chunk_size=4, d_model=16, num_heads=2, mlp_dim=16),
+    "feedback-transformer": dict(num_layers=2, d_model=16, num_heads=2, mlp_dim=16, memory_length=4),
 }
 
 
