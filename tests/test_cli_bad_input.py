@@ -4,6 +4,7 @@ files memrl reads name themselves when they are unreadable; a diverging run stop
 
 import dataclasses
 import json
+import os
 
 import jax
 import numpy as np
@@ -56,7 +57,9 @@ def refused(argv, capsys) -> str:
         (["train", "--devices", "2"], "--devices must lie in 1..1 (the local cpu devices), got 2"),
         (["train-supervised", "--devices", "0"], "--devices must lie in 1..1 (the local cpu devices), got 0"),
         (["train", "--lr", "-1"], "lr must be > 0, got -1.0"),
-        (["train", "--lr", "nan"], "lr must be > 0, got nan"),
+        (["train", "--lr", "nan"], "lr (--lr) must be a finite number, got nan"),
+        (["train", "--lr", "inf"], "lr (--lr) must be a finite number, got inf"),
+        (["train", "--core", "gtrxl", "--core-args", "gate_bias", "inf"], "--core-args gate_bias must be a finite number, got inf"),
         (["train", "--num-envs", "0"], "PPOConfig.num_envs must be a positive integer, got 0"),
         (["train", "--gae-lambda", "1.5"], "gae_lambda must lie in [0.0, 1.0], got 1.5"),
         (["train", "--entropy-coef", "-1"], "entropy_coef must be >= 0, got -1.0"),
@@ -97,6 +100,14 @@ def refused(argv, capsys) -> str:
         (["analyze", "planner-distance", "--iterations", "2", "0"], "counts >= 1"),
         (["reproduce", "tln-demo", "--devices", "2"], "--devices must lie in 1..1"),
         (["reproduce", "rmc-nth-farthest", "--devices", "0"], "--devices must lie in 1..1"),
+        # a value given twice; memrl bench's own settings (checked before anything is measured)
+        (["train", "--core-args", "hidden", "64", "hidden", "32"], "--core-args gives hidden more than once; give each setting once"),
+        (["train", "--lr", "1e-3", "--lr", "1e-4"], "--lr given more than once; give each flag once"),
+        (["bench", "--updates", "0"], "--updates must be a positive integer, got 0"),
+        (["bench", "--rmc-head-size", "-4"], "--rmc-head-size must be a positive integer, got -4"),
+        (["bench", "--tlb-chunks", "100", "0"], "--tlb-chunks must be positive integers, got 100 0"),
+        (["bench", "--htm-width", "100"], "--htm-width must be a multiple of 8"),
+        (["bench", "--cores", "lstmx"], "--cores: unknown core(s) ['lstmx']"),
         # several processes (hosts.py)
         (["train", "--num-processes", "2"], "--coordinator HOST:PORT and --num-processes > 1 go together"),
         (["train", "--coordinator", "node0", "--num-processes", "2"], "--coordinator must be HOST:PORT with a port in 1..65535, got 'node0'"),
@@ -149,3 +160,64 @@ def test_a_nan_loss_stops_the_run_at_its_update_and_keeps_the_last_good_checkpoi
     assert int(folder.load_checkpoint(0, learner_for(config).init(jax.random.PRNGKey(0))).update) == 1
     rows = folder.read_metrics(0)
     assert len(rows) == 1 and np.isfinite(rows[0]["loss"])
+
+
+@pytest.mark.parametrize("steps", ["0", "-5"])
+def test_eval_refuses_a_number_of_steps_below_one(run_folder, steps, capsys):
+    assert f"--steps must be a positive integer (steps per environment, or held-out sequences for a supervised run), got {steps}" in refused(
+        ["eval", str(run_folder.path), "--steps", steps], capsys)
+
+
+def test_output_paths_that_cannot_be_folders_are_refused_before_anything_is_made(tmp_path, capsys):
+    a_file = tmp_path / "a_file"
+    a_file.write_text("")
+    assert f"--out {a_file} is a file, not a folder" in refused(["train", "--out", str(a_file)], capsys)
+    assert f"--out {a_file / 'run'} cannot be made: {a_file} is a file" in refused(["train", "--out", str(a_file / "run")], capsys)
+    assert "--out must name a folder for the run's files, not the current directory" in refused(["train", "--out", ""], capsys)
+    assert f"--out {a_file} is a file" in refused(["reproduce", "tln-demo", "--out", str(a_file)], capsys)
+    locked = tmp_path / "locked"
+    locked.mkdir(mode=0o500)
+    if not os.access(locked, os.W_OK):  # root writes anywhere: nothing to refuse
+        assert f"cannot be made: {locked} is not writable by this user" in refused(["train", "--out", str(locked / "run")], capsys)
+    assert f"--out {tmp_path} is a folder; give the image file to write" in refused(["plot", str(tmp_path), "--out", str(tmp_path)], capsys)
+    assert "the image's name must end in one of .png" in refused(["plot", str(tmp_path), "--out", str(tmp_path / "curves.txt")], capsys)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a_file", "locked"]
+
+
+def test_a_metrics_line_that_is_not_a_row_is_named_and_refused(run_folder, tmp_path, capsys):
+    run_folder.append_metrics(0, [{"sequences": 4, "accuracy": 0.5}, {"sequences": 8, "accuracy": 0.6}])
+    path = run_folder.metrics_path(0)
+    with path.open("a") as f:
+        f.write('{"sequences": 12, "accur')  # cut by a kill mid-write: not a row, and not an error
+    assert [r["sequences"] for r in run_folder.read_metrics(0)] == [4, 8]
+    path.write_text(path.read_text() + "\ngarbage\n" + json.dumps({"sequences": 16}) + "\n")
+    message = refused(["plot", str(run_folder.path), "--out", str(tmp_path / "curves.png")], capsys)
+    assert f"{path} line 3 is not a metrics row (not JSON" in message and "remove that line" in message
+    path.write_text(json.dumps({"sequences": 4}) + "\n[1, 2]\n")
+    assert f"{path} line 2 is not a metrics row (not an object of metrics)" in refused(["plot", str(run_folder.path), "--out", str(tmp_path / "c.png")], capsys)
+    assert not (tmp_path / "curves.png").exists()
+
+
+def test_a_failed_worker_with_an_empty_log_reports_the_free_space(tmp_path):
+    from memrl.run.launch import failure_reason
+
+    log = tmp_path / "worker.log"
+    log.write_text("")
+    assert f"its log {log} is empty;" in failure_reason(log) and "bytes are free on its file system" in failure_reason(log)
+    log.write_text("OSError: [Errno 28] No space left on device\n")
+    assert failure_reason(log) == "\nOSError: [Errno 28] No space left on device"
+
+
+def test_an_atomic_write_that_fails_leaves_no_partial_file(tmp_path, monkeypatch):
+    from memrl.run import folder as folder_module
+
+    target = tmp_path / "checkpoint.msgpack"
+    target.write_bytes(b"old")
+
+    def full_disk(src, dst):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(folder_module.os, "replace", full_disk)
+    with pytest.raises(OSError, match="No space left"):
+        folder_module.atomic_write(target, b"new")
+    assert target.read_bytes() == b"old" and sorted(p.name for p in tmp_path.iterdir()) == ["checkpoint.msgpack"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import os
 import shlex
 import sys
@@ -14,6 +15,8 @@ import tyro
 from memrl.learn.impala_config import ImpalaConfig
 from memrl.learn.ppo_config import PPOConfig
 from memrl.learn.supervised_config import SupervisedConfig
+from memrl.run import interrupts
+from memrl.run.folder_lock import FolderBusy
 from memrl.run.hosts import Hosts
 
 
@@ -69,6 +72,40 @@ ALIASES = {"train-impala": ["train", "impala"], "train-supervised": ["train", "s
 without a learner is ``memrl train ppo``"""
 
 
+IMAGE_SUFFIXES = (".png", ".pdf", ".svg", ".jpg", ".jpeg")
+"""the figure files ``memrl plot`` writes"""
+
+
+def check_output_folder(path: Path, flag: str = "--out") -> None:
+    """Refuse an output folder that cannot be one before anything is built: the current directory
+    (an empty ``--out``), an existing file, a path under a file, or a place this user cannot write."""
+    if str(path) in ("", "."):
+        raise ValueError(f"{flag} must name a folder for the run's files, not the current directory")
+    if path.exists() and not path.is_dir():
+        raise ValueError(f"{flag} {path} is a file, not a folder; choose another {flag}")
+    existing = next(p for p in [path, *path.absolute().parents] if p.exists())
+    if not existing.is_dir():
+        raise ValueError(f"{flag} {path} cannot be made: {existing} is a file")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise ValueError(f"{flag} {path} cannot be {'written' if existing == path else 'made'}: {existing} is not writable by this user")
+
+
+def refuse_repeated_settings(argv: list[str]) -> None:
+    """Refuse a flag given twice, or a setting given twice in one ``--*-args`` list (the command
+    line would keep the last without a word)."""
+    flags = [a.split("=", 1)[0] for a in argv if a.startswith("--")]
+    repeated = sorted({f for f in flags if flags.count(f) > 1})
+    if repeated:
+        raise ValueError(f"{', '.join(repeated)} given more than once; give each flag once")
+    for i, flag in enumerate(argv):
+        if flag.startswith("--") and flag.endswith("-args"):
+            values = list(itertools.takewhile(lambda a: not a.startswith("--"), argv[i + 1 :]))
+            keys = values[::2]
+            twice = sorted({k for k in keys if keys.count(k) > 1})
+            if twice:
+                raise ValueError(f"{flag} gives {', '.join(twice)} more than once; give each setting once")
+
+
 def train(
     out: Path | None = None,
     workers: int | None = None,
@@ -96,6 +133,7 @@ def train(
     from memrl.run.train import train_run
 
     folder = out or Path("runs") / config.trained_on.replace("/", "_") / f"{config.core}{FOLDER_SUFFIX[config.learner]}"
+    check_output_folder(folder)
     train_run(config, folder, workers, tensorboard, devices, hosts)
 
 
@@ -151,6 +189,8 @@ def evaluate(
     from memrl.learn.learners import learner_for
     from memrl.run.folder import RunFolder
 
+    if steps < 1:
+        raise ValueError(f"--steps must be a positive integer (steps per environment, or held-out sequences for a supervised run), got {steps}")
     folder = RunFolder(run)
     config = folder.load_config()
     template = learner_for(config).init(jax.random.PRNGKey(0))
@@ -181,6 +221,11 @@ def plot(runs: tyro.conf.Positional[list[Path]], out: Path = Path("curves.png"))
     from memrl.run.curves import save_curves
     from memrl.run.folder import RunFolder
 
+    if out.is_dir():
+        raise ValueError(f"--out {out} is a folder; give the image file to write, such as {out / 'curves.png'}")
+    if out.suffix.lower() not in IMAGE_SUFFIXES:
+        raise ValueError(f"--out {out}: the image's name must end in one of {', '.join(IMAGE_SUFFIXES)}")
+    check_output_folder(out.parent, "--out")
     panels: dict = {}
     for run in runs:
         config = RunFolder(run).load_config()
@@ -228,7 +273,11 @@ def reproduce(
         experiment = experiment.with_run_settings(**settings)
     tags = [f"{value}{unit}" for value, unit in ((total_steps, ""), (preset, ""), (num_envs, "envs"), (seeds, "seeds")) if value is not None]
     tags += [f"with-{core}" for core in dict.fromkeys(add_cores)]
-    run_experiment(experiment, out or experiments.base.default_out("-".join([name, *tags])), workers, tensorboard, devices, record_dir)
+    out = out or experiments.base.default_out("-".join([name, *tags]))
+    check_output_folder(out)
+    if record_dir is not None:
+        check_output_folder(record_dir, "--record-dir")
+    run_experiment(experiment, out, workers, tensorboard, devices, record_dir)
 
 
 def results(records: Path = Path("docs/results"), write: bool = False) -> None:
@@ -292,6 +341,12 @@ COMMANDS = {
 }
 
 
+DESCRIPTION = ("memrl: memory cores, environments, tasks and learners in JAX. Also: 'memrl analyze' (the papers' analyses of "
+               "trained agents and fresh cores), 'memrl bench' (throughput and memory benchmarks), 'memrl sweep' (hyperparameter "
+               "sweeps on Ray Tune); each with --help.")
+"""the top-level help's text: it names the subcommands that are dispatched apart from ``COMMANDS``"""
+
+
 def analyze_commands() -> dict:
     from memrl.analysis import attention_maps, ballet_memory, chunk_selection, distance_probe, gradient_strength, planner_distance_training, signal_to_noise
     
@@ -312,7 +367,9 @@ def main(argv: list[str] | None = None) -> None:
     # workers), and the worker then runs out of memory; so every memrl process allocates on demand.
     os.environ["XLA_PYTHON_CLIENT_PREALLOCATE"] = "false"
     argv = spelled_out(list(sys.argv[1:] if argv is None else argv))
+    interrupts.install()
     try:
+        refuse_repeated_settings(argv)
         if argv[:1] == ["train"]:  # options before the learner's name apply after it too
             tyro.cli(train, prog="memrl train", args=argv[1:], config=(tyro.conf.CascadeSubcommandArgs,))
         elif argv[:1] == ["analyze"]:
@@ -326,8 +383,8 @@ def main(argv: list[str] | None = None) -> None:
 
             tyro.cli(sweep.command, prog="memrl sweep", args=argv[1:])
         else:
-            tyro.extras.subcommand_cli_from_dict(COMMANDS, prog="memrl", args=argv)
-    except (ValueError, FileNotFoundError, ImportError, ChildProcessError) as err:  # ChildProcessError: launch.TrainingFailed
+            tyro.extras.subcommand_cli_from_dict(COMMANDS, prog="memrl", args=argv, description=DESCRIPTION)
+    except (ValueError, FileNotFoundError, ImportError, ChildProcessError, FolderBusy) as err:  # ChildProcessError: launch.TrainingFailed
         print(f"memrl: error: {err}", file=sys.stderr)
         raise SystemExit(2) from None
     except KeyboardInterrupt as err:  # one line, not a traceback: what is saved and how to go on

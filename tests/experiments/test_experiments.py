@@ -307,8 +307,8 @@ def test_final_agents_run_on_another_environment_and_core_setting(tmp_path):
     assert len(rewards) == 1 and rewards[0].shape == (6, 2)
 
 
-def test_tlb_copying_compares_tlb_with_a_transformer_of_its_size_and_counts_samples_to_perfect(tmp_path):
-    from memrl.experiments.tlb_copying import evaluate_samples_to_perfect
+def test_tlb_copying_compares_tlb_with_the_feedback_transformer_and_counts_samples_to_perfect(tmp_path):
+    from memrl.experiments.tlb_copying import samples_to_perfect
     from memrl.run.folder import RunFolder
 
     paper = experiments.get("tlb-copying", "paper")
@@ -316,19 +316,28 @@ def test_tlb_copying_compares_tlb_with_a_transformer_of_its_size_and_counts_samp
     for run, config in paper.runs.items():
         gap = config.task_args["gap"]
         assert (config.batch_size, config.lr) == (100, 1e-4)
-        assert {k: config.core_args[k] for k in ("d_model", "mlp_dim", "num_reads", "self_per_read")} == dict(d_model=256, mlp_dim=512, num_reads=4, self_per_read=1)
-        if config.core == "tlb":
-            assert config.core_args["chunk_size"] == 10
-        else:  # the baseline sees the whole sequence in one block
-            assert config.core == "transformer" and config.core_args["chunk_size"] == 2 * 10 + gap + 1
-    assert all(e.run.endswith("/tlb") for e in paper.expectations)
+        assert {k: config.core_args[k] for k in ("d_model", "mlp_dim")} == dict(d_model=256, mlp_dim=512)
+        if config.core == "feedback-transformer":
+            assert config.core_args["num_layers"] == 4
+        else:
+            assert (config.core_args["num_reads"], config.core_args["self_per_read"]) == (4, 1)
+            assert config.core_args["chunk_size"] == (10 if config.core == "tlb" else 2 * 10 + gap + 1)
+    assert {config.core for config in paper.runs.values()} == {"tlb", "feedback-transformer", "transformer"}
+    against = [(e.run, e.against) for e in paper.expectations if e.against]
+    assert against == [(f"gap {g}/tlb", f"gap {g}/feedback-transformer") for g in (100, 200, 300, 400, 500, 600)]
+    assert [e.run for e in paper.expectations if e.run.endswith("/feedback-transformer")] == [f"gap {g}/feedback-transformer" for g in (400, 500, 600)]
 
     config = experiments.get("tlb-copying", "cpu").runs["gap 100/tlb"]
     folder = RunFolder(tmp_path / "gap 100/tlb")
     folder.prepare(config)
     folder.append_metrics(0, [{"sequences": 1000, "test_accuracy": 0.5}, {"sequences": 2000, "test_accuracy": 1.0}, {"sequences": 3000, "test_accuracy": 0.99}])
-    row = evaluate_samples_to_perfect({"gap 100/tlb": folder}, tmp_path)["samples_to_perfect"]["gap 100/tlb"]
-    assert row == {"per_seed": {"0": 2000}, "all_reached": True, "mean": 2000}
+    folder.append_metrics(1, [{"sequences": 1000, "test_accuracy": 0.5}, {"sequences": 4000, "test_accuracy": 1.0}])
+    folder.append_metrics(2, [{"sequences": 1000, "test_accuracy": 0.9}])  # never: counts as the budget
+    row = samples_to_perfect({"gap 100/tlb": folder})["samples_to_perfect"]["gap 100/tlb"]
+    values = [2000, 4000, config.total_steps]
+    assert row["per_seed"] == [2000, 4000, None] and row["reached"] == 2 and row["episodes"] == 3
+    assert row["mean"] == sum(values) / 3
+    assert abs(row["standard_error"] - float(np.std(values, ddof=1) / np.sqrt(3))) < 1e-9
 
 
 def test_tlb_listops_is_table_4_with_table_7s_chunk_sizes_in_the_paper_preset():

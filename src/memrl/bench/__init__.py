@@ -178,6 +178,28 @@ def rmc_tables(updates: int, slots: tuple[int, ...], heads: tuple[int, ...], hea
     console.print(table)
 
 
+def check_bench_settings(cores, updates, epn_capacities, htm_pasts, htm_width, htm_layers, rmc_slots, rmc_heads, rmc_head_size,
+                         tlb_chunks, tlb_length, tlb_lengths, tlb_batch) -> None:
+    """Refuse ``memrl bench``'s own settings before anything is measured, naming the flag."""
+    from memrl import cores as registered
+
+    unknown = [c for c in cores if c not in registered.names()]
+    if unknown:
+        raise ValueError(f"--cores: unknown core(s) {unknown}; known: {', '.join(registered.names())}")
+    single = {"updates": updates, "htm-width": htm_width, "htm-layers": htm_layers, "rmc-head-size": rmc_head_size,
+              "tlb-length": tlb_length, "tlb-batch": tlb_batch}
+    several = {"epn-capacities": epn_capacities, "htm-pasts": htm_pasts, "rmc-slots": rmc_slots, "rmc-heads": rmc_heads,
+               "tlb-chunks": tlb_chunks, "tlb-lengths": tlb_lengths}
+    for flag, value in single.items():
+        if value < 1:
+            raise ValueError(f"--{flag} must be a positive integer, got {value}")
+    for flag, values in several.items():
+        if not values or any(v < 1 for v in values):
+            raise ValueError(f"--{flag} must be positive integers, got {' '.join(map(str, values)) or 'nothing'}")
+    if htm_width % 8:
+        raise ValueError(f"--htm-width must be a multiple of 8 (the HTM table's 8 heads), got {htm_width}")
+
+
 def command(
     cores: tuple[str, ...] = ("gru", "lstm", "lstm-stack", "amrl-max", "amrl-avg", "set", "gtrxl", "rmc", "dnc"),
     updates: int = 3,
@@ -226,6 +248,8 @@ def command(
         host: also measure T-LN stepped on the host through gymnasium (gymnasium/<id>) against T-LN in JAX.
         baseline: a git revision of this checkout: the HTM agents' updates are measured with its code too, each run in a fresh process, the two in turn, with the speed-up.
     """
+    check_bench_settings(cores, updates, epn_capacities, htm_pasts, htm_width, htm_layers, rmc_slots, rmc_heads, rmc_head_size,
+                         tlb_chunks, tlb_length, tlb_lengths, tlb_batch)
     baseline_source = revision_source(baseline) if baseline else None  # a bad revision stops here, before any measuring
     table = Table(title=f"PPO on tmaze/T-LN, 64 envs x 128 steps, {jax.default_backend()} ({jax.devices()[0].device_kind})")
     for column in ("trainer", "compile s", "env steps/s", "ratio to minimal"):

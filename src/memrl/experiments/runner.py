@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from pathlib import Path
@@ -15,6 +16,7 @@ from memrl.experiments.record import make_record, write_record
 from memrl.run.curves import save_curves
 from memrl.run.devices import check_devices, default_devices
 from memrl.run.folder import RunFolder
+from memrl.run.folder_lock import writing
 from memrl.run.tensorboard import require_tensorboard, write_figure
 from memrl.run.train import train_folders
 
@@ -25,12 +27,21 @@ def reproduce(
 ) -> dict:
     """Train every run of ``experiment`` in ``out`` (each on ``devices`` local devices; default: the
     most that every run can take), then write its table, figure, checks and record (``out/record.json``,
-    and into ``record_dir`` where given: ``docs/results`` keeps the project's)."""
+    and into ``record_dir`` where given: ``docs/results`` keeps the project's). Holds the writer
+    lock of ``out`` and of every run folder in it throughout."""
     if tensorboard:
         require_tensorboard()
     devices = min(default_devices(c) for c in experiment.runs.values()) if devices is None else devices
     for config in experiment.runs.values():
+        config.validate()
         check_devices(devices, config)
+    with contextlib.ExitStack() as locks:
+        for folder in [out, *(out / run for run in experiment.runs)]:
+            locks.enter_context(writing(folder))
+        return _reproduce_checked(experiment, out, workers, tensorboard, devices, record_dir)
+
+
+def _reproduce_checked(experiment: Experiment, out: Path, workers: int | None, tensorboard: bool, devices: int, record_dir: Path | None) -> dict:
     folders = {run: RunFolder(out / run) for run in experiment.runs}
     for run, config in experiment.runs.items():
         folders[run].prepare(config)

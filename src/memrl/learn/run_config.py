@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import json
+import math
 from typing import ClassVar
 
 from memrl.settings import check_positive
@@ -87,6 +88,7 @@ class ConfigRecord:
         """Refuse settings outside what is allowed, naming the field and what is allowed (and, in
         each learner's config, names that nothing registers and settings that clash); returns the
         config."""
+        self.check_finite()
         check_positive(self, *self.POSITIVE_INTS)
         for name in self.UNIT_INTERVAL:
             if not 0.0 <= getattr(self, name) <= 1.0:
@@ -102,6 +104,17 @@ class ConfigRecord:
         if self.total_steps < self.steps_per_update:
             raise ValueError(f"total_steps ({self.total_steps}) is less than one update ({self.steps_per_update} {self.step_label})")
         return self
+
+    def check_finite(self) -> None:
+        """Refuse an infinite or NaN number in any setting, the ``*_args`` dictionaries' included."""
+        for field in dataclasses.fields(self):
+            value = getattr(self, field.name)
+            named = value.items() if isinstance(value, dict) else [(None, value)]
+            for key, number in named:
+                if isinstance(number, float) and not math.isfinite(number):
+                    flag = "--" + field.name.replace("_", "-")
+                    where = f"{flag} {key}" if key is not None else f"{field.name} ({flag})"
+                    raise ValueError(f"{where} must be a finite number, got {number}")
 
     @property
     def trained_on(self) -> str:

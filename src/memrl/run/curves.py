@@ -62,7 +62,8 @@ def save_curves(path: Path, panels: dict[str, dict[str, RunFolder]], optima: dic
             ax.axhline(value, color="gray", linestyle="--", linewidth=1)
             ax.annotate(label, (0, value), xycoords=("axes fraction", "data"), fontsize=7, color="gray", va="bottom")
         ax.set_title(title)
-        ax.legend(fontsize=7, loc="lower right")
+        if ax.get_legend_handles_labels()[0]:  # a run without a measured point draws no line
+            ax.legend(fontsize=7, loc="lower right")
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=120)

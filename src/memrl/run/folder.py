@@ -39,8 +39,12 @@ class ConfigMismatch(ValueError):
 def atomic_write(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` so that a kill leaves either the old file or the new one."""
     tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
+    try:
+        tmp.write_bytes(data)
+        os.replace(tmp, path)
+    except BaseException:  # a full disk or a kill: no partial file left behind
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 def differences(there: dict, asked: dict) -> str:
@@ -160,12 +164,20 @@ class RunFolder:
         path = self.metrics_path(seed)
         if not path.exists():
             return []
+        text = path.read_text(errors="replace")
+        lines = text.split("\n")[:-1]  # a last line without its newline was cut by a kill mid-write: not a row
         rows = []
-        for line in path.read_text().splitlines():
+        for number, line in enumerate(lines, 1):
             try:
-                rows.append(json.loads(line))
-            except json.JSONDecodeError:  # a line cut by a kill mid-write
-                break
+                row = json.loads(line)
+            except json.JSONDecodeError as err:
+                row, why = None, f"not JSON: {err.msg}"
+            else:
+                why = "not an object of metrics"
+            if not isinstance(row, dict):
+                raise ValueError(f"{path} line {number} is not a metrics row ({why}): {line[:80]!r}; the file was edited or "
+                                 "is not memrl's: remove that line (or the run folder) and run again")
+            rows.append(row)
         return rows
 
     def seeds(self) -> list[int]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -23,7 +24,9 @@ from memrl.learn.learners import learner_for
 from memrl.learn.run_config import ConfigRecord
 from memrl.run.devices import check_devices, shard_envs
 from memrl.run.folder import RunFolder
+from memrl.run.folder_lock import held_descriptors
 from memrl.run.hosts import Hosts, owns_folder, to_host
+from memrl.run.interrupts import raise_if_requested
 from memrl.run.tensorboard import open_writer, write_rows
 
 
@@ -139,6 +142,16 @@ def jobs_for(run_dirs: Sequence[Path], configs: Sequence[ConfigRecord], on_cpu: 
     return jobs
 
 
+def failure_reason(log: Path) -> str:
+    """The end of a failed worker's log; where the log is empty (nothing could be written), the
+    free space of its file system, the likeliest reason."""
+    tail = log.read_text(errors="replace")[-3000:].strip() if log.exists() else ""
+    if tail:
+        return "\n" + tail
+    free = shutil.disk_usage(log.parent).free
+    return f"its log {log} is empty; {free:,} bytes are free on its file system" + (" (no space left on device)" if free < 1 << 20 else "")
+
+
 def run_jobs(
     jobs: Sequence[Job], workers: int, pin: bool = True, on_progress: Callable[[], None] | None = None, poll: float = 1.0,
     tensorboard: bool = False, devices: int = 1, hosts: Hosts = Hosts(),
@@ -162,17 +175,17 @@ def run_jobs(
                     cmd += [f"devices={devices}"] + (["tensorboard"] if tensorboard else [])
                     cmd += [hosts.option()] if hosts.several else []
                     with log.open("w") as f:
-                        proc = subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT)
+                        proc = subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT, pass_fds=held_descriptors())
                     running[core] = (proc, job, log)
             time.sleep(poll)
+            raise_if_requested()
             if on_progress:
                 on_progress()
             for core, (proc, job, log) in list(running.items()):
                 if proc.poll() is not None:
                     del running[core]
                     if proc.returncode != 0:
-                        tail = log.read_text()[-3000:]
-                        raise TrainingFailed(f"training job {job.run_dir} seeds {job.seeds} failed (exit {proc.returncode}):\n{tail}")
+                        raise TrainingFailed(f"training job {job.run_dir} seeds {job.seeds} failed (exit {proc.returncode}): {failure_reason(log)}")
     finally:
         for proc, _, _ in running.values():
             proc.kill()

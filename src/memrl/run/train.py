@@ -17,6 +17,7 @@ from memrl.learn.run_config import ConfigRecord
 from memrl.run.curves import save_curves
 from memrl.run.devices import check_devices, default_devices
 from memrl.run.folder import RunFolder
+from memrl.run.folder_lock import writing
 from memrl.run.hosts import Hosts
 from memrl.run.launch import Job, jobs_for, run_jobs
 from memrl.run.progress import TrainingProgress
@@ -73,7 +74,8 @@ def train_run(
     """Train (or resume) the run of ``config`` in ``out`` on ``devices`` local devices (default:
     ``default_devices``) of each of ``hosts``' processes, with TensorBoard scalars if
     ``tensorboard``; write its summary and curve; return the summary (None on processes other
-    than 0, which write nothing)."""
+    than 0, which write nothing). Every setting is checked before the folder is made; process 0
+    then holds ``out``'s writer lock throughout."""
     config.validate()
     devices = default_devices(config) if devices is None else devices
     check_devices(devices, config, hosts.num_processes)
@@ -82,7 +84,11 @@ def train_run(
     # Traced, not run: settings that only clash once shapes meet (a core's width against its input)
     # are refused here with their message, before a folder or a worker exists.
     jax.eval_shape(learner_for(config).init, jax.random.PRNGKey(0))
-    folder = RunFolder(Path(out))
+    with writing(out) if hosts.owns_folder else contextlib.nullcontext():
+        return _train_prepared(config, RunFolder(Path(out)), workers, tensorboard, devices, hosts)
+
+
+def _train_prepared(config: ConfigRecord, folder: RunFolder, workers: int | None, tensorboard: bool, devices: int, hosts: Hosts) -> dict | None:
     if hosts.owns_folder:
         folder.prepare(config)
         console.print(

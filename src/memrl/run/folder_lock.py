@@ -1,0 +1,62 @@
+"""One writer per run folder: an OS file lock (``flock``) on ``RUN/.writer.lock``.
+
+Whatever trains or evaluates into a folder holds its lock for as long as it writes; a second
+process is refused at once with the holder's process id and command. The kernel drops the lock
+when the last process holding it ends, however it ends, so a crashed run never blocks its resume.
+The training workers a holder starts inherit the lock (``held_descriptors``): a worker left
+running after its parent was killed still keeps a second writer out.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import sys
+from pathlib import Path
+from typing import Iterator
+
+LOCK_NAME = ".writer.lock"
+_HELD: dict[Path, int] = {}
+"""the folders this process holds, with their lock files' descriptors"""
+
+
+class FolderBusy(RuntimeError):
+    """Another process writes into the run folder."""
+
+
+def held_descriptors() -> tuple[int, ...]:
+    """The descriptors of the locks this process holds (to pass on to the workers it starts)."""
+    return tuple(_HELD.values())
+
+
+@contextlib.contextmanager
+def writing(folder: Path | str, what: str | None = None) -> Iterator[None]:
+    """Hold ``folder``'s writer lock while the block runs (``what``: the command, for the message
+    another writer gets; default this process's). Re-entrant within a process. Raises
+    ``FolderBusy`` at once if another process holds it."""
+    folder = Path(folder).resolve()
+    if folder in _HELD:
+        yield
+        return
+    folder.mkdir(parents=True, exist_ok=True)
+    fd = os.open(folder / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        holder = os.pread(fd, 4096, 0).decode(errors="replace").strip() or "another process"
+        os.close(fd)
+        raise FolderBusy(f"{folder} is being written by {holder}; wait for it to finish (or stop it) and run again, or choose another --out") from None
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, f"process {os.getpid()} ({what or command_line()})\n".encode(), 0)
+    _HELD[folder] = fd
+    try:
+        yield
+    finally:
+        del _HELD[folder]
+        os.close(fd)  # releases the lock (workers that inherited it keep it until they end)
+
+
+def command_line() -> str:
+    """This process's command, for a lock's holder line."""
+    return " ".join(["memrl", *sys.argv[1:]]) if sys.argv else "memrl"

@@ -1,0 +1,27 @@
+"""Ctrl-C that is never lost: Python raises KeyboardInterrupt wherever the main thread is, and one
+raised inside a callback the interpreter calls for itself (JAX's garbage-collection hook) is
+printed as "Exception ignored" and dropped, after which training went on to its end. The handler
+also records the request, and the loops that wait on training raise it again (``raise_if_requested``)."""
+
+from __future__ import annotations
+
+import signal
+
+_requested = False
+
+
+def _on_interrupt(signum, frame) -> None:
+    global _requested
+    _requested = True
+    raise KeyboardInterrupt
+
+
+def install() -> None:
+    """Record every Ctrl-C (SIGINT) besides raising KeyboardInterrupt (the command line does this)."""
+    signal.signal(signal.SIGINT, _on_interrupt)
+
+
+def raise_if_requested() -> None:
+    """Raise KeyboardInterrupt if a Ctrl-C came and was swallowed on its way."""
+    if _requested:
+        raise KeyboardInterrupt
