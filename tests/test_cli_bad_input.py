@@ -100,6 +100,8 @@ def refused(argv, capsys) -> str:
         (["analyze", "planner-distance", "--iterations", "2", "0"], "counts >= 1"),
         (["reproduce", "tln-demo", "--devices", "2"], "--devices must lie in 1..1"),
         (["reproduce", "rmc-nth-farthest", "--devices", "0"], "--devices must lie in 1..1"),
+        (["train-supervised", "--task", "pai", "--core", "htm-pai", "--stages", "100 stored_chain=2"],
+         "task 'pai' has no setting 'stored_chain' (--stages '100 stored_chain=2'); its settings: "),
         # a value given twice; memrl bench's own settings (checked before anything is measured)
         (["train", "--core-args", "hidden", "64", "hidden", "32"], "--core-args gives hidden more than once; give each setting once"),
         (["train", "--lr", "1e-3", "--lr", "1e-4"], "--lr given more than once; give each flag once"),

@@ -367,7 +367,12 @@ def main(argv: list[str] | None = None) -> None:
     # workers), and the worker then runs out of memory; so every memrl process allocates on demand.
     os.environ["XLA_PYTHON_CLIENT_PREALLOCATE"] = "false"
     argv = spelled_out(list(sys.argv[1:] if argv is None else argv))
-    interrupts.install()
+    with interrupts.recorded():
+        run_command(argv)
+
+
+def run_command(argv: list[str]) -> None:
+    """``memrl ARGV`` (spelled out): a bad input exits with status 2 and one line, Ctrl-C with 130."""
     try:
         refuse_repeated_settings(argv)
         if argv[:1] == ["train"]:  # options before the learner's name apply after it too

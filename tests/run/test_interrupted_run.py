@@ -33,3 +33,22 @@ def test_ctrl_c_says_where_the_run_is_saved_and_how_to_resume(tmp_path, monkeypa
     assert exit_info.value.code == 130 and len(err) == 1
     assert err[0].startswith("memrl: interrupted, saved at update 4 of 8; the same command resumes: memrl train supervised --task copying")
     assert folder.checkpoint_update(0) == 4 and RunFolder(tmp_path / "none").checkpoint_update(0) == 0
+
+
+def test_a_ctrl_c_swallowed_on_its_way_is_raised_again():
+    """A KeyboardInterrupt raised where the interpreter drops it (JAX's garbage-collection hook) is
+    recorded, and the loops that wait on training raise it again."""
+    import os
+    import signal
+
+    from memrl.run import interrupts
+
+    with interrupts.recorded():
+        interrupts.raise_if_requested()  # nothing yet
+        try:
+            os.kill(os.getpid(), signal.SIGINT)
+        except KeyboardInterrupt:
+            pass  # swallowed, as an "Exception ignored" callback would
+        with pytest.raises(KeyboardInterrupt):
+            interrupts.raise_if_requested()
+    assert signal.getsignal(signal.SIGINT) is not interrupts._on_interrupt  # the previous handler is back

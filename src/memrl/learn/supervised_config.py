@@ -99,8 +99,12 @@ class SupervisedConfig(ConfigRecord):
 
     def stage_tasks(self) -> tuple:
         """The task of each stage: ``task_args`` with the stage's settings in their place."""
+        from memrl import tasks
+        from memrl.settings import check_settings
+
         made = []
         for text, (_, settings) in zip(self.stages, self.curriculum):
+            check_settings(tasks.TASKS, self.task, settings, f"--stages {text!r}")
             try:
                 made.append(self.make_task(**settings))
             except (TypeError, ValueError) as err:

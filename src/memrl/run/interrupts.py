@@ -5,7 +5,10 @@ also records the request, and the loops that wait on training raise it again (``
 
 from __future__ import annotations
 
+import contextlib
 import signal
+import threading
+from typing import Iterator
 
 _requested = False
 
@@ -16,9 +19,20 @@ def _on_interrupt(signum, frame) -> None:
     raise KeyboardInterrupt
 
 
-def install() -> None:
-    """Record every Ctrl-C (SIGINT) besides raising KeyboardInterrupt (the command line does this)."""
-    signal.signal(signal.SIGINT, _on_interrupt)
+@contextlib.contextmanager
+def recorded() -> Iterator[None]:
+    """Within the block, every Ctrl-C (SIGINT) is recorded besides raising KeyboardInterrupt (the
+    command line runs inside one); the previous handler returns after it."""
+    global _requested
+    _requested = False
+    if threading.current_thread() is not threading.main_thread():  # only the main thread gets signals
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, _on_interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def raise_if_requested() -> None:
