@@ -48,7 +48,7 @@ def epn_graph_nav(preset: str) -> Experiment:
     """The experiment's runs and checks in ``preset``."""
     return Experiment(
         name="epn-graph-nav",
-        version=2,
+        version=3,  # 3: TensorFlow 1's RMSprop (squared-gradient average from 1) wherever RMSprop runs
         description=f"EPN and LSTM on graph-nav/5 (a One-Shot StreetLearn analogue), V-trace, preset {preset!r}; tested on 5, 7, 9 junctions",
         reproduces="Ritter et al. 2021, Sec. 5 (One-Shot StreetLearn) and its generalisation to larger neighbourhoods",
         finding="EPN navigates new street graphs from one exploration, near the shortest path",

@@ -108,7 +108,7 @@ def epn_memory_planning(preset: str) -> Experiment:
     """The experiment's runs and checks in ``preset``."""
     return Experiment(
         name="epn-memory-planning",
-        version=2,
+        version=3,  # 3: TensorFlow 1's RMSprop (squared-gradient average from 1) wherever RMSprop runs
         description=f"EPN (all-to-all), EPN (N×k, k = 50) and LSTM on the 4×4 Memory&Planning Game, V-trace, preset {preset!r}",
         reproduces="Ritter et al. 2021, Fig. 2 (Memory&Planning Game)",
         finding="EPN plans shortest paths in new mazes; an LSTM stays at the within-trial level",

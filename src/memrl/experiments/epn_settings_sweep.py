@@ -50,7 +50,7 @@ SETTINGS = (
 
 EPN_SETTINGS_SWEEP = Experiment(
     name="epn-settings-sweep",
-    version=2,
+    version=3,  # 3: TensorFlow 1's RMSprop (squared-gradient average from 1) wherever RMSprop runs
     description="The LSTM on the 4×4 Memory&Planning Game: lr × entropy × batch at the corners of the EPN paper's ranges, "
     "and memrl's first settings, one seed each",
     reproduces="Ritter et al. 2021, Fig. 2b (the LSTM reaches the within-trial optimum, 10.8), under App. A.2's tuning ranges",

@@ -35,6 +35,8 @@ EPN_SETTINGS = (
     PaperSetting("learner", "IMPALA: 1000 actors, one learner, V-trace (A.2)", "", "one synchronous program: the actors' lag is 0 (``policy_lag`` sets one)", fixed="V-trace, synchronous"),
     PaperSetting("optimiser", "RMSprop, ε 1e-4, decay 0.99, momentum 0 (Table 1)", "optimizer",
                  "cpu: Adam learns faster at small budgets (the LSTM: 7.1 at 800k steps; RMSprop at the top of the ranges 2.0 at 1M, 6.9 at 2.5M; epn-settings-sweep)"),
+    PaperSetting("RMSprop's squared-gradient average at the start", "TensorFlow 1's: 1 (the paper's RMSPropOptimizer)", "rmsprop_initial_scale",
+                 "runs with Adam have none"),
     PaperSetting("learning rate", "swept in [1e-5, 4e-4] (Table 1)", "lr",
                  "cpu: Adam's; paper: the top of the range, far ahead of 1e-4 in epn-settings-sweep (6.7-7.5 against 1.4-2.7 at 5M steps)"),
     PaperSetting("mini-batch (trajectories)", "swept in [32, 128] (Table 1)", "num_envs",

@@ -46,6 +46,7 @@ SETTINGS = (
     PaperSetting("discount γ", "0.99 (A.3)", "gamma"),
     PaperSetting("learning rate", "tuned in 1e-5..2e-4 (A.3)", "lr"),
     PaperSetting("optimiser", "not stated (IMPALA's: RMSprop ε 0.01)", "optimizer"),
+    PaperSetting("RMSprop's squared-gradient average at the start", "TensorFlow 1's: 1 (IMPALA's RMSPropOptimizer)", "rmsprop_initial_scale"),
     PaperSetting("env steps per run", "not stated", "total_steps", "cpu: what fits about two hours on 2 cores"),
 )
 
@@ -54,7 +55,7 @@ def rmc_pacman(preset: str) -> Experiment:
     """The experiment's runs and checks in ``preset``."""
     return Experiment(
         name="rmc-pacman",
-        version=1,
+        version=2,  # 2: TensorFlow 1's RMSprop (squared-gradient average from 1) wherever RMSprop runs
         description="RMC and LSTM agents (V-trace) on Mini Pacman with the 5x5 viewport and with the full view",
         reproduces="Santoro et al. 2018, Sec. 5.3 and Fig. 10 (viewport: RMC 677 vs LSTM 550; full: 1159 vs 598)",
         finding="the RMC agent outscores an LSTM agent at Mini Pacman, viewport and full view",

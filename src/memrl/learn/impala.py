@@ -56,7 +56,7 @@ class Impala(ActorCriticLearner):
         super().__init__(config)
         self.optimizer = make_optimizer(
             config.lr, config.max_grad_norm, config.optimizer, rmsprop_decay=config.rmsprop_decay,
-            rmsprop_eps=config.rmsprop_eps, rmsprop_momentum=config.rmsprop_momentum,
+            rmsprop_eps=config.rmsprop_eps, rmsprop_momentum=config.rmsprop_momentum, rmsprop_initial_scale=config.rmsprop_initial_scale,
         )
 
     def init(self, key) -> RunnerState:

@@ -23,6 +23,10 @@ class ImpalaConfig(RunConfig):
     rmsprop_eps: float = 1e-4
     """added inside the square root, as TensorFlow's RMSprop does"""
     rmsprop_momentum: float = 0.0
+    rmsprop_initial_scale: float = 0.0
+    """the starting value of RMSprop's average of squared gradients: 0 as optax, 1 as TensorFlow 1's
+    RMSPropOptimizer, which the IMPALA-trained papers used (with 0, the first updates at decay 0.99
+    are about 10 times larger)"""
     rho_bar: float = 1.0
     """clip of the importance weights in the V-trace targets and the policy gradient"""
     c_bar: float = 1.0
@@ -32,7 +36,7 @@ class ImpalaConfig(RunConfig):
 
     UNIT_INTERVAL: ClassVar[tuple[str, ...]] = RunConfig.UNIT_INTERVAL + ("rmsprop_decay",)
     POSITIVE: ClassVar[tuple[str, ...]] = RunConfig.POSITIVE + ("rmsprop_eps", "rho_bar", "c_bar")
-    NON_NEGATIVE: ClassVar[tuple[str, ...]] = RunConfig.NON_NEGATIVE + ("rmsprop_momentum",)
+    NON_NEGATIVE: ClassVar[tuple[str, ...]] = RunConfig.NON_NEGATIVE + ("rmsprop_momentum", "rmsprop_initial_scale")
 
     def validate(self):
         super().validate()

@@ -1,5 +1,10 @@
 """The optimiser of every learner, built in one place: clip the gradient's global norm, then Adam
-or RMSprop (TensorFlow's, ε inside the square root, as the EPN paper's runs used)."""
+or RMSprop (TensorFlow's, ε inside the square root, as the EPN paper's runs used; with
+``rmsprop_initial_scale`` 1, TensorFlow 1's, whose average of squared gradients starts at 1).
+
+TF1's ``RMSPropOptimizer`` (momentum 0): ms ← ρ·ms + (1 − ρ)·g², θ ← θ − lr·g / sqrt(ms + ε), ms
+starting at 1; optax's starts at 0, so its first updates are about 1 / sqrt(1 − ρ) = 10 times larger
+at ρ = 0.99."""
 
 from __future__ import annotations
 
@@ -7,11 +12,11 @@ import optax
 
 
 def make_optimizer(
-    lr: float, max_grad_norm: float, kind: str = "adam", adam_eps: float = 1e-8,
-    rmsprop_decay: float = 0.99, rmsprop_eps: float = 1e-4, rmsprop_momentum: float = 0.0, warmup_steps: int = 0,
-    weight_decay: float = 0.0,
+    lr: float, max_grad_norm: float | None, kind: str = "adam", adam_eps: float = 1e-8,
+    rmsprop_decay: float = 0.99, rmsprop_eps: float = 1e-4, rmsprop_momentum: float = 0.0, rmsprop_initial_scale: float = 0.0,
+    warmup_steps: int = 0, weight_decay: float = 0.0,
 ) -> optax.GradientTransformation:
-    """Global-norm clipping at ``max_grad_norm``, then ``kind`` ("adam" or "rmsprop") at ``lr``,
+    """Global-norm clipping at ``max_grad_norm`` (None: none), then ``kind`` ("adam" or "rmsprop") at ``lr``,
     reached linearly over the first ``warmup_steps`` updates when there are any; Adam with
     ``weight_decay`` above 0 is AdamW (decoupled decay, Loshchilov & Hutter 2019)."""
     if warmup_steps:
@@ -21,7 +26,8 @@ def make_optimizer(
     if kind == "adam":
         step = optax.adamw(lr, eps=adam_eps, weight_decay=weight_decay) if weight_decay else optax.adam(lr, eps=adam_eps)
     elif kind == "rmsprop":
-        step = optax.rmsprop(lr, decay=rmsprop_decay, eps=rmsprop_eps, momentum=rmsprop_momentum or None, eps_in_sqrt=True)
+        step = optax.rmsprop(lr, decay=rmsprop_decay, eps=rmsprop_eps, initial_scale=rmsprop_initial_scale,
+                             momentum=rmsprop_momentum or None, eps_in_sqrt=True)
     else:
         raise ValueError(f"optimizer must be 'adam' or 'rmsprop', got {kind!r}")
-    return optax.chain(optax.clip_by_global_norm(max_grad_norm), step)
+    return step if max_grad_norm is None else optax.chain(optax.clip_by_global_norm(max_grad_norm), step)

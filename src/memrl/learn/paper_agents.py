@@ -90,13 +90,14 @@ RMC_BOXWORLD_CORES = {
 """the RMC of 4 memories × 4 heads of 64 (1024 units, memory gates) and its ConvLSTM baseline (64 channels, 2×2)"""
 RMC_BOXWORLD_LOSSES = dict(entropy_coef=0.005, gamma=0.99, rollout_len=40)
 """V-trace with entropy 0.005, γ 0.99, unrolls of 40"""
-RMC_RMSPROP = dict(num_envs=32, optimizer="rmsprop", rmsprop_eps=0.01, seeds=1)
-"""RMSprop (ε 0.01) on batches of 32 trajectories; the paper's learning rate is 1e-4, the cpu presets take 2e-4"""
+RMC_RMSPROP = dict(num_envs=32, optimizer="rmsprop", rmsprop_eps=0.01, rmsprop_initial_scale=1.0, seeds=1)
+"""TensorFlow 1's RMSprop (ε 0.01, squared-gradient average from 1), IMPALA's, on batches of 32
+trajectories; the paper's learning rate is 1e-4, the cpu presets take 2e-4"""
 
 # --- EPN (Ritter et al. 2021, App. A.2-A.3)
 
-EPN_RMSPROP = dict(optimizer="rmsprop", rmsprop_eps=1e-4, rmsprop_decay=0.99, rmsprop_momentum=0.0)
-"""the EPN paper's optimiser (Table 1)"""
+EPN_RMSPROP = dict(optimizer="rmsprop", rmsprop_eps=1e-4, rmsprop_decay=0.99, rmsprop_momentum=0.0, rmsprop_initial_scale=1.0)
+"""the EPN paper's optimiser (Table 1), TensorFlow 1's RMSprop (squared-gradient average from 1)"""
 EPN_TRAINING = {
     "cpu": dict(num_envs=16, rollout_len=20, optimizer="adam", lr=1e-3, entropy_coef=0.01, total_steps=800_000, updates_per_chunk=25),
     "paper": dict(num_envs=128, rollout_len=40, lr=4e-4, entropy_coef=1e-2, total_steps=100_000_000, updates_per_chunk=100, **EPN_RMSPROP),

@@ -35,8 +35,8 @@ class ConfigRecord:
     """steps per seed, in the learner's unit (``step_label``)"""
     lr: float = 5e-4
     """learning rate"""
-    max_grad_norm: float = 0.5
-    """clip of the global gradient norm"""
+    max_grad_norm: float | None = 0.5
+    """clip of the global gradient norm (None: no clipping)"""
     head_widths: tuple[int, ...] = (256,)
     """ReLU layers between the core and the outputs (the actor-critic's policy and value heads: AMRL's
     FF2; the sequence model's per-step head: RMC's Nth Farthest takes 256 256 256 256)"""
@@ -59,6 +59,8 @@ class ConfigRecord:
     UNIT_INTERVAL: ClassVar[tuple[str, ...]] = ()
     POSITIVE: ClassVar[tuple[str, ...]] = ("lr", "max_grad_norm")
     NON_NEGATIVE: ClassVar[tuple[str, ...]] = ()
+    OPTIONAL: ClassVar[tuple[str, ...]] = ("max_grad_norm",)
+    """settings that may be None (turned off)"""
 
     def __init_subclass__(cls, **kwargs):
         # A learner's own defaults for shared fields: each becomes the field's default in that
@@ -94,6 +96,8 @@ class ConfigRecord:
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ValueError(f"{name} must lie in [0.0, 1.0], got {getattr(self, name)}")
         for name in self.POSITIVE:
+            if name in self.OPTIONAL and getattr(self, name) is None:
+                continue
             if not getattr(self, name) > 0:
                 raise ValueError(f"{name} must be > 0, got {getattr(self, name)}")
         for name in self.NON_NEGATIVE:

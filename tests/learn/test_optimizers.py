@@ -1,0 +1,50 @@
+"""The optimiser against NumPy transcriptions: TensorFlow 1's RMSPropOptimizer (its average of
+squared gradients starting at 1, ε inside the square root) and no clipping when max_grad_norm is None."""
+
+import jax.numpy as jnp
+import numpy as np
+import optax
+import pytest
+
+from memrl.learn.optimizers import make_optimizer
+
+
+def tf1_rmsprop(params, grads_per_step, lr, decay, eps, momentum):
+    """tf.compat.v1.train.RMSPropOptimizer (centered=False): ms and mom slots start at 1 and 0;
+    ms ← ρ ms + (1 − ρ) g², mom ← μ mom + lr g / sqrt(ms + ε), θ ← θ − mom."""
+    theta, ms, mom = params.copy(), np.ones_like(params), np.zeros_like(params)
+    for g in grads_per_step:
+        ms = decay * ms + (1 - decay) * g * g
+        mom = momentum * mom + lr * g / np.sqrt(ms + eps)
+        theta = theta - mom
+    return theta
+
+
+@pytest.mark.parametrize("momentum", [0.0, 0.9])
+def test_rmsprop_with_initial_scale_1_is_tensorflow_1s(momentum):
+    rng = np.random.default_rng(0)
+    params = rng.normal(size=5).astype(np.float32)
+    grads = [3.0 * rng.normal(size=5).astype(np.float32) for _ in range(6)]  # global norms ~7: clipping at 40 or 1 would show
+    optimizer = make_optimizer(2e-3, None, "rmsprop", rmsprop_decay=0.99, rmsprop_eps=1e-4, rmsprop_momentum=momentum, rmsprop_initial_scale=1.0)
+    theta, state = jnp.asarray(params), optimizer.init(jnp.asarray(params))
+    for g in grads:
+        updates, state = optimizer.update(jnp.asarray(g), state, theta)
+        theta = optax.apply_updates(theta, updates)
+    np.testing.assert_allclose(theta, tf1_rmsprop(params, grads, 2e-3, 0.99, 1e-4, momentum), rtol=1e-5, atol=1e-6)
+
+
+def test_optax_default_first_step_is_about_ten_times_tensorflow_1s():
+    g = jnp.ones((3,))
+    first = {}
+    for scale in (0.0, 1.0):
+        optimizer = make_optimizer(1e-3, None, "rmsprop", rmsprop_initial_scale=scale)
+        first[scale] = float(optimizer.update(g, optimizer.init(g), g)[0][0])
+    assert first[0.0] / first[1.0] == pytest.approx(np.sqrt(1.0 + 1e-4) / np.sqrt(0.01 + 1e-4), rel=1e-4)  # 9.95
+
+
+def test_max_grad_norm_none_turns_clipping_off_and_nothing_else():
+    from memrl.learn.supervised_config import SupervisedConfig
+
+    assert SupervisedConfig(max_grad_norm=None).validate().max_grad_norm is None
+    with pytest.raises(ValueError, match="max_grad_norm must be > 0, got -1"):
+        SupervisedConfig(max_grad_norm=-1.0).validate()
