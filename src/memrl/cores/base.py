@@ -74,3 +74,19 @@ class MemoryCore(nn.Module):
             body, variable_broadcast="params", variable_axes={"intermediates": 0}, split_rngs={"params": False}, in_axes=0, out_axes=0
         )
         return scan(self, carry, (xs, resets))
+
+
+class SegmentCore(MemoryCore):
+    """A core that computes T steps at once (``segment(carry, xs, resets) -> (carry, ys)``, equal to
+    T single steps): a step is a segment of one, and ``unroll`` is one segment from a carry whose
+    gradient is stopped (the previous segment's activations, as Transformer-XL trains)."""
+
+    def segment(self, carry, xs, resets):
+        raise NotImplementedError
+
+    def step(self, carry, x, reset):
+        carry, ys = self.segment(carry, x[None], reset[None])
+        return carry, ys[0]
+
+    def unroll(self, carry, xs, resets):
+        return self.segment(jax.lax.stop_gradient(carry), xs, resets)

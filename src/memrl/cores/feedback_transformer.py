@@ -37,7 +37,7 @@ import jax
 import jax.numpy as jnp
 import flax.linen as nn
 
-from memrl.cores.base import MemoryCore, register
+from memrl.cores.base import SegmentCore, register
 from memrl.cores.sliding_window import slide, window_mask
 from memrl.settings import check_positive
 
@@ -165,7 +165,7 @@ def arrange_parameters(flat: dict, num_layers: int) -> dict:
     }
 
 
-class FeedbackTransformer(MemoryCore):
+class FeedbackTransformer(SegmentCore):
     """``num_layers`` pre-norm layers over one shared feedback memory (module docstring)."""
 
     num_layers: int = 4
@@ -190,13 +190,6 @@ class FeedbackTransformer(MemoryCore):
             "memory": jnp.zeros((*batch_shape, self.memory_length, self.d_model)),
             "valid": jnp.zeros((*batch_shape, self.memory_length), dtype=bool),
         }
-
-    def step(self, carry, x, reset):
-        carry, ys = self.segment(carry, x[None], reset[None])
-        return carry, ys[0]
-
-    def unroll(self, carry, xs, resets):
-        return self.segment(jax.lax.stop_gradient(carry), xs, resets)
 
     def declare_parameters(self) -> dict:
         """The parameters by their flat names (``arrange_parameters`` nests them)."""

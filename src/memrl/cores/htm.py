@@ -22,7 +22,7 @@ import jax
 import jax.numpy as jnp
 import flax.linen as nn
 
-from memrl.cores.base import MemoryCore, register, reset_carry
+from memrl.cores.base import SegmentCore, register, reset_carry
 from memrl.cores.sliding_window import slide, window_mask
 from memrl.nn.attention import RelativeMultiHeadAttention
 from memrl.nn.gating import residual
@@ -98,7 +98,7 @@ def write_schedule(count, pointer, resets, chunk_size: int, overlap: int, num_ch
     return written.T, slot.T, jnp.swapaxes(rows, 0, 1), open_rows, count, pointer
 
 
-class HierarchicalTransformerMemory(MemoryCore):
+class HierarchicalTransformerMemory(SegmentCore):
     """Input projection to ``d_model``, then ``num_layers`` HTM layers.
 
     Carry (B = batch, L = layers, W = window, N = num_chunks, C = chunk_size, D = d_model):
@@ -159,13 +159,6 @@ class HierarchicalTransformerMemory(MemoryCore):
         kept = STORE_FIELDS if self.cross_episode else ()
         carry = {name: value if name in kept else reset_carry(value, initial[name], reset) for name, value in carry.items()}
         return self.step(carry, x, reset)
-
-    def step(self, carry, x, reset):
-        carry, ys = self.segment(carry, x[None], reset[None])
-        return carry, ys[0]
-
-    def unroll(self, carry, xs, resets):
-        return self.segment(jax.lax.stop_gradient(carry), xs, resets)
 
     @nn.compact
     def segment(self, carry, xs, resets):

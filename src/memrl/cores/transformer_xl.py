@@ -23,7 +23,7 @@ import jax
 import jax.numpy as jnp
 import flax.linen as nn
 
-from memrl.cores.base import MemoryCore, register
+from memrl.cores.base import SegmentCore, register
 from memrl.cores.sliding_window import slide, window_mask
 from memrl.nn.attention import RelativeMultiHeadAttention
 from memrl.nn.gating import residual
@@ -54,7 +54,7 @@ class TransformerXLLayer(nn.Module):
         return residual(self.gated, self.gate_bias, "mlp_gate")(y, nn.relu(e))
 
 
-class TransformerXL(MemoryCore):
+class TransformerXL(SegmentCore):
     """Input projection to ``d_model``, then ``num_layers`` TrXL-I (or GTrXL, ``gated``) layers.
 
     ``unroll`` computes all steps of a segment at once, as Transformer-XL trains: step t sees the
@@ -90,13 +90,6 @@ class TransformerXL(MemoryCore):
             "cache": jnp.zeros((*batch_shape, self.num_layers, self.memory_length, self.d_model)),
             "valid": jnp.zeros((*batch_shape, self.memory_length), dtype=bool),
         }
-
-    def step(self, carry, x, reset):
-        carry, ys = self.segment(carry, x[None], reset[None])
-        return carry, ys[0]
-
-    def unroll(self, carry, xs, resets):
-        return self.segment(jax.lax.stop_gradient(carry), xs, resets)
 
     @nn.compact
     def segment(self, carry, xs, resets):
