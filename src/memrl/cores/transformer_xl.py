@@ -19,7 +19,6 @@ while steps inside the unroll keep their gradient.
 
 from __future__ import annotations
 
-import jax
 import jax.numpy as jnp
 import flax.linen as nn
 
