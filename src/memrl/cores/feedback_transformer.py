@@ -30,7 +30,6 @@ not with T × S, as the carries a scan saves for its gradient would.
 
 from __future__ import annotations
 
-import functools
 import math
 
 import jax
