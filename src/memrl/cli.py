@@ -16,7 +16,7 @@ from memrl.learn.impala_config import ImpalaConfig
 from memrl.learn.ppo_config import PPOConfig
 from memrl.learn.supervised_config import SupervisedConfig
 from memrl.run import interrupts
-from memrl.run.folder_lock import FolderBusy
+from memrl.run.folder_lock import FolderBusy, check_output_folder
 from memrl.run.hosts import Hosts
 
 
@@ -74,20 +74,6 @@ without a learner is ``memrl train ppo``"""
 
 IMAGE_SUFFIXES = (".png", ".pdf", ".svg", ".jpg", ".jpeg")
 """the figure files ``memrl plot`` writes"""
-
-
-def check_output_folder(path: Path, flag: str = "--out") -> None:
-    """Refuse an output folder that cannot be one before anything is built: the current directory
-    (an empty ``--out``), an existing file, a path under a file, or a place this user cannot write."""
-    if str(path) in ("", "."):
-        raise ValueError(f"{flag} must name a folder for the run's files, not the current directory")
-    if path.exists() and not path.is_dir():
-        raise ValueError(f"{flag} {path} is a file, not a folder; choose another {flag}")
-    existing = next(p for p in [path, *path.absolute().parents] if p.exists())
-    if not existing.is_dir():
-        raise ValueError(f"{flag} {path} cannot be made: {existing} is a file")
-    if not os.access(existing, os.W_OK | os.X_OK):
-        raise ValueError(f"{flag} {path} cannot be {'written' if existing == path else 'made'}: {existing} is not writable by this user")
 
 
 def refuse_repeated_settings(argv: list[str]) -> None:

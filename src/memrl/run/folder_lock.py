@@ -1,4 +1,5 @@
-"""One writer per run folder: an OS file lock (``flock``) on ``RUN/.writer.lock``.
+"""One writer per run folder: an OS file lock (``flock``) on ``RUN/.writer.lock``; and the checks an
+output folder passes before anything is written.
 
 Whatever trains or evaluates into a folder holds its lock for as long as it writes; a second
 process is refused at once with the holder's process id and command. The kernel drops the lock
@@ -60,3 +61,17 @@ def writing(folder: Path | str, what: str | None = None) -> Iterator[None]:
 def command_line() -> str:
     """This process's command, for a lock's holder line."""
     return " ".join(["memrl", *sys.argv[1:]]) if sys.argv else "memrl"
+
+
+def check_output_folder(path: Path, flag: str = "--out") -> None:
+    """Refuse an output folder that cannot be one before anything is built: the current directory
+    (an empty ``--out``), an existing file, a path under a file, or a place this user cannot write."""
+    if str(path) in ("", "."):
+        raise ValueError(f"{flag} must name a folder for the run's files, not the current directory")
+    if path.exists() and not path.is_dir():
+        raise ValueError(f"{flag} {path} is a file, not a folder; choose another {flag}")
+    existing = next(p for p in [path, *path.absolute().parents] if p.exists())
+    if not existing.is_dir():
+        raise ValueError(f"{flag} {path} cannot be made: {existing} is a file")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise ValueError(f"{flag} {path} cannot be {'written' if existing == path else 'made'}: {existing} is not writable by this user")

@@ -32,6 +32,7 @@ import numpy as np
 import tyro
 
 from memrl.learn.run_config import ConfigRecord
+from memrl.run.folder_lock import check_output_folder, writing
 
 SPACES = ("grid", "choice", "uniform", "loguniform", "randint")
 """how a field varies: grid (every value, crossed with the other grids), choice (one value drawn
@@ -239,7 +240,9 @@ def command(spec: tyro.conf.Positional[Path], out: Path = Path("runs/sweep"), ad
     loaded = load_spec(spec)
     if address is not None:
         loaded = dataclasses.replace(loaded, address=address)
-    rows = run_sweep(loaded, out)
+    check_output_folder(out)
+    with writing(out):
+        rows = run_sweep(loaded, out)
     table = Table(title=f"sweep {spec} ({len(rows)} trials, best first)")
     for column in rows[0]:
         table.add_column(column)
