@@ -3,7 +3,8 @@ same for the minimal single-file PPO-GRU loop in ``benchmarks/`` so the framewor
 as a ratio; then EPN (all-to-all and N×k) on the Memory&Planning Game: V-trace training throughput,
 and the time of one acting step as the episodic memory grows; then HTM against TrXL as the attended
 past grows, acting and learning (``htm_scaling``), and where one update of HTM's image agents spends
-its time (``htm_agents``); then supervised training throughput (sequences/s
+its time (``htm_agents``), and one update of the EPN paper's agents (``epn_agents``), each with
+``--baseline REV`` also with another revision's code beside it; then supervised training throughput (sequences/s
 and tokens/s) of lstm, gtrxl, rmc and dnc on copying and Nth Farthest; then the RMC's cost as its
 slots and heads grow (``rmc_scaling``) and the RMC paper's BoxWorld agents under V-trace. Figures, not tests."""
 
@@ -210,6 +211,7 @@ def command(
     htm_width: int = 256,
     htm_layers: int = 2,
     htm_agents: bool = True,
+    epn_agents: bool = True,
     supervised: bool = True,
     rmc: bool = True,
     rmc_slots: tuple[int, ...] = (1, 4, 8, 16),
@@ -235,6 +237,7 @@ def command(
         htm_width: d_model of both.
         htm_layers: layers of both.
         htm_agents: also profile one V-trace update of HTM's image agents (htm-pvm, htm-ballet cpu presets) on one core's worth of work.
+        epn_agents: also profile one V-trace update of the EPN and LSTM agents of epn-memory-planning's cpu preset.
         supervised: also measure supervised training (lstm, gtrxl, rmc, dnc on copying and Nth Farthest).
         rmc: also measure the RMC's cost against its slots and heads, and the BoxWorld agents (rmc, conv-lstm).
         rmc_slots: memory slots of the RMC cost table.
@@ -272,6 +275,8 @@ def command(
         htm_table(htm_pasts, htm_width, htm_layers)
     if htm_agents:
         htm_agents_table(baseline, baseline_source)
+    if epn_agents:
+        epn_agents_table(baseline, baseline_source)
     if supervised:
         supervised_table(updates)
     if rmc:
@@ -326,6 +331,25 @@ def htm_agents_table(baseline: str | None = None, baseline_source: Path | None =
     for run, label, cost, base in rows:
         cells = [run.split(" ")[-1], label, str(cost.steps), f"{cost.update_s:.3f}", f"{cost.acting_s:.3f}", f"{cost.gradient_s:.3f}",
                  f"{cost.steps / cost.update_s:,.0f}"]
+        if base:
+            cells += [f"{base.update_s:.3f}", f"{base.update_s / cost.update_s:.2f}"]
+        table.add_row(*cells)
+    console.print(table)
+
+
+def epn_agents_table(baseline: str | None = None, baseline_source: Path | None = None) -> None:
+    """One V-trace update of epn-memory-planning's cpu-preset agents; with a baseline revision, the
+    update with that revision's code beside it."""
+    from memrl.bench.epn_agents import epn_agent_rows
+
+    title = "One V-trace update of epn-memory-planning's agents (cpu preset: 16 envs x 20 steps), seconds"
+    if baseline_source is not None:
+        title += f"; each run in a fresh process, this checkout and then revision {baseline}"
+    table = Table(title=title)
+    for column in ("run", "steps", "update", "acting", "gradient", "steps/s") + ((f"update at {baseline}", "speed-up") if baseline_source else ()):
+        table.add_column(column)
+    for run, cost, base in epn_agent_rows(baseline_source):
+        cells = [run, str(cost.steps), f"{cost.update_s:.3f}", f"{cost.acting_s:.3f}", f"{cost.gradient_s:.3f}", f"{cost.steps / cost.update_s:,.0f}"]
         if base:
             cells += [f"{base.update_s:.3f}", f"{base.update_s / cost.update_s:.2f}"]
         table.add_row(*cells)

@@ -1,6 +1,8 @@
-"""The HTM agent update profile runs and reports what it says (no timing assertions)."""
+"""The agent update profiles (HTM's image agents, the EPN agents) run and report what they say (no timing assertions)."""
 
-from memrl.bench.htm_agents import PROFILED_RUNS, update_cost
+from memrl.bench.epn_agents import EPN_RUNS, EXPERIMENT
+from memrl.bench.htm_agents import PROFILED_RUNS
+from memrl.bench.update_cost import update_cost
 from memrl.experiments import get
 from memrl.learn.impala_config import ImpalaConfig
 
@@ -20,3 +22,8 @@ def test_the_profiled_runs_are_the_experiments_image_agents_with_reconstruction(
     for experiment, run in PROFILED_RUNS:
         config = get(experiment, "cpu").runs[run]
         assert config.encoder == "conv" and config.reconstruction_coef == 1.0 and config.learner == "impala"
+
+
+def test_the_epn_profile_runs_are_the_experiments_cpu_agents():
+    runs = get(EXPERIMENT, "cpu").runs
+    assert [runs[run].core for run in EPN_RUNS] == ["epn", "lstm"] and all(runs[run].learner == "impala" for run in EPN_RUNS)
