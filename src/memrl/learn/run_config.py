@@ -9,7 +9,6 @@ import json
 import math
 from typing import ClassVar
 
-from memrl.settings import check_positive
 
 
 @dataclasses.dataclass(frozen=True)
@@ -91,20 +90,24 @@ class ConfigRecord:
         each learner's config, names that nothing registers and settings that clash); returns the
         config."""
         self.check_finite()
-        check_positive(self, *self.POSITIVE_INTS)
+        flag = lambda name: f"(--{name.replace('_', '-')})"  # noqa: E731  the flag the user typed
+        for name in self.POSITIVE_INTS:
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise ValueError(f"{name} must be a positive integer, got {value!r} {flag(name)}")
         for name in self.UNIT_INTERVAL:
             if not 0.0 <= getattr(self, name) <= 1.0:
-                raise ValueError(f"{name} must lie in [0.0, 1.0], got {getattr(self, name)}")
+                raise ValueError(f"{name} must lie in [0.0, 1.0], got {getattr(self, name)} {flag(name)}")
         for name in self.POSITIVE:
             if name in self.OPTIONAL and getattr(self, name) is None:
                 continue
             if not getattr(self, name) > 0:
-                raise ValueError(f"{name} must be > 0, got {getattr(self, name)}")
+                raise ValueError(f"{name} must be > 0, got {getattr(self, name)} {flag(name)}")
         for name in self.NON_NEGATIVE:
             if getattr(self, name) < 0:
-                raise ValueError(f"{name} must be >= 0, got {getattr(self, name)}")
+                raise ValueError(f"{name} must be >= 0, got {getattr(self, name)} {flag(name)}")
         if any(not isinstance(w, int) or w < 1 for w in self.head_widths):
-            raise ValueError(f"head_widths must be positive integers, got {self.head_widths}")
+            raise ValueError(f"head_widths must be positive integers, got {self.head_widths} {flag('head_widths')}")
         if self.total_steps < self.steps_per_update:
             raise ValueError(f"total_steps ({self.total_steps}) is less than one update ({self.steps_per_update} {self.step_label})")
         return self
