@@ -102,6 +102,10 @@ def refused(argv, capsys) -> str:
         (["reproduce", "rmc-nth-farthest", "--devices", "0"], "--devices must lie in 1..1"),
         (["train-supervised", "--task", "pai", "--core", "htm-pai", "--stages", "100 stored_chain=2"],
          "task 'pai' has no setting 'stored_chain' (--stages '100 stored_chain=2'); its settings: "),
+        (["analyze", "gradients", "--steps", "0"], "--steps must be a positive integer, got 0"),
+        (["analyze", "planner-distance", "--lr", "inf"], "--lr must be a finite number > 0, got inf"),
+        (["analyze", "ballet-memory", "--test-episodes", "0"], "--test-episodes must be a positive integer, got 0"),
+        (["analyze", "planner-distance", "--seed", "-1"], "--seed must be >= 0, got -1"),
         # a value given twice; memrl bench's own settings (checked before anything is measured)
         (["train", "--core-args", "hidden", "64", "hidden", "32"], "--core-args gives hidden more than once; give each setting once"),
         (["train", "--lr", "1e-3", "--lr", "1e-4"], "--lr given more than once; give each flag once"),
@@ -177,6 +181,7 @@ def test_output_paths_that_cannot_be_folders_are_refused_before_anything_is_made
     assert f"--out {a_file / 'run'} cannot be made: {a_file} is a file" in refused(["train", "--out", str(a_file / "run")], capsys)
     assert "--out must name a folder for the run's files, not the current directory" in refused(["train", "--out", ""], capsys)
     assert f"--out {a_file} is a file" in refused(["reproduce", "tln-demo", "--out", str(a_file)], capsys)
+    assert f"--out {a_file} is a file" in refused(["analyze", "gradients", "--out", str(a_file)], capsys)
     locked = tmp_path / "locked"
     locked.mkdir(mode=0o500)
     if not os.access(locked, os.W_OK):  # root writes anywhere: nothing to refuse

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
+import inspect
 import itertools
+import math
 import os
 import shlex
 import sys
@@ -333,10 +336,37 @@ DESCRIPTION = ("memrl: memory cores, environments, tasks and learners in JAX. Al
 """the top-level help's text: it names the subcommands that are dispatched apart from ``COMMANDS``"""
 
 
+POSITIVE_OPTIONS = ("steps", "inits", "sequences", "max_iterations", "test_episodes", "batch_size")
+"""``memrl analyze`` options that count something (at least 1)"""
+
+
+def checked_before_running(command):
+    """``command`` (an analysis) with its options checked first, naming the flag: counts at least 1,
+    a seed at least 0, a finite positive learning rate, an output folder that can be one."""
+
+    @functools.wraps(command)
+    def checked(*args, **kwargs):
+        bound = inspect.signature(command).bind(*args, **kwargs)
+        bound.apply_defaults()
+        for name, value in bound.arguments.items():
+            flag = "--" + name.replace("_", "-")
+            if name in POSITIVE_OPTIONS and value < 1:
+                raise ValueError(f"{flag} must be a positive integer, got {value}")
+            if name == "seed" and value < 0:
+                raise ValueError(f"{flag} must be >= 0, got {value}")
+            if name == "lr" and not (math.isfinite(value) and value > 0):
+                raise ValueError(f"{flag} must be a finite number > 0, got {value}")
+            if name == "out" and value is not None:
+                check_output_folder(value)
+        return command(*args, **kwargs)
+
+    return checked
+
+
 def analyze_commands() -> dict:
     from memrl.analysis import attention_maps, ballet_memory, chunk_selection, distance_probe, gradient_strength, planner_distance_training, signal_to_noise
     
-    return {
+    commands = {
         "gradients": gradient_strength.command,
         "snr": signal_to_noise.command,
         "distance-probe": distance_probe.command,
@@ -345,6 +375,7 @@ def analyze_commands() -> dict:
         "attention": attention_maps.command,
         "chunk-selection": chunk_selection.command,
     }
+    return {name: checked_before_running(command) for name, command in commands.items()}
 
 
 def main(argv: list[str] | None = None) -> None:
