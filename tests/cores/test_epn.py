@@ -86,30 +86,3 @@ def test_bad_settings_and_inputs_are_rejected():
     with pytest.raises(ValueError, match="takes a dict with keys"):
         core.init(jax.random.PRNGKey(0), core.initialize_carry(None, (2,)), jnp.zeros((2, 5)), jnp.ones(2, bool))
 
-
-@pytest.mark.parametrize("name, capacity", [("epn", 4), ("epn-nxk", 5)])
-def test_unroll_plans_every_step_at_once_as_single_steps_would(name, capacity):
-    """The unroll's one batched planner call equals a scan of single steps: outputs, carry and
-    parameter gradients, with the store wrapping around, resets mid-unroll and a carried store."""
-    from memrl.cores.base import MemoryCore
-
-    T, B = 9, 3
-    core = cores.make(name, **{**SMALL, "capacity": capacity}, k=3)
-    keys = jax.random.split(jax.random.PRNGKey(0), 4)
-    xs = {"observation": jax.random.normal(keys[0], (T, B, 5)), "goal": jax.random.normal(keys[1], (T, B, 5)),
-          "prev_action": jax.nn.one_hot(jax.random.randint(keys[2], (T, B), 0, 4), 4)}
-    resets = np.zeros((T, B), bool)
-    resets[0, 0] = resets[4, 1] = resets[6, 2] = resets[7, 2] = True
-    resets = jnp.asarray(resets)
-    carry = {"memory": jax.random.normal(keys[3], (B, capacity, 24)), "count": jnp.array([2.0, 7.0, 30.0]), "prev_embedding": jnp.ones((B, 8))}
-    params = core.init(jax.random.PRNGKey(1), carry, jax.tree.map(lambda a: a[0], xs), resets[0])
-    scanned = lambda module, c, x, r: MemoryCore.unroll(module, c, x, r)  # noqa: E731
-
-    def run(method):
-        return lambda p: core.apply(p, carry, xs, resets, method=method)
-
-    for fast, slow in zip(jax.tree.leaves(run(core.unroll)(params)), jax.tree.leaves(run(scanned)(params))):
-        np.testing.assert_allclose(fast, slow, atol=2e-5, rtol=1e-5)
-    loss = lambda method: lambda p: jnp.sum(run(method)(p)[1] ** 2)  # noqa: E731
-    for fast, slow in zip(jax.tree.leaves(jax.grad(loss(core.unroll))(params)), jax.tree.leaves(jax.grad(loss(scanned))(params))):
-        np.testing.assert_allclose(fast, slow, atol=1e-4, rtol=1e-4)

@@ -154,46 +154,9 @@ class EPN(MemoryCore):
         readout = self.readout_out(nn.relu(self.readout_hidden(with_state)))
         return jnp.max(jnp.where(belief_valid[..., None], readout, -jnp.inf), axis=1)
 
-    @staticmethod
-    def check_input(x) -> None:
+    def step(self, carry, x, reset):
         if not isinstance(x, dict) or set(x) != {"observation", "goal", "prev_action"}:
             raise ValueError("the epn core takes a dict with keys 'observation', 'goal' and 'prev_action'")
-
-    def unroll(self, carry, xs, resets):
-        """T steps with the planner of every step in one batch of T·B: what is written never depends
-        on what the planner says, so each step's memory is known before planning (the memory the
-        step sees: for each slot, the newest row written there up to that step, else the carried
-        one). Equal to T single steps (tests), and T times fewer, T times larger planner calls."""
-        self.check_input(xs)
-        steps, batch = resets.shape
-        initial = self.initialize_carry(None, (batch,))
-        states, goals = self.embed(xs["observation"], xs["goal"])  # [T, B, E]
-        count0 = jnp.where(resets[0], 0, carry["count"].astype(jnp.int32))
-
-        def count_before(count, reset):  # rows written this episode before the step
-            before = jnp.where(reset, 0, count)
-            return before + 1, before
-
-        _, before = jax.lax.scan(count_before, count0, resets)  # [T, B]
-        after = before + 1
-        previous = jnp.concatenate([jnp.where(resets[0][:, None], initial["prev_embedding"], carry["prev_embedding"])[None], states[:-1]])
-        previous = jnp.where(resets[..., None], 0.0, previous)
-        rows = self.memory_row(states, xs["prev_action"], previous)  # [T, B, 3E]
-        slots = before % self.capacity
-        written = jax.nn.one_hot(slots, self.capacity, dtype=bool)  # [T, B, C]: the slot each step writes
-        step_index = jnp.arange(steps)[:, None]
-        newest = jax.lax.cummax(jnp.where(written, step_index[..., None], -1), axis=0)  # [T, B, C]: the last step that wrote each slot so far
-        episode_start = jax.lax.cummax(jnp.where(resets, step_index, -1), axis=0)[..., None]  # [T, B, 1]: the last reset so far (-1: none)
-        gathered = rows[jnp.maximum(newest, 0), jnp.arange(batch)[None, :, None]]  # [T, B, C, 3E]
-        carried = jnp.where((episode_start < 0)[..., None], carry["memory"][None], 0.0)  # a reset clears the store
-        memories = jnp.where((newest >= jnp.maximum(episode_start, 0))[..., None], gathered, carried)
-        flat = lambda a: a.reshape((steps * batch,) + a.shape[2:])  # noqa: E731
-        plans = self.plan(flat(memories), flat(after), flat(states), flat(goals)).reshape(steps, batch, -1)
-        carry = {"memory": memories[-1], "count": after[-1].astype(jnp.float32), "prev_embedding": states[-1]}
-        return carry, jnp.concatenate([plans, states, goals], -1)
-
-    def step(self, carry, x, reset):
-        self.check_input(x)
         state, goal = self.embed(x["observation"], x["goal"])
         row = self.memory_row(state, x["prev_action"], carry["prev_embedding"])
         count = carry["count"].astype(jnp.int32)
