@@ -85,4 +85,3 @@ def test_bad_settings_and_inputs_are_rejected():
     core = cores.make("epn", **SMALL)
     with pytest.raises(ValueError, match="takes a dict with keys"):
         core.init(jax.random.PRNGKey(0), core.initialize_carry(None, (2,)), jnp.zeros((2, 5)), jnp.ones(2, bool))
-
