@@ -228,3 +228,11 @@ def test_an_atomic_write_that_fails_leaves_no_partial_file(tmp_path, monkeypatch
     with pytest.raises(OSError, match="No space left"):
         folder_module.atomic_write(target, b"new")
     assert target.read_bytes() == b"old" and sorted(p.name for p in tmp_path.iterdir()) == ["checkpoint.msgpack"]
+
+
+def test_plot_writes_its_default_figure_into_the_current_directory(run_folder, tmp_path, monkeypatch):
+    """The output checks refuse the current directory as a run folder, never as the place of plot's curves.png."""
+    run_folder.append_metrics(0, [{"sequences": 4, "accuracy": 0.5}])
+    monkeypatch.chdir(tmp_path)
+    main(["plot", str(run_folder.path)])
+    assert (tmp_path / "curves.png").exists()

@@ -21,6 +21,7 @@ from memrl.learn.supervised_config import SupervisedConfig
 from memrl.run import interrupts
 from memrl.run.folder_lock import FolderBusy, check_output_folder
 from memrl.run.hosts import Hosts
+from memrl.settings import flag_of
 
 
 def list_all(core: str | None = None, env: str | None = None, task: str | None = None, experiment: str | None = None) -> None:
@@ -122,7 +123,6 @@ def train(
     from memrl.run.train import train_run
 
     folder = out or Path("runs") / config.trained_on.replace("/", "_") / f"{config.core}{FOLDER_SUFFIX[config.learner]}"
-    check_output_folder(folder)
     train_run(config, folder, workers, tensorboard, devices, hosts)
 
 
@@ -214,7 +214,8 @@ def plot(runs: tyro.conf.Positional[list[Path]], out: Path = Path("curves.png"))
         raise ValueError(f"--out {out} is a folder; give the image file to write, such as {out / 'curves.png'}")
     if out.suffix.lower() not in IMAGE_SUFFIXES:
         raise ValueError(f"--out {out}: the image's name must end in one of {', '.join(IMAGE_SUFFIXES)}")
-    check_output_folder(out.parent, "--out")
+    if out.parent != Path("."):  # the default, curves.png, goes into the current directory
+        check_output_folder(out.parent, "--out")
     panels: dict = {}
     for run in runs:
         config = RunFolder(run).load_config()
@@ -262,11 +263,7 @@ def reproduce(
         experiment = experiment.with_run_settings(**settings)
     tags = [f"{value}{unit}" for value, unit in ((total_steps, ""), (preset, ""), (num_envs, "envs"), (seeds, "seeds")) if value is not None]
     tags += [f"with-{core}" for core in dict.fromkeys(add_cores)]
-    out = out or experiments.base.default_out("-".join([name, *tags]))
-    check_output_folder(out)
-    if record_dir is not None:
-        check_output_folder(record_dir, "--record-dir")
-    run_experiment(experiment, out, workers, tensorboard, devices, record_dir)
+    run_experiment(experiment, out or experiments.base.default_out("-".join([name, *tags])), workers, tensorboard, devices, record_dir)
 
 
 def results(records: Path = Path("docs/results"), write: bool = False) -> None:
@@ -349,7 +346,7 @@ def checked_before_running(command):
         bound = inspect.signature(command).bind(*args, **kwargs)
         bound.apply_defaults()
         for name, value in bound.arguments.items():
-            flag = "--" + name.replace("_", "-")
+            flag = flag_of(name)
             if name in POSITIVE_OPTIONS and value < 1:
                 raise ValueError(f"{flag} must be a positive integer, got {value}")
             if name == "seed" and value < 0:

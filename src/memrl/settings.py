@@ -19,6 +19,11 @@ from memrl.registry import Registry
 HIDDEN = {"parent", "name"}  # Linen's own module fields
 
 
+def flag_of(name: str) -> str:
+    """The command-line flag of a setting: ``max_grad_norm`` -> ``--max-grad-norm``."""
+    return "--" + name.replace("_", "-")
+
+
 def check_positive(owner, *fields: str) -> None:
     """Refuse settings of ``owner`` (a core, task or other dataclass) that are not positive
     integers, naming the class and the field."""

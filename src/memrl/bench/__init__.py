@@ -249,7 +249,7 @@ def command(
         tlb_lengths: sequence lengths of the growth table (TLB with chunks of 100).
         tlb_batch: sequences per batch in both TLB tables.
         host: also measure T-LN stepped on the host through gymnasium (gymnasium/<id>) against T-LN in JAX.
-        baseline: a git revision of this checkout: the HTM agents' updates are measured with its code too, each run in a fresh process, the two in turn, with the speed-up.
+        baseline: a git revision of this checkout: the HTM and EPN agents' updates are measured with its code too, each run in a fresh process, the two in turn, with the speed-up.
     """
     check_bench_settings(cores, updates, epn_capacities, htm_pasts, htm_width, htm_layers, rmc_slots, rmc_heads, rmc_head_size,
                          tlb_chunks, tlb_length, tlb_lengths, tlb_batch)

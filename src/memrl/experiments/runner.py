@@ -16,7 +16,7 @@ from memrl.experiments.record import make_record, write_record
 from memrl.run.curves import save_curves
 from memrl.run.devices import check_devices, default_devices
 from memrl.run.folder import RunFolder
-from memrl.run.folder_lock import writing
+from memrl.run.folder_lock import check_output_folder, writing
 from memrl.run.tensorboard import require_tensorboard, write_figure
 from memrl.run.train import train_folders
 
@@ -35,6 +35,9 @@ def reproduce(
     for config in experiment.runs.values():
         config.validate()
         check_devices(devices, config)
+    check_output_folder(Path(out))
+    if record_dir is not None:
+        check_output_folder(Path(record_dir), "--record-dir")
     with contextlib.ExitStack() as locks:
         for folder in [out, *(out / run for run in experiment.runs)]:
             locks.enter_context(writing(folder))

@@ -9,6 +9,7 @@ import json
 import math
 from typing import ClassVar
 
+from memrl.settings import flag_of
 
 
 @dataclasses.dataclass(frozen=True)
@@ -90,7 +91,7 @@ class ConfigRecord:
         each learner's config, names that nothing registers and settings that clash); returns the
         config."""
         self.check_finite()
-        flag = lambda name: f"(--{name.replace('_', '-')})"  # noqa: E731  the flag the user typed
+        flag = lambda name: f"({flag_of(name)})"  # noqa: E731  the flag the user typed
         for name in self.POSITIVE_INTS:
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
@@ -119,8 +120,7 @@ class ConfigRecord:
             named = value.items() if isinstance(value, dict) else [(None, value)]
             for key, number in named:
                 if isinstance(number, float) and not math.isfinite(number):
-                    flag = "--" + field.name.replace("_", "-")
-                    where = f"{flag} {key}" if key is not None else f"{field.name} ({flag})"
+                    where = f"{flag_of(field.name)} {key}" if key is not None else f"{field.name} ({flag_of(field.name)})"
                     raise ValueError(f"{where} must be a finite number, got {number}")
 
     @property

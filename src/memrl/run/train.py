@@ -17,7 +17,7 @@ from memrl.learn.run_config import ConfigRecord
 from memrl.run.curves import save_curves
 from memrl.run.devices import check_devices, default_devices
 from memrl.run.folder import RunFolder
-from memrl.run.folder_lock import writing
+from memrl.run.folder_lock import check_output_folder, writing
 from memrl.run.hosts import Hosts
 from memrl.run.launch import Job, jobs_for, run_jobs
 from memrl.run.progress import TrainingProgress
@@ -84,6 +84,7 @@ def train_run(
     # Traced, not run: settings that only clash once shapes meet (a core's width against its input)
     # are refused here with their message, before a folder or a worker exists.
     jax.eval_shape(learner_for(config).init, jax.random.PRNGKey(0))
+    check_output_folder(Path(out))
     with writing(out) if hosts.owns_folder else contextlib.nullcontext():
         return _train_prepared(config, RunFolder(Path(out)), workers, tensorboard, devices, hosts)
 
