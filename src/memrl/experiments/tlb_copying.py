@@ -25,9 +25,8 @@ from pathlib import Path
 
 import numpy as np
 
-from memrl.experiments.base import Experiment, PaperSetting, register
+from memrl.experiments.base import Expectation, Experiment, PaperSetting, register
 from memrl.experiments.evaluations import held_out_evaluation, held_out_expectation
-from memrl.experiments.base import Expectation
 from memrl.learn.supervised_config import SupervisedConfig
 
 PRESETS = ("cpu", "paper")
