@@ -45,15 +45,24 @@ class MemoryCore(nn.Module):
         raise NotImplementedError
 
     def step(self, carry, x, reset):
-        """One step on a carry that has already been reset. ``reset`` is passed for cores that
-        need to know an episode starts (e.g. to start a new chunk); most ignore it."""
+        """One step on a carry that has already been reset, of the input as ``map_input`` returns
+        it. ``reset`` is passed for cores that need to know an episode starts (e.g. to start a new
+        chunk); most ignore it."""
         raise NotImplementedError
 
+    def map_input(self, x, batch_ndim: int):
+        """The map of each step's own input that a step begins with (no carry in it), on inputs
+        with ``batch_ndim`` leading batch axes. ``unroll`` applies it to all T steps at once: one
+        matrix product of T·B rows, where a scan would run T products of B rows (the RMC's input
+        projection). Default: none."""
+        return x
+
     def __call__(self, carry, x, reset):
-        batch_shape = reset.shape
-        initial = self.initialize_carry(jax.random.PRNGKey(0), batch_shape)
-        carry = reset_carry(carry, initial, reset)
-        return self.step(carry, x, reset)
+        return self._reset_and_step(carry, self.map_input(x, 1), reset)
+
+    def _reset_and_step(self, carry, x, reset):
+        initial = self.initialize_carry(jax.random.PRNGKey(0), reset.shape)
+        return self.step(reset_carry(carry, initial, reset), x, reset)
 
     def sequence(self, xs):
         """Fresh sequences xs [T, B, ...] (one episode each, from the initial carry) -> (carry, ys).
@@ -68,12 +77,12 @@ class MemoryCore(nn.Module):
 
         def body(core, carry, inputs):
             x, reset = inputs
-            return core(carry, x, reset)
+            return core._reset_and_step(carry, x, reset)
 
         scan = nn.scan(
             body, variable_broadcast="params", variable_axes={"intermediates": 0}, split_rngs={"params": False}, in_axes=0, out_axes=0
         )
-        return scan(self, carry, (xs, resets))
+        return scan(self, carry, (self.map_input(xs, 2), resets))
 
 
 class SegmentCore(MemoryCore):

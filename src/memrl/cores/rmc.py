@@ -101,38 +101,46 @@ class RelationalMemory(MemoryCore):
     def initialize_carry(self, rng, batch_shape):
         return initial_memory(batch_shape, self.mem_slots, self.mem_size)
 
-    @nn.compact
-    def step(self, memory, x, reset):
-        row = nn.Dense(self.mem_size, name="input")(x.reshape(x.shape[0], -1))
+    def setup(self):
+        self.input = nn.Dense(self.mem_size)
+        key_size = self.key_size or self.head_size
+        self.attention = [RelationalAttention(self.num_heads, self.head_size, key_size) for _ in range(self.num_blocks)]
+        self.attention_norm = [nn.LayerNorm(epsilon=LAYER_NORM_EPSILON) for _ in range(self.num_blocks)]
+        self.mlp_norm = [nn.LayerNorm(epsilon=LAYER_NORM_EPSILON) for _ in range(self.num_blocks)]
+        self.mlp = [nn.Dense(self.mem_size) for _ in range(self.attention_mlp_layers)]
+        if self.gate_style != "none":
+            gates = 2 * self.mem_size if self.gate_style == "unit" else 2
+            self.gate_input, self.gate_memory = nn.Dense(gates), nn.Dense(gates)
+
+    def map_input(self, x, batch_ndim: int):
+        """x̃ = W_x x, the input row (flattened input)."""
+        return self.input(x.reshape(*x.shape[:batch_ndim], -1))
+
+    def step(self, memory, row, reset):
         attended = self._attend(jnp.concatenate([memory, row[:, None]], axis=1))[:, :-1]
         if self.gate_style == "none":
             new_memory = attended
         else:
-            gates = 2 * self.mem_size if self.gate_style == "unit" else 2
-            gate_logits = nn.Dense(gates, name="gate_input")(row)[:, None] + nn.Dense(gates, name="gate_memory")(jnp.tanh(memory))
+            gate_logits = self.gate_input(row)[:, None] + self.gate_memory(jnp.tanh(memory))
             input_gate, forget_gate = jnp.split(gate_logits, 2, axis=-1)
             input_gate = jax.nn.sigmoid(input_gate + self.input_bias)
             forget_gate = jax.nn.sigmoid(forget_gate + self.forget_bias)
             new_memory = input_gate * jnp.tanh(attended) + forget_gate * memory
         return new_memory, new_memory.reshape(new_memory.shape[0], -1)
 
-    @nn.nowrap
+    def _mlp(self, z):
+        for i, layer in enumerate(self.mlp):
+            z = layer(z)
+            if i < len(self.mlp) - 1:
+                z = jax.nn.relu(z)
+        return z
+
     def _attend(self, memory):
-        mlp_layers = [nn.Dense(self.mem_size, name=f"mlp_{i}") for i in range(self.attention_mlp_layers)]
-
-        def mlp(z):
-            for i, layer in enumerate(mlp_layers):
-                z = layer(z)
-                if i < len(mlp_layers) - 1:
-                    z = jax.nn.relu(z)
-            return z
-
-        for block in range(self.num_blocks):
-            attention = RelationalAttention(self.num_heads, self.head_size, self.key_size or self.head_size, name=f"attention_{block}")
+        for attention, attention_norm, mlp_norm in zip(self.attention, self.attention_norm, self.mlp_norm):
             attended, weights = attention(memory)
             self.sow("intermediates", "attention", weights)
-            memory = nn.LayerNorm(epsilon=LAYER_NORM_EPSILON, name=f"attention_norm_{block}")(memory + attended)
-            memory = nn.LayerNorm(epsilon=LAYER_NORM_EPSILON, name=f"mlp_norm_{block}")(mlp(memory) + memory)
+            memory = attention_norm(memory + attended)
+            memory = mlp_norm(self._mlp(memory) + memory)
         return memory
 
 
