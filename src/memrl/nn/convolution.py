@@ -6,11 +6,12 @@ convolution some 100 times slower than outside (jax-ml/jax#12868; 4.7 s against 
 32-channel layer on 2,048 7×7 grids), while forward convolutions in NHWC / HWIO layout run at full
 speed there. So:
 
-- stride 1 (the common case): ``same_convolution``, a convolution op whose gradient is given by hand
-  as two more forward convolutions in that layout (input gradient: the flipped kernel; kernel
-  gradient: batch and channels swapped, the output gradient as the kernel). No patch tensor
-  k·k times the input is written, which on a CPU is memory-bound (about 3 times the matrix product
-  it feeds);
+- stride 1 (the common case): ``same_convolution``, a convolution op whose gradient is given by hand:
+  the input gradient as another forward convolution in that layout (the flipped kernel), the kernel
+  gradient as k·k matrix products, one per kernel offset, of the shifted input's [N·H·W, C] rows by
+  the output gradient's [N·H·W, F] (2.4-4 times faster on a CPU core than XLA's convolution with
+  batch and channels swapped for the 2×2 layers of the RMC's agents, 1.2-1.5 times for HTM's 3×3).
+  No patch tensor k·k times the input is written, which on a CPU is memory-bound;
 - kernel == stride: non-overlapping patches, a reshape, and one matrix product;
 - other strides: patches (shifted slices) and one matrix product.
 """
@@ -65,13 +66,15 @@ def _same_convolution_forward(x, kernel):
 
 def _same_convolution_backward(residuals, dy):
     """dx = dy ⋆ (the kernel flipped in space, input and output swapped), padded the other way;
-    dk[i, j, c, f] = Σ_{n,h,w} x_pad[n, h+i, w+j, c] dy[n, h, w, f]: a convolution of x with channels
-    as its batch and the batch as its features, by dy as a kernel of the image's size."""
+    dk[i, j] = x_pad[:, i:i+H, j:j+W]ᵀ dy, each a [C, N·H·W] by [N·H·W, F] matrix product."""
     x, kernel = residuals
-    (lo, hi), _ = _same_padding_pairs(kernel.shape[0])
+    k, n, h, w, c = kernel.shape[0], *x.shape
+    (lo, hi), _ = _same_padding_pairs(k)
     dx = _forward_convolution(dy, kernel[::-1, ::-1].transpose(0, 1, 3, 2), ((hi, lo), (hi, lo)))
-    dk = _forward_convolution(x.transpose(3, 1, 2, 0), dy.transpose(1, 2, 0, 3), ((lo, hi), (lo, hi)))
-    return dx, dk.transpose(1, 2, 0, 3)
+    x_pad = jnp.pad(x, ((0, 0), (lo, hi), (lo, hi), (0, 0)))
+    rows = dy.reshape(n * h * w, -1)
+    dk = [[x_pad[:, i : i + h, j : j + w].reshape(n * h * w, c).T @ rows for j in range(k)] for i in range(k)]
+    return dx, jnp.stack([jnp.stack(row) for row in dk])
 
 
 same_convolution.defvjp(_same_convolution_forward, _same_convolution_backward)
