@@ -1,6 +1,6 @@
-"""The agent update profiles (HTM's image agents, the EPN agents) run and report what they say (no timing assertions)."""
+"""The agent update profiles (HTM's image agents, the EPN and RMC agents) run and report what they say (no timing assertions)."""
 
-from memrl.bench.epn_agents import EPN_RUNS, EXPERIMENT
+from memrl.bench.agent_updates import AGENT_PROFILES
 from memrl.bench.htm_agents import PROFILED_RUNS
 from memrl.bench.update_cost import update_cost
 from memrl.experiments import get
@@ -24,6 +24,9 @@ def test_the_profiled_runs_are_the_experiments_image_agents_with_reconstruction(
         assert config.encoder == "conv" and config.reconstruction_coef == 1.0 and config.learner == "impala"
 
 
-def test_the_epn_profile_runs_are_the_experiments_cpu_agents():
-    runs = get(EXPERIMENT, "cpu").runs
-    assert [runs[run].core for run in EPN_RUNS] == ["epn", "lstm"] and all(runs[run].learner == "impala" for run in EPN_RUNS)
+def test_the_epn_and_rmc_profiles_are_the_experiments_cpu_agents_beside_an_lstm():
+    for name, core in (("epn", "epn"), ("rmc", "rmc")):
+        profile = AGENT_PROFILES[name]
+        runs = get(profile.experiment, "cpu").runs
+        cores = {runs[run].core for run in profile.runs}
+        assert cores == {core, "lstm"} and all(runs[run].learner == "impala" for run in profile.runs)

@@ -3,7 +3,7 @@ same for the minimal single-file PPO-GRU loop in ``benchmarks/`` so the framewor
 as a ratio; then EPN (all-to-all and N×k) on the Memory&Planning Game: V-trace training throughput,
 and the time of one acting step as the episodic memory grows; then HTM against TrXL as the attended
 past grows, acting and learning (``htm_scaling``), and where one update of HTM's image agents spends
-its time (``htm_agents``), and one update of the EPN paper's agents (``epn_agents``), each with
+its time (``htm_agents``), and one update of the EPN and RMC papers' agents (``agent_updates``), each with
 ``--baseline REV`` also with another revision's code beside it; then supervised training throughput (sequences/s
 and tokens/s) of lstm, gtrxl, rmc and dnc on copying and Nth Farthest; then the RMC's cost as its
 slots and heads grow (``rmc_scaling``) and the RMC paper's BoxWorld agents under V-trace. Figures, not tests."""
@@ -212,6 +212,7 @@ def command(
     htm_layers: int = 2,
     htm_agents: bool = True,
     epn_agents: bool = True,
+    rmc_agents: bool = True,
     supervised: bool = True,
     rmc: bool = True,
     rmc_slots: tuple[int, ...] = (1, 4, 8, 16),
@@ -238,6 +239,7 @@ def command(
         htm_layers: layers of both.
         htm_agents: also profile one V-trace update of HTM's image agents (htm-pvm, htm-ballet cpu presets) on one core's worth of work.
         epn_agents: also profile one V-trace update of the EPN and LSTM agents of epn-memory-planning's cpu preset.
+        rmc_agents: also profile one V-trace update of the RMC and LSTM agents of rmc-pacman's cpu preset.
         supervised: also measure supervised training (lstm, gtrxl, rmc, dnc on copying and Nth Farthest).
         rmc: also measure the RMC's cost against its slots and heads, and the BoxWorld agents (rmc, conv-lstm).
         rmc_slots: memory slots of the RMC cost table.
@@ -249,7 +251,7 @@ def command(
         tlb_lengths: sequence lengths of the growth table (TLB with chunks of 100).
         tlb_batch: sequences per batch in both TLB tables.
         host: also measure T-LN stepped on the host through gymnasium (gymnasium/<id>) against T-LN in JAX.
-        baseline: a git revision of this checkout: the HTM and EPN agents' updates are measured with its code too, each run in a fresh process, the two in turn, with the speed-up.
+        baseline: a git revision of this checkout: the HTM, EPN and RMC agents' updates are measured with its code too, each run in a fresh process, the two in turn, with the speed-up.
     """
     check_bench_settings(cores, updates, epn_capacities, htm_pasts, htm_width, htm_layers, rmc_slots, rmc_heads, rmc_head_size,
                          tlb_chunks, tlb_length, tlb_lengths, tlb_batch)
@@ -276,7 +278,9 @@ def command(
     if htm_agents:
         htm_agents_table(baseline, baseline_source)
     if epn_agents:
-        epn_agents_table(baseline, baseline_source)
+        agent_updates_table("epn", baseline, baseline_source)
+    if rmc_agents:
+        agent_updates_table("rmc", baseline, baseline_source)
     if supervised:
         supervised_table(updates)
     if rmc:
@@ -337,18 +341,19 @@ def htm_agents_table(baseline: str | None = None, baseline_source: Path | None =
     console.print(table)
 
 
-def epn_agents_table(baseline: str | None = None, baseline_source: Path | None = None) -> None:
-    """One V-trace update of epn-memory-planning's cpu-preset agents; with a baseline revision, the
-    update with that revision's code beside it."""
-    from memrl.bench.epn_agents import epn_agent_rows
+def agent_updates_table(name: str, baseline: str | None = None, baseline_source: Path | None = None) -> None:
+    """One V-trace update of the cpu-preset agents of ``AGENT_PROFILES[name]``; with a baseline
+    revision, the update with that revision's code beside it."""
+    from memrl.bench.agent_updates import AGENT_PROFILES, agent_update_rows
 
-    title = "One V-trace update of epn-memory-planning's agents (cpu preset: 16 envs x 20 steps), seconds"
+    profile = AGENT_PROFILES[name]
+    title = f"One V-trace update of {profile.experiment}'s agents (cpu preset: {profile.batch}), seconds"
     if baseline_source is not None:
         title += f"; each run in a fresh process, this checkout and then revision {baseline}"
     table = Table(title=title)
     for column in ("run", "steps", "update", "acting", "gradient", "steps/s") + ((f"update at {baseline}", "speed-up") if baseline_source else ()):
         table.add_column(column)
-    for run, cost, base in epn_agent_rows(baseline_source):
+    for run, cost, base in agent_update_rows(profile, baseline_source):
         cells = [run, str(cost.steps), f"{cost.update_s:.3f}", f"{cost.acting_s:.3f}", f"{cost.gradient_s:.3f}", f"{cost.steps / cost.update_s:,.0f}"]
         if base:
             cells += [f"{base.update_s:.3f}", f"{base.update_s / cost.update_s:.2f}"]

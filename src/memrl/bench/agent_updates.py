@@ -1,20 +1,32 @@
-"""One V-trace update of the EPN paper's agents at the ``cpu`` preset of ``epn-memory-planning``
-(issue 50: the planner fast enough to train on a CPU), beside the LSTM agent, optionally with
-another revision's code beside each."""
+"""One V-trace update of the agents of an experiment's ``cpu`` preset, beside the LSTM agent,
+optionally with another revision's code beside each: the EPN agents of ``epn-memory-planning``
+(issue 50: a planner fast enough to train on a CPU) and the RMC agents of ``rmc-pacman`` (issue 49:
+the RMC agent's throughput)."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import NamedTuple
 
 from memrl.bench.update_cost import UpdateCost, update_cost, update_costs_beside
 from memrl.experiments import get
 
-EPN_RUNS = ("4x4/epn", "4x4/lstm")
-EXPERIMENT = "epn-memory-planning"
+
+class AgentProfile(NamedTuple):
+    experiment: str
+    runs: tuple[str, ...]
+    batch: str
+    """what one update learns from, for the table's title"""
 
 
-def epn_agent_rows(baseline: Path | None = None) -> list[tuple[str, UpdateCost, UpdateCost | None]]:
-    """(run, cost, cost with the code in ``baseline`` or None) for each of ``EPN_RUNS``."""
+AGENT_PROFILES = {
+    "epn": AgentProfile("epn-memory-planning", ("4x4/epn", "4x4/lstm"), "16 envs x 20 steps"),
+    "rmc": AgentProfile("rmc-pacman", ("full/rmc", "viewport/rmc", "full/lstm"), "32 envs x 40 steps"),
+}
+
+
+def agent_update_rows(profile: AgentProfile, baseline: Path | None = None) -> list[tuple[str, UpdateCost, UpdateCost | None]]:
+    """(run, cost, cost with the code in ``baseline`` or None) for each of ``profile``'s runs."""
     if baseline is None:
-        return [(run, update_cost(get(EXPERIMENT, "cpu").runs[run]), None) for run in EPN_RUNS]
-    return [(run, *update_costs_beside(baseline, EXPERIMENT, run, 0.0)) for run in EPN_RUNS]
+        return [(run, update_cost(get(profile.experiment, "cpu").runs[run]), None) for run in profile.runs]
+    return [(run, *update_costs_beside(baseline, profile.experiment, run, 0.0)) for run in profile.runs]
