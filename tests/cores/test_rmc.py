@@ -124,3 +124,22 @@ def test_unroll_stacks_the_attention_weights_over_time():
 def test_bad_settings_are_refused(settings, message):
     with pytest.raises(ValueError, match=message):
         cores.make("rmc", **settings)
+
+
+def test_unroll_gradient_with_recomputed_steps_equals_the_plain_scan_gradient():
+    """The RMC's unroll keeps only matrix products for its backward pass (``unroll_saves``); the
+    gradient must be what the scan that keeps everything gives."""
+    core = cores.make("rmc", mem_slots=3, head_size=4, num_heads=2, num_blocks=2, gate_style="unit")
+    keeps_everything = type("KeepsEverything", (type(core),), {"unroll_saves": None})(**{f: getattr(core, f) for f in ("mem_slots", "head_size", "num_heads", "num_blocks", "gate_style")})
+    xs = jax.random.normal(jax.random.PRNGKey(0), (6, 2, 5))
+    resets = jnp.zeros((6, 2), bool).at[3, 0].set(True)
+    carry = core.initialize_carry(None, (2,))
+    params = core.init(jax.random.PRNGKey(1), carry, xs, resets, method=core.unroll)
+
+    def gradient(model):
+        loss = lambda p, x: jnp.sum(jnp.sin(model.apply(p, carry, x, resets, method=model.unroll)[1]))  # noqa: E731
+        return jax.grad(loss, argnums=(0, 1))(params, xs)
+
+    assert core.unroll_saves is not None
+    for ours, plain in zip(jax.tree.leaves(gradient(core)), jax.tree.leaves(gradient(keeps_everything))):
+        np.testing.assert_allclose(ours, plain, rtol=1e-5, atol=1e-6)

@@ -86,6 +86,8 @@ class RelationalMemory(MemoryCore):
     forget_bias: float = 1.0
     """added to the forget gate before its sigmoid"""
 
+    unroll_saves = staticmethod(jax.checkpoint_policies.dots_saveable)
+
     def __post_init__(self):
         check_positive(self, "mem_slots", "head_size", "num_heads", "num_blocks", "attention_mlp_layers")
         if self.key_size is not None and self.key_size < 1:
