@@ -1,5 +1,5 @@
 """The recurrent baselines (LSTM, stacked LSTM, GRU) refuse sizes that are not positive integers,
-naming the core and the setting, before anything is built."""
+naming the core and the setting, before anything is built; the LSTM's split gates are the fused cell's."""
 
 import pytest
 
@@ -18,3 +18,32 @@ from memrl import cores
 def test_bad_sizes_are_refused(core, settings, message):
     with pytest.raises(ValueError, match=message):
         cores.make(core, **settings)
+
+
+def test_lstm_has_the_fused_cells_parameters_and_step():
+    """The LSTM core splits its gates (W_x x + b for all steps at once, W_h h per step) but keeps
+    ``LSTMCellFused``'s parameters (names, shapes, initial values: old checkpoints load) and its step."""
+    import flax.linen as nn
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+
+    from memrl.cores.lstm import LSTMCellFused
+
+    class FusedLSTM(nn.Module):
+        @nn.compact
+        def __call__(self, carry, x):
+            return LSTMCellFused(6, name="cell")(carry, x)
+
+    core = cores.make("lstm", hidden=6)
+    x, key = jax.random.normal(jax.random.PRNGKey(0), (3, 5)), jax.random.PRNGKey(1)
+    carry = (jax.random.normal(key, (3, 6)), jax.random.normal(jax.random.PRNGKey(2), (3, 6)))
+    params = core.init(key, carry, x, jnp.zeros(3, bool))
+    fused = FusedLSTM().init(key, carry, x)
+    assert jax.tree.structure(params) == jax.tree.structure(fused)
+    for ours, theirs in zip(jax.tree.leaves(params), jax.tree.leaves(fused)):
+        np.testing.assert_array_equal(ours, theirs)
+    (c, h), y = core.apply(params, carry, x, jnp.zeros(3, bool))
+    (c_fused, h_fused), _ = FusedLSTM().apply(params, carry, x)
+    np.testing.assert_allclose(c, c_fused, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(h, h_fused, rtol=1e-5, atol=1e-6)

@@ -38,6 +38,45 @@ class LSTMCellFused(nn.Module):
         return (c, h), h
 
 
+class InputSplitGates(nn.Module):
+    """``LSTMCellFused``'s gates W [x, h] + b, with the same parameters (a kernel [x + h, 4·hidden]
+    and the bias), computed in two parts: W_x x + b, which needs no carry (an unroll computes it for
+    all steps in one matrix product), and W_h h per step."""
+
+    hidden: int
+
+    @nn.compact
+    def input_gates(self, x):
+        kernel = self.param("kernel", nn.initializers.lecun_normal(), (x.shape[-1] + self.hidden, 4 * self.hidden))
+        bias = self.param("bias", _lstm_bias_init(self.hidden), (4 * self.hidden,))
+        # [x, 0] @ W rather than x @ W[:x]: a slice of W would be copied at every acting step
+        return jnp.concatenate([x, jnp.zeros((*x.shape[:-1], self.hidden), x.dtype)], -1) @ kernel + bias
+
+    def recurrent_gates(self, h):
+        """W_h h (the kernel exists: ``input_gates`` made it, and runs before every step)."""
+        return h @ self.get_variable("params", "kernel")[-self.hidden :]
+
+
+class LSTMCellSplit(nn.Module):
+    """``LSTMCellFused`` on gates split by ``InputSplitGates``: ``input_gates(x)`` then
+    ``__call__(carry, input_gates)``."""
+
+    hidden: int
+
+    def setup(self):
+        self.gates = InputSplitGates(self.hidden)
+
+    def input_gates(self, x):
+        return self.gates.input_gates(x)
+
+    def __call__(self, carry, input_gates):
+        c, h = carry
+        i, f, g, o = jnp.split(input_gates + self.gates.recurrent_gates(h), 4, axis=-1)
+        c = jax.nn.sigmoid(f) * c + jax.nn.sigmoid(i) * jnp.tanh(g)
+        h = jax.nn.sigmoid(o) * jnp.tanh(c)
+        return (c, h), h
+
+
 def lstm_zeros(batch_shape, hidden):
     return (jnp.zeros((*batch_shape, hidden)), jnp.zeros((*batch_shape, hidden)))
 
@@ -55,9 +94,15 @@ class LSTM(MemoryCore):
     def initialize_carry(self, rng, batch_shape):
         return lstm_zeros(batch_shape, self.hidden)
 
-    @nn.compact
-    def step(self, carry, x, reset):
-        return LSTMCellFused(self.hidden, name="cell")(carry, x)
+    def setup(self):
+        self.cell = LSTMCellSplit(self.hidden)
+
+    def map_input(self, x, batch_ndim: int):
+        """W_x x + b, the input's part of the gates."""
+        return self.cell.input_gates(x)
+
+    def step(self, carry, input_gates, reset):
+        return self.cell(carry, input_gates)
 
 
 class StackedLSTM(MemoryCore):
