@@ -52,22 +52,22 @@ class MemoryCore(nn.Module):
         raise NotImplementedError
 
     def step(self, carry, x, reset):
-        """One step on a carry that has already been reset, of the input as ``map_input`` returns
-        it. ``reset`` is passed for cores that need to know an episode starts (e.g. to start a new
-        chunk); most ignore it."""
+        """One step on a carry that has already been reset. ``reset`` is passed for cores that
+        need to know an episode starts (e.g. to start a new chunk); most ignore it."""
         raise NotImplementedError
 
     def map_input(self, x, batch_ndim: int):
-        """The map of each step's own input that a step begins with (no carry in it), on inputs
-        with ``batch_ndim`` leading batch axes. ``unroll`` applies it to all T steps at once: one
-        matrix product of T·B rows, where a scan would run T products of B rows (the RMC's input
-        projection). Default: none."""
+        """The part of a step that reads only the step's own input (no carry), on inputs with
+        ``batch_ndim`` leading batch axes; ``unroll`` applies it to all T steps at once (one matrix
+        product of T·B rows where a scan would run T products of B rows: the input projections of
+        the RMC and the LSTM) and then ``step_mapped``. Default: none."""
         return x
 
-    def __call__(self, carry, x, reset):
-        return self._reset_and_step(carry, self.map_input(x, 1), reset)
+    def step_mapped(self, carry, mapped, reset):
+        """``step`` on the input as ``map_input`` maps it (a core with a ``map_input`` says how)."""
+        return self.step(carry, mapped, reset)
 
-    def _reset_and_step(self, carry, x, reset):
+    def __call__(self, carry, x, reset):
         initial = self.initialize_carry(jax.random.PRNGKey(0), reset.shape)
         return self.step(reset_carry(carry, initial, reset), x, reset)
 
@@ -83,8 +83,9 @@ class MemoryCore(nn.Module):
         in ``intermediates`` (RMC's attention weights) comes out stacked over time."""
 
         def body(core, carry, inputs):
-            x, reset = inputs
-            return core._reset_and_step(carry, x, reset)
+            mapped, reset = inputs
+            initial = core.initialize_carry(jax.random.PRNGKey(0), reset.shape)
+            return core.step_mapped(reset_carry(carry, initial, reset), mapped, reset)
 
         if self.unroll_saves is not None:
             body = nn.checkpoint(body, policy=self.unroll_saves)

@@ -32,49 +32,45 @@ class LSTMCellFused(nn.Module):
         gates = nn.Dense(4 * self.hidden, bias_init=_lstm_bias_init(self.hidden), name="gates")(
             jnp.concatenate([x, h], axis=-1)
         )
-        i, f, g, o = jnp.split(gates, 4, axis=-1)
-        c = jax.nn.sigmoid(f) * c + jax.nn.sigmoid(i) * jnp.tanh(g)
-        h = jax.nn.sigmoid(o) * jnp.tanh(c)
-        return (c, h), h
+        return lstm_update(c, gates)
 
 
-class InputSplitGates(nn.Module):
-    """``LSTMCellFused``'s gates W [x, h] + b, with the same parameters (a kernel [x + h, 4·hidden]
-    and the bias), computed in two parts: W_x x + b, which needs no carry (an unroll computes it for
-    all steps in one matrix product), and W_h h per step."""
+def lstm_update(c, gates):
+    """((c', h'), h') from the cell c and the gates' logits [i, f, g, o] (module docstring)."""
+    i, f, g, o = jnp.split(gates, 4, axis=-1)
+    c = jax.nn.sigmoid(f) * c + jax.nn.sigmoid(i) * jnp.tanh(g)
+    h = jax.nn.sigmoid(o) * jnp.tanh(c)
+    return (c, h), h
+
+
+class SplitGates(nn.Module):
+    """``LSTMCellFused``'s gates W [x, h] + b, with its parameters (a kernel [x + h, 4·hidden] and
+    the bias): fused for one step, or split as W_x x + b, which needs no carry (an unroll computes it
+    for all steps in one matrix product), and W_h h per step."""
 
     hidden: int
 
     @nn.compact
-    def input_gates(self, x):
+    def __call__(self, x, h=None):
+        """W [x, h] + b, or W_x x + b when ``h`` is None."""
         kernel = self.param("kernel", nn.initializers.lecun_normal(), (x.shape[-1] + self.hidden, 4 * self.hidden))
         bias = self.param("bias", _lstm_bias_init(self.hidden), (4 * self.hidden,))
-        # [x, 0] @ W rather than x @ W[:x]: a slice of W would be copied at every acting step
-        return jnp.concatenate([x, jnp.zeros((*x.shape[:-1], self.hidden), x.dtype)], -1) @ kernel + bias
+        if h is None:
+            return x @ kernel[: x.shape[-1]] + bias
+        return jnp.concatenate([x, h], axis=-1) @ kernel + bias
 
-    def recurrent_gates(self, h):
-        """W_h h (the kernel exists: ``input_gates`` made it, and runs before every step)."""
+    def recurrent(self, h):
+        """W_h h (the kernel exists: ``__call__`` made it, and runs before every step)."""
         return h @ self.get_variable("params", "kernel")[-self.hidden :]
 
 
 class LSTMCellSplit(nn.Module):
-    """``LSTMCellFused`` on gates split by ``InputSplitGates``: ``input_gates(x)`` then
-    ``__call__(carry, input_gates)``."""
+    """``LSTMCellFused`` with ``SplitGates`` (the parameters keep their names: cell/gates)."""
 
     hidden: int
 
     def setup(self):
-        self.gates = InputSplitGates(self.hidden)
-
-    def input_gates(self, x):
-        return self.gates.input_gates(x)
-
-    def __call__(self, carry, input_gates):
-        c, h = carry
-        i, f, g, o = jnp.split(input_gates + self.gates.recurrent_gates(h), 4, axis=-1)
-        c = jax.nn.sigmoid(f) * c + jax.nn.sigmoid(i) * jnp.tanh(g)
-        h = jax.nn.sigmoid(o) * jnp.tanh(c)
-        return (c, h), h
+        self.gates = SplitGates(self.hidden)
 
 
 def lstm_zeros(batch_shape, hidden):
@@ -97,12 +93,17 @@ class LSTM(MemoryCore):
     def setup(self):
         self.cell = LSTMCellSplit(self.hidden)
 
+    def step(self, carry, x, reset):
+        c, h = carry
+        return lstm_update(c, self.cell.gates(x, h))
+
     def map_input(self, x, batch_ndim: int):
         """W_x x + b, the input's part of the gates."""
-        return self.cell.input_gates(x)
+        return self.cell.gates(x)
 
-    def step(self, carry, input_gates, reset):
-        return self.cell(carry, input_gates)
+    def step_mapped(self, carry, input_gates, reset):
+        c, h = carry
+        return lstm_update(c, input_gates + self.cell.gates.recurrent(h))
 
 
 class StackedLSTM(MemoryCore):

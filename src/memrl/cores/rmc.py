@@ -118,7 +118,10 @@ class RelationalMemory(MemoryCore):
         """x̃ = W_x x, the input row (flattened input)."""
         return self.input(x.reshape(*x.shape[:batch_ndim], -1))
 
-    def step(self, memory, row, reset):
+    def step(self, memory, x, reset):
+        return self.step_mapped(memory, self.map_input(x, 1), reset)
+
+    def step_mapped(self, memory, row, reset):
         attended = self._attend(jnp.concatenate([memory, row[:, None]], axis=1))[:, :-1]
         if self.gate_style == "none":
             new_memory = attended
