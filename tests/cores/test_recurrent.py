@@ -21,19 +21,25 @@ def test_bad_sizes_are_refused(core, settings, message):
 
 
 def test_lstm_has_the_fused_cells_parameters_and_step():
-    """The LSTM core splits its gates (W_x x + b for all steps at once, W_h h per step) but keeps
-    ``LSTMCellFused``'s parameters (names, shapes, initial values: old checkpoints load) and its step."""
+    """The LSTM core splits its gates (W_x x + b for all steps at once, W_h h per step) but keeps the
+    parameters of one Dense over [x, h] (names, shapes, initial values: old checkpoints load) and its step."""
     import flax.linen as nn
     import jax
     import jax.numpy as jnp
     import numpy as np
 
-    from memrl.cores.lstm import LSTMCellFused
+    from memrl.cores.lstm import _lstm_bias_init, lstm_update
+
+    class DenseCell(nn.Module):  # the cell as it was written before the split: one Dense over [x, h]
+        @nn.compact
+        def __call__(self, carry, x):
+            c, h = carry
+            return lstm_update(c, nn.Dense(24, bias_init=_lstm_bias_init(6), name="gates")(jnp.concatenate([x, h], -1)))
 
     class FusedLSTM(nn.Module):
         @nn.compact
         def __call__(self, carry, x):
-            return LSTMCellFused(6, name="cell")(carry, x)
+            return DenseCell(name="cell")(carry, x)
 
     core = cores.make("lstm", hidden=6)
     x, key = jax.random.normal(jax.random.PRNGKey(0), (3, 5)), jax.random.PRNGKey(1)

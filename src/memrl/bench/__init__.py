@@ -346,8 +346,11 @@ def agent_updates_table(name: str, baseline: str | None = None, baseline_source:
     revision, the update with that revision's code beside it."""
     from memrl.bench.agent_updates import AGENT_PROFILES, agent_update_rows
 
+    from memrl.experiments import get
+
     profile = AGENT_PROFILES[name]
-    title = f"One V-trace update of {profile.experiment}'s agents (cpu preset: {profile.batch}), seconds"
+    config = get(profile.experiment, "cpu").runs[profile.runs[0]]
+    title = f"One V-trace update of {profile.experiment}'s agents (cpu preset: {config.num_envs} envs x {config.rollout_len} steps), seconds"
     if baseline_source is not None:
         title += f"; each run in a fresh process, this checkout and then revision {baseline}"
     table = Table(title=title)

@@ -13,15 +13,15 @@ from memrl.experiments import get
 
 
 class AgentProfile(NamedTuple):
+    """The runs of an experiment's cpu preset whose update ``memrl bench`` profiles."""
+
     experiment: str
     runs: tuple[str, ...]
-    batch: str
-    """what one update learns from, for the table's title"""
 
 
 AGENT_PROFILES = {
-    "epn": AgentProfile("epn-memory-planning", ("4x4/epn", "4x4/lstm"), "16 envs x 20 steps"),
-    "rmc": AgentProfile("rmc-pacman", ("full/rmc", "viewport/rmc", "full/lstm"), "32 envs x 40 steps"),
+    "epn": AgentProfile("epn-memory-planning", ("4x4/epn", "4x4/lstm")),
+    "rmc": AgentProfile("rmc-pacman", ("full/rmc", "viewport/rmc", "full/lstm")),
 }
 
 

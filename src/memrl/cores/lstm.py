@@ -21,32 +21,10 @@ def _lstm_bias_init(hidden: int):
     return init
 
 
-class LSTMCellFused(nn.Module):
-    """One fused-matmul LSTM cell; carry (c, h)."""
-
-    hidden: int
-
-    @nn.compact
-    def __call__(self, carry, x):
-        c, h = carry
-        gates = nn.Dense(4 * self.hidden, bias_init=_lstm_bias_init(self.hidden), name="gates")(
-            jnp.concatenate([x, h], axis=-1)
-        )
-        return lstm_update(c, gates)
-
-
-def lstm_update(c, gates):
-    """((c', h'), h') from the cell c and the gates' logits [i, f, g, o] (module docstring)."""
-    i, f, g, o = jnp.split(gates, 4, axis=-1)
-    c = jax.nn.sigmoid(f) * c + jax.nn.sigmoid(i) * jnp.tanh(g)
-    h = jax.nn.sigmoid(o) * jnp.tanh(c)
-    return (c, h), h
-
-
 class SplitGates(nn.Module):
-    """``LSTMCellFused``'s gates W [x, h] + b, with its parameters (a kernel [x + h, 4·hidden] and
-    the bias): fused for one step, or split as W_x x + b, which needs no carry (an unroll computes it
-    for all steps in one matrix product), and W_h h per step."""
+    """An LSTM's gates W [x, h] + b (a kernel [x + h, 4·hidden] and the bias, as one Dense over
+    [x, h] has them): fused for one step, or split as W_x x + b, which needs no carry (an unroll
+    computes it for all steps in one matrix product), and W_h h per step."""
 
     hidden: int
 
@@ -64,13 +42,25 @@ class SplitGates(nn.Module):
         return h @ self.get_variable("params", "kernel")[-self.hidden :]
 
 
-class LSTMCellSplit(nn.Module):
-    """``LSTMCellFused`` with ``SplitGates`` (the parameters keep their names: cell/gates)."""
+def lstm_update(c, gates):
+    """((c', h'), h') from the cell c and the gates' logits [i, f, g, o] (module docstring)."""
+    i, f, g, o = jnp.split(gates, 4, axis=-1)
+    c = jax.nn.sigmoid(f) * c + jax.nn.sigmoid(i) * jnp.tanh(g)
+    h = jax.nn.sigmoid(o) * jnp.tanh(c)
+    return (c, h), h
+
+
+class LSTMCellFused(nn.Module):
+    """One fused-matmul LSTM cell; carry (c, h). Its ``gates`` also compute the split form."""
 
     hidden: int
 
     def setup(self):
         self.gates = SplitGates(self.hidden)
+
+    def __call__(self, carry, x):
+        c, h = carry
+        return lstm_update(c, self.gates(x, h))
 
 
 def lstm_zeros(batch_shape, hidden):
@@ -91,11 +81,10 @@ class LSTM(MemoryCore):
         return lstm_zeros(batch_shape, self.hidden)
 
     def setup(self):
-        self.cell = LSTMCellSplit(self.hidden)
+        self.cell = LSTMCellFused(self.hidden)
 
     def step(self, carry, x, reset):
-        c, h = carry
-        return lstm_update(c, self.cell.gates(x, h))
+        return self.cell(carry, x)
 
     def map_input(self, x, batch_ndim: int):
         """W_x x + b, the input's part of the gates."""
