@@ -89,8 +89,8 @@ SMALL_CORES = {  # every registered core at test sizes (`from conftest import SM
     "trxl": dict(num_layers=2, d_model=16, num_heads=2, mlp_dim=16, memory_length=4),
     "gtrxl": dict(num_layers=2, d_model=16, num_heads=2, mlp_dim=16, memory_length=4),
     "trxl-topk": dict(num_layers=2, d_model=16, num_heads=2, mlp_dim=16, memory_length=4, top_k=2),
-    "epn": dict(capacity=24, embed_dim=8, width=16, num_heads=2),
-    "epn-nxk": dict(capacity=24, embed_dim=8, width=16, num_heads=2, k=3),
+    "epn": dict(capacity=24, embed_dim=8, width=16, num_heads=2, prefixes=2),  # two prefixes: the switch at half the compile
+    "epn-nxk": dict(capacity=24, embed_dim=8, width=16, num_heads=2, k=3, prefixes=2),
     "conv-lstm": dict(grid=1, channels=8, kernel=2),
     "rmc": dict(mem_slots=2, head_size=4, num_heads=2, num_blocks=2),
     "dnc": dict(memory_size=6, word_size=4, num_reads=2, num_writes=1, hidden=16, output_size=16),

@@ -7,7 +7,7 @@ import pytest
 
 from memrl import cores
 
-SMALL = dict(capacity=12, embed_dim=8, width=16, num_heads=2)
+SMALL = dict(capacity=12, embed_dim=8, width=16, num_heads=2, prefixes=2)
 
 
 def inputs(key, batch=2):
@@ -85,3 +85,59 @@ def test_bad_settings_and_inputs_are_rejected():
     core = cores.make("epn", **SMALL)
     with pytest.raises(ValueError, match="takes a dict with keys"):
         core.init(jax.random.PRNGKey(0), core.initialize_carry(None, (2,)), jnp.zeros((2, 5)), jnp.ones(2, bool))
+
+
+def episode_inputs(key, steps, batch):
+    """[steps, batch] named inputs and resets: episodes of 20 steps (longer than a capacity of 12, so
+    the memory wraps), out of step across the batch."""
+    k1, k2, k3 = jax.random.split(key, 3)
+    xs = {
+        "observation": jax.nn.one_hot(jax.random.randint(k1, (steps, batch), 0, 5), 5),
+        "goal": jax.nn.one_hot(jax.random.randint(k2, (steps, batch), 0, 5), 5),
+        "prev_action": jax.nn.one_hot(jax.random.randint(k3, (steps, batch), 0, 4), 4),
+    }
+    resets = (jnp.arange(steps)[:, None] + 7 * jnp.arange(batch)[None]) % 20 == 0
+    return xs, resets.at[0].set(True)
+
+
+@pytest.mark.parametrize("name", ["epn", "epn-nxk"])
+def test_planning_on_a_prefix_of_the_memory_changes_no_output_or_gradient(name):
+    """``prefixes`` (the planner runs on the shortest prefix holding every written row) is a cost,
+    not a model: outputs and parameter gradients equal planning on the whole memory every step."""
+    xs, resets = episode_inputs(jax.random.PRNGKey(0), 24, 3)
+    weights = jax.random.normal(jax.random.PRNGKey(1), (24, 3, 16 + 2 * 8))
+    results = []
+    for prefixes in (1, 3):
+        core = cores.make(name, **{**SMALL, "prefixes": prefixes}, k=4)
+        carry = core.initialize_carry(None, (3,))
+        params = core.init(jax.random.PRNGKey(2), carry, jax.tree.map(lambda x: x[0], xs), resets[0])
+
+        def loss(params):
+            _, ys = core.apply(params, carry, xs, resets, method=core.unroll)
+            return jnp.sum(ys * weights), ys
+
+        results.append(jax.jit(jax.value_and_grad(loss, has_aux=True))(params))
+    (_, whole), whole_grads = results[0]
+    (_, prefix), prefix_grads = results[1]
+    np.testing.assert_allclose(prefix, whole, atol=1e-5)
+    jax.tree.map(lambda a, b: np.testing.assert_allclose(a, b, atol=1e-4), prefix_grads, whole_grads)
+
+
+def test_the_prefix_is_chosen_once_for_all_seeds_under_vmap():
+    """Under ``vmap`` over seeds the planner takes the longest prefix any seed needs (a real branch,
+    not a select of every prefix's result), each seed's output equals its own run, and the
+    parameter gradient runs under ``vmap`` too (as training does)."""
+    core = cores.make("epn", **{**SMALL, "prefixes": 4})
+    x = inputs(jax.random.PRNGKey(0))
+    carry = core.initialize_carry(None, (2,))
+    params = core.init(jax.random.PRNGKey(1), carry, x, jnp.ones(2, bool))
+    step = lambda carry, params=params: core.apply(params, carry, x, jnp.zeros(2, bool))[1]  # noqa: E731
+    carries = jax.tree.map(lambda a: jnp.stack([a, a]), carry)
+    carries["count"] = jnp.array([[1.0, 2.0], [9.0, 4.0]])  # seed 0 needs a prefix of 3 rows, seed 1 all 12
+    carries["memory"] = jax.random.normal(jax.random.PRNGKey(3), carries["memory"].shape)
+    mapped = jax.jit(jax.vmap(step))(carries)
+    for seed in range(2):
+        np.testing.assert_allclose(mapped[seed], step(jax.tree.map(lambda a: a[seed], carries)), atol=1e-6)
+    assert "cond" in str(jax.make_jaxpr(jax.vmap(step))(carries))
+    gradients = jax.jit(jax.vmap(jax.grad(lambda params, carry: jnp.sum(step(carry, params) ** 2)), in_axes=(None, 0)))(params, carries)
+    assert all(np.isfinite(g).all() for g in jax.tree.leaves(gradients))

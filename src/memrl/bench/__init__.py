@@ -350,7 +350,7 @@ def agent_updates_table(name: str, baseline: str | None = None, baseline_source:
 
     profile = AGENT_PROFILES[name]
     config = get(profile.experiment, "cpu").runs[profile.runs[0]]
-    title = f"One V-trace update of {profile.experiment}'s agents (cpu preset: {config.num_envs} envs x {config.rollout_len} steps), seconds"
+    title = f"One V-trace update of {profile.experiment}'s agents (cpu preset: {config.num_envs} envs x {config.rollout_len} steps), seconds, the mean of the first {profile.updates}"
     if baseline_source is not None:
         title += f"; each run in a fresh process, this checkout and then revision {baseline}"
     table = Table(title=title)

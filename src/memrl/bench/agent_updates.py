@@ -17,10 +17,12 @@ class AgentProfile(NamedTuple):
 
     experiment: str
     runs: tuple[str, ...]
+    updates: int = 2
+    """consecutive updates from the start that each figure averages"""
 
 
 AGENT_PROFILES = {
-    "epn": AgentProfile("epn-memory-planning", ("4x4/epn", "4x4/lstm")),
+    "epn": AgentProfile("epn-memory-planning", ("4x4/epn", "4x4/lstm"), updates=5),  # a 100-step episode of 20-step unrolls
     "rmc": AgentProfile("rmc-pacman", ("full/rmc", "viewport/rmc", "full/lstm")),
 }
 
@@ -28,5 +30,5 @@ AGENT_PROFILES = {
 def agent_update_rows(profile: AgentProfile, baseline: Path | None = None) -> list[tuple[str, UpdateCost, UpdateCost | None]]:
     """(run, cost, cost with the code in ``baseline`` or None) for each of ``profile``'s runs."""
     if baseline is None:
-        return [(run, update_cost(get(profile.experiment, "cpu").runs[run]), None) for run in profile.runs]
-    return [(run, *update_costs_beside(baseline, profile.experiment, run, 0.0)) for run in profile.runs]
+        return [(run, update_cost(get(profile.experiment, "cpu").runs[run], updates=profile.updates), None) for run in profile.runs]
+    return [(run, *update_costs_beside(baseline, profile.experiment, run, 0.0, profile.updates)) for run in profile.runs]

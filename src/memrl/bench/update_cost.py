@@ -36,22 +36,28 @@ def best_seconds(function, *args, repeats: int) -> float:
     return min(times)
 
 
-def update_cost(config, repeats: int = 3) -> UpdateCost:
-    """The cost of one update of ``config``'s V-trace learner and of its two main parts."""
+def update_cost(config, repeats: int = 3, updates: int = 2) -> UpdateCost:
+    """The cost of one update of ``config``'s V-trace learner and of its two main parts, averaged
+    over ``updates`` consecutive updates from the start (a core whose cost changes over an episode,
+    EPN's planner on the rows written so far, needs an episode's worth)."""
     learner = Impala(config)
     runner = learner.init(jax.random.PRNGKey(0))
-    updates = 2
     update_s = best_seconds(jax.jit(lambda r: learner.run(r, updates)), runner, repeats=repeats) / updates
     rollout = jax.jit(lambda r: learner.rollout(r, r.params))
-    acting_s = best_seconds(rollout, runner, repeats=repeats)
-    _, segment = rollout(runner)
     gradient = jax.jit(lambda params, segment: jax.grad(learner._loss, has_aux=True)(params, segment))
-    gradient_s = best_seconds(gradient, runner.params, segment, repeats=repeats)
+    acting_s = gradient_s = 0.0
+    for _ in range(updates):  # the rollouts of those updates (acting with the initial parameters)
+        acting_s += best_seconds(rollout, runner, repeats=repeats) / updates
+        next_runner, segment = rollout(runner)
+        gradient_s += best_seconds(gradient, runner.params, segment, repeats=repeats) / updates
+        runner = next_runner
     return UpdateCost(config.steps_per_update, update_s, acting_s, gradient_s)
 
 
 # what a fresh process runs to measure one experiment run's update with the code it imports: argument
-# [experiment, run, reconstruction weight]; revisions before this module kept update_cost in htm_agents
+# [experiment, run, reconstruction weight, updates]; revisions before this module kept update_cost in
+# htm_agents, and those before its ``updates`` measured two updates (no core's cost changed over an
+# episode before EPN's planner skipped unwritten rows)
 UPDATE_COST_SCRIPT = """
 import dataclasses, json, sys
 from memrl.experiments import get
@@ -59,15 +65,20 @@ try:
     from memrl.bench.update_cost import update_cost
 except ImportError:
     from memrl.bench.htm_agents import update_cost
-experiment, run, coef = json.loads(sys.argv[1])
+experiment, run, coef, updates = json.loads(sys.argv[1])
 config = dataclasses.replace(get(experiment, "cpu").runs[run], reconstruction_coef=coef)
-print(json.dumps(update_cost(config)._asdict()))
+try:
+    cost = update_cost(config, updates=updates)
+except TypeError:
+    cost = update_cost(config)
+print(json.dumps(cost._asdict()))
 """
 
 
-def update_costs_beside(baseline: Path, experiment: str, run: str, reconstruction_coef: float) -> tuple[UpdateCost, UpdateCost]:
-    """The update cost of ``experiment``'s cpu-preset ``run`` (at ``reconstruction_coef``) with this
-    checkout's code and with the code in ``baseline``, each in a fresh process, the two in turn."""
-    argument = [experiment, run, reconstruction_coef]
+def update_costs_beside(baseline: Path, experiment: str, run: str, reconstruction_coef: float, updates: int = 2) -> tuple[UpdateCost, UpdateCost]:
+    """The update cost (over ``updates`` updates) of ``experiment``'s cpu-preset ``run`` (at
+    ``reconstruction_coef``) with this checkout's code and with the code in ``baseline``, each in a
+    fresh process, the two in turn."""
+    argument = [experiment, run, reconstruction_coef, updates]
     ours = UpdateCost(**run_script(CHECKOUT_SOURCE, UPDATE_COST_SCRIPT, argument))
     return ours, UpdateCost(**run_script(baseline, UPDATE_COST_SCRIPT, argument))

@@ -34,14 +34,49 @@ from typing import ClassVar, Literal
 import jax
 import jax.numpy as jnp
 import flax.linen as nn
+from jax.custom_batching import custom_vmap
 
-from memrl.cores.base import MemoryCore, register
+from memrl.cores.base import MemoryCore, register, reset_carry
 from memrl.settings import check_positive
+
+
+@custom_vmap
+def batch_maximum(n: jax.Array) -> jax.Array:
+    """``n`` (an integer scalar); under ``vmap`` the maximum over the mapped axis, unbatched, so that
+    a ``lax.switch`` on it stays one branch for all seeds instead of becoming a select of every
+    branch. Only for a choice where any value at least as large is as right (a prefix length)."""
+    return n
+
+
+@batch_maximum.def_vmap
+def _batch_maximum_vmap(axis_size, in_batched, n):
+    return (batch_maximum(jnp.max(n, axis=0)) if in_batched[0] else n), False
 
 
 def attention_mask(query_valid: jax.Array, key_valid: jax.Array) -> jax.Array:
     """[B, 1, Q, K] mask for flax attention from [B, Q] and [B, K] validity."""
     return (query_valid[:, :, None] & key_valid[:, None, :])[:, None]
+
+
+class PlannerInput(nn.Module):
+    """The planner's row projection W [m, e(g)] + b (a kernel [3·embed_dim + embed_dim, width] and
+    the bias, as one Dense over memory row and goal has them), computed as W_m m + (W_g e(g) + b):
+    a row is projected once when it is written, not again at every later step."""
+
+    embed_dim: int
+    width: int
+
+    def setup(self):
+        self.kernel = self.param("kernel", nn.initializers.lecun_normal(), (4 * self.embed_dim, self.width))
+        self.bias = self.param("bias", nn.initializers.zeros, (self.width,))
+
+    def memory(self, rows):
+        """W_m m for memory rows [..., 3·embed_dim]."""
+        return rows @ self.kernel[: 3 * self.embed_dim]
+
+    def goal(self, goal):
+        """W_g e(g) + b for goal embeddings [..., embed_dim]."""
+        return goal @ self.kernel[3 * self.embed_dim :] + self.bias
 
 
 class PlannerIteration(nn.Module):
@@ -84,11 +119,15 @@ class EPN(MemoryCore):
     """most recent rows that form the N×k planner's belief (they attend to the whole store)"""
     share_goal_embedding: bool = True
     """embed the goal with the observation's embedding"""
+    prefixes: int = 5
+    """the planner runs on the shortest of the memory's first capacity·i/prefixes rows (i = 1 ..
+    prefixes) that holds every row written in the batch: the same outputs, less work early in an
+    episode (1: always the whole memory; each prefix is compiled)"""
 
     def __post_init__(self):
         if self.variant not in ("a2a", "nxk"):
             raise ValueError(f"variant must be 'a2a' or 'nxk', got {self.variant!r}")
-        check_positive(self, "capacity", "embed_dim", "width", "num_heads", "iterations", "k")
+        check_positive(self, "capacity", "embed_dim", "width", "num_heads", "iterations", "k", "prefixes")
         if self.width % self.num_heads:
             raise ValueError(f"width ({self.width}) must be divisible by num_heads ({self.num_heads})")
         super().__post_init__()
@@ -105,7 +144,7 @@ class EPN(MemoryCore):
         if not self.share_goal_embedding:
             self.embed_goal = nn.Dense(self.embed_dim)
         self.embed_action = nn.Dense(self.embed_dim)
-        self.planner_input = nn.Dense(self.width)
+        self.planner_input = PlannerInput(self.embed_dim, self.width)
         self.iteration = PlannerIteration(self.width, self.num_heads, self.variant)
         self.readout_hidden = nn.Dense(self.width)
         self.readout_out = nn.Dense(self.width)
@@ -132,15 +171,41 @@ class EPN(MemoryCore):
         ``after``, from one pass of max(after) iterations (for probing several thinking times)."""
         if not after or min(after) < 1:
             raise ValueError(f"after must list iteration counts >= 1, got {tuple(after)}")
-        valid = jnp.arange(self.capacity)[None] < jnp.minimum(count, self.capacity)[:, None]
-        rows = jnp.concatenate([memory, jnp.broadcast_to(goal[:, None], (*memory.shape[:2], self.embed_dim))], -1)
-        rows = self.planner_input(rows)
+        plan = lambda core, memory, *args: core.plan_prefix(core.planner_input.memory(memory), *args, after)  # noqa: E731
+        return self.on_prefix(plan, memory, count, state, goal)
+
+    def on_prefix(self, plan, memory, count, state, goal):
+        """``plan(self, memory[:, :n], count, state, goal)`` for the shortest n of the ``prefixes``
+        prefix lengths that holds every valid row: rows are written in order from an episode's
+        start, so the valid ones are a prefix (all n = capacity rows once a memory wraps around)."""
+        count = count.astype(jnp.int32)
+        lengths = [-(-self.capacity * i // self.prefixes) for i in range(1, self.prefixes + 1)]
+        if len(lengths) == 1:
+            return plan(self, memory, count, state, goal)
+        shortest = jnp.searchsorted(jnp.array(lengths), batch_maximum(jnp.max(jnp.minimum(count, self.capacity))))
+        # the gradient of a switch keeps the residuals of every branch (zeros for those not taken):
+        # each branch keeps only its inputs and recomputes its forward pass in the backward
+        branches = [
+            nn.checkpoint(lambda core, memory, *args, n=n: plan(core, memory[:, :n], *args), policy=jax.checkpoint_policies.nothing_saveable)
+            for n in lengths
+        ]
+        if self.is_initializing():  # every branch creates the same parameters
+            return branches[-1](self, memory, count, state, goal)
+        # only the parameters enter the branches: what one sows (captured intermediates) has the prefix's shape
+        return nn.switch(shortest, branches, self, memory, count, state, goal, variables="params")
+
+    def plan_prefix(self, projected, count, state, goal, after: Sequence[int]):
+        """The planner on n projected rows W_m m [B, n, width] of memories that hold ``count`` rows
+        each (all n valid where count > n: only when n is the capacity)."""
+        rows = projected + self.planner_input.goal(goal)[:, None]
+        length = rows.shape[1]
+        valid = jnp.arange(length)[None] < count[:, None]
         if self.variant == "a2a":
             belief, belief_valid = rows, valid
         else:  # the k most recent rows, newest first
-            recent = (count[:, None] - 1 - jnp.arange(self.k)[None]) % self.capacity
+            recent = (count[:, None] - 1 - jnp.arange(min(self.k, length))[None]) % length
             belief = jnp.take_along_axis(rows, recent[..., None], axis=1)
-            belief_valid = jnp.arange(self.k)[None] < jnp.minimum(count, self.capacity)[:, None]
+            belief_valid = jnp.arange(min(self.k, length))[None] < count[:, None]
         readouts = {}
         for i in range(1, max(after) + 1):
             belief = self.iteration(belief, belief_valid, rows, valid)
@@ -154,17 +219,43 @@ class EPN(MemoryCore):
         readout = self.readout_out(nn.relu(self.readout_hidden(with_state)))
         return jnp.max(jnp.where(belief_valid[..., None], readout, -jnp.inf), axis=1)
 
-    def step(self, carry, x, reset):
+    @staticmethod
+    def check_inputs(x):
         if not isinstance(x, dict) or set(x) != {"observation", "goal", "prev_action"}:
             raise ValueError("the epn core takes a dict with keys 'observation', 'goal' and 'prev_action'")
+
+    def write(self, carry, x):
+        """Write step ``x``'s row: (carry, e(o), e(g), the row [B, 3·embed_dim], its slot [B, capacity, 1])."""
+        self.check_inputs(x)
         state, goal = self.embed(x["observation"], x["goal"])
         row = self.memory_row(state, x["prev_action"], carry["prev_embedding"])
         count = carry["count"].astype(jnp.int32)
         slot = jax.nn.one_hot(count % self.capacity, self.capacity, dtype=bool)[..., None]
-        memory = jnp.where(slot, row[:, None], carry["memory"])
-        count = count + 1
-        carry = {"memory": memory, "count": count.astype(jnp.float32), "prev_embedding": state}
-        return carry, jnp.concatenate([self.plan(memory, count, state, goal), state, goal], -1)
+        carry = {"memory": jnp.where(slot, row[:, None], carry["memory"]), "count": (count + 1).astype(jnp.float32), "prev_embedding": state}
+        return carry, state, goal, row, slot
+
+    def step(self, carry, x, reset):
+        carry, state, goal, _, _ = self.write(carry, x)
+        return carry, jnp.concatenate([self.plan(carry["memory"], carry["count"], state, goal), state, goal], -1)
+
+    def unroll(self, carry, xs, resets):
+        """The steps in a scan whose carry also holds the memory's projected rows W_m m (the
+        planner's share of a row, the same at every later step): each row is projected once, when it
+        is written, instead of at every step, and the scan's gradient passes the projected rows
+        (width) instead of the rows (3·embed_dim). Equal to T steps (tests)."""
+
+        def body(core, carried, inputs):
+            x, reset = inputs
+            initial = (core.initialize_carry(None, reset.shape), jnp.zeros_like(carried[1]))
+            carry, projected = reset_carry(carried, initial, reset)
+            carry, state, goal, row, slot = core.write(carry, x)
+            projected = jnp.where(slot, core.planner_input.memory(row)[:, None], projected)
+            plan = lambda core, rows, *args: core.plan_prefix(rows, *args, (core.iterations,))[0]  # noqa: E731
+            return (carry, projected), jnp.concatenate([core.on_prefix(plan, projected, carry["count"], state, goal), state, goal], -1)
+
+        scan = nn.scan(body, variable_broadcast="params", split_rngs={"params": False}, in_axes=0, out_axes=0)
+        (carry, _), ys = scan(self, (carry, self.planner_input.memory(carry["memory"])), (xs, resets))
+        return carry, ys
 
 
 register("epn", EPN)
