@@ -30,3 +30,11 @@ def test_the_epn_and_rmc_profiles_are_the_experiments_cpu_agents_beside_an_lstm(
         runs = get(profile.experiment, "cpu").runs
         cores = {runs[run].core for run in profile.runs}
         assert cores == {core, "lstm"} and all(runs[run].learner == "impala" for run in profile.runs)
+
+
+def test_the_epn_profile_averages_one_whole_episode():
+    """EPN's planner costs more as an episode's memory fills: its figures average an episode's updates."""
+    profile = AGENT_PROFILES["epn"]
+    for run in profile.runs:
+        config = get(profile.experiment, "cpu").runs[run]
+        assert profile.updates * config.rollout_len == 100 == config.core_args.get("capacity", 100)

@@ -45,8 +45,9 @@ EPN_SETTINGS = (
     PaperSetting("entropy cost", "swept in [1e-3, 1e-2] (Table 1)", "entropy_coef", "the top of the range, a little ahead of 1e-3 at lr 4e-4 in epn-settings-sweep"),
     PaperSetting("discount γ", "swept in [0.9, 0.95] (Table 1)", "gamma"),
     PaperSetting("planner iterations", "4 in the RL runs of Sec. 6.2 (footnote 5); 1, 2, 4 compared (Fig. 4a)", "core_args.iterations",
-                 "cpu: 2, half the attention compute; the paper finds 2 nearly saturating on 5 intersections"),
-    PaperSetting("planner heads", "1 to 4, no benefit past 1 (A.3)", "core_args.num_heads", "cpu: the core's default"),
+                 "cpu: 2, half the planner's compute (an update of 4x4/epn: 0.26 s with 2 iterations and 2 heads, 0.49 s with 4 and 1, on one core); "
+                 "the paper finds 2 nearly saturating on 5 intersections, and on the 3×3 game at the cpu settings 4 iterations and 1 head were level with 2 and 2 at 560-600k steps (a GPU pilot, docs/results.md)"),
+    PaperSetting("planner heads", "1 to 4, no benefit past 1 (A.3)", "core_args.num_heads", "cpu: the core's default, with 2 iterations (above)"),
     PaperSetting("planner width (queries, keys, values; MLPs)", "64 (A.3)", "core_args.width"),
     PaperSetting("episodic store", "the whole 100-step episode (Sec. 4)", "core_args.capacity"),
     PaperSetting("N×k belief rows", "k = 50, half the store (A.4)", "core_args.k"),
