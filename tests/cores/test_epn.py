@@ -80,6 +80,8 @@ def test_memory_wraps_around_at_capacity():
 def test_bad_settings_and_inputs_are_rejected():
     with pytest.raises(ValueError, match="variant must be 'a2a' or 'nxk'"):
         cores.make("epn", variant="full")
+    with pytest.raises(ValueError, match="prefixes"):
+        cores.make("epn", prefixes=0)
     with pytest.raises(ValueError, match="divisible by num_heads"):
         cores.make("epn", width=10, num_heads=4)
     core = cores.make("epn", **SMALL)

@@ -23,7 +23,9 @@ planner output. The core outputs [planner output, e(o_t), e(g)]; the agent's hea
 ``iterations`` is not part of the parameters, so a trained planner can be run with more or fewer
 iterations ("thinking time"). The goal uses the observation embedding when ``share_goal_embedding``
 (goals are observations of the goal state in both of the paper's tasks). The memory stores
-embeddings as the paper does; rows written before an unroll starts carry no gradient.
+embeddings as the paper does; rows written before an unroll starts carry no gradient. The planner
+runs on the shortest of a few prefixes of the store that holds every written row (``prefixes``):
+less work early in an episode, the same outputs.
 """
 
 from __future__ import annotations
@@ -179,7 +181,7 @@ class EPN(MemoryCore):
         prefix lengths that holds every valid row: rows are written in order from an episode's
         start, so the valid ones are a prefix (all n = capacity rows once a memory wraps around)."""
         count = count.astype(jnp.int32)
-        lengths = [-(-self.capacity * i // self.prefixes) for i in range(1, self.prefixes + 1)]
+        lengths = sorted({-(-self.capacity * i // self.prefixes) for i in range(1, self.prefixes + 1)})  # distinct where prefixes > capacity
         if len(lengths) == 1:
             return plan(self, memory, count, state, goal)
         shortest = jnp.searchsorted(jnp.array(lengths), batch_maximum(jnp.max(jnp.minimum(count, self.capacity))))
