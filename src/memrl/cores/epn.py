@@ -255,7 +255,7 @@ class EPN(MemoryCore):
             plan = lambda core, rows, *args: core.plan_prefix(rows, *args, (core.iterations,))[0]  # noqa: E731
             return (carry, projected), jnp.concatenate([core.on_prefix(plan, projected, carry["count"], state, goal), state, goal], -1)
 
-        scan = nn.scan(body, variable_broadcast="params", split_rngs={"params": False}, in_axes=0, out_axes=0)
+        scan = nn.scan(body, variable_broadcast="params", variable_axes={"intermediates": 0}, split_rngs={"params": False}, in_axes=0, out_axes=0)
         (carry, _), ys = scan(self, (carry, self.planner_input.memory(carry["memory"])), (xs, resets))
         return carry, ys
 

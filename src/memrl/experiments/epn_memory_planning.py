@@ -6,7 +6,8 @@ seen since the last goal); the N×k planner recovers about 92% of the all-to-all
 
 Presets (``--preset NAME``; without one, ``cpu`` on a CPU and ``paper`` on an accelerator):
 - ``cpu``: memrl's settings for small budgets (Adam 1e-3, 16 environments × 20-step unrolls, 2
-  planner iterations), 800k steps per run, which took 103 minutes on 2 CPU cores.
+  planner iterations), 800k steps per run, which took 103 minutes on 2 CPU cores before EPN's planner
+  ran on memory prefixes (an EPN update is 2.2 times faster since: docs/results.md).
 - ``paper``: the paper's RMSprop and planner (4 iterations, one head) with values picked inside
   its tuning ranges (docs/experiment_settings.md says which), 1e8 steps per run.
 The docs report the level reached at each budget measured.
