@@ -52,7 +52,7 @@ def batch_maximum(n: jax.Array) -> jax.Array:
 
 @batch_maximum.def_vmap
 def _batch_maximum_vmap(axis_size, in_batched, n):
-    return (batch_maximum(jnp.max(n, axis=0)) if in_batched[0] else n), False
+    return batch_maximum(jnp.max(n, axis=0)), False  # called only with n batched (its one argument)
 
 
 def attention_mask(query_valid: jax.Array, key_valid: jax.Array) -> jax.Array:
