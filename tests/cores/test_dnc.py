@@ -158,7 +158,14 @@ def test_a_stacked_controller_clips_its_state_after_the_stack():
     np.testing.assert_allclose(state.controller[1][1], jnp.clip(h1, -clip, clip), atol=1e-6)
 
 
-@pytest.mark.parametrize("settings, message", [(dict(memory_size=0), "DNC.memory_size must be a positive integer"), (dict(clip_value=-1.0), "clip_value must be >= 0")])
+@pytest.mark.parametrize(
+    "settings, message",
+    [
+        (dict(memory_size=0), "DNC.memory_size must be a positive integer"),
+        (dict(clip_value=-1.0), "clip_value must be >= 0"),
+        (dict(controller_weight_init="keras"), r"DNC.controller_weight_init must be one of \('fused', 'split'\), got 'keras'"),
+    ],
+)
 def test_bad_settings_are_refused(settings, message):
     with pytest.raises(ValueError, match=message):
         cores.make("dnc", **settings)

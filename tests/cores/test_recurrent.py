@@ -1,5 +1,6 @@
 """The recurrent baselines (LSTM, stacked LSTM, GRU) refuse sizes that are not positive integers,
-naming the core and the setting, before anything is built; the LSTM's split gates are the fused cell's."""
+naming the core and the setting, before anything is built; the LSTM's split gates are the fused cell's;
+its weight initialisations have the scales they name."""
 
 import pytest
 
@@ -13,6 +14,8 @@ from memrl import cores
         ("lstm", dict(hidden=2.5), r"LSTM.hidden must be a positive integer, got 2.5"),
         ("lstm-stack", dict(layers=0), r"StackedLSTM.layers must be a positive integer, got 0"),
         ("gru", dict(hidden=0), r"GRU.hidden must be a positive integer, got 0"),
+        ("lstm", dict(weight_init="orthogonal"), r"LSTM.weight_init must be one of \('fused', 'split'\), got 'orthogonal'"),
+        ("lstm-stack", dict(weight_init="Split"), r"StackedLSTM.weight_init must be one of"),
     ],
 )
 def test_bad_sizes_are_refused(core, settings, message):
@@ -53,3 +56,26 @@ def test_lstm_has_the_fused_cells_parameters_and_step():
     (c_fused, h_fused), _ = FusedLSTM().apply(params, carry, x)
     np.testing.assert_allclose(c, c_fused, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(h, h_fused, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("core, kernel_path", [("lstm", ("cell", "gates", "kernel")), ("lstm-stack", ("cell_1", "gates", "kernel"))])
+def test_weight_inits_draw_each_part_at_its_named_scale(core, kernel_path):
+    """"fused": every weight of W = [W_x; W_h] at 1/sqrt(x + h) (sonnet's and Haiku's LSTM); "split":
+    W_x at 1/sqrt(x) and W_h at 1/sqrt(h) (lecun_normal's truncated normal has exactly that standard deviation)."""
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+
+    inputs, hidden = 192, 64
+    stds = {}
+    for weight_init in ("fused", "split"):
+        model = cores.make(core, hidden=hidden, weight_init=weight_init)
+        x = jnp.zeros((2, inputs if core == "lstm" else hidden))  # a stacked LSTM's upper cell reads the lower one's h
+        params = model.init(jax.random.PRNGKey(0), model.initialize_carry(None, (2,)), x, jnp.zeros(2, bool))["params"]
+        kernel = np.asarray(params[kernel_path[0]][kernel_path[1]][kernel_path[2]])
+        split_at = x.shape[-1]
+        stds[weight_init] = kernel[:split_at].std(), kernel[split_at:].std(), split_at
+    fused_x, fused_h, x_width = stds["fused"]
+    np.testing.assert_allclose([fused_x, fused_h], 1 / np.sqrt(x_width + hidden), rtol=0.03)
+    split_x, split_h, _ = stds["split"]
+    np.testing.assert_allclose([split_x, split_h], [1 / np.sqrt(x_width), 1 / np.sqrt(hidden)], rtol=0.03)

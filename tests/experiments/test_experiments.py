@@ -40,13 +40,18 @@ def test_amrl_tmaze_adds_the_dnc_with_amrls_sizes():
 
 
 def test_rmc_nth_farthest_is_the_papers_comparison():
-    for preset in ("cpu", "paper"):
+    for preset, size in (("cpu", dict(num_objects=3, num_features=2)), ("paper", dict(num_objects=8, num_features=16))):
         experiment = experiments.get("rmc-nth-farthest", preset)
-        assert sorted(experiment.runs) == ["nth farthest/dnc", "nth farthest/lstm", "nth farthest/rmc"]
+        assert sorted(experiment.runs) == ["nth farthest/dnc", "nth farthest/lstm", "nth farthest/lstm split init", "nth farthest/rmc"]
         for config in experiment.runs.values():
-            assert config.task == "nth-farthest" and config.task_args == dict(num_objects=8, num_features=16)
-            assert config.head_widths == (256, 256, 256, 256)
+            assert config.task == "nth-farthest" and config.task_args == size
+            assert config.head_widths == (256, 256, 256, 256) and config.max_grad_norm is None and config.seeds == 3
+        assert experiment.runs["nth farthest/lstm split init"].core_args["weight_init"] == "split"
+        assert "weight_init" not in experiment.runs["nth farthest/lstm"].core_args  # the paper's (sonnet's) LSTM
         assert all(e.run in experiment.runs for e in experiment.expectations)
+        bounds = {e.run: e.threshold for e in experiment.expectations if e.op == "<="}
+        assert bounds["nth farthest/lstm"] == pytest.approx(2 / size["num_objects"] + 0.1)  # the shortcut 2/N and slack
+    assert bounds["nth farthest/dnc"] == pytest.approx(0.35)  # the paper's "below 30%" at 8 objects
     paper = experiments.get("rmc-nth-farthest", "paper").runs
     assert all((c.batch_size, c.lr) == (1600, 1e-4) for c in paper.values())
     rmc = paper["nth farthest/rmc"].core_args

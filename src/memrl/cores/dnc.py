@@ -28,7 +28,7 @@ import flax.linen as nn
 
 from memrl.cores import dnc_addressing as addressing
 from memrl.cores.base import MemoryCore, register
-from memrl.cores.lstm import LSTMCellFused, lstm_zeros
+from memrl.cores.lstm import LSTMCellFused, check_weight_init, lstm_zeros
 from memrl.settings import check_positive
 
 
@@ -62,9 +62,12 @@ class DNC(MemoryCore):
     """width of the output (the Linear over the controller output and the reads)"""
     clip_value: float = 20.0
     """clip of the controller state and output and of the final output (train.py: 20; 0 = none)"""
+    controller_weight_init: str = "fused"
+    """the controller LSTMs' ``weight_init`` (cores/lstm.py): "fused" (sonnet's, default) or "split" (per part)"""
 
     def __post_init__(self):
         check_positive(self, "memory_size", "word_size", "num_reads", "num_writes", "hidden", "controller_layers", "output_size")
+        check_weight_init(self, "controller_weight_init")
         if self.clip_value < 0:
             raise ValueError(f"dnc clip_value must be >= 0 (0: no clipping), got {self.clip_value}")
         super().__post_init__()
@@ -89,7 +92,7 @@ class DNC(MemoryCore):
         for layer in range(self.controller_layers):
             # each layer reads the unclipped output of the one below; the state is clipped after
             # the whole stack, as the official core clips its controller's output and state
-            (c, h), _ = LSTMCellFused(self.hidden, name=f"controller_{layer}")(state.controller[layer], h)
+            (c, h), _ = LSTMCellFused(self.hidden, self.controller_weight_init, name=f"controller_{layer}")(state.controller[layer], h)
             controller.append((self._clip(c), self._clip(h)))
         h = controller[-1][1]
         interface = self._interface(h)
