@@ -103,7 +103,7 @@ class LSTM(MemoryCore):
     hidden: int = 256
     """units of the LSTM state"""
     weight_init: str = "fused"
-    """"fused" (one fan-in over [x, h], as sonnet and Haiku) or "split" (input and recurrent weights each by their own)"""
+    """"fused" (one fan-in over the input and the state together, as sonnet and Haiku) or "split" (each by its own)"""
 
     def __post_init__(self):
         check_positive(self, "hidden")
@@ -137,7 +137,7 @@ class StackedLSTM(MemoryCore):
     layers: int = 2
     """LSTMs stacked, each reading the one below"""
     weight_init: str = "fused"
-    """"fused" (one fan-in over [x, h], as sonnet and Haiku) or "split" (input and recurrent weights each by their own)"""
+    """"fused" (one fan-in over the input and the state together, as sonnet and Haiku) or "split" (each by its own)"""
 
     def __post_init__(self):
         check_positive(self, "hidden", "layers")
