@@ -32,10 +32,10 @@ def check_weight_init(owner, field: str = "weight_init") -> None:
 def _lstm_kernel_init(inputs: int, weight_init: str):
     """The kernel [inputs + hidden, 4·hidden]: one fan-in over it ("fused") or one per part ("split")."""
     lecun = nn.initializers.lecun_normal()
+    if weight_init == "fused":
+        return lecun
 
     def init(key, shape, dtype=jnp.float32):
-        if weight_init == "fused":
-            return lecun(key, shape, dtype)
         input_key, recurrent_key = jax.random.split(key)
         return jnp.concatenate([lecun(input_key, (inputs, shape[1]), dtype), lecun(recurrent_key, (shape[0] - inputs, shape[1]), dtype)])
 

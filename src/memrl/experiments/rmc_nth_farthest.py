@@ -94,7 +94,7 @@ SETTINGS = (
     PaperSetting("DNC reads, writes", "1, 2 or 4 (A.1)", "core_args.num_reads"),
     PaperSetting("learning-rate decay", "sonnet's example: x0.9 every 1% of its epochs, floor 8e-5", "", fixed="none (constant)"),
     PaperSetting("sequences per run", "not stated (Fig. 4: hours of GPU training)", "total_steps",
-                 "cpu: 10,000 updates; in the pilots the RMC left the shortcut after 2,000-2,750 updates on 2 of 3 seeds"),
+                 "cpu: 10,000 updates; in the pilots the RMC left the shortcut after 2,000-3,750 updates on 2 of 3 seeds"),
     PaperSetting("seeds", "not stated", "seeds"),
     PaperSetting("score", "best batch accuracy during training", "", fixed="the final model's accuracy on 12,800 held-out sequences"),
 )
