@@ -86,17 +86,21 @@ def test_rmc_boxworld_is_the_papers_agent_and_counts_solved_levels(tmp_path, mon
     assert solved["levels"] == fraction["episodes"] > 0 and 0.0 <= fraction["correct"] <= 1.0
 
 
-def test_rmc_lte_covers_table_1():
+def test_rmc_lte_covers_table_1_and_the_cpu_preset_its_program_evaluation():
+    panels = {"paper": {"addition", "control", "full program", "copy", "reverse", "double"}, "cpu": {"control", "full program"}}
     for preset in ("cpu", "paper"):
         experiment = experiments.get("rmc-lte", preset)
-        assert set(experiment.panels()) == {"addition", "control", "full program", "copy", "reverse", "double"}
+        assert set(experiment.panels()) == panels[preset]
         for run, config in experiment.runs.items():
             memorisation = run.split("/")[0] in ("copy", "reverse", "double")
-            assert config.task_args["max_nesting"] == (1 if memorisation else 2) and config.task_args["curriculum"] == "mix"
-            assert config.head_widths == (256, 256, 256, 256) and config.core in ("rmc", "lstm-stack")
+            level = (5, 1 if memorisation else 2) if preset == "paper" else (2, 1)
+            assert (config.task_args["max_length"], config.task_args["max_nesting"]) == level and config.task_args["curriculum"] == "mix"
+            assert config.head_widths == (256, 256, 256, 256) and config.core in ("rmc", "lstm-stack") and config.batch_size == 128
         assert {(e.run, e.against) for e in experiment.expectations} == {(f"{p}/rmc", f"{p}/lstm") for p in experiment.panels()}
     paper = experiments.get("rmc-lte", "paper").runs["full program/rmc"]
     assert (paper.batch_size, paper.lr, paper.num_updates, paper.task_args["program"]) == (128, 1e-3, 200_000, "all")
+    cpu = experiments.get("rmc-lte", "cpu").runs["full program/lstm"]
+    assert (cpu.num_updates, cpu.seeds, cpu.max_grad_norm) == (3_000, 3, None)
 
 
 def test_rmc_language_model_compares_models_of_equal_size_and_reads_fig_12():
