@@ -73,10 +73,10 @@ def lte_runs(preset: str) -> dict[str, SupervisedConfig]:
 
 SETTINGS = (
     PaperSetting("tasks", "addition, control, full program, copy, reverse, double (Table 1)", "task_args.program",
-                 "cpu: control and full program, the program evaluation Table 1's claim turns on (v2's cpu runs learned "
+                 "cpu: control and full program, the program evaluation Table 1's claim turns on (version 1's cpu runs learned "
                  "the memorisation tasks with both models, and addition's 99.9 / 99.8 leaves no gap to decide)"),
     PaperSetting("literal length at the target", "5 (Table 1)", "task_args.max_length",
-                 "cpu: 2; at 5 (v2) and at 3 with nesting 2 (pilot) both models stayed at 0.2-0.4 per character, "
+                 "cpu: 2; at 5 (version 1) and at 3 with nesting 2 (a pilot) both models stayed at 0.2-0.4 per character, "
                  "learning the output format and digit frequencies, within the CPU budget"),
     PaperSetting("nesting at the target", "2; memorisation 1 (Table 1)", "task_args.max_nesting",
                  "cpu: 1 (one operation per program), which halves the program length again"),
@@ -107,7 +107,7 @@ def rmc_lte(preset: str) -> Experiment:
     return Experiment(
         name="rmc-lte",
         version=3,  # 2: no gradient clipping, as the paper states none (A.2); 3: cpu at L 2, N 1, batch 128, 3 seeds
-        description="RMC and a 2-layer LSTM on Learning to Execute: addition, control, full program, copy, reverse, double",
+        description=f"RMC and a 2-layer LSTM on Learning to Execute: {', '.join(TASKS[preset])}",
         reproduces="Santoro et al. 2018, Table 1 (per-character accuracy; RMC at least as good as the LSTM on every task)",
         finding="the RMC executes programs and memorises sequences at least as well as an LSTM",
         paper_steps=25_600_000,
