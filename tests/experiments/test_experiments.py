@@ -87,7 +87,7 @@ def test_rmc_boxworld_is_the_papers_agent_and_counts_solved_levels(tmp_path, mon
 
 
 def test_rmc_lte_covers_table_1_and_the_cpu_preset_its_program_evaluation():
-    panels = {"paper": {"addition", "control", "full program", "copy", "reverse", "double"}, "cpu": {"control", "full program"}}
+    panels = {"paper": {"addition", "control", "full program", "copy", "reverse", "double"}, "cpu": {"full program"}}
     for preset in ("cpu", "paper"):
         experiment = experiments.get("rmc-lte", preset)
         assert set(experiment.panels()) == panels[preset]
@@ -101,6 +101,8 @@ def test_rmc_lte_covers_table_1_and_the_cpu_preset_its_program_evaluation():
     assert (paper.batch_size, paper.lr, paper.num_updates, paper.task_args["program"]) == (128, 1e-3, 200_000, "all")
     cpu = experiments.get("rmc-lte", "cpu").runs["full program/lstm"]
     assert (cpu.num_updates, cpu.seeds, cpu.max_grad_norm) == (3_000, 3, None)
+    smallest_rmc = {k: experiments.get("rmc-lte", "paper").runs["full program/rmc"].core_args[k] for k in ("mem_slots", "num_heads", "head_size")}
+    assert {k: experiments.get("rmc-lte", "cpu").runs["full program/rmc"].core_args[k] for k in smallest_rmc} == smallest_rmc == dict(mem_slots=4, num_heads=4, head_size=64)
 
 
 def test_rmc_language_model_compares_models_of_equal_size_and_reads_fig_12():
