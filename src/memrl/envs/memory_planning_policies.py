@@ -15,7 +15,7 @@
 - ``two_move_walk``: Collects on the goal, otherwise Down or Right, each with probability 1/2: the
   best policy that keeps no memory. Labels are redrawn every episode, so such a policy sees only
   whether it stands on the goal and can do no more than fix its move probabilities; a search over
-  them (docs/results.md) puts the best at two orthogonal moves near 1/2 each (entropy ln 2), 7.2 on
+  them (docs/results.md) puts the best at two orthogonal moves near 1/2 each (entropy ln 2), 7.3 on
   4×4 and 12.2 on 3×3, the plateau where trained agents that do not yet use their memory stop.
 - ``uniform_random`` over the five actions (reference 1.04 ± 0.99 on 4×4).
 """

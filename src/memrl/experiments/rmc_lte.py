@@ -86,7 +86,7 @@ SETTINGS = (
     PaperSetting("decoder inputs", "model predictions / none (non-auto-regressive, A.2)", "", fixed="the token _null_ at every decoding step"),
     PaperSetting("batch", "128 (A.2)", "batch_size"),
     PaperSetting("sequences trained on", "200K iterations of 128 = 25.6M (A.2)", "total_steps",
-                 "cpu: 3,000 updates, what 3 seeds of both models on full programs fit in about 65 minutes on 2 cores "
+                 "cpu: 3,000 updates, what 3 seeds of both models on full programs fit in about 65 minutes on 2 cores (72 measured) "
                  "(pilots at L 2, N 1 on one core: 1.8 updates/s for the RMC, 3.9 for the LSTM)"),
     PaperSetting("optimiser, learning rate", "Adam, 1e-3 (A.2)", "lr"),
     PaperSetting("gradient clipping", "none stated (A.2)", "max_grad_norm",
