@@ -94,26 +94,25 @@ def within_trial_explorer(env: MemoryPlanningGame) -> ScriptedPolicy:
     return _explorer(env, forget_at_new_goal=True)
 
 
-def random_walk(env: MemoryPlanningGame) -> ScriptedPolicy:
-    """Collect on the goal, otherwise one of the four moves at random."""
+def collect_or_move(draw_move) -> ScriptedPolicy:
+    """A memoryless policy: Collect on the goal, otherwise the move ``draw_move(key)``."""
 
     def act(key, obs, memory):
         on_goal = jnp.argmax(obs["position"]) == jnp.argmax(obs["goal"])
-        return jnp.where(on_goal, COLLECT, jax.random.randint(key, (), 0, 4))[None].astype(jnp.int32), memory
+        return jnp.where(on_goal, COLLECT, draw_move(key))[None].astype(jnp.int32), memory
 
     return ScriptedPolicy(lambda state: None, act)
+
+
+def random_walk(env: MemoryPlanningGame) -> ScriptedPolicy:
+    """Collect on the goal, otherwise one of the four moves at random."""
+    return collect_or_move(lambda key: jax.random.randint(key, (), 0, 4))
 
 
 def two_move_walk(env: MemoryPlanningGame) -> ScriptedPolicy:
     """Collect on the goal, otherwise Down or Right at random: the best memoryless policy."""
     down, right = 1, 3
-
-    def act(key, obs, memory):
-        on_goal = jnp.argmax(obs["position"]) == jnp.argmax(obs["goal"])
-        move = jnp.where(jax.random.bernoulli(key), down, right)
-        return jnp.where(on_goal, COLLECT, move)[None].astype(jnp.int32), memory
-
-    return ScriptedPolicy(lambda state: None, act)
+    return collect_or_move(lambda key: jnp.where(jax.random.bernoulli(key), down, right))
 
 
 def uniform_random(env: MemoryPlanningGame) -> ScriptedPolicy:

@@ -40,15 +40,11 @@ HEAD = (256, 256, 256, 256)
 TEST_PROGRAMS = 12_800
 """held-out programs that score each final model (App. A.2's evaluation batch)"""
 
+SMALLEST_RMC = ("rmc", dict(mem_slots=4, num_heads=4, head_size=64, num_blocks=1, gate_style="memory"))
+"""the paper's smallest RMC (A.2): 4 memories × 4 heads of 64, memory gates, one attention pass"""
 MODELS = {
-    "paper": {
-        "lstm": ("lstm-stack", dict(hidden=1024, layers=2)),
-        "rmc": ("rmc", dict(mem_slots=4, num_heads=4, head_size=64, num_blocks=1, gate_style="memory")),
-    },
-    "cpu": {
-        "rmc": ("rmc", dict(mem_slots=4, num_heads=4, head_size=64, num_blocks=1, gate_style="memory")),
-        "lstm": ("lstm-stack", dict(hidden=256, layers=2)),
-    },
+    "paper": {"lstm": ("lstm-stack", dict(hidden=1024, layers=2)), "rmc": SMALLEST_RMC},
+    "cpu": {"rmc": SMALLEST_RMC, "lstm": ("lstm-stack", dict(hidden=256, layers=2))},
 }
 """run label -> (core, its settings); in the cpu preset the RMC comes first, as the longer run, so
 that two workers finish close together"""
