@@ -16,7 +16,10 @@
   best policy that keeps no memory. Labels are redrawn every episode, so such a policy sees only
   whether it stands on the goal and can do no more than fix its move probabilities; a search over
   them (docs/results.md) puts the best at two orthogonal moves near 1/2 each (entropy ln 2), 7.3 on
-  4×4 and 12.2 on 3×3, the plateau where trained agents that do not yet use their memory stop.
+  4×4 and 12.2 on 3×3, the plateau where trained agents that do not yet use their memory stop. It is
+  the best *fixed* memoryless policy: an agent whose parameters change within an episode (a learner's
+  updates every 20 steps) can score more without any memory, so an agent's use of memory is read off
+  its frozen parameters, not its training return (docs/results.md).
 - ``uniform_random`` over the five actions (reference 1.04 ± 0.99 on 4×4).
 """
 
@@ -128,3 +131,7 @@ POLICIES = {
 RETURNS_4X4 = {"oracle": 31.56, "explorer": 28.88, "within_trial_explorer": 10.83, "two_move_walk": 7.29, "random_walk": 5.13}
 """the mean return per 100-step episode of five of these policies on ``memory-planning/4x4``, measured
 over 4000 episodes (docs/results.md): the levels an agent's return is read against"""
+RETURNS_3X3 = {"oracle": 39.72, "explorer": 38.10, "within_trial_explorer": 17.86, "two_move_walk": 12.21, "random_walk": 9.93}
+"""the same on ``memory-planning/3x3`` (4000 episodes, key 2021; docs/results.md)"""
+RETURNS = {"3x3": RETURNS_3X3, "4x4": RETURNS_4X4}
+"""the reference returns of each game size the experiments use, by ``memory-planning/SIZE``'s size"""

@@ -5,11 +5,14 @@ an LSTM, which reaches at best the within-trial optimum (an agent that plans onl
 seen since the last goal); the N×k planner recovers about 92% of the all-to-all one.
 
 Presets (``--preset NAME``; without one, ``cpu`` on a CPU and ``paper`` on an accelerator):
-- ``cpu``: memrl's settings for small budgets (Adam 1e-3, 16 environments × 20-step unrolls, 2
-  planner iterations), 800k steps per run, which took 103 minutes on 2 CPU cores before EPN's planner
-  ran on memory prefixes (an EPN update is 2.2 times faster since: docs/results.md).
-- ``paper``: the paper's RMSprop and planner (4 iterations, one head) with values picked inside
-  its tuning ranges (docs/experiment_settings.md says which), 1e8 steps per run.
+- ``cpu``: the **3×3** game (the paper's is 4×4), EPN and the LSTM, memrl's settings for small
+  budgets (Adam 1e-3, 16 environments × 20-step unrolls, 2 planner iterations), 2M steps per run:
+  on 3×3 the LSTM reaches the within-trial level in 600k steps (a minute), so the budget leaves EPN
+  three times that to go past it. The checks read the final agents with frozen parameters
+  (``evaluate_planning``), never the training return (see ``memory_planning_policies``).
+- ``paper``: the 4×4 game, the paper's RMSprop and planner (4 iterations, one head) with values
+  picked inside its tuning ranges (docs/experiment_settings.md says which), 1e8 steps per run, with
+  the N×k planner.
 The docs report the level reached at each budget measured.
 """
 
@@ -21,43 +24,78 @@ import jax
 import numpy as np
 
 from memrl.analysis.planning_metrics import episodes_from_stream, late_episode_fraction, steps_to_nth_goal
-from memrl.envs.memory_planning_policies import RETURNS_4X4
-from memrl.experiments.base import Expectation, Experiment, register
+from memrl.envs.memory_planning_policies import RETURNS
+from memrl.experiments.base import Expectation, Experiment, PaperSetting, register
 from memrl.experiments.paper_settings import EPN_SETTINGS
 from memrl.learn.impala_config import ImpalaConfig
 from memrl.learn.paper_agents import EPN_AGENT, EPN_LSTM_BASELINE, EPN_PLANNER, EPN_TRAINING
 
-ENV = "memory-planning/4x4"
+GAME_SIZE = {"cpu": "3x3", "paper": "4x4"}
 EPISODE_LENGTH = 100
 PRESETS = ("cpu", "paper")
+GAME_SETTING = PaperSetting(
+    "game", "4×4 (Sec. 3)", "env",
+    "cpu: 3×3, where the LSTM reaches the within-trial level (17.9) in 600k steps and 2 cores train EPN for 2M; "
+    "on 4×4 no EPN left the best memoryless level (7.3) in 800k steps on the CPU or 16M on a GPU (docs/results.md); "
+    "the N×k planner only in the paper preset (its 92% of the all-to-all planner means something once EPN plans)",
+)
 
 
 def preset_runs(preset: str) -> dict[str, ImpalaConfig]:
-    """EPN, EPN-N×k and the LSTM with ``preset``'s settings; the policy head is the paper's 2-layer 64-unit MLP."""
-    common = dict(env=ENV, **EPN_AGENT, **EPN_TRAINING[preset])
+    """EPN and the LSTM (and on the paper's 4×4 game EPN-N×k) with ``preset``'s settings; the policy
+    head is the paper's 2-layer 64-unit MLP."""
+    size = GAME_SIZE[preset]
+    common = dict(env=f"memory-planning/{size}", **EPN_AGENT, **EPN_TRAINING[preset])
     planner = {"capacity": EPISODE_LENGTH, **EPN_PLANNER[preset]}
-    return {
-        "4x4/epn": ImpalaConfig(core="epn", core_args=planner, **common),
-        "4x4/epn-nxk": ImpalaConfig(core="epn-nxk", core_args={**planner, "k": 50}, **common),
-        "4x4/lstm": ImpalaConfig(**EPN_LSTM_BASELINE, **common),
-    }
+    runs = {f"{size}/epn": ImpalaConfig(core="epn", core_args=planner, **common)}
+    if preset == "paper":  # the cpu preset decides EPN against the LSTM first; N×k's ratio means something only once EPN plans
+        runs[f"{size}/epn-nxk"] = ImpalaConfig(core="epn-nxk", core_args={**planner, "k": 50}, **common)
+    runs[f"{size}/lstm"] = ImpalaConfig(**EPN_LSTM_BASELINE, **common)
+    return runs
 
 
+def expectations(preset: str) -> tuple[Expectation, ...]:
+    """The claim on the frozen final agents' returns (``evaluate_planning``'s "returns")."""
+    size = GAME_SIZE[preset]
+    levels = RETURNS[size]
+    epn, lstm, returns = f"{size}/epn", f"{size}/lstm", ("returns",)
+    within_trial = levels["within_trial_explorer"]
+    if preset == "paper":
+        return (
+            Expectation(epn, ">=", 0.9 * levels["oracle"], f"EPN approaches the shortest-path optimum (oracle {levels['oracle']:.1f})", evaluated=returns, central=True),
+            Expectation(lstm, "<=", within_trial, f"the LSTM reaches at most the within-trial optimum ({within_trial:.1f})", evaluated=returns),
+        )
+    return (
+        Expectation(epn, ">", None, "EPN above the LSTM (Fig. 2b)", evaluated=returns, against=lstm, central=True),
+        Expectation(epn, ">", within_trial, f"EPN above the within-trial optimum ({within_trial:.1f}): it plans from what it saw for earlier goals", evaluated=returns, central=True),
+        Expectation(lstm, "<=", within_trial, f"the LSTM reaches at most the within-trial optimum ({within_trial:.1f})", evaluated=returns),
+        Expectation(epn, ">", levels["two_move_walk"], f"EPN above the best memoryless policy ({levels['two_move_walk']:.1f}): it uses its memory", evaluated=returns),
+    )
 
 
-def scripted_episodes(name: str, episodes: int, key) -> np.ndarray:
-    """Rewards [episodes, 100] of a scripted Memory&Planning policy on 4×4."""
+def scripted_episodes(name: str, episodes: int, key, size: str = "4x4") -> np.ndarray:
+    """Rewards [episodes, 100] of a scripted Memory&Planning policy on the ``size`` game."""
     from memrl import envs
     from memrl.envs.memory_planning_policies import POLICIES
     from memrl.envs.scripted_policy import episode_rewards
 
-    env = envs.make(ENV)
+    env = envs.make(f"memory-planning/{size}")
     return np.asarray(jax.jit(lambda k: episode_rewards(env, POLICIES[name](env), k, episodes, EPISODE_LENGTH))(key))
 
 
+def episode_average(episodes: np.ndarray, per_seed: list[np.ndarray]) -> dict:
+    """An average entry {"mean", "standard_error", "episodes", "per_seed"} of the returns of
+    ``episodes`` [N, 100] (standard error over the episodes), with each seed's mean return."""
+    returns = episodes.sum(1)
+    return {"mean": float(returns.mean()), "standard_error": float(returns.std(ddof=1) / np.sqrt(returns.size)),
+            "episodes": int(returns.size), "per_seed": [float(seed.sum(1).mean()) for seed in per_seed]}
+
+
 def evaluate_planning(folders: dict, out: Path, eval_episodes_per_env: int = 4, max_goals: int = 20) -> dict:
-    """Each seed's final agent: return, late-episode fraction of the oracle and steps to the n-th
-    goal, with the scripted oracle, explorer and within-trial explorer on the same plot."""
+    """Each seed's final agent, its parameters frozen: ``returns`` (the checks read these), the same
+    agent with its memory reset before every step (``returns_without_memory``: what its memory adds),
+    the late-episode fraction of the oracle and steps to the n-th goal, with the scripted oracle and
+    explorers of the game's size on the same plot."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -66,30 +104,40 @@ def evaluate_planning(folders: dict, out: Path, eval_episodes_per_env: int = 4, 
     from memrl.console import console
     from memrl.run.final_agents import agent_rewards, final_params
 
+    sizes = {folder.load_config().env.split("/", 1)[1] for folder in folders.values()}
+    if len(sizes) != 1:
+        raise ValueError(f"evaluate_planning compares runs on one game size, got {sorted(sizes)}")
+    size = sizes.pop()
     key = jax.random.PRNGKey(2021)
-    scripted = {name: scripted_episodes(name, 1000, key) for name in RETURNS_4X4}
-    results, curves = {}, {name: steps_to_nth_goal(rewards, max_goals) for name, rewards in scripted.items()}
+    scripted = {name: scripted_episodes(name, 1000, key, size) for name in RETURNS[size]}
+    results = {"returns": {}, "returns_without_memory": {}, "late_episode_fraction_of_oracle": {}}
+    curves = {name: steps_to_nth_goal(rewards, max_goals) for name, rewards in scripted.items()}
     for run, folder in folders.items():
-        rewards = agent_rewards(folder.load_config(), final_params(folder), key, eval_episodes_per_env * EPISODE_LENGTH)
-        per_seed = [episodes_from_stream(r, EPISODE_LENGTH) for r in rewards]
-        if not per_seed:
+        config, params = folder.load_config(), final_params(folder)
+        if not params:
             continue
-        episodes = np.concatenate(per_seed)
-        results[run] = {
-            "return": float(episodes.sum(1).mean()),
-            "late_episode_fraction_of_oracle": late_episode_fraction(episodes, scripted["oracle"]),
-            "episodes": len(episodes),
-        }
+        by_memory = {}
+        for amnesic in (False, True):
+            per_seed = [episodes_from_stream(r, EPISODE_LENGTH) for r in agent_rewards(config, params, key, eval_episodes_per_env * EPISODE_LENGTH, amnesic)]
+            by_memory[amnesic] = np.concatenate(per_seed), per_seed
+        episodes = by_memory[False][0]
+        results["returns"][run] = episode_average(*by_memory[False])
+        results["returns_without_memory"][run] = episode_average(*by_memory[True])
+        results["late_episode_fraction_of_oracle"][run] = late_episode_fraction(episodes, scripted["oracle"])
         curves[run.split("/", 1)[1]] = steps_to_nth_goal(episodes, max_goals)
-        console.print(f"{run}: return {results[run]['return']:.2f}, last third {100 * results[run]['late_episode_fraction_of_oracle']:.0f}% of the oracle's reward ({len(episodes)} episodes)")
+        console.print(
+            f"{run}: return {results['returns'][run]['mean']:.2f} ± {results['returns'][run]['standard_error']:.2f}, "
+            f"{results['returns_without_memory'][run]['mean']:.2f} with its memory reset at every step; last third "
+            f"{100 * results['late_episode_fraction_of_oracle'][run]:.0f}% of the oracle's reward ({len(episodes)} episodes)"
+        )
 
     fig, ax = plt.subplots(figsize=(6, 4))
     for label, steps in curves.items():
-        style = "--" if label in RETURNS_4X4 else "-"
+        style = "--" if label in RETURNS[size] else "-"
         ax.plot(np.arange(1, max_goals + 1), steps, style, marker="o", markersize=3, label=label)
     ax.set_xlabel("n-th goal of the episode")
     ax.set_ylabel("steps to reach it")
-    ax.set_title("Memory&Planning Game 4×4 (cf. Ritter et al. 2021, Fig. 2e)")
+    ax.set_title(f"Memory&Planning Game {size.replace('x', '×')} (cf. Ritter et al. 2021, Fig. 2e)")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()
@@ -103,25 +151,21 @@ def evaluate_planning(folders: dict, out: Path, eval_episodes_per_env: int = 4, 
     return results
 
 
-
-
 def epn_memory_planning(preset: str) -> Experiment:
     """The experiment's runs and checks in ``preset``."""
+    size = GAME_SIZE[preset]
     return Experiment(
         name="epn-memory-planning",
-        version=3,  # 3: TensorFlow 1's RMSprop (squared-gradient average from 1) wherever RMSprop runs
-        description=f"EPN (all-to-all), EPN (N×k, k = 50) and LSTM on the 4×4 Memory&Planning Game, V-trace, preset {preset!r}",
+        version=4,  # 4: the cpu preset on 3x3 and checks on the frozen final agents; 3: TensorFlow 1's RMSprop wherever RMSprop runs
+        description=f"EPN and an LSTM (and on 4×4 EPN N×k, k = 50) on the {size.replace('x', '×')} Memory&Planning Game, V-trace, preset {preset!r}",
         reproduces="Ritter et al. 2021, Fig. 2 (Memory&Planning Game)",
         finding="EPN plans shortest paths in new mazes; an LSTM stays at the within-trial level",
         paper_steps=None,
         runs=preset_runs(preset),
-        expectations=(
-            Expectation("4x4/epn", ">=", 0.9 * RETURNS_4X4["oracle"], "EPN approaches the shortest-path optimum (oracle 31.6)", central=True),
-            Expectation("4x4/lstm", "<=", RETURNS_4X4["within_trial_explorer"] + 2.0, "LSTM reaches at most about the within-trial optimum (10.8)"),
-        ),
-        optima={"4x4": [(f"{name} {value}", value) for name, value in RETURNS_4X4.items()]},
+        expectations=expectations(preset),
+        optima={size: [(f"{name} {value}", value) for name, value in RETURNS[size].items()]},
         evaluation=evaluate_planning,
-        settings=EPN_SETTINGS,
+        settings=(GAME_SETTING, *EPN_SETTINGS),
     )
 
 

@@ -190,11 +190,19 @@ class ActorCriticLearner:
             "episodes": episodes,
         }
 
-    def evaluate(self, params, key, num_steps: int):
+    def evaluate(self, params, key, num_steps: int, amnesic: bool = False):
         """Act with ``params`` (sampling) in fresh environments for ``num_steps`` steps; no learning.
-        Returns (done, episode return where done, reward), each [T, E]."""
+        Returns (done, episode return where done, reward), each [T, E]. ``amnesic``: the agent's
+        carry (and previous action and reward) is reset before every step, as at an episode start:
+        the same network without memory, to measure how much of its return the memory gives."""
+
+        def step(runner, _):
+            if amnesic:
+                runner = runner.replace(reset=jnp.ones_like(runner.reset))
+            return self.env_step(runner, params)
+
         runner = self.init(key).replace(params=params)
-        _, (transitions, done, returns, _) = jax.lax.scan(lambda r, _: self.env_step(r, params), runner, None, num_steps)
+        _, (transitions, done, returns, _) = jax.lax.scan(step, runner, None, num_steps)
         return done, returns, transitions.reward
 
     def evaluation_summary(self, results, num_steps: int) -> str:

@@ -99,7 +99,7 @@ trajectories; the paper's learning rate is 1e-4, the cpu presets take 2e-4"""
 EPN_RMSPROP = dict(optimizer="rmsprop", rmsprop_eps=1e-4, rmsprop_decay=0.99, rmsprop_momentum=0.0, rmsprop_initial_scale=1.0)
 """the EPN paper's optimiser (Table 1), TensorFlow 1's RMSprop (squared-gradient average from 1)"""
 EPN_TRAINING = {
-    "cpu": dict(num_envs=16, rollout_len=20, optimizer="adam", lr=1e-3, entropy_coef=0.01, total_steps=800_000, updates_per_chunk=25),
+    "cpu": dict(num_envs=16, rollout_len=20, optimizer="adam", lr=1e-3, entropy_coef=0.01, total_steps=2_000_000, updates_per_chunk=25),
     "paper": dict(num_envs=128, rollout_len=40, lr=4e-4, entropy_coef=1e-2, total_steps=100_000_000, updates_per_chunk=100, **EPN_RMSPROP),
 }
 """cpu: 20-step unrolls (five updates a 100-step episode) and Adam at 1e-3, which learns faster at

@@ -33,18 +33,19 @@ def seed_params(folder, seed: int):
     return runner.params
 
 
-def agent_evaluations(config, params: list, key, num_steps: int, **overrides) -> list[tuple[np.ndarray, ...]]:
+def agent_evaluations(config, params: list, key, num_steps: int, amnesic: bool = False, **overrides) -> list[tuple[np.ndarray, ...]]:
     """Per entry of ``params``: (done, episode return where done, reward), each [num_steps,
     num_envs], of that agent acting (sampling) in fresh environments of ``config`` with
-    ``overrides`` (e.g. ``env``, ``core_args``); one compile."""
+    ``overrides`` (e.g. ``env``, ``core_args``); one compile. ``amnesic``: with its memory reset
+    before every step (``Actor.evaluate``)."""
     learner = learner_for(dataclasses.replace(config, **overrides))
-    evaluate = jax.jit(learner.evaluate, static_argnums=2)
-    return [tuple(np.asarray(a) for a in evaluate(p, key, num_steps)) for p in params]
+    evaluate = jax.jit(learner.evaluate, static_argnums=(2, 3))
+    return [tuple(np.asarray(a) for a in evaluate(p, key, num_steps, amnesic)) for p in params]
 
 
-def agent_rewards(config, params: list, key, num_steps: int, **overrides) -> list[np.ndarray]:
+def agent_rewards(config, params: list, key, num_steps: int, amnesic: bool = False, **overrides) -> list[np.ndarray]:
     """Per entry of ``params``: rewards [num_steps, num_envs] (see ``agent_evaluations``)."""
-    return [reward for _, _, reward in agent_evaluations(config, params, key, num_steps, **overrides)]
+    return [reward for _, _, reward in agent_evaluations(config, params, key, num_steps, amnesic, **overrides)]
 
 
 def agent_episode_returns(config, params: list, key, num_steps: int, **overrides) -> list[np.ndarray]:
