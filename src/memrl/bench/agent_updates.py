@@ -22,7 +22,7 @@ class AgentProfile(NamedTuple):
 
 
 AGENT_PROFILES = {
-    "epn": AgentProfile("epn-memory-planning", ("4x4/epn", "4x4/lstm"), updates=5),  # a 100-step episode of 20-step unrolls
+    "epn": AgentProfile("epn-memory-planning", ("3x3/epn", "3x3/lstm"), updates=5),  # a 100-step episode of 20-step unrolls (3x3 since version 4: a baseline revision needs these runs)
     "rmc": AgentProfile("rmc-pacman", ("full/rmc", "viewport/rmc", "full/lstm")),
 }
 
