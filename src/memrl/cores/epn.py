@@ -11,8 +11,8 @@ episode start. memrl writes a step's row before the planner runs; the paper writ
 result is passed as input to the planner. We then add a new memory", Sec. 4), so there the planner
 at step t sees rows up to t − 1. The difference: memrl's planner has the newest transition one step
 earlier, and an episode's first step plans over one row, not over an empty memory, which the paper
-leaves undefined (a max over no rows). The planner appends the goal embedding to every valid row, projects rows to ``width``
-and iterates, with parameters shared over iterations,
+leaves undefined (a max over no rows). The planner appends the goal embedding to every valid row,
+projects rows to ``width`` and iterates, with parameters shared over iterations,
 
     a2a:  B_{i+1} = f(B_i + MHA(LN(B_i)))                          (all rows attend to all rows)
     nxk:  B' = B_i + MHA(LN(B_i), LN(B_0));  B_{i+1} = f(B' + MHA(LN(B')))

@@ -26,6 +26,7 @@ import numpy as np
 from memrl.analysis.planning_metrics import episodes_from_stream, late_episode_fraction, steps_to_nth_goal
 from memrl.envs.memory_planning_policies import RETURNS
 from memrl.experiments.base import Expectation, Experiment, PaperSetting, register
+from memrl.experiments.evaluations import batch_average
 from memrl.experiments.paper_settings import EPN_SETTINGS
 from memrl.learn.impala_config import ImpalaConfig
 from memrl.learn.paper_agents import EPN_AGENT, EPN_LSTM_BASELINE, EPN_PLANNER, EPN_TRAINING
@@ -73,7 +74,7 @@ def expectations(preset: str) -> tuple[Expectation, ...]:
     )
 
 
-def scripted_episodes(name: str, episodes: int, key, size: str = "4x4") -> np.ndarray:
+def scripted_episodes(name: str, episodes: int, key, size: str) -> np.ndarray:
     """Rewards [episodes, 100] of a scripted Memory&Planning policy on the ``size`` game."""
     from memrl import envs
     from memrl.envs.memory_planning_policies import POLICIES
@@ -81,14 +82,6 @@ def scripted_episodes(name: str, episodes: int, key, size: str = "4x4") -> np.nd
 
     env = envs.make(f"memory-planning/{size}")
     return np.asarray(jax.jit(lambda k: episode_rewards(env, POLICIES[name](env), k, episodes, EPISODE_LENGTH))(key))
-
-
-def episode_average(episodes: np.ndarray, per_seed: list[np.ndarray]) -> dict:
-    """An average entry {"mean", "standard_error", "episodes", "per_seed"} of the returns of
-    ``episodes`` [N, 100] (standard error over the episodes), with each seed's mean return."""
-    returns = episodes.sum(1)
-    return {"mean": float(returns.mean()), "standard_error": float(returns.std(ddof=1) / np.sqrt(returns.size)),
-            "episodes": int(returns.size), "per_seed": [float(seed.sum(1).mean()) for seed in per_seed]}
 
 
 def evaluate_planning(folders: dict, out: Path, eval_episodes_per_env: int = 4, max_goals: int = 20) -> dict:
@@ -116,13 +109,13 @@ def evaluate_planning(folders: dict, out: Path, eval_episodes_per_env: int = 4, 
         config, params = folder.load_config(), final_params(folder)
         if not params:
             continue
-        by_memory = {}
-        for amnesic in (False, True):
-            per_seed = [episodes_from_stream(r, EPISODE_LENGTH) for r in agent_rewards(config, params, key, eval_episodes_per_env * EPISODE_LENGTH, amnesic)]
-            by_memory[amnesic] = np.concatenate(per_seed), per_seed
-        episodes = by_memory[False][0]
-        results["returns"][run] = episode_average(*by_memory[False])
-        results["returns_without_memory"][run] = episode_average(*by_memory[True])
+        per_seed = {
+            amnesic: [episodes_from_stream(r, EPISODE_LENGTH) for r in agent_rewards(config, params, key, eval_episodes_per_env * EPISODE_LENGTH, amnesic)]
+            for amnesic in (False, True)
+        }
+        episodes = np.concatenate(per_seed[False])
+        for table, amnesic in (("returns", False), ("returns_without_memory", True)):  # standard errors over the episodes
+            results[table][run] = batch_average([seed.sum(1).tolist() for seed in per_seed[amnesic]], batch_size=1)
         results["late_episode_fraction_of_oracle"][run] = late_episode_fraction(episodes, scripted["oracle"])
         curves[run.split("/", 1)[1]] = steps_to_nth_goal(episodes, max_goals)
         console.print(

@@ -45,7 +45,8 @@ def fraction_correct_by_level(folders: dict, levels, right_per_episode, title: s
 def batch_average(per_seed: list[list[float]], batch_size: int) -> dict:
     """An average entry {"mean", "standard_error", "episodes" (sequences), "per_seed"} of held-out
     batch accuracies of every seed: the standard error over the batches (each of ``batch_size``
-    independent sequences), None with fewer than two; NaN batches (nothing scored) are left out."""
+    independent sequences), None with fewer than two; NaN batches (nothing scored) are left out.
+    With ``batch_size`` 1 the values are single episodes (e.g. their returns)."""
     values = np.array([v for seed in per_seed for v in seed if not np.isnan(v)])
     error = float(values.std(ddof=1) / np.sqrt(values.size)) if values.size > 1 else None
     return {"mean": float(values.mean()) if values.size else float("nan"), "standard_error": error,
