@@ -96,6 +96,25 @@ def test_any_core_trains_on_a_sequence_task_from_the_command_line(tmp_path, caps
     assert re.search(r"seed 0 \(update 4\): accuracy \d\.\d{3}, sequence accuracy [\s\S]*\son 10 held-out\s+sequences \(gap 6\)", capsys.readouterr().out, re.S)
 
 
+def test_an_actor_critic_run_evaluates_with_and_without_its_memory(tmp_path, capsys):
+    import jax
+
+    from memrl.learn.impala_config import ImpalaConfig
+    from memrl.learn.learners import learner_for
+    from memrl.run.folder import RunFolder
+
+    config = ImpalaConfig(env="tmaze/T-LN", env_args={"maze_length": 4, "timeout": 8}, core="gru", core_args={"hidden": 8}, encoder_widths=(8,), head_widths=(8,), num_envs=4)
+    folder = RunFolder(tmp_path)
+    folder.prepare(config)
+    folder.save_checkpoint(0, learner_for(config).init(jax.random.PRNGKey(0)))
+    main(["eval", str(tmp_path), "--steps", "40"])
+    plain = capsys.readouterr().out
+    main(["eval", str(tmp_path), "--steps", "40", "--amnesic", "--env-args", "timeout", "9"])
+    amnesic = capsys.readouterr().out
+    assert re.search(r"seed 0 \(update 0\): mean return -?\d\.\d{3} ± \d\.\d{3} over \d+ episodes\n", plain)
+    assert re.search(r"mean return -?\d\.\d{3} ± \d\.\d{3} over \d+ episodes \(timeout 9; memory reset before every step\)", amnesic, re.S)
+
+
 @pytest.mark.parametrize("argv, spelled", [
     (["train", "--env", "tmaze/T-LN"], ["train", "ppo", "--env", "tmaze/T-LN"]),
     (["train-impala", "--core", "gru"], ["train", "impala", "--core", "gru"]),

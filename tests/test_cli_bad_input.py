@@ -174,6 +174,10 @@ def test_eval_refuses_a_number_of_steps_below_one(run_folder, steps, capsys):
         ["eval", str(run_folder.path), "--steps", steps], capsys)
 
 
+def test_an_amnesic_evaluation_of_a_supervised_run_is_refused(run_folder, capsys):
+    assert "--amnesic applies to actor-critic runs" in refused(["eval", str(run_folder.path), "--amnesic"], capsys)
+
+
 def test_output_paths_that_cannot_be_folders_are_refused_before_anything_is_made(tmp_path, capsys):
     a_file = tmp_path / "a_file"
     a_file.write_text("")

@@ -158,6 +158,7 @@ def evaluate(
     env_args: dict[str, int | float | bool | str] = {},  # noqa: B006 (tyro reads the default; never mutated)
     task_args: dict[str, int | float | bool | str] = {},  # noqa: B006
     core_args: dict[str, int | float | bool | str] = {},  # noqa: B006
+    amnesic: bool = False,
 ) -> None:
     """Evaluate each seed's last checkpoint of RUN (sampled actions, fresh environments; for a
     supervised run, its accuracy on fresh sequences of the held-out split).
@@ -171,6 +172,9 @@ def evaluate(
             model on a longer gap, or num_chains 16 for a PAI model on a larger memory than it trained with.
         core_args: core settings that replace the run's and keep its parameters' shapes, e.g. k 32
             (chunks an HTM reads) or cross_episode True.
+        amnesic: actor-critic runs: reset the agent's memory (carry, previous action and reward) before
+            every step, so it acts with the same network and no memory; the gap to a plain evaluation
+            is what its memory gives.
     """
     import jax
 
@@ -182,6 +186,8 @@ def evaluate(
         raise ValueError(f"--steps must be a positive integer (steps per environment, or held-out sequences for a supervised run), got {steps}")
     folder = RunFolder(run)
     config = folder.load_config()
+    if amnesic and not hasattr(config, "env_args"):
+        raise ValueError(f"--amnesic applies to actor-critic runs; {run} is a {config.learner} run on a sequence task")
     template = learner_for(config).init(jax.random.PRNGKey(0))
     evaluator = learner_for(evaluation_config(config, env_args, task_args, core_args))
     changed = env_args | task_args | core_args
@@ -189,8 +195,9 @@ def evaluate(
     if shapes(jax.eval_shape(evaluator.init, jax.random.PRNGKey(0)).params) != shapes(template.params):
         raise ValueError(f"the parameters of {run} do not fit the settings {changed}; "
                          "only settings that keep the model's parameter shapes can be changed")
-    settings = f" ({' '.join(f'{k} {v}' for k, v in changed.items())})" if changed else ""
-    evaluate_fn = jax.jit(evaluator.evaluate, static_argnums=2)
+    notes = [" ".join(f"{k} {v}" for k, v in changed.items())] * bool(changed) + ["memory reset before every step"] * amnesic
+    settings = f" ({'; '.join(notes)})" if notes else ""
+    evaluate_fn = jax.jit(functools.partial(evaluator.evaluate, amnesic=True) if amnesic else evaluator.evaluate, static_argnums=2)
     for s in config.seed_list():
         runner = folder.load_checkpoint(s, template)
         if runner is None:
