@@ -98,6 +98,8 @@ def refused(argv, capsys) -> str:
         (["reproduce", "htm-pai", "--add-cores", "dnc"], "experiment 'htm-pai' adds no cores; experiments that do: amrl-tmaze"),
         (["analyze", "planner-distance", "--maze-size", "2"], "maze_size must be >= 3"),
         (["analyze", "planner-distance", "--iterations", "2", "0"], "counts >= 1"),
+        (["analyze", "visited-moves", "--maze-size", "2"], "maze_size must be >= 3"),
+        (["analyze", "visited-moves", "--steps", "150"], "steps must be a positive multiple of 100 (steps between checkpoints), got 150"),
         (["reproduce", "tln-demo", "--devices", "2"], "--devices must lie in 1..1"),
         (["reproduce", "rmc-nth-farthest", "--devices", "0"], "--devices must lie in 1..1"),
         (["train-supervised", "--task", "pai", "--core", "htm-pai", "--stages", "100 stored_chain=2"],

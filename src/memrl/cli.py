@@ -368,13 +368,14 @@ def checked_before_running(command):
 
 
 def analyze_commands() -> dict:
-    from memrl.analysis import attention_maps, ballet_memory, chunk_selection, distance_probe, gradient_strength, planner_distance_training, signal_to_noise
+    from memrl.analysis import attention_maps, ballet_memory, chunk_selection, distance_probe, gradient_strength, planner_distance_training, signal_to_noise, visited_moves
     
     commands = {
         "gradients": gradient_strength.command,
         "snr": signal_to_noise.command,
         "distance-probe": distance_probe.command,
         "planner-distance": planner_distance_training.command,
+        "visited-moves": visited_moves.command,
         "ballet-memory": ballet_memory.command,
         "attention": attention_maps.command,
         "chunk-selection": chunk_selection.command,

@@ -16,7 +16,7 @@ def test_distance_classes_span_the_torus_diameter():
 def test_the_loss_over_several_iteration_counts_is_the_mean_of_their_losses():
     core = cores.make("epn", capacity=36, embed_dim=8, width=16, iterations=1)
     params = init_planner(core, jax.random.PRNGKey(0), maze_size=3)
-    loss = lambda iterations: float(jax.jit(lambda p: distance_loss(p, jax.random.PRNGKey(1), core, 2, 4, 3, iterations))(params))  # noqa: E731
+    loss = lambda iterations: float(jax.jit(lambda p: distance_loss(p, jax.random.PRNGKey(1), core, 2, 4, 3, iterations)[0])(params))  # noqa: E731
     single = [loss([1]), loss([3])]
     assert single[0] != pytest.approx(single[1])
     assert loss([1, 3]) == pytest.approx(np.mean(single), rel=1e-5)

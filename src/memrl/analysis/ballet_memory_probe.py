@@ -17,7 +17,6 @@ architecture meets when it is told the answer, free of exploration and credit as
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from pathlib import Path
 
@@ -25,13 +24,12 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import optax
-from flax import serialization
 
+from memrl.analysis.chunked_training import check_chunks, train_in_chunks
 from memrl.envs import ballet
 from memrl.envs.ballet_tables import DANCER_SLOTS
 from memrl.learn.actor import ActorCriticLearner
 from memrl.learn.impala_config import ImpalaConfig
-from memrl.run.folder import atomic_write, resume_training
 from memrl.nn.compiled_init import compiled_init
 
 
@@ -70,8 +68,7 @@ CHUNK_STEPS = 50  # training steps between checkpoints
 
 def check_steps(steps: int, chunk: int = CHUNK_STEPS) -> None:
     """Refuse a training length that is not a positive whole number of checkpointed chunks."""
-    if steps <= 0 or steps % chunk:
-        raise ValueError(f"steps must be a positive multiple of {chunk} (the state is saved every {chunk} steps), got {steps}")
+    check_chunks(steps, chunk)
 
 
 class BalletMemoryProbe:
@@ -112,24 +109,10 @@ class BalletMemoryProbe:
         return float(np.mean([right(k) for k in jax.random.split(key, max(1, episodes // batch_size))]))
 
 
-def probe_optimizer(lr: float) -> optax.GradientTransformation:
-    """Adam with gradients clipped to norm 1."""
-    return optax.chain(optax.clip_by_global_norm(1.0), optax.adam(lr))
-
-
-@functools.partial(jax.jit, static_argnums=(0, 1, 2))
-def train_chunk(probe: BalletMemoryProbe, batch_size: int, lr: float, carry, keys):
-    """One Adam step on L per key (one program per probe, batch size and learning rate: the
-    interrupted and resumed trainings of a probe share it)."""
-    optimizer = probe_optimizer(lr)
-
-    def update(carry, key):
-        params, state = carry
-        (loss, accuracy), grads = jax.value_and_grad(probe.loss, has_aux=True)(params, key, batch_size)
-        updates, state = optimizer.update(grads, state, params)
-        return (optax.apply_updates(params, updates), state), (loss, accuracy)
-
-    return jax.lax.scan(update, carry, keys)
+def probe_loss(params, key, probe: BalletMemoryProbe, batch_size: int):
+    """(L, (fraction of the batch right,)): the probe's loss in the form chunked training takes."""
+    loss, accuracy = probe.loss(params, key, batch_size)
+    return loss, (accuracy,)
 
 
 def train_probe(
@@ -139,19 +122,8 @@ def train_probe(
     """Train the probe's agent by Adam on L (gradients clipped to norm 1); returns (params, per
     chunk: (mean loss, mean batch accuracy)). With ``checkpoint_dir`` the state is saved there after
     every chunk, and a call with the same ``settings`` continues from it."""
-    check_steps(steps, chunk)
     init_key, data_key = jax.random.split(key)
-    params = probe.init(init_key)
-    chunk_keys = jax.random.split(data_key, steps).reshape(steps // chunk, chunk, -1)
-    saved = {"carry": (params, probe_optimizer(lr).init(params)), "curve": np.full((len(chunk_keys), 2), np.nan), "chunks_done": 0}
-    if checkpoint_dir is not None:
-        saved = resume_training(checkpoint_dir, settings or {}, saved, "a ballet-memory probe")
-    carry, curve = saved["carry"], np.array(saved["curve"])
-    for done in range(int(saved["chunks_done"]), len(chunk_keys)):
-        carry, (losses, accuracies) = train_chunk(probe, batch_size, lr, carry, chunk_keys[done])
-        curve[done] = float(losses.mean()), float(accuracies.mean())
-        if checkpoint_dir is not None:
-            atomic_write(checkpoint_dir / "checkpoint.msgpack", serialization.to_bytes({"carry": carry, "curve": curve, "chunks_done": done + 1}))
-        if on_chunk is not None:
-            on_chunk((done + 1) * chunk, *curve[done])
-    return carry[0], curve
+    return train_in_chunks(
+        probe_loss, (probe, batch_size), probe.init(init_key), data_key, steps, chunk, lr, clip_norm=1.0,
+        checkpoint_dir=checkpoint_dir, settings=settings, what="a ballet-memory probe", on_chunk=on_chunk,
+    )

@@ -19,7 +19,6 @@ iteration to leave a readable distance estimate.
 
 from __future__ import annotations
 
-import functools
 import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -29,12 +28,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import optax
-from flax import serialization
 
 from memrl import cores
+from memrl.analysis.chunked_training import train_in_chunks
 from memrl.analysis.distance_probe import accuracy_per_class, accuracy_table, distance_classes, plot_accuracy_by_distance, probe_dataset
 from memrl.nn.compiled_init import compiled_init
-from memrl.run.folder import atomic_write, resume_training
 
 
 def init_planner(core: cores.MemoryCore, key, maze_size: int):
@@ -49,64 +47,35 @@ def init_planner(core: cores.MemoryCore, key, maze_size: int):
 
 
 def distance_loss(params, key, core, maps: int, queries: int, maze_size: int, iterations: Sequence[int]):
-    """L averaged over the planner's readouts after each of ``iterations``, all on the same maps and queries."""
+    """(L averaged over the planner's readouts after each of ``iterations``, all on the same maps and queries, no metrics)."""
     core_params, decoder = params
     outputs, distances = probe_dataset(core, core_params, key, maps, queries, maze_size, iterations)
     logits = outputs @ decoder["w"] + decoder["b"]
-    return optax.softmax_cross_entropy_with_integer_labels(logits, jnp.broadcast_to(distances, logits.shape[:-1])).mean()
-
-
-@functools.partial(jax.jit, static_argnums=(0, 1, 2, 3, 4, 5))
-def train_chunk(core, maps: int, queries: int, maze_size: int, iterations: tuple[int, ...], lr: float, carry, keys):
-    """One Adam step on the distance loss per key (one program per setting: an interrupted and a
-    resumed training share it)."""
-    optimizer = optax.adam(lr)
-
-    def update(carry, key):
-        params, state = carry
-        value, grads = jax.value_and_grad(distance_loss)(params, key, core, maps, queries, maze_size, iterations)
-        updates, state = optimizer.update(grads, state, params)
-        return (optax.apply_updates(params, updates), state), value
-
-    return jax.lax.scan(update, carry, keys)
+    return optax.softmax_cross_entropy_with_integer_labels(logits, jnp.broadcast_to(distances, logits.shape[:-1])).mean(), ()
 
 
 def train_planner_on_distances(
     core, key, maze_size: int = 4, steps: int = 2000, maps: int = 16, queries: int = 16, lr: float = 1e-3, chunk: int = 100,
     iterations: Sequence[int] | None = None, checkpoint_dir: Path | None = None, on_chunk: Callable[[int, float], None] | None = None,
 ):
-    """Train planner and decoder with the loss averaged over ``iterations`` (default: the core's
-    own count); returns (core params, decoder, mean loss per ``chunk`` steps).
-
-    With ``checkpoint_dir``, the training state is saved there after every chunk (settings.json,
-    checkpoint.msgpack, both written atomically), and a call that finds a checkpoint of the same
-    settings continues from it: an interrupted run loses at most one chunk and ends with the same
-    parameters as an uninterrupted one. ``on_chunk(steps done, chunk's mean loss)`` reports progress."""
-    if steps % chunk:
-        raise ValueError(f"steps ({steps}) must be a multiple of chunk ({chunk})")
+    """Train planner and decoder by Adam with the loss averaged over ``iterations`` (default: the
+    core's own count); returns (core params, decoder, mean loss per ``chunk`` steps). With
+    ``checkpoint_dir`` an interrupted run continues from its last chunk
+    (:func:`memrl.analysis.chunked_training.train_in_chunks`); ``on_chunk(steps done, chunk's mean
+    loss)`` reports progress."""
     iterations = (core.iterations,) if iterations is None else tuple(iterations)
     if not iterations or min(iterations) < 1:
         raise ValueError(f"training iterations must be a non-empty list of counts >= 1, got {iterations}")
     init_key, data_key = jax.random.split(key)
-    params = init_planner(core, init_key, maze_size)
-    chunk_keys = jax.random.split(data_key, steps).reshape(steps // chunk, chunk, -1)
-    saved = {"carry": (params, optax.adam(lr).init(params)), "losses": np.full(len(chunk_keys), np.nan), "chunks_done": 0}
-    if checkpoint_dir is not None:
-        settings = {
-            "core": repr(core), "key": np.asarray(jax.random.key_data(key)).tolist(), "maze_size": maze_size, "steps": steps,
-            "maps": maps, "queries": queries, "lr": lr, "chunk": chunk, "iterations": list(iterations),
-        }
-        saved = resume_training(checkpoint_dir, settings, saved, "a planner-distance run")
-    carry, losses = saved["carry"], np.array(saved["losses"])
-    for done in range(int(saved["chunks_done"]), len(chunk_keys)):
-        carry, chunk_losses = train_chunk(core, maps, queries, maze_size, iterations, lr, carry, chunk_keys[done])
-        losses[done] = float(chunk_losses.mean())
-        if checkpoint_dir is not None:
-            atomic_write(checkpoint_dir / "checkpoint.msgpack", serialization.to_bytes({"carry": carry, "losses": losses, "chunks_done": done + 1}))
-        if on_chunk is not None:
-            on_chunk((done + 1) * chunk, losses[done])
-    core_params, decoder = carry[0]
-    return core_params, decoder, losses
+    settings = {
+        "core": repr(core), "key": np.asarray(jax.random.key_data(key)).tolist(), "maze_size": maze_size, "steps": steps,
+        "maps": maps, "queries": queries, "lr": lr, "chunk": chunk, "iterations": list(iterations),
+    }
+    (core_params, decoder), curve = train_in_chunks(
+        distance_loss, (core, maps, queries, maze_size, iterations), init_planner(core, init_key, maze_size), data_key, steps, chunk, lr,
+        checkpoint_dir=checkpoint_dir, settings=settings, what="a planner-distance run", on_chunk=on_chunk,
+    )
+    return core_params, decoder, curve[:, 0]
 
 
 def accuracy_by_distance(core, core_params, decoder, key, iterations, maze_size: int = 4, maps: int = 64, queries: int = 64) -> dict[int, np.ndarray]:
