@@ -2,13 +2,13 @@ import jax
 import numpy as np
 import pytest
 
-from memrl.analysis.visited_moves import INVERSE_MOVE, count_only_loss, known_moves, random_walk, train_model
-from memrl.envs.memory_planning import MOVES
+from memrl.analysis.visited_moves import count_only_loss, known_moves, random_walk, train_model
+from memrl.envs.memory_planning import INVERSE_MOVES, MOVES
 
 
 def test_each_move_is_undone_by_its_inverse():
-    assert INVERSE_MOVE.tolist() == [1, 0, 3, 2]
-    np.testing.assert_array_equal(np.asarray(MOVES[:4]) + np.asarray(MOVES[INVERSE_MOVE]), 0)
+    assert INVERSE_MOVES.tolist() == [1, 0, 3, 2]
+    np.testing.assert_array_equal(np.asarray(MOVES[:4]) + np.asarray(MOVES[INVERSE_MOVES]), 0)
 
 
 def test_known_moves_are_the_walks_transitions_up_to_each_step_either_way():
@@ -19,7 +19,7 @@ def test_known_moves_are_the_walks_transitions_up_to_each_step_either_way():
     for s in range(1, 30):
         np.testing.assert_array_equal((xy(nodes[s - 1]) + np.asarray(MOVES[actions[s]])) % 4, xy(nodes[s]))
     for t in range(30):
-        edges = {(nodes[s - 1], actions[s]) for s in range(1, t + 1)} | {(nodes[s], int(INVERSE_MOVE[actions[s]])) for s in range(1, t + 1)}
+        edges = {(nodes[s - 1], actions[s]) for s in range(1, t + 1)} | {(nodes[s], int(INVERSE_MOVES[actions[s]])) for s in range(1, t + 1)}
         np.testing.assert_array_equal(known[t], [(nodes[t], a) in edges for a in range(4)])
 
 

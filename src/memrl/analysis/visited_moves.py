@@ -33,11 +33,10 @@ import optax
 from memrl import cores, envs
 from memrl.agents.sequence_model import SequenceModel
 from memrl.analysis.chunked_training import check_chunks, train_in_chunks
-from memrl.envs.memory_planning import MOVES
+from memrl.envs.memory_planning import INVERSE_MOVES, MOVES
 from memrl.nn.compiled_init import compiled_init
 
 NUM_MOVES = 4
-INVERSE_MOVE = jnp.array([int(np.flatnonzero(np.all(np.asarray(MOVES[:NUM_MOVES]) == -np.asarray(MOVES[a]), -1))[0]) for a in range(NUM_MOVES)])
 MODELS = ("epn", "lstm")
 
 
@@ -64,7 +63,7 @@ def known_moves(nodes, actions) -> jax.Array:
     def at(t):
         taken = (steps <= t)[:, None]
         forward = (nodes[steps - 1] == nodes[t])[:, None] & (actions[steps][:, None] == jnp.arange(NUM_MOVES))
-        back = (nodes[steps] == nodes[t])[:, None] & (INVERSE_MOVE[actions[steps]][:, None] == jnp.arange(NUM_MOVES))
+        back = (nodes[steps] == nodes[t])[:, None] & (INVERSE_MOVES[actions[steps]][:, None] == jnp.arange(NUM_MOVES))
         return jnp.any(taken & (forward | back), 0)
 
     return jax.vmap(at)(jnp.arange(len(nodes)))

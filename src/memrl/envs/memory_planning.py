@@ -25,6 +25,7 @@ from memrl.envs.base import Environment, random_other, register, replace_params
 
 UP, DOWN, LEFT, RIGHT, COLLECT = 0, 1, 2, 3, 4
 MOVES = jnp.array([(0, 1), (0, -1), (-1, 0), (1, 0), (0, 0)], jnp.int32)  # (dx, dy) per action
+INVERSE_MOVES = jnp.array([DOWN, UP, RIGHT, LEFT], jnp.int32)  # the move that undoes each of the four moves
 
 
 @struct.dataclass
