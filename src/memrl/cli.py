@@ -195,7 +195,9 @@ def evaluate(
     if shapes(jax.eval_shape(evaluator.init, jax.random.PRNGKey(0)).params) != shapes(template.params):
         raise ValueError(f"the parameters of {run} do not fit the settings {changed}; "
                          "only settings that keep the model's parameter shapes can be changed")
-    notes = [" ".join(f"{k} {v}" for k, v in changed.items())] * bool(changed) + ["memory reset before every step"] * amnesic
+    notes = [" ".join(f"{k} {v}" for k, v in changed.items())] if changed else []
+    if amnesic:
+        notes.append("memory reset before every step")
     settings = f" ({'; '.join(notes)})" if notes else ""
     evaluate_fn = jax.jit(functools.partial(evaluator.evaluate, amnesic=True) if amnesic else evaluator.evaluate, static_argnums=2)
     for s in config.seed_list():

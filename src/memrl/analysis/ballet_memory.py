@@ -9,7 +9,8 @@ from pathlib import Path
 import jax
 import numpy as np
 
-from memrl.analysis.ballet_memory_probe import BalletMemoryProbe, check_steps, train_probe
+from memrl.analysis.ballet_memory_probe import CHUNK_STEPS, BalletMemoryProbe, train_probe
+from memrl.analysis.chunked_training import check_chunks
 from memrl.envs import ballet
 from memrl.learn.impala_config import ImpalaConfig
 from memrl.learn.paper_agents import htm_ballet_agents
@@ -59,7 +60,7 @@ def command(
     for level in levels:
         if level not in single:
             raise ValueError(f"unknown Ballet level {level!r} (the probe trains on one level); known: {', '.join(single)}")
-    check_steps(steps)
+    check_chunks(steps, CHUNK_STEPS)
     configs = {(level, core): probe_config(core, level) for level in levels for core in cores}
     probes = {pair: BalletMemoryProbe(config) for pair, config in configs.items()}
     train_key, test_key = jax.random.split(jax.random.PRNGKey(seed))

@@ -25,7 +25,7 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 
-from memrl.analysis.chunked_training import check_chunks, train_in_chunks
+from memrl.analysis.chunked_training import train_in_chunks
 from memrl.envs import ballet
 from memrl.envs.ballet_tables import DANCER_SLOTS
 from memrl.learn.actor import ActorCriticLearner
@@ -64,11 +64,6 @@ def watch_episodes(env: ballet.Ballet, key, batch_size: int):
 
 
 CHUNK_STEPS = 50  # training steps between checkpoints
-
-
-def check_steps(steps: int, chunk: int = CHUNK_STEPS) -> None:
-    """Refuse a training length that is not a positive whole number of checkpointed chunks."""
-    check_chunks(steps, chunk)
 
 
 class BalletMemoryProbe:

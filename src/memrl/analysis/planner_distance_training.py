@@ -35,14 +35,15 @@ from memrl.analysis.distance_probe import accuracy_per_class, accuracy_table, di
 from memrl.nn.compiled_init import compiled_init
 
 
-def init_planner(core: cores.MemoryCore, key, maze_size: int):
-    """(core params, linear decoder params) for one-hot n²-label observations."""
+def init_planner(core: cores.MemoryCore, key, maze_size: int, outputs: int | None = None):
+    """(core params, linear decoder params) for one-hot n²-label observations; the decoder has
+    ``outputs`` outputs (default: one per distance class of the n×n torus)."""
     labels = maze_size * maze_size
     x = {"observation": jnp.zeros((1, labels)), "goal": jnp.zeros((1, labels)), "prev_action": jnp.zeros((1, 5))}
     core_key, decoder_key = jax.random.split(key)
     core_params = compiled_init(core, None, core_key, core.initialize_carry(None, (1,)), x, jnp.ones(1, bool))
-    classes = distance_classes(maze_size)
-    decoder = {"w": jax.random.normal(decoder_key, (core.width, classes)) / np.sqrt(core.width), "b": jnp.zeros(classes)}
+    outputs = distance_classes(maze_size) if outputs is None else outputs
+    decoder = {"w": jax.random.normal(decoder_key, (core.width, outputs)) / np.sqrt(core.width), "b": jnp.zeros(outputs)}
     return core_params, decoder
 
 

@@ -33,8 +33,9 @@ import optax
 from memrl import cores, envs
 from memrl.agents.sequence_model import SequenceModel
 from memrl.analysis.chunked_training import check_chunks, train_in_chunks
-from memrl.envs.memory_planning import INVERSE_MOVES, MOVES
-from memrl.nn.compiled_init import compiled_init
+from memrl.analysis.planner_distance_training import init_planner
+from memrl.envs.memory_planning import INVERSE_MOVES
+from memrl.envs.memory_planning_policies import torus_neighbors
 
 NUM_MOVES = 4
 MODELS = ("epn", "lstm")
@@ -44,12 +45,12 @@ def random_walk(key, maze_size: int, length: int):
     """(node labels [n²], nodes [length], actions [length]) of a uniform random walk on a fresh map;
     ``actions[s]`` leads from ``nodes[s − 1]`` to ``nodes[s]`` (``actions[0]`` is not taken)."""
     game = envs.make(f"memory-planning/{maze_size}x{maze_size}")
+    neighbors = torus_neighbors(game)
     label_key, start_key, action_key = jax.random.split(key, 3)
     actions = jax.random.randint(action_key, (length,), 0, NUM_MOVES)
 
     def move(node, action):
-        node = game.node((game.xy(node) + MOVES[action]) % maze_size)
-        return node, node
+        return neighbors[node, action], neighbors[node, action]
 
     start = jax.random.randint(start_key, (), 0, game.num_nodes)
     _, later = jax.lax.scan(move, start, actions[1:])
@@ -137,12 +138,7 @@ def init_model(name: str, key, maze_size: int, length: int, **sizes):
     """(loss function, its model argument, initial parameters) of model ``name``."""
     if name == "epn":
         core = cores.make("epn", capacity=length, **sizes)
-        num_labels = maze_size**2
-        x = {"observation": jnp.zeros((1, num_labels)), "goal": jnp.zeros((1, num_labels)), "prev_action": jnp.zeros((1, 5))}
-        core_key, decoder_key = jax.random.split(key)
-        core_params = compiled_init(core, None, core_key, core.initialize_carry(None, (1,)), x, jnp.ones(1, bool))
-        decoder = {"w": jax.random.normal(decoder_key, (core.width, NUM_MOVES)) / np.sqrt(core.width), "b": jnp.zeros(NUM_MOVES)}
-        return epn_loss, core, (core_params, decoder)
+        return epn_loss, core, init_planner(core, key, maze_size, NUM_MOVES)
     if name == "lstm":
         model = lstm_model(maze_size, **sizes)
         return lstm_loss, model, model.init(key, jnp.zeros((length, 1, maze_size**2 + 5)))

@@ -111,10 +111,9 @@ def transition_planner(env: MemoryPlanningGame) -> ScriptedPolicy:
 
     def act(key, obs, memory):
         label, goal_label = jnp.argmax(obs["position"]).astype(jnp.int32), jnp.argmax(obs["goal"])
-        previous, moved = memory["label"], (memory["label"] >= 0) & (memory["action"] < 4)
-        move = jnp.minimum(memory["action"], 3)
-        next_label = memory["next_label"]
-        next_label = jnp.where(moved, next_label.at[jnp.maximum(previous, 0), move].set(label).at[label, INVERSE_MOVES[move]].set(previous), next_label)
+        previous, move = memory["label"], jnp.minimum(memory["action"], 3)
+        learnt = memory["next_label"].at[previous, move].set(label).at[label, INVERSE_MOVES[move]].set(previous)
+        next_label = jnp.where(memory["action"] < 4, learnt, memory["next_label"])  # the episode starts with Collect
         search = breadth_first(next_label, label)
         unknown = next_label[label] < 0
         explore = jnp.where(jnp.any(unknown), jax.random.categorical(key, jnp.where(unknown, 0.0, -jnp.inf)), jax.random.randint(key, (), 0, 4))
