@@ -5,18 +5,16 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import math
-import operator
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from memrl.experiments.seed_statistics import MIN_SEEDS, OPS, STANDARD_ERRORS, decide, undecided
 from memrl.learn.run_config import ConfigRecord
 from memrl.registry import Registry
 
 EXPERIMENTS: Registry = Registry("experiment")
 
-_OPS = {">=": operator.ge, "<=": operator.le, ">": operator.gt, "<": operator.lt}
-
+KINDS = ("reproduction", "benchmark")
 PRESETS = ("cpu", "gpu", "paper")
 """An experiment's presets: ``cpu`` sized for a 2-core CPU, ``paper`` the paper's settings wherever
 it states them, ``gpu`` the paper's setup sized for one GPU where the paper's sizes are too slow."""
@@ -24,24 +22,18 @@ it states them, ``gpu`` the paper's setup sized for one GPU where the paper's si
 
 @dataclasses.dataclass(frozen=True)
 class Expectation:
-    """``run``'s value must be ``op`` ``threshold``, or, with ``against``, ``op`` the value of the run
-    ``against`` at the same measure (``threshold`` None).
+    """``run``'s value must be ``op`` ``threshold`` (a level), or, with ``against``, ``op`` the value
+    of the run ``against`` at the same measure (an ordering; ``threshold`` None).
 
-    The value is the run's mean final value over seeds (its config's final metric: the return, or
-    the held-out accuracy of a supervised run), or with ``evaluated`` = (table, *keys) the value at
-    ``evaluation[table][run][*keys]`` of the experiment's evaluation results.
-
-    Where the values are averages over episodes, a check must hold beyond the noise of those
-    episodes: by ``STANDARD_ERRORS`` standard errors of the value (of the difference, with
-    ``against``): ">" means above by that margin, ">=" not below by more than it ("<", "<="
-    likewise). A fraction of episodes (an entry {"correct", "episodes"}, as
-    ``fraction_correct_by_level`` writes) has its binomial standard error, with the fraction taken as
-    (correct + 1) / (episodes + 2) so that 0/n and n/n have one, and needs ``MIN_EPISODES``
-    episodes of each run; a final return has the standard error its run's summary carries
-    (``final_standard_error``, over the episodes of its final updates), and an evaluated average
-    entry {"mean", "standard_error", "episodes"} its own. A value without one (a supervised run's
-    accuracy, a run recorded before returns carried their spread, an evaluated number) is checked
-    without a margin, and the note says so."""
+    The value is the mean over seeds of each seed's own value (``seed_statistics``): its final
+    metric (the return, or the held-out accuracy of a supervised run) from the runs' summaries, or
+    with ``evaluated`` = (table, *keys) the entry at ``evaluation[table][run][*keys]`` of the
+    experiment's evaluation results, whose ``per_seed`` list holds each seed's value. The margin is
+    two standard errors over the seeds; an entry's own standard error over episodes or batches
+    (within the seeds) is shown beside it, never used as the margin. A value without per-seed values
+    (a number pooled over seeds) is checked for its direction only and is never decided. A fraction
+    of episodes {"correct", "episodes", "per_seed"} on fewer than ``MIN_EPISODES`` episodes in all is
+    not decided either."""
 
     run: str
     op: str
@@ -52,12 +44,20 @@ class Expectation:
     central: bool = False
     """whether the check states the paper's headline claim for its figure or table (the scoreboard's
     verdict counts the central checks); the others support it"""
+    learning: bool = False
+    """whether the check says that the model the claim is about left its memoryless or chance level;
+    an experiment with such checks is *not trained* (``record.VERDICTS``) where one is not decided"""
+    paired: bool = False
+    """for an ordering: whether seed i of both runs saw the same data and held-out sets, so that the
+    margin is over the seeds' differences (else Welch's, over the two runs' seeds)"""
 
     def __post_init__(self):
-        if self.op not in _OPS:
-            raise ValueError(f"op must be one of {tuple(_OPS)}, got {self.op!r}")
+        if self.op not in OPS:
+            raise ValueError(f"op must be one of {tuple(OPS)}, got {self.op!r}")
         if (self.threshold is None) == (not self.against):
             raise ValueError("an expectation has either a threshold or a run to compare against (threshold None), not both")
+        if self.paired and not self.against:
+            raise ValueError("only an ordering (against another run) can be paired over seeds")
 
     @property
     def measure(self) -> str:
@@ -65,12 +65,14 @@ class Expectation:
 
     def entry(self, summaries: dict, evaluation: dict | None, run: str | None = None) -> Any:
         """What the expectation reads for ``run`` (default: its own): a number, a fraction entry
-        {"correct", "episodes"}, an average entry {"mean", "standard_error", "episodes"} (a final
-        value is one), or None if absent."""
+        {"correct", "episodes", "per_seed"}, an average entry {"mean", "standard_error", "episodes",
+        "per_seed"} (a final value is one), or None if absent."""
         run = run or self.run
         if not self.evaluated:
             summary = summaries[run]
-            return {"mean": summary["final_mean"], "standard_error": summary.get("final_standard_error"), "episodes": summary.get("final_episodes")}
+            finals = [seed["final"] for seed in summary.get("seeds", {}).values() if seed["final"] is not None]
+            return {"mean": summary["final_mean"], "standard_error": summary.get("final_standard_error"),
+                    "episodes": summary.get("final_episodes"), "per_seed": finals}
         table, *keys = self.evaluated
         value = (evaluation or {}).get(table, {}).get(run)
         for key in keys:
@@ -80,8 +82,7 @@ class Expectation:
         return value
 
     def value(self, summaries: dict, evaluation: dict | None, run: str | None = None) -> float | None:
-        """The checked value of ``run`` (default: the expectation's) from the runs' summaries and
-        the evaluation results (None if absent): a fraction entry's fraction, an average's mean."""
+        """The checked value of ``run`` (default: the expectation's), the mean over its seeds (None if absent)."""
         entry = self.entry(summaries, evaluation, run)
         return entry["correct"] if is_fraction(entry) else entry["mean"] if is_average(entry) else entry
 
@@ -89,64 +90,62 @@ class Expectation:
         """The threshold, or the value of the run ``against``."""
         return self.threshold if not self.against else self.value(summaries, evaluation, self.against)
 
-    def check(self, value: float | None, bound: float | None = None) -> bool:
-        bound = self.threshold if bound is None else bound
-        return value is not None and bound is not None and _OPS[self.op](value, bound)
-
     def outcome(self, summaries: dict, evaluation: dict | None) -> dict:
-        """{"value", "threshold" (the bound), "margin", "passed", "reversed", "note"}: the check on the
-        results, beyond the noise of the episodes behind the values (see the class). ``margin`` is
-        None where the values carry no standard error; ``reversed`` says that a comparison failed
-        with the opposite ordering holding beyond the margin (never without a margin)."""
-        value, bound = self.value(summaries, evaluation), self.bound(summaries, evaluation)
-        result = lambda passed, note="", margin=None, reversed=False: {  # noqa: E731
-            "value": value, "threshold": bound, "margin": margin, "passed": passed, "reversed": reversed, "note": note,
-        }
-        entries = [self.entry(summaries, evaluation, run) for run in [self.run] + ([self.against] if self.against else [])]
-        if value is None or bound is None:
-            return result(False)
-        counts = " and ".join(str(e["episodes"]) for e in entries if is_fraction(e) or is_average(e))
-        if any(is_fraction(e) and e["episodes"] < MIN_EPISODES for e in entries):
-            return result(False, f"on {counts} episodes: too few (at least {MIN_EPISODES} needed)")
-        errors = [standard_error(e) for e in entries]
-        if None in errors:
-            return result(self.check(value, bound), "no margin: no standard error of the value")
-        margin = STANDARD_ERRORS * math.sqrt(sum(e**2 for e in errors))
-        passed = self.check(value, bound + {">": margin, ">=": -margin, "<": -margin, "<=": margin}[self.op])
-        above = self.op in (">", ">=")
-        reversed = bool(self.against) and not passed and (value < bound - margin if above else value > bound + margin)
-        return result(passed, f"on {counts} episodes, by a margin of {STANDARD_ERRORS} standard errors ({margin:.3f})", margin, reversed)
+        """The check on the results (``seed_statistics.decide``): {"value", "threshold" (the bound),
+        "margin", "seeds", "test", "passed", "decided", "reversed", "per_seed", "against_per_seed",
+        "note"}, the note naming what kept a check undecided and the noise within the seeds."""
+        runs = [self.run] + ([self.against] if self.against else [])
+        entries = [self.entry(summaries, evaluation, run) for run in runs]
+        seeds = [per_seed(entry) for entry in entries]
+        within = "; ".join(f"{run}: {within_seeds(entry)}" for run, entry in zip(runs, entries) if within_seeds(entry))
+        too_few = [e["episodes"] for e in entries if is_fraction(e) and e["episodes"] < MIN_EPISODES]
+        extra = {}
+        if None in seeds:
+            result, note = undecided(self.op, self.value(summaries, evaluation), self.bound(summaries, evaluation)), "no per-seed values: not decided"
+        elif too_few:
+            extra["undecided_because"] = f"on {too_few[0]} episodes: too few (at least {MIN_EPISODES} needed)"
+            result, note = undecided(self.op, self.value(summaries, evaluation), self.bound(summaries, evaluation)), extra["undecided_because"]
+        else:
+            result = decide(self.op, seeds[0], self.threshold, seeds[1] if self.against else None, self.paired)
+            note = seed_note(result)
+        note += f" (within seeds: {within})" if within else ""
+        return {**result, "per_seed": seeds[0], "against_per_seed": seeds[1] if self.against else None, "note": note, **extra}
 
 
 MIN_EPISODES = 16
-"""the fewest episodes a fraction of episodes is checked on"""
-STANDARD_ERRORS = 2.0
-"""the margin, in standard errors of the value (or of the difference), by which a check must hold"""
+"""the fewest episodes, over all seeds, a fraction of episodes is decided on"""
 
 
 def is_fraction(entry: Any) -> bool:
-    """Whether an evaluated entry is a fraction of episodes {"correct", "episodes"}."""
+    """Whether an evaluated entry is a fraction of episodes {"correct", "episodes", ...}."""
     return isinstance(entry, dict) and {"correct", "episodes"} <= entry.keys()
 
 
 def is_average(entry: Any) -> bool:
-    """Whether an entry is a mean over episodes with its standard error {"mean", "standard_error",
-    "episodes"} (the standard error None where unknown)."""
+    """Whether an entry is a mean with its standard error over episodes or batches {"mean",
+    "standard_error", "episodes", ...} (the standard error None where unknown)."""
     return isinstance(entry, dict) and {"mean", "standard_error", "episodes"} <= entry.keys()
 
 
-def standard_error(entry: Any) -> float | None:
-    """The standard error of a fraction or average entry over its episodes (None for anything else)."""
-    if is_fraction(entry):
-        return math.sqrt(fraction_variance(entry))
-    return entry["standard_error"] if is_average(entry) else None
+def per_seed(entry: Any) -> list[float] | None:
+    """The per-seed values of an entry (None where it has none: a pooled number, or absent)."""
+    values = entry.get("per_seed") if isinstance(entry, dict) else None
+    return [float(v) for v in values] if values else None
 
 
-def fraction_variance(entry: dict) -> float:
-    """The binomial variance of a fraction of episodes, p (1 - p) / n with p = (correct·n + 1) / (n + 2)."""
-    n = entry["episodes"]
-    p = (entry["correct"] * n + 1) / (n + 2)
-    return p * (1 - p) / n
+def within_seeds(entry: Any) -> str:
+    """"±0.012 over 3840 episodes": an entry's standard error within its seeds, "" where it has none."""
+    if is_average(entry) and entry["standard_error"] is not None:
+        return f"±{entry['standard_error']:.3f} over {entry['episodes']} episodes"
+    return f"{entry['episodes']} episodes" if is_fraction(entry) else ""
+
+
+def seed_note(result: dict) -> str:
+    """How a decided (or undecided) check was measured, for its record."""
+    if result["margin"] is None:
+        return f"on {result['seeds']} seed(s): no spread over seeds, not decided"
+    few = f"; fewer than {MIN_SEEDS} seeds, not decided" if result["seeds"] < MIN_SEEDS else ""
+    return f"on {result['seeds']} seeds, {result['test']}, margin {STANDARD_ERRORS:g} standard errors over seeds ({result['margin']:.3f}){few}"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -172,6 +171,16 @@ class Experiment:
     """the paper's finding that the central checks state, in about a dozen words (the scoreboard's)"""
     paper_steps: int | None = None
     """the paper's budget per run, in the runs' step unit (None where the paper does not state it)"""
+    kind: str = "reproduction"
+    """"reproduction" of a paper's finding, or "benchmark": a comparison among memrl's memories that
+    no paper made (its own table on the scoreboard, outside the papers' counts)"""
+    changes: str = ""
+    """for a version that changes the setup after an earlier version failed or reversed: what
+    changed and why (its record carries it; required there)"""
+
+    def __post_init__(self):
+        if self.kind not in KINDS:
+            raise ValueError(f"an experiment's kind must be one of {KINDS}, got {self.kind!r}")
 
     def with_run_settings(self, **settings) -> "Experiment":
         """The same experiment with these config fields set in every run (e.g. ``total_steps``, the

@@ -70,7 +70,8 @@ def expectations(preset: str) -> tuple[Expectation, ...]:
         Expectation(epn, ">", None, "EPN above the LSTM (Fig. 2b)", evaluated=returns, against=lstm, central=True),
         Expectation(epn, ">", within_trial, f"EPN above the within-trial optimum ({within_trial:.1f}): it plans from what it saw for earlier goals", evaluated=returns, central=True),
         Expectation(lstm, "<=", within_trial, f"the LSTM reaches at most the within-trial optimum ({within_trial:.1f})", evaluated=returns),
-        Expectation(epn, ">", levels["two_move_walk"], f"EPN above the best memoryless policy ({levels['two_move_walk']:.1f}): it uses its memory", evaluated=returns),
+        Expectation(epn, ">", levels["two_move_walk"], f"EPN above the best memoryless policy ({levels['two_move_walk']:.1f}): it uses its memory", evaluated=returns,
+                    learning=True),
     )
 
 

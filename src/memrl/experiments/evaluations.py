@@ -17,9 +17,10 @@ ITERATIONS = (1, 2, 4)
 
 
 def fraction_correct_by_level(folders: dict, levels, right_per_episode, title: str) -> dict:
-    """{"fraction_correct": run -> level -> {"correct", "episodes"}}, printed as a table:
-    ``right_per_episode(config, params, level)`` gives, for the final agents of a run, one 0/1
-    value per finished episode on ``level``."""
+    """{"fraction_correct": run -> level -> {"correct", "episodes", "per_seed"}}, printed as a table:
+    ``right_per_episode(config, params, level)`` gives, for the final agents of a run, one array per
+    seed of a 0/1 value per finished episode on ``level``; "correct" is the mean of the seeds'
+    fractions, "per_seed" those fractions (seeds that finished no episode left out)."""
     from rich.table import Table
 
     from memrl.console import console
@@ -29,10 +30,11 @@ def fraction_correct_by_level(folders: dict, levels, right_per_episode, title: s
         config, params = folder.load_config(), final_params(folder)
         rows[run] = {}
         for level in levels:
-            right = np.asarray(right_per_episode(config, params, level), float)
-            if right.size:
-                rows[run][level] = {"correct": float(right.mean()), "episodes": int(right.size)}
-    table = Table(title=title)
+            seeds = [np.asarray(right, float) for right in right_per_episode(config, params, level)]
+            fractions = [float(right.mean()) for right in seeds if right.size]
+            if fractions:
+                rows[run][level] = {"correct": float(np.mean(fractions)), "episodes": int(sum(r.size for r in seeds)), "per_seed": fractions}
+    table = Table(title=title + " (mean over seeds; episodes)")
     table.add_column("run")
     for level in levels:
         table.add_column(level)
@@ -42,22 +44,32 @@ def fraction_correct_by_level(folders: dict, levels, right_per_episode, title: s
     return {"fraction_correct": rows}
 
 
+def seed_entry(per_seed: list[float], standard_error: float | None = None, episodes: int | None = None) -> dict:
+    """An average entry {"mean", "standard_error", "episodes", "per_seed"} of one value per seed:
+    the mean over seeds, with the noise within the seeds where known (else None)."""
+    values = [float(v) for v in per_seed]
+    return {"mean": float(np.mean(values)) if values else float("nan"), "standard_error": standard_error, "episodes": episodes,
+            "per_seed": values}
+
+
 def batch_average(per_seed: list[list[float]], batch_size: int) -> dict:
     """An average entry {"mean", "standard_error", "episodes" (sequences), "per_seed"} of held-out
-    batch accuracies of every seed: the standard error over the batches (each of ``batch_size``
-    independent sequences), None with fewer than two; NaN batches (nothing scored) are left out.
-    With ``batch_size`` 1 the values are single episodes (e.g. their returns)."""
-    values = np.array([v for seed in per_seed for v in seed if not np.isnan(v)])
+    batch accuracies of every seed: "per_seed" each seed's mean over its batches, "mean" the mean of
+    those, "standard_error" the noise within the seeds (over the batches, each of ``batch_size``
+    independent sequences; None with fewer than two), shown beside the margin over seeds, never as
+    it; NaN batches (nothing scored) are left out. With ``batch_size`` 1 the values are single
+    episodes (e.g. their returns)."""
+    seeds = [[v for v in seed if not np.isnan(v)] for seed in per_seed]
+    values = np.array([v for seed in seeds for v in seed])
     error = float(values.std(ddof=1) / np.sqrt(values.size)) if values.size > 1 else None
-    return {"mean": float(values.mean()) if values.size else float("nan"), "standard_error": error,
-            "episodes": int(values.size * batch_size), "per_seed": [float(np.nanmean(seed)) for seed in per_seed]}
+    return seed_entry([np.mean(seed) for seed in seeds if seed], error, int(values.size * batch_size))
 
 
 def held_out_evaluation(num_sequences: int, batch_size: int = 1280):
     """An experiment's ``evaluation``: each run's final accuracies on ``num_sequences`` held-out
     sequences per seed in batches of ``batch_size`` (``held_out_batches``), as ``{"held_out": {run:
-    {name: average entry (batch_average), "seeds": n}}}``, the mean over seeds and batches with
-    its standard error over the batches; prints a table."""
+    {name: average entry (batch_average), "seeds": n}}}``, the mean over seeds of each seed's
+    accuracy, with the noise within the seeds (over the batches); prints a table."""
     from rich.table import Table
 
     from memrl.console import console
@@ -69,7 +81,7 @@ def held_out_evaluation(num_sequences: int, batch_size: int = 1280):
             if per_seed:
                 rows[run] = {name: batch_average([s[name] for s in per_seed], batch_size) for name in per_seed[0]} | {"seeds": len(per_seed)}
         names = ("accuracy", "token_accuracy", "sequence_accuracy")
-        table = Table(title=f"final models on {num_sequences:,} held-out sequences per seed (mean over seeds ± standard error)")
+        table = Table(title=f"final models on {num_sequences:,} held-out sequences per seed (mean over seeds ± standard error within seeds)")
         for column in ("run", *(name.replace("_", " ") for name in names), "seeds"):
             table.add_column(column)
         for run, row in rows.items():
@@ -84,8 +96,10 @@ def held_out_evaluation(num_sequences: int, batch_size: int = 1280):
 def held_out_expectation(run: str, op: str, threshold: float | None, why: str, against: str = "", central: bool = False,
                          measure: str = "accuracy") -> Expectation:
     """An expectation on the final model's held-out ``measure`` ("accuracy", the task's own score,
-    "token_accuracy" or "sequence_accuracy") from ``held_out_evaluation``."""
-    return Expectation(run, op, threshold, why, evaluated=("held_out", measure), against=against, central=central)
+    "token_accuracy" or "sequence_accuracy") from ``held_out_evaluation``. An ordering is paired over
+    seeds: seed i of every run of a task trains on the same batches, and all score the same held-out
+    sequences."""
+    return Expectation(run, op, threshold, why, evaluated=("held_out", measure), against=against, central=central, paired=bool(against))
 
 
 def oracle_return(junctions: int, key, episodes: int = 256) -> float:

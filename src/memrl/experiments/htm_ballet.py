@@ -95,7 +95,7 @@ def evaluate_levels(folders: dict, out: Path, steps: int = 1100, levels: tuple[s
     key = jax.random.PRNGKey(2021)
 
     def right(config, params, level):
-        return np.concatenate([np.zeros(0), *agent_episode_returns(config, params, key, steps, env=f"ballet/{level}")])
+        return agent_episode_returns(config, params, key, steps, env=f"ballet/{level}")
 
     return fraction_correct_by_level(folders, levels, right, "fraction correct per test level (chance: 1 / dancers)")
 

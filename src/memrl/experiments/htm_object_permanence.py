@@ -64,8 +64,7 @@ def evaluate_levels(folders: dict, out: Path, episodes_steps: int = 2 * LONGEST_
     key = jax.random.PRNGKey(2021)
 
     def right(config, params, level):
-        returns = agent_episode_returns(config, params, key, episodes_steps, env=f"object-permanence/{level}")
-        return np.concatenate([np.zeros(0), *returns]) >= 1.0
+        return [returns >= 1.0 for returns in agent_episode_returns(config, params, key, episodes_steps, env=f"object-permanence/{level}")]
 
     return fraction_correct_by_level(folders, TEST_LEVELS, right, "fraction of episodes on the named object's box (chance 1/3)")
 

@@ -18,9 +18,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import jax
-import numpy as np
 
 from memrl.experiments.base import Expectation, Experiment, PaperSetting, register
+from memrl.experiments.evaluations import seed_entry
 from memrl.learn.supervised_config import SupervisedConfig
 
 TEST_TRIALS = 2000
@@ -83,7 +83,7 @@ def evaluate_held_out(folders: dict, out: Path) -> dict:
         evaluate = jax.jit(learner.evaluate, static_argnums=2)
         per_seed = [evaluate(p, jax.random.PRNGKey(2020), TEST_TRIALS) for p in final_params(folder)]
         rows[run] = {
-            kind: {"per_seed": [float(a[metric]) for a in per_seed], "mean": float(np.mean([a[metric] for a in per_seed]))}
+            kind: seed_entry([float(a[metric]) for a in per_seed], episodes=TEST_TRIALS * len(per_seed))
             for kind, metric in KIND_METRICS.items() if per_seed and metric in per_seed[0]
         }
     kinds = ("indirect", "direct", "all")
@@ -98,7 +98,7 @@ def evaluate_held_out(folders: dict, out: Path) -> dict:
 
 
 def held_out(run: str, kind: str, op: str, threshold: float, why: str, central: bool = False) -> Expectation:
-    return Expectation(run, op, threshold, why, evaluated=("held_out", kind, "mean"), central=central)
+    return Expectation(run, op, threshold, why, evaluated=("held_out", kind), central=central)
 
 
 SETTINGS = (

@@ -23,6 +23,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import jax
+import numpy as np
 
 from memrl.experiments.base import Expectation, Experiment, PaperSetting, register
 from memrl.learn.impala_config import ImpalaConfig
@@ -95,8 +96,9 @@ def evaluate_choices(folders: dict, out: Path, steps: int = 2 * EPISODE_STEPS) -
         evaluations = agent_evaluations(config, params, key, steps)
         episodes = sum(int(done.sum()) for done, _, _ in evaluations)
         matches = sum(int((reward >= MATCH_REWARD).sum()) for _, _, reward in evaluations)
+        per_seed = [float((reward >= MATCH_REWARD).sum() / done.sum()) for done, _, reward in evaluations if done.sum()]
         if episodes:
-            results[run] = {"correct": matches / episodes, "episodes": episodes}
+            results[run] = {"correct": float(np.mean(per_seed)), "episodes": episodes, "per_seed": per_seed}
             console.print(f"{run}: chose the matching square in {matches} of {episodes} episodes ({matches / episodes:.2f}; chance 0.33)")
     return {"choices": results}
 

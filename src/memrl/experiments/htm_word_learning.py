@@ -65,7 +65,7 @@ def evaluate_levels(folders: dict, out: Path, steps: int = EVALUATION_STEPS) -> 
 
     def right(config, params, level):
         per_seed = agent_evaluations(config, params, key, steps, env=f"word-learning/{level}")
-        return np.concatenate([np.zeros(0), *(reward[done] for done, _, reward in per_seed)]) == 1.0
+        return [reward[done] == 1.0 for done, _, reward in per_seed]
 
     return fraction_correct_by_level(folders, TEST_LEVELS, right, "fraction of episodes whose last test lifts the named object (chance 1/3)")
 

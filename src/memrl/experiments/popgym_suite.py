@@ -70,11 +70,12 @@ def popgym_suite() -> Experiment:
         description="GRU, LSTM, AMRL-Max and GTrXL on four POPGym tasks at Easy (host environments through gymnasium)",
         reproduces="Morad et al. 2023 (POPGym), the memory models on its Easy tasks",
         finding="a memory core repeats the card of four steps ago (RepeatPreviousEasy)",
+        kind="benchmark",
         paper_steps=None,  # the paper is not in this project: its budget is not checked here
         runs=popgym_runs(),
         expectations=(
             Expectation("RepeatPreviousEasy/gru", ">", REFERENCES["RepeatPreviousEasy"] + 0.5,
-                        "the GRU is well above the memory-less level (-0.5; 1.0 is every answer right)", central=True),
+                        "the GRU is well above the memory-less level (-0.5; 1.0 is every answer right)", central=True, learning=True),
             *(Expectation(f"{task}/{core}", ">", REFERENCES[task], f"{core} is above the memory-less level ({REFERENCES[task]})")
               for task in ("RepeatPreviousEasy", "CountRecallEasy") for core in CORES),
         ),

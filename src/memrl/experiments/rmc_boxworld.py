@@ -20,6 +20,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import jax
+import numpy as np
 
 from memrl.experiments.base import Expectation, Experiment, PaperSetting, register
 from memrl.learn.impala_config import ImpalaConfig
@@ -52,10 +53,13 @@ def evaluate_solved(folders: dict, out: Path) -> dict:
     results = {}
     for run, folder in folders.items():
         config = folder.load_config()
-        returns = [r for per_seed in agent_episode_returns(config, final_params(folder), jax.random.PRNGKey(2018), TEST_STEPS) for r in per_seed]
-        if returns:
-            solved = sum(float(r) >= SOLVED_RETURN for r in returns)
-            results[run] = {"fraction_solved": {"correct": solved / len(returns), "episodes": len(returns)}, "levels": len(returns)}
+        seeds = [np.asarray(r, float) for r in agent_episode_returns(config, final_params(folder), jax.random.PRNGKey(2018), TEST_STEPS)]
+        returns = np.concatenate([np.zeros(0), *seeds])
+        if returns.size:
+            solved = int((returns >= SOLVED_RETURN).sum())
+            per_seed = [float((r >= SOLVED_RETURN).mean()) for r in seeds if r.size]
+            results[run] = {"fraction_solved": {"correct": float(np.mean(per_seed)), "episodes": int(returns.size), "per_seed": per_seed},
+                            "levels": int(returns.size)}
             console.print(f"{run}: solved {solved} of {len(returns)} levels ({solved / len(returns):.2f})")
     return {"solved": results}
 

@@ -91,15 +91,13 @@ def _reproduce_checked(experiment: Experiment, out: Path, workers: int | None, t
     rounded = lambda x: x if x is None else round(x, 3)  # noqa: E731
     for e in experiment.expectations:
         outcome = e.outcome(summaries, results.get("evaluation"))
-        value, bound, ok = outcome["value"], outcome["threshold"], outcome["passed"]
         results["checks"].append({
-            "description": e.why, "central": e.central, "run": e.run, "measure": e.measure, "op": e.op, "threshold": bound,
-            "against": e.against, "value": value, "margin": outcome["margin"], "passed": ok, "reversed": outcome["reversed"],
-            "note": outcome["note"],
+            "description": e.why, "central": e.central, "learning": e.learning, "run": e.run, "measure": e.measure, "op": e.op,
+            "against": e.against, "paired": e.paired, **outcome,
         })
-        than = f"{rounded(bound)} ({e.against})" if e.against else f"{e.threshold}"
-        note = f"; {outcome['note']}" if outcome["note"] else ""
-        console.print(f"{'[green]PASS' if ok else '[red]FAIL'}[/] {e.run} {e.measure}: {rounded(value)} {e.op} {than}  ({e.why}{note})")
+        than = f"{rounded(outcome['threshold'])} ({e.against})" if e.against else f"{e.threshold}"
+        state = "[green]DECIDED" if outcome["decided"] else "[yellow]PASS (not decided)" if outcome["passed"] else "[red]FAIL"
+        console.print(f"{state}[/] {e.run} {e.measure}: {rounded(outcome['value'])} {e.op} {than}  ({e.why}; {outcome['note']})")
     (out / "results.json").write_text(json.dumps(results, indent=2))
     record = make_record(experiment, results["checks"], wall)
     records = [write_record(record, out, "record.json")] + ([write_record(record, record_dir)] if record_dir is not None else [])

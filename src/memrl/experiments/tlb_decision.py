@@ -19,9 +19,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
 
 from memrl.experiments.base import Expectation, Experiment, PaperSetting, register
+from memrl.experiments.evaluations import seed_entry
 from memrl.learn.supervised_config import SupervisedConfig
 
 PRESETS = ("cpu", "paper")
@@ -74,7 +74,8 @@ def final_returns(folder, episodes: int) -> dict[str, list[float]]:
 
 def evaluate_returns(folders: dict, out: Path) -> dict:
     """An experiment's ``evaluation``: each run's mean return asked for success and for failure
-    (mean over seeds), as ``{"returns": {run: {"success": ..., "failure": ...}}}``; prints a table."""
+    (mean over seeds), as ``{"returns": {run: {"success": entry, "failure": entry}}}`` (``seed_entry``);
+    prints a table."""
     from rich.table import Table
 
     from memrl.console import console
@@ -86,8 +87,8 @@ def evaluate_returns(folders: dict, out: Path) -> dict:
     for run, folder in folders.items():
         returns = final_returns(folder, EVAL_EPISODES)
         if returns["success"]:
-            rows[run] = {name: float(np.mean(values)) for name, values in returns.items()}
-            table.add_row(run, f"{rows[run]['success']:.2f}", f"{rows[run]['failure']:.2f}", ", ".join(f"{v:.2f}" for v in returns["success"]))
+            rows[run] = {name: seed_entry(values, episodes=EVAL_EPISODES * len(values)) for name, values in returns.items()}
+            table.add_row(run, f"{rows[run]['success']['mean']:.2f}", f"{rows[run]['failure']['mean']:.2f}", ", ".join(f"{v:.2f}" for v in returns["success"]))
     console.print(table)
     return {"returns": rows}
 
