@@ -276,10 +276,11 @@ def reproduce(
 
 
 def results(records: Path = Path("docs/results"), write: bool = False) -> None:
-    """Print the scoreboard: which findings of which paper memrl reproduces, from the committed records.
+    """Print the scoreboard: which findings of which paper memrl reproduces, recomputed from the
+    per-seed values of the committed records (the newest version of each; earlier ones linked).
 
     Args:
-        records: the folder of records (``memrl reproduce NAME --record-dir`` writes one there).
+        records: the folder of records, NAME/vN.json (``memrl reproduce NAME --record-dir`` writes one there).
         write: also regenerate docs/scoreboard.md and the scoreboard blocks of docs/results.md and README.md.
     """
     from memrl.experiments.scoreboard import show
