@@ -141,3 +141,12 @@ def test_the_docs_hold_the_scoreboard_the_records_give():
 
 def test_budgets_are_written_short():
     assert [amount(n) for n in (1_000_000_000, 600_000, 3_840_000, 64, None)] == ["1e9", "600k", "3.84M", "64", "not stated"]
+
+
+def test_memrl_results_prints_the_recomputed_scoreboard_with_benchmarks_apart(capsys):
+    from memrl.experiments.scoreboard import show
+
+    show(RECORDS)
+    printed = capsys.readouterr().out
+    assert "epn-memory-planning (cpu, v4)" in printed and "not trained" in printed
+    assert "popgym-suite (-, v1) (benchmark)" in printed and "benchmarks, not in the papers' counts" in printed

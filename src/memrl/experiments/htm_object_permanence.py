@@ -23,7 +23,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import jax
-import numpy as np
 
 from memrl.envs.object_permanence import CHOICE_FRAMES, REVEAL_FRAMES
 from memrl.envs.room_view import STEPS_PER_SECOND

@@ -23,7 +23,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import jax
-import numpy as np
 
 from memrl.envs.word_learning import TIME_LIMIT
 from memrl.experiments.base import Expectation, Experiment, PaperSetting, register
