@@ -50,9 +50,14 @@ def test_rmc_nth_farthest_is_the_papers_comparison():
         assert experiment.runs["nth farthest/lstm split init"].core_args["weight_init"] == "split"
         assert "weight_init" not in experiment.runs["nth farthest/lstm"].core_args  # the paper's (sonnet's) LSTM
         assert all(e.run in experiment.runs for e in experiment.expectations)
+        assert all(e.evaluated == ("held_out", "accuracy_beyond_rank0") for e in experiment.expectations)  # rank 0 needs no memory
+        n = size["num_objects"]
         bounds = {e.run: e.threshold for e in experiment.expectations if e.op == "<="}
-        assert bounds["nth farthest/lstm"] == pytest.approx(2 / size["num_objects"] + 0.1)  # the shortcut 2/N and slack
-    assert bounds["nth farthest/dnc"] == pytest.approx(0.35)  # the paper's "below 30%" at 8 objects
+        # the shortcut 2/N and slack overall, restated above rank 0: a model right on every rank 0 with overall a has (a - 1/N) N/(N-1)
+        assert bounds["nth farthest/lstm"] == pytest.approx((2 / n + 0.1 - 1 / n) * n / (n - 1))
+        learning = [e for e in experiment.expectations if e.learning]
+        assert [(e.run, e.threshold) for e in learning] == [("nth farthest/rmc", pytest.approx(1 / (n - 1)))]
+    assert bounds["nth farthest/dnc"] == pytest.approx((0.35 - 1 / 8) * 8 / 7)  # the paper's "below 30%" at 8 objects
     paper = experiments.get("rmc-nth-farthest", "paper").runs
     assert all((c.batch_size, c.lr) == (1600, 1e-4) for c in paper.values())
     rmc = paper["nth farthest/rmc"].core_args
@@ -493,6 +498,7 @@ def test_held_out_evaluation_scores_the_final_model_on_fresh_held_out_sequences(
     assert entry == rows["p/b"]["accuracy"] and rows["p/a"]["seeds"] == 1
     assert entry["mean"] == pytest.approx(np.mean(right)) and entry["episodes"] == 40 and entry["per_seed"] == [pytest.approx(np.mean(right))]
     assert entry["standard_error"] == pytest.approx(np.std(right, ddof=1) / np.sqrt(2))
+    assert {"accuracy_rank0", "accuracy_beyond_rank0"} <= rows["p/a"].keys()  # the task's kinds of trial, scored apart
     with pytest.raises(ValueError, match="multiple of batch_size 1280"):
         held_out_batches(folders["p/a"], 1000)
 

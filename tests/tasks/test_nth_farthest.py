@@ -61,6 +61,11 @@ def test_the_sampler_has_the_official_layout_and_label_rule():
     assert -1 <= vectors.min() < -0.95 and 0.95 < vectors.max() <= 1 and abs(vectors.mean()) < 0.05, "U(-1, 1)"
     in_order = (sequences[..., 3:8].argmax(-1) == np.arange(5)).all(-1).mean()
     assert in_order < 0.05, "rows are shuffled"
+    ranks = sequences[:, 0, 13:18].argmax(-1)
+    assert set(batch.kinds) == {"rank0", "rank1", "rank2", "rank3", "rank4", "beyond_rank0"}
+    for rank in range(5):
+        np.testing.assert_array_equal(np.asarray(batch.kinds[f"rank{rank}"]), ranks == rank)
+    np.testing.assert_array_equal(np.asarray(batch.kinds["beyond_rank0"]), ranks > 0)
     for block in (8, 13):  # reference and n: uniform over the objects
         counts = np.bincount(sequences[:, 0, block : block + 5].argmax(-1), minlength=5)
         assert counts.min() > 512 / 5 * 0.6

@@ -69,7 +69,8 @@ def held_out_evaluation(num_sequences: int, batch_size: int = 1280):
     """An experiment's ``evaluation``: each run's final accuracies on ``num_sequences`` held-out
     sequences per seed in batches of ``batch_size`` (``held_out_batches``), as ``{"held_out": {run:
     {name: average entry (batch_average), "seeds": n}}}``, the mean over seeds of each seed's
-    accuracy, with the noise within the seeds (over the batches); prints a table."""
+    accuracy (and of each kind of trial the task scores apart, ``accuracy_<kind>``), with the noise
+    within the seeds (over the batches); prints a table."""
     from rich.table import Table
 
     from memrl.console import console
@@ -80,12 +81,14 @@ def held_out_evaluation(num_sequences: int, batch_size: int = 1280):
             per_seed = held_out_batches(folder, num_sequences, batch_size)
             if per_seed:
                 rows[run] = {name: batch_average([s[name] for s in per_seed], batch_size) for name in per_seed[0]} | {"seeds": len(per_seed)}
-        names = ("accuracy", "token_accuracy", "sequence_accuracy")
+        kinds = sorted({name for row in rows.values() for name in row if name.startswith("accuracy_")})
+        names = ("accuracy", "token_accuracy", "sequence_accuracy", *kinds)
         table = Table(title=f"final models on {num_sequences:,} held-out sequences per seed (mean over seeds ± standard error within seeds)")
         for column in ("run", *(name.replace("_", " ") for name in names), "seeds"):
             table.add_column(column)
         for run, row in rows.items():
-            cells = [f"{row[n]['mean']:.3f}" + ("" if row[n]["standard_error"] is None else f" ± {row[n]['standard_error']:.3f}") for n in names]
+            cells = ["-" if n not in row else f"{row[n]['mean']:.3f}" + ("" if row[n]["standard_error"] is None else f" ± {row[n]['standard_error']:.3f}")
+                     for n in names]
             table.add_row(run, *cells, str(row["seeds"]))
         console.print(table)
         return {"held_out": rows}
@@ -94,12 +97,13 @@ def held_out_evaluation(num_sequences: int, batch_size: int = 1280):
 
 
 def held_out_expectation(run: str, op: str, threshold: float | None, why: str, against: str = "", central: bool = False,
-                         measure: str = "accuracy") -> Expectation:
+                         measure: str = "accuracy", learning: bool = False) -> Expectation:
     """An expectation on the final model's held-out ``measure`` ("accuracy", the task's own score,
-    "token_accuracy" or "sequence_accuracy") from ``held_out_evaluation``. An ordering is paired over
+    "token_accuracy", "sequence_accuracy" or "accuracy_<kind>") from ``held_out_evaluation``. An ordering is paired over
     seeds: seed i of every run of a task trains on the same batches, and all score the same held-out
     sequences."""
-    return Expectation(run, op, threshold, why, evaluated=("held_out", measure), against=against, central=central, paired=bool(against))
+    return Expectation(run, op, threshold, why, evaluated=("held_out", measure), against=against, central=central, paired=bool(against),
+                       learning=learning)
 
 
 def oracle_return(junctions: int, key, episodes: int = 256) -> float:

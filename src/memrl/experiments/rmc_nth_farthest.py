@@ -7,7 +7,8 @@ Each model is the paper's: the core, then a 4-layer MLP of 256 ReLU units, then 
 the object ids, trained with softmax cross-entropy and Adam on fresh batches; scored on the last
 step; the final models are scored on 12,800 held-out sequences. Rank 0 answers the reference m,
 whose id every row carries, so a model that compares nothing scores 2/N (the shortcut: 0.25 at 8
-objects), and the checks on the LSTM and the DNC bound them by 2/N + 0.1. A fourth run, the LSTM
+objects). The checks score the ranks above 0, the questions that need the distances (the shortcut
+there is 1/(N-1)), at 80% overall and 2/N + 0.1 restated for them. A fourth run, the LSTM
 initialised per part (``weight_init="split"``), is a control the paper does not have. Presets:
 - ``paper``: 8 vectors of 16 dimensions, batch 1600, Adam 1e-4 (App. A.1), RMC with 8 memories of
   2048/8 units (8 heads of 32, one block, unit gates: one of Fig. 4's best), LSTM 512, DNC with a
@@ -27,6 +28,8 @@ HEAD = (256, 256, 256, 256)
 """the paper's output MLP, the same for every model (App. A.1)"""
 TEST_SEQUENCES = 12_800
 """held-out sequences that score each final model (standard error under 0.005)"""
+SOLVES = 0.8
+"""the overall accuracy the RMC must reach (the paper's ~91% less noise), restated above rank 0"""
 SHORTCUT_SLACK = 0.1
 """how far above the shortcut 2/N a model that has not learned the distances may score (the paper's
 "below 30%" at 8 objects is the shortcut's 0.25 and noise; 2/N + 0.1 is 0.35 there)"""
@@ -100,32 +103,44 @@ SETTINGS = (
 )
 
 
+def beyond_rank0(overall: float, objects: int) -> float:
+    """The accuracy on ranks above 0 of a model with ``overall`` accuracy that answers every rank 0
+    (a ``1 / objects`` share of the questions): (overall - 1/N) · N / (N - 1)."""
+    return (overall - 1 / objects) * objects / (objects - 1)
+
+
 def rmc_nth_farthest(preset: str) -> Experiment:
-    """The experiment's runs and checks in ``preset``."""
+    """The experiment's runs and checks in ``preset``: on the ranks above 0, the questions that need
+    the vectors' distances, at v4's levels restated for them (80% overall; the shortcut + 0.1)."""
     objects = TASKS[preset]["num_objects"]
-    shortcut = 2 / objects
-    stays = shortcut + SHORTCUT_SLACK
+    shortcut, solves = 1 / (objects - 1), beyond_rank0(SOLVES, objects)
+    stays = beyond_rank0(2 / objects + SHORTCUT_SLACK, objects)
+    held = lambda run, op, threshold, why, **kw: held_out(run, op, threshold, why, measure="accuracy_beyond_rank0", **kw)  # noqa: E731
     return Experiment(
         name="rmc-nth-farthest",
-        version=4,  # 3: no gradient clipping, as the paper states none (A.1); 4: cpu at 3 x 2, 3 seeds, the split-init LSTM
+        version=5,  # 3: no gradient clipping (A.1); 4: cpu at 3 x 2, 3 seeds, the split-init LSTM; 5: checks on ranks above 0
         description=(f"RMC, LSTM and DNC on Nth Farthest ({objects} vectors of {TASKS[preset]['num_features']} dimensions), "
-                     "each with the paper's 4x256 output MLP"),
+                     "each with the paper's 4x256 output MLP, scored on the ranks above 0"),
         reproduces="Santoro et al. 2018, Sec. 5.1 and Figs. 4-5 (RMC ~91%, LSTM and DNC below 30%)",
         finding="the RMC reasons about distances between remembered vectors; LSTM and DNC cannot",
         paper_steps=None,
         runs=nth_farthest_runs(preset),
         expectations=(
-            held_out("nth farthest/rmc", ">=", 0.8, "the RMC solves most sequences (paper: ~91%)", central=True),
-            held_out("nth farthest/lstm", "<=", stays, f"the LSTM stays at the shortcut 2/N = {shortcut:.2f} (paper: below 30% at N = 8)"),
-            held_out("nth farthest/dnc", "<=", stays, f"the DNC stays at the shortcut 2/N = {shortcut:.2f} (paper: below 30% at N = 8)"),
-            held_out("nth farthest/rmc", ">", None, "the RMC above the LSTM", against="nth farthest/lstm", central=True),
-            held_out("nth farthest/rmc", ">", None, "the RMC above the DNC", against="nth farthest/dnc", central=True),
-            held_out("nth farthest/lstm split init", "<=", stays,
-                     "an LSTM initialised per part stays at the shortcut too (a control; the paper varied its LSTM's size only)"),
+            held("nth farthest/rmc", ">", shortcut, f"the RMC leaves the shortcut on ranks above 0 ({shortcut:.2f}: a guess among the others)",
+                 learning=True),
+            held("nth farthest/rmc", ">=", solves, f"the RMC solves most questions above rank 0 ({solves:.2f}: 80% overall; paper: ~91%)", central=True),
+            held("nth farthest/lstm", "<=", stays, f"the LSTM stays near the shortcut {shortcut:.2f} above rank 0 (paper: below 30% at N = 8)"),
+            held("nth farthest/dnc", "<=", stays, f"the DNC stays near the shortcut {shortcut:.2f} above rank 0 (paper: below 30% at N = 8)"),
+            held("nth farthest/rmc", ">", None, "the RMC above the LSTM on ranks above 0", against="nth farthest/lstm", central=True),
+            held("nth farthest/rmc", ">", None, "the RMC above the DNC on ranks above 0", against="nth farthest/dnc", central=True),
+            held("nth farthest/lstm split init", "<=", stays,
+                 "an LSTM initialised per part stays near the shortcut too (a control; the paper varied its LSTM's size only)"),
         ),
         evaluation=held_out_evaluation(TEST_SEQUENCES),
-        optima={"nth farthest": [(f"chance {1 / objects:.3f}", 1 / objects), (f"shortcut 2/N {shortcut:.3f}", shortcut)]},
+        optima={"nth farthest": [(f"chance {1 / objects:.3f}", 1 / objects), (f"shortcut 2/N {2 / objects:.3f}", 2 / objects)]},
         settings=SETTINGS,
+        changes=("v4 checked the accuracy over all ranks, a 1/N share of which (rank 0) every model answers from the reference id "
+                 "without the vectors; v5 checks the ranks above 0 at v4's levels restated for them (issue 63)"),
     )
 
 

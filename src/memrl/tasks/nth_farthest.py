@@ -10,7 +10,10 @@ n-th NEAREST, 0-based and counting m itself (n = 0 answers m, n = num_objects - 
 
 Inputs [num_objects, B, num_features + 3 * num_objects] are laid out
 [vector | object id | reference id | n], the target is scored on the last step only, with
-``num_objects`` classes (chance 1 / num_objects).
+``num_objects`` classes (chance 1 / num_objects). The batch's ``kinds`` score each rank apart
+(``rank0`` .. ``rank{N-1}``) and the ranks above 0 together (``beyond_rank0``): rank 0 is answered
+by the reference id on every row, without the vectors, so a memory-less shortcut scores
+1/N + (N-1)/N · 1/(N-1) = 2/N overall and 1/(N-1) beyond rank 0.
 """
 
 from __future__ import annotations
@@ -47,14 +50,15 @@ class NthFarthest(SequenceTask):
         return self.num_objects
 
     def sample(self, key, split: str = "train", state=None) -> SequenceBatch:
-        inputs, labels = jax.vmap(self._sequence)(jax.random.split(split_key(key, split), self.batch_size))
+        inputs, labels, ranks = jax.vmap(self._sequence)(jax.random.split(split_key(key, split), self.batch_size))
         n, b = self.num_objects, self.batch_size
         targets = jnp.zeros((n, b), jnp.int32).at[-1].set(labels)
         mask = jnp.zeros((n, b), bool).at[-1].set(True)
-        return SequenceBatch(jnp.swapaxes(inputs, 0, 1), targets, mask)
+        kinds = {f"rank{rank}": ranks == rank for rank in range(n)} | {"beyond_rank0": ranks > 0}
+        return SequenceBatch(jnp.swapaxes(inputs, 0, 1), targets, mask, kinds)
 
     def _sequence(self, key):
-        """([num_objects, width] rows in a random order, the label)."""
+        """([num_objects, width] rows in a random order, the label, the rank n asked for)."""
         k_data, k_nth, k_reference, k_order = jax.random.split(key, 4)
         n = self.num_objects
         data = jax.random.uniform(k_data, (n, self.num_features), minval=-1.0, maxval=1.0)
@@ -64,7 +68,7 @@ class NthFarthest(SequenceTask):
         label = jnp.argsort(distances)[nth]
         one_hot = lambda i: jnp.broadcast_to(jax.nn.one_hot(i, n), (n, n))  # noqa: E731
         rows = jnp.concatenate([data, jnp.eye(n), one_hot(reference), one_hot(nth)], axis=-1)
-        return jax.random.permutation(k_order, rows), label.astype(jnp.int32)
+        return jax.random.permutation(k_order, rows), label.astype(jnp.int32), nth
 
 
 register("nth-farthest", NthFarthest)
