@@ -150,3 +150,17 @@ def test_memrl_results_prints_the_recomputed_scoreboard_with_benchmarks_apart(ca
     printed = capsys.readouterr().out
     assert "epn-memory-planning (cpu, v4)" in printed and "not trained" in printed
     assert "popgym-suite (-, v1) (benchmark)" in printed and "benchmarks, not in the papers' counts" in printed
+
+
+@pytest.mark.parametrize("b", [{"mean": 0.5, "standard_error": None, "episodes": None, "per_seed": [0.4, 0.5, 0.6]}, 0.5])
+def test_a_check_the_runner_writes_recomputes_to_itself(b):
+    """Whatever the entries hold (per-seed values on both sides, or a pooled number on one), the
+    record's check is what ``recomputed`` gives from its own keys."""
+    from memrl.experiments.base import Expectation
+    from memrl.experiments.record import DERIVED, recomputed
+
+    a = {"mean": 0.8, "standard_error": 0.01, "episodes": 300, "per_seed": [0.7, 0.8, 0.9]}
+    expectation = Expectation("a", ">", None, "", evaluated=("t",), against="b")
+    check = {"against": "b", "op": ">", **expectation.outcome({}, {"t": {"a": a, "b": b}})}
+    assert {key: check[key] for key in DERIVED} == recomputed(check)
+    assert check["decided"] == isinstance(b, dict)

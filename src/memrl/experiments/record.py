@@ -72,10 +72,11 @@ def verdict(checks: list[dict]) -> str:
 
 def recomputed(check: dict) -> dict:
     """The derived keys of ``check`` (``DERIVED``) computed from what it compares: its per-seed
-    values (``per_seed``, and ``against_per_seed`` for an ordering, paired or not), or where it has
-    none (a transcribed number) its value and threshold, for their direction only."""
-    if check.get("per_seed") and not check.get("undecided_because"):
-        ordering = check.get("against_per_seed") is not None
+    values (``per_seed``, and for an ordering, one with a run ``against``, ``against_per_seed``,
+    paired or not), or where either run has none (a transcribed number) its value and threshold,
+    for their direction only."""
+    ordering = bool(check.get("against"))
+    if check.get("per_seed") and (not ordering or check.get("against_per_seed")) and not check.get("undecided_because"):
         result = decide(check["op"], check["per_seed"], None if ordering else check["threshold"], check.get("against_per_seed"),
                         check.get("paired", False))
     else:
