@@ -20,14 +20,18 @@ def test_amrl_tmaze_covers_the_issue(preset):
     experiment = experiments.get("amrl-tmaze", preset)
     assert set(experiment.panels()) == {"T-L", "T-LN", "T-LS"} and experiment.preset == preset
     for panel, runs in experiment.panels().items():
-        assert sorted(r.split("/")[1] for r in runs) == sorted(["amrl-max", "amrl-avg", "set", "lstm", "lstm-stack"])
+        assert sorted(r.split("/")[1] for r in runs) == sorted(["amrl-max", "amrl-avg", "set", "lstm", "lstm-stack", "gru"])
     assert all(c.seeds == (3 if preset == "cpu" else 5) for c in experiment.runs.values())
+    central_t_l = {e.run for e in experiment.expectations if e.run.startswith("T-L/") and e.central and e.op == ">="}
+    assert central_t_l == set(experiment.panels()["T-L"])  # every model must solve T-L
     assert all(e.run in experiment.runs and (not e.against or e.against in experiment.runs) for e in experiment.expectations)
     compared = {(e.run, e.against) for e in experiment.expectations if e.against}
     solvers = ["amrl-max"] + (["amrl-avg"] if preset == "paper" else [])
     assert compared == {(f"T-LS/{a}", f"T-LS/{b}") for a in solvers for b in ("lstm", "lstm-stack")}
-    if preset == "paper":  # AMRL's own PPO batching
-        assert all((c.steps_per_update, c.minibatch_steps, c.update_epochs, c.gamma) == (4000, 200, 30, 0.98) for c in experiment.runs.values())
+    # every model, in both presets, with AMRL's own PPO batching and one learning rate
+    assert all((c.steps_per_update, c.minibatch_steps, c.update_epochs, c.gamma, c.lr) == (4000, 200, 30, 0.98, 5e-4)
+               for c in experiment.runs.values())
+    assert all(c.total_steps == 250_000 for c in experiment.runs.values()) == (preset == "paper")
     json.dumps(experiment.describe())
 
 
@@ -641,12 +645,12 @@ def test_htm_pai_paper_preset_is_the_papers_model_on_memos_batches():
     assert all(e.run in experiment.runs for e in experiment.expectations)
 
 
-def test_the_demo_checks_both_models_over_two_seeds():
+def test_the_demo_is_amrl_tmazes_contrast_with_the_lstms_positive_control():
     demo = experiments.get("tln-demo")
-    assert set(demo.runs) == {"T-LN/amrl-max", "T-LN/lstm"} and all(c.seeds == 2 for c in demo.runs.values())
-    assert {(e.run, e.op) for e in demo.expectations} == {("T-LN/amrl-max", ">="), ("T-LN/lstm", "<=")}
+    assert set(demo.runs) == {"T-L/lstm", "T-LN/amrl-max", "T-LN/lstm"} and all(c.seeds == 1 for c in demo.runs.values())
+    assert {(e.run, e.op) for e in demo.expectations} == {("T-L/lstm", ">="), ("T-LN/amrl-max", ">="), ("T-LN/lstm", "<=")}
     full = experiments.get("amrl-tmaze", "cpu").runs
-    assert all(config == dataclasses.replace(full[run], seeds=2) for run, config in demo.runs.items())  # amrl-tmaze's T-LN runs
+    assert all(config == dataclasses.replace(full[run], seeds=1, total_steps=48_000) for run, config in demo.runs.items())
 
 
 @pytest.mark.parametrize("preset", ["cpu", "paper"])
