@@ -650,7 +650,8 @@ def test_the_demo_is_amrl_tmazes_contrast_with_the_lstms_positive_control():
     assert set(demo.runs) == {"T-L/lstm", "T-LN/amrl-max", "T-LN/lstm"} and all(c.seeds == 1 for c in demo.runs.values())
     assert {(e.run, e.op) for e in demo.expectations} == {("T-L/lstm", ">="), ("T-LN/amrl-max", ">="), ("T-LN/lstm", "<=")}
     full = experiments.get("amrl-tmaze", "cpu").runs
-    assert all(config == dataclasses.replace(full[run], seeds=1, total_steps=48_000) for run, config in demo.runs.items())
+    budgets = {"T-L": 48_000, "T-LN": 80_000}
+    assert all(config == dataclasses.replace(full[run], seeds=1, total_steps=budgets[run.split("/")[0]]) for run, config in demo.runs.items())
 
 
 @pytest.mark.parametrize("preset", ["cpu", "paper"])
@@ -753,3 +754,33 @@ def test_every_htm_agent_sees_each_step_in_its_window_or_its_store():
             for run, config in experiments.get(name, preset).runs.items():
                 if config.core == "htm":
                     assert config.core_args["window"] >= config.core_args["chunk_size"], (name, preset, run)
+
+
+def test_frozen_returns_score_each_seeds_finished_episodes_with_and_without_memory(tmp_path):
+    from memrl.experiments.evaluations import frozen_returns
+    from memrl.learn.ppo_config import PPOConfig
+    from memrl.run.folder import RunFolder
+    from memrl.run.launch import train_seeds
+
+    config = PPOConfig(env="tmaze/T-L", env_args={"maze_length": 4}, core="lstm", core_args={"hidden": 8}, encoder_widths=(8,),
+                       head_widths=(8,), num_envs=2, rollout_len=4, num_minibatches=1, update_epochs=1, total_steps=8, seeds=2)
+    folder = RunFolder(tmp_path / "T-L/lstm")
+    folder.prepare(config)
+    train_seeds(config, folder, [0, 1])
+    results = frozen_returns(num_steps=20)({"T-L/lstm": folder}, tmp_path)
+    for table in ("returns", "returns_without_memory"):
+        entry = results[table]["T-L/lstm"]
+        assert len(entry["per_seed"]) == 2 and entry["episodes"] == 2 * 2 * 5  # seeds x envs x 4-step episodes in 20 steps
+        assert entry["mean"] == pytest.approx(np.mean(entry["per_seed"])) and all(-3 <= v <= 4 for v in entry["per_seed"])
+
+
+def test_htm_rl_control_trains_htm_as_amrl_tmaze_trains_its_models():
+    control, tmaze = experiments.get("htm-rl-control"), experiments.get("amrl-tmaze", "cpu")
+    assert control.kind == "benchmark" and all(c.core == "htm" and c.seeds == 3 for c in control.runs.values())
+    htm = control.runs["T-L/htm-ppo"].core_args
+    assert htm["num_chunks"] * htm["chunk_size"] >= 100  # the store holds a whole T-maze episode
+    for env in ("T-L", "T-LN"):
+        assert control.runs[f"{env}/htm-ppo"] == dataclasses.replace(tmaze.runs[f"{env}/lstm"], core="htm", core_args=htm)
+    assert control.runs["T-L/htm-vtrace"].learner == "impala"
+    checked = {(e.run, e.evaluated) for e in control.expectations}
+    assert checked == {(run, (table,)) for run in control.runs for table in ("returns", "returns_without_memory")}

@@ -172,8 +172,9 @@ class Experiment:
     paper_steps: int | None = None
     """the paper's budget per run, in the runs' step unit (None where the paper does not state it)"""
     kind: str = "reproduction"
-    """"reproduction" of a paper's finding, or "benchmark": a comparison among memrl's memories that
-    no paper made (its own table on the scoreboard, outside the papers' counts)"""
+    """"reproduction" of a paper's finding, or "benchmark": a measurement of memrl's memories that no
+    paper's finding is compared with, a comparison no paper made or a positive control (its own table
+    on the scoreboard, outside the papers' counts)"""
     changes: str = ""
     """for a version that changes the setup after an earlier version failed or reversed: what
     changed and why (its record carries it; required there)"""

@@ -8,7 +8,7 @@ import numpy as np
 
 from memrl.envs.graph_nav import GraphNavParams
 from memrl.experiments.base import Expectation
-from memrl.run.final_agents import final_params, held_out_batches
+from memrl.run.final_agents import agent_evaluations, final_params, held_out_batches
 
 GRAPH_NAV_EPISODE = GraphNavParams().max_steps
 """steps of a graph-nav episode"""
@@ -63,6 +63,30 @@ def batch_average(per_seed: list[list[float]], batch_size: int) -> dict:
     values = np.array([v for seed in seeds for v in seed])
     error = float(values.std(ddof=1) / np.sqrt(values.size)) if values.size > 1 else None
     return seed_entry([np.mean(seed) for seed in seeds if seed], error, int(values.size * batch_size))
+
+
+def frozen_returns(num_steps: int, key_seed: int = 2020):
+    """An evaluation (``Experiment.evaluation``) of each run's final agents, frozen, acting ``num_steps``
+    steps in fresh environments: the tables "returns" and "returns_without_memory" (the same agents
+    with their memory reset before every step: what the memory adds), average entries of the finished
+    episodes' returns (per seed the mean over its episodes; the standard error within the seeds beside)."""
+
+    def evaluate(folders: dict, out) -> dict:
+        from memrl.console import console
+
+        results = {"returns": {}, "returns_without_memory": {}}
+        for run, folder in folders.items():
+            config, params = folder.load_config(), final_params(folder)
+            if not params:
+                continue
+            for table, amnesic in (("returns", False), ("returns_without_memory", True)):
+                evaluations = agent_evaluations(config, params, jax.random.PRNGKey(key_seed), num_steps, amnesic)
+                results[table][run] = batch_average([returns[done].tolist() for done, returns, _ in evaluations], batch_size=1)
+            console.print(f"{run}: frozen return {results['returns'][run]['mean']:.2f}, "
+                          f"{results['returns_without_memory'][run]['mean']:.2f} with its memory reset before every step")
+        return results
+
+    return evaluate
 
 
 def held_out_evaluation(num_sequences: int, batch_size: int = 1280):

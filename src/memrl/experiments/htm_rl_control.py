@@ -1,0 +1,68 @@
+"""A positive control for HTM's reinforcement-learning path (issue 64 §3): before the HTM RL
+experiments' failures (they sit at chance) can say anything about HTM, its agent must solve a task
+that needs one remembered bit and that memrl's other memories solve under the same training.
+
+The task is AMRL's T-maze (Beck et al. 2020): T-L, and T-LN with its noise, where amrl-tmaze's
+AMRL-Max solves both. HTM (Lampinen et al. 2021, Sec. 2) of the cpu size its experiments use (2
+layers of 64, 4 heads; chunks of 16, a store of 8 chunks that holds a whole 100-step episode, k 4)
+trains with amrl-tmaze's cpu runs' PPO (AMRL's batching, lr 5e-4, the same budgets and seeds), and
+with V-trace and Table 1's losses on T-L. Checks: the HTM agent solves each maze (mean return >= 3.5
+of 4.0; memory-less 0.5) and, frozen, falls to the memory-less level when its memory is reset before
+every step (<= 1.0): it solves the maze with its memory.
+"""
+
+from __future__ import annotations
+
+from memrl.experiments.amrl_tmaze import CPU_STEPS, LR, OPTIMA, T_L_SOLVED
+from memrl.experiments.base import Expectation, Experiment, register
+from memrl.experiments.evaluations import frozen_returns
+from memrl.learn.impala_config import ImpalaConfig
+from memrl.learn.paper_agents import HTM_SIZES, HTM_TABLE_1_LOSSES
+from memrl.learn.ppo_config import amrl_reference
+
+HTM_TMAZE = dict(HTM_SIZES["cpu"].transformer(), window=16, chunk_size=16, num_chunks=8, k=4)
+"""HTM's cpu size; 8 chunks of 16 hold a whole T-maze episode (100 steps), k 4 of them read"""
+SEEDS = 3
+VTRACE = dict(num_envs=20, rollout_len=100, gamma=0.98, total_steps=1_000_000)
+"""V-trace on T-L: one gradient step per 2,000 env steps (IMPALA's learner), 500 steps in all"""
+EVALUATION_STEPS = 400
+"""steps each final agent acts in the frozen evaluations (4 episodes of each of its environments)"""
+MEMORY_LESS_CEILING = 1.0
+"""a T-maze return at most this high (memory-less 0.5, optimum 4.0) says the agent guesses at the junction"""
+
+
+def runs() -> dict:
+    ppo = {
+        f"{env}/htm-ppo": amrl_reference(env=f"tmaze/{env}", core="htm", core_args=HTM_TMAZE, seeds=SEEDS, total_steps=CPU_STEPS[env], lr=LR)
+        for env in ("T-L", "T-LN")
+    }
+    vtrace = ImpalaConfig(env="tmaze/T-L", core="htm", core_args=HTM_TMAZE, seeds=SEEDS, **HTM_TABLE_1_LOSSES, **VTRACE)
+    return {**ppo, "T-L/htm-vtrace": vtrace}
+
+
+def expectations(names) -> tuple[Expectation, ...]:
+    checks = []
+    for run in names:
+        checks.append(Expectation(run, ">=", T_L_SOLVED, f"{run}: HTM solves the maze (optimum 4.0, memory-less 0.5)",
+                                  evaluated=("returns",), central=True, learning=True))
+        checks.append(Expectation(run, "<=", MEMORY_LESS_CEILING, f"{run}: with its memory reset before every step it guesses (0.5)",
+                                  evaluated=("returns_without_memory",), central=True))
+    return tuple(checks)
+
+
+RUNS = runs()
+HTM_RL_CONTROL = Experiment(
+    name="htm-rl-control",
+    version=1,
+    description="HTM's agent on AMRL's T-L and T-LN with PPO, and on T-L with V-trace and Table 1's losses",
+    reproduces="Lampinen et al. 2021, Sec. 2 (HTM's agent), on Beck et al. 2020's T-mazes (a positive control, no paper figure)",
+    finding="the HTM agent carries one bit across a 100-step corridor with its memory, as AMRL-Max does",
+    paper_steps=None,
+    kind="benchmark",  # a positive control: no paper's finding is compared
+    runs=RUNS,
+    expectations=expectations(RUNS),
+    optima={"T-L": OPTIMA["T-L"], "T-LN": OPTIMA["T-LN"]},
+    evaluation=frozen_returns(EVALUATION_STEPS),
+)
+
+register("htm-rl-control", lambda: HTM_RL_CONTROL)
