@@ -1,4 +1,4 @@
-# Quick start: `make demo` (set up, then train AMRL-Max and an LSTM on T-LN) and `make test`.
+# Quick start: `make demo` (set up, then train an LSTM on T-L, AMRL-Max and an LSTM on T-LN) and `make test`.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin

@@ -38,7 +38,7 @@ PAPER_STEPS = 250_000
 ``timesteps_total``; the paper's figures lost their axes)"""
 CPU_STEPS = {"T-L": 64_000, "T-LN": 160_000, "T-LS": 160_000}
 """cpu: under AMRL's batching the LSTM solved T-L by 44k steps in 3 of 3 pilot seeds and AMRL-Avg
-T-LS by 72k (docs/results.md); a 1-env minibatch of 200 steps costs about 27 s per update on one core"""
+T-LS by 72k (docs/results.md); an update takes about 15 s on one core"""
 LR = 5e-4
 """every model's learning rate: the official configs' value, from A.5's grid {5e-3, 5e-4, 5e-5}; the
 LSTM's pilot at 5e-3 did not learn T-L in 48k steps (docs/results.md)"""
@@ -153,7 +153,7 @@ SETTINGS = (
     PaperSetting("GAE λ", "not stated", "gae_lambda"),
     PaperSetting("seeds", "5 (Fig. 4)", "seeds", "cpu: 3, the fewest that decide a check"),
     PaperSetting("env steps per run", "250k (official configs; the figures' axes were lost)", "total_steps",
-                 "cpu: T-L 64k, T-LN and T-LS 160k, above the steps at which the pilots solved: each update costs about 27 s on a core"),
+                 "cpu: T-L 64k, T-LN and T-LS 160k, above the steps at which the pilots solved: an update takes about 15 s on a core"),
 )
 
 
@@ -181,7 +181,7 @@ def amrl_tmaze(preset: str, add_cores: tuple[str, ...] = ()) -> Experiment:
 
 DEMO_STEPS = {"T-L": 48_000, "T-LN": 80_000}
 """the demo's budget per run: under AMRL's batching the LSTM's pilot seeds solved T-L by 40-44k steps,
-and AMRL-Max's T-LN by 28k, 36k and 76k (docs/results.md)"""
+and AMRL-Max's T-LN by 28k, 36k and 60k (docs/results.md)"""
 DEMO_RUNS = ("T-L/lstm", "T-LN/amrl-max", "T-LN/lstm")
 
 
