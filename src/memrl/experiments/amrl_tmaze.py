@@ -139,7 +139,8 @@ SETTINGS = (
     PaperSetting("discount γ", "0.98 (A.5)", "gamma"),
     PaperSetting("train batch (env steps per update)", "4,000 (A.5)", "steps_per_update"),
     PaperSetting("parallel environments", "5 workers x 2 envs (official configs)", "num_envs",
-                 "20 envs x 200 steps: a rollout holds whole 100-151-step episodes, a minibatch is one environment's rollout"),
+                 "20 envs x 200 steps, a minibatch one environment's rollout: two whole 100-step T-L or T-LN episodes; a 100-151-step "
+                 "T-LS episode at times straddles two rollouts (its carry stored), as one did RLlib's 205-step samples"),
     PaperSetting("rollout length (truncated BPTT)", "205-step samples, max_seq_len 10000 (official configs)", "rollout_len"),
     PaperSetting("SGD minibatch (env steps)", "200 (A.5)", "minibatch_steps"),
     PaperSetting("SGD iterations (epochs) per batch", "30 (A.5)", "update_epochs"),
