@@ -22,8 +22,8 @@ def test_amrl_tmaze_covers_the_issue(preset):
     for panel, runs in experiment.panels().items():
         assert sorted(r.split("/")[1] for r in runs) == sorted(["amrl-max", "amrl-avg", "set", "lstm", "lstm-stack", "gru"])
     assert all(c.seeds == (3 if preset == "cpu" else 5) for c in experiment.runs.values())
-    central_t_l = {e.run for e in experiment.expectations if e.run.startswith("T-L/") and e.central and e.op == ">="}
-    assert central_t_l == set(experiment.panels()["T-L"])  # every model must solve T-L
+    central_t_l = {e.run for e in experiment.expectations if e.run.startswith("T-L/") and e.central and e.evaluated == ("solving", "solved")}
+    assert central_t_l == set(experiment.panels()["T-L"])  # every model must solve T-L in every seed
     assert all(e.run in experiment.runs and (not e.against or e.against in experiment.runs) for e in experiment.expectations)
     compared = {(e.run, e.against) for e in experiment.expectations if e.against}
     solvers = ["amrl-max"] + (["amrl-avg"] if preset == "paper" else [])
@@ -157,6 +157,10 @@ def test_amrl_tmaze_counts_the_seeds_that_solve_t_ls_and_when(tmp_path):
     assert solving["first_step_per_seed"] == {"0": 10240, "1": None, "2": 20480} and solving["seeds_solved"] == 2
     assert solving["mean_steps_to_solve"] == pytest.approx((10240 + budget + 20480) / 3)
     assert solving["solved"]["per_seed"] == [1.0, 0.0, 1.0] and solving["steps_to_solve"]["per_seed"] == [10240, budget, 20480]
+    t_l = RunFolder(tmp_path / "T-L/lstm")  # T-L's level is 3.5
+    t_l.prepare(experiments.get("amrl-tmaze", "cpu").runs["T-L/lstm"])
+    t_l.append_metrics(0, [{"env_steps": 4000, "episode_return": 3.4}, {"env_steps": 8000, "episode_return": 3.5}])
+    assert evaluate_solving({"T-L/lstm": t_l, "T-LN/lstm": t_l}, tmp_path)["solving"]["T-L/lstm"]["first_step_per_seed"]["0"] == 8000
 
 
 def test_expectation_checks():
