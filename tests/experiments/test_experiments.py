@@ -587,7 +587,7 @@ def test_settings_table_marks_where_runs_differ():
 
     table = settings_table("amrl-tmaze")
     assert "| discount γ | 0.98 (A.5) | 0.98 | 0.98 |" in table
-    assert "| env steps per run |" in table and "600,000 (T-LS); 350,000 (T-LN, T-L)" in table
+    assert "| env steps per run |" in table and "160,000 (T-LS, T-LN); 64,000 (T-L)" in table
 
 
 @pytest.mark.parametrize("name", ["htm-k-sweep", "htm-pvm"])

@@ -110,7 +110,9 @@ def test_what_the_audit_found_is_no_longer_claimed():
 def test_every_experiment_has_a_finding_central_checks_and_a_committed_record():
     records = load_records(RECORDS)
     anchors = set(re.findall(r'<a id="([^"]+)"></a>', (ROOT / "docs" / "results.md").read_text()))
-    assert {r["experiment"] for r in records} == set(experiments.names())
+    waiting = {"htm-rl-control"}  # defined, its first run still to come (docs/results.md#htm-rl-control)
+    assert {r["experiment"] for r in records} == set(experiments.names()) - waiting
+    assert all(f'<a id="{name}"></a>' in (ROOT / "docs" / "results.md").read_text() for name in waiting)
     for name in experiments.names():
         presets = experiments.get(name).presets or (None,)
         for preset in presets:
