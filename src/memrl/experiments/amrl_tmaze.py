@@ -88,7 +88,8 @@ def evaluate_solving(folders: dict, out: Path) -> dict:
         if level is None:
             continue
         first = first_steps_solved(folder, level)
-        budget = folder.load_config().num_updates * folder.load_config().steps_per_update
+        config = folder.load_config()
+        budget = config.num_updates * config.steps_per_update
         to_solve = [budget if step is None else step for step in first.values()]
         solving[run] = {
             "first_step_per_seed": {str(seed): step for seed, step in first.items()},

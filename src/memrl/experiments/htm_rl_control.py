@@ -13,12 +13,13 @@ every step (<= 1.0): it solves the maze with its memory.
 
 from __future__ import annotations
 
-from memrl.experiments.amrl_tmaze import CPU_STEPS, LR, OPTIMA, T_L_SOLVED
+import dataclasses
+
+from memrl.experiments.amrl_tmaze import OPTIMA, T_L_SOLVED, tmaze_runs
 from memrl.experiments.base import Expectation, Experiment, register
 from memrl.experiments.evaluations import frozen_returns
 from memrl.learn.impala_config import ImpalaConfig
 from memrl.learn.paper_agents import HTM_SIZES, HTM_TABLE_1_LOSSES
-from memrl.learn.ppo_config import amrl_reference
 
 HTM_TMAZE = dict(HTM_SIZES["cpu"].transformer(), window=16, chunk_size=16, num_chunks=8, k=4)
 """HTM's cpu size; 8 chunks of 16 hold a whole T-maze episode (100 steps), k 4 of them read"""
@@ -32,10 +33,9 @@ MEMORY_LESS_CEILING = 1.0
 
 
 def runs() -> dict:
-    ppo = {
-        f"{env}/htm-ppo": amrl_reference(env=f"tmaze/{env}", core="htm", core_args=HTM_TMAZE, seeds=SEEDS, total_steps=CPU_STEPS[env], lr=LR)
-        for env in ("T-L", "T-LN")
-    }
+    """amrl-tmaze's cpu PPO runs on T-L and T-LN with HTM's core, and HTM's V-trace run on T-L."""
+    ppo = {f"{run}-ppo": dataclasses.replace(config, core_args=HTM_TMAZE)
+           for run, config in tmaze_runs(("T-L", "T-LN"), ("htm",), "cpu", SEEDS).items()}
     vtrace = ImpalaConfig(env="tmaze/T-L", core="htm", core_args=HTM_TMAZE, seeds=SEEDS, **HTM_TABLE_1_LOSSES, **VTRACE)
     return {**ppo, "T-L/htm-vtrace": vtrace}
 
