@@ -110,6 +110,8 @@ def test_checkpoint_of_another_shape_is_refused(tmp_path):
         (dict(num_envs=0), "num_envs must be a positive integer"),
         (dict(core_args={"width": 3}), r"core 'gru' has no setting 'width' \(--core-args\); its settings: hidden"),
         (dict(total_steps=10), "less than one update"),
+        (dict(advantage_normalization="episode"), r"advantage_normalization must be one of \('minibatch', 'batch'\), got 'episode'"),
+        (dict(value_clip=0.0), "value_clip must be > 0"),
     ],
 )
 def test_bad_config_values_say_what_is_allowed(overrides, message):
@@ -135,6 +137,35 @@ def test_multi_seed_path_finishes(tmp_path, monkeypatch):
     losses = [folder.read_metrics(s)[0]["policy_loss"] for s in (0, 1)]
     assert losses[0] != losses[1]
     assert any((tmp_path / "xla").iterdir())
+
+
+def test_advantage_normalization_over_the_batch_is_the_minibatchs_when_they_coincide_and_not_otherwise():
+    """With one minibatch per epoch, standardising over the update's batch and over the minibatch
+    are the same update; with several, the loss itself standardises only in "minibatch" mode (its
+    value is unchanged by an affine rescaling of the advantages there, and changed in "batch")."""
+    def one_update(**overrides):
+        trainer = PPO(tiny(total_steps=16 * 24, **overrides))
+        runner, _ = jax.jit(trainer.update)(trainer.init(jax.random.PRNGKey(0)))
+        return jax.tree.leaves(runner.params)
+
+    for a, b in zip(one_update(num_minibatches=1), one_update(num_minibatches=1, advantage_normalization="batch")):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+    def gradients(mode):
+        """The loss's gradient at the rollout's parameters (ratio 1) for random advantages and
+        for an affine rescaling of them, the value targets fixed."""
+        trainer = PPO(tiny(num_minibatches=4, advantage_normalization=mode))
+        runner = trainer.init(jax.random.PRNGKey(0))
+        _, segment = trainer.rollout(runner, runner.params)
+        advantages = jax.random.normal(jax.random.PRNGKey(1), segment.transitions.reward.shape)
+        grad = lambda adv: jax.grad(lambda p: trainer._loss(p, segment.initial_carry, segment.transitions, adv, advantages)[0])(runner.params)  # noqa: E731
+        return np.concatenate([np.ravel(g) for g in jax.tree.leaves(grad(advantages))]), \
+            np.concatenate([np.ravel(g) for g in jax.tree.leaves(grad(3.0 * advantages + 2.0))])
+
+    plain, rescaled = gradients("minibatch")
+    np.testing.assert_allclose(plain, rescaled, rtol=1e-4, atol=1e-6)
+    plain, rescaled = gradients("batch")
+    assert np.abs(plain - rescaled).max() > 100 * np.abs(plain).max() * 1e-4
 
 
 def test_amrl_reference_config_is_the_papers_batching():

@@ -23,6 +23,11 @@ from memrl.learn.losses import clipped_value_loss, generalized_advantage_estimat
 from memrl.learn.ppo_config import PPOConfig
 
 
+def standardized(x):
+    """x shifted and scaled to mean 0 and standard deviation 1 (PPO's advantage normalisation)."""
+    return (x - x.mean()) / (x.std() + 1e-8)
+
+
 class PPO(ActorCriticLearner):
     """The pure functions of a recurrent PPO run."""
 
@@ -41,10 +46,12 @@ class PPO(ActorCriticLearner):
         c = self.config
         logits, values, reconstruction = self.unroll(params, initial_carry, batch)
         logp = dist.log_prob(logits, batch.action, self.env.action_dims)
-        normalized = (advantages - advantages.mean()) / (advantages.std() + 1e-8)
+        if c.advantage_normalization == "minibatch":
+            advantages = standardized(advantages)
         flat = lambda x: x.reshape(-1)  # noqa: E731  (losses take one stream; [T, B] -> [T*B])
-        policy_loss = ppo_clipped_policy_loss(flat(logp), flat(batch.logp), flat(normalized), c.clip_epsilon)
-        value_loss = clipped_value_loss(flat(values), flat(batch.value), flat(targets), c.clip_epsilon)
+        policy_loss = ppo_clipped_policy_loss(flat(logp), flat(batch.logp), flat(advantages), c.clip_epsilon)
+        value_clip = jnp.inf if c.value_clip is None else c.value_clip
+        value_loss = clipped_value_loss(flat(values), flat(batch.value), flat(targets), value_clip)
         entropy = dist.entropy(logits, self.env.action_dims).mean()
         reconstruction = reconstruction.mean()
         total = self.total_loss(policy_loss, value_loss, entropy, reconstruction)
@@ -64,6 +71,8 @@ class PPO(ActorCriticLearner):
         gae = jax.vmap(generalized_advantage_estimation, in_axes=(1, 1, 1, 1, None), out_axes=1)
         advantages = gae(traj.reward, discount, traj.value, next_values, c.gae_lambda)
         targets = advantages + traj.value
+        if c.advantage_normalization == "batch":
+            advantages = standardized(advantages)
 
         def epoch(carry, _):
             params, opt_state, key = carry

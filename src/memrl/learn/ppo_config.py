@@ -6,6 +6,7 @@ import dataclasses
 from typing import ClassVar
 
 from memrl.learn.run_config import RunConfig
+from memrl.settings import flag_of
 
 
 @dataclasses.dataclass(frozen=True)
@@ -24,13 +25,25 @@ class PPOConfig(RunConfig):
     """passes over each batch"""
     gae_lambda: float = 0.95
     clip_epsilon: float = 0.2
+    """clip of the probability ratio in the policy loss"""
+    value_clip: float | None = 0.2
+    """clip of the value's change from the rollout's estimate in the value loss (PPO2's value
+    clipping; None: unclipped; RLlib's ``vf_clip_param``, 10.0 in AMRL's runs)"""
+    advantage_normalization: str = "minibatch"
+    """where advantages are standardised to mean 0, std 1: "minibatch" (each SGD minibatch, as
+    CleanRL and PureJaxRL do) or "batch" (the whole update's batch once, as RLlib's PPO does)"""
 
+    ADVANTAGE_NORMALIZATIONS: ClassVar[tuple[str, ...]] = ("minibatch", "batch")
     POSITIVE_INTS: ClassVar[tuple[str, ...]] = RunConfig.POSITIVE_INTS + ("num_minibatches", "update_epochs")
     UNIT_INTERVAL: ClassVar[tuple[str, ...]] = RunConfig.UNIT_INTERVAL + ("gae_lambda",)
-    POSITIVE: ClassVar[tuple[str, ...]] = RunConfig.POSITIVE + ("clip_epsilon",)
+    POSITIVE: ClassVar[tuple[str, ...]] = RunConfig.POSITIVE + ("clip_epsilon", "value_clip")
+    OPTIONAL: ClassVar[tuple[str, ...]] = RunConfig.OPTIONAL + ("value_clip",)
 
     def validate(self):
         super().validate()
+        if self.advantage_normalization not in self.ADVANTAGE_NORMALIZATIONS:
+            raise ValueError(f"advantage_normalization must be one of {self.ADVANTAGE_NORMALIZATIONS}, "
+                             f"got {self.advantage_normalization!r} ({flag_of('advantage_normalization')})")
         if self.num_envs % self.num_minibatches:
             raise ValueError(f"num_envs ({self.num_envs}) must be divisible by num_minibatches ({self.num_minibatches})")
         return self
