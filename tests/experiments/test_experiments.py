@@ -24,6 +24,9 @@ def test_amrl_tmaze_covers_the_issue(preset):
     assert all(c.seeds == (3 if preset == "cpu" else 5) for c in experiment.runs.values())
     central_t_l = {e.run for e in experiment.expectations if e.run.startswith("T-L/") and e.central and e.evaluated == ("solving", "solved")}
     assert central_t_l == set(experiment.panels()["T-L"])  # every model must solve T-L in every seed
+    central_t_ln = {(e.run, e.op, e.threshold) for e in experiment.expectations if e.run.startswith("T-LN/") and e.central}
+    assert central_t_ln == {("T-LN/amrl-max", ">=", 1.0), ("T-LN/amrl-avg", ">=", 1.0), ("T-LN/lstm", "<=", 0.0), ("T-LN/lstm-stack", "<=", 0.0)}
+    assert all(e.evaluated == ("solving", "solved") for e in experiment.expectations if e.run.startswith("T-LN/") and e.central)
     assert all(e.run in experiment.runs and (not e.against or e.against in experiment.runs) for e in experiment.expectations)
     compared = {(e.run, e.against) for e in experiment.expectations if e.against}
     solvers = ["amrl-max"] + (["amrl-avg"] if preset == "paper" else [])
@@ -160,7 +163,8 @@ def test_amrl_tmaze_counts_the_seeds_that_solve_t_ls_and_when(tmp_path):
     t_l = RunFolder(tmp_path / "T-L/lstm")  # T-L's level is 3.5
     t_l.prepare(experiments.get("amrl-tmaze", "cpu").runs["T-L/lstm"])
     t_l.append_metrics(0, [{"env_steps": 4000, "episode_return": 3.4}, {"env_steps": 8000, "episode_return": 3.5}])
-    assert evaluate_solving({"T-L/lstm": t_l, "T-LN/lstm": t_l}, tmp_path)["solving"]["T-L/lstm"]["first_step_per_seed"]["0"] == 8000
+    solving = evaluate_solving({"T-L/lstm": t_l, "T-LN/lstm": t_l}, tmp_path)["solving"]  # T-LN's level is 3.5 too
+    assert solving["T-L/lstm"]["first_step_per_seed"]["0"] == solving["T-LN/lstm"]["first_step_per_seed"]["0"] == 8000
 
 
 def test_expectation_checks():
