@@ -117,6 +117,11 @@ def refused(argv, capsys) -> str:
         (["bench", "--htm-width", "100"], "--htm-width must be a multiple of 8"),
         (["bench", "--cores", "lstmx"], "--cores: unknown core(s) ['lstmx']"),
         # several processes (hosts.py)
+        (["train", "--workers", "-1"], "--workers must be a positive integer (processes at once; leave it out for one per CPU core), got -1"),
+        (["train", "--workers", "0"], "--workers must be a positive integer"),
+        (["reproduce", "tln-demo", "--workers", "0"], "--workers must be a positive integer"),
+        (["train", "--encoder-widths", "0"], "encoder_widths must be positive integers, got 0 (--encoder-widths)"),
+        (["train", "--core", "lstm", "--head-widths", "64", "0"], "head_widths must be positive integers, got 64 0 (--head-widths)"),
         (["train", "--num-processes", "2"], "--coordinator HOST:PORT and --num-processes > 1 go together"),
         (["train", "--coordinator", "node0", "--num-processes", "2"], "--coordinator must be HOST:PORT with a port in 1..65535, got 'node0'"),
         (["train", "--coordinator", "node0:1234", "--num-processes", "2", "--process-id", "2"], "--process-id must lie in 0..1 (--num-processes 2), got 2"),
@@ -146,6 +151,43 @@ def test_an_unreadable_config_names_its_file(run_folder, capsys):
     assert f"{run_folder.config_path} is not a readable memrl run config" in refused(["eval", str(run_folder.path)], capsys)
     run_folder.config_path.write_text(json.dumps({"learner": "supervised", "config": {"tsak": "copying"}}))
     assert "unknown SupervisedConfig fields ['tsak']" in refused(["eval", str(run_folder.path)], capsys)
+
+
+def test_a_config_of_the_wrong_types_is_refused_from_json_and_from_python(run_folder, capsys):
+    record = json.loads(run_folder.config_path.read_text())
+    record["config"]["lr"] = "fast"
+    run_folder.config_path.write_text(json.dumps(record))
+    assert "is not a readable memrl run config" in refused(["eval", str(run_folder.path)], capsys)
+    assert "lr must be a number, got 'fast' (--lr)" in refused(["eval", str(run_folder.path)], capsys)
+    for wrong, message in [(dict(lr="1e-3"), "lr must be a number, got '1e-3'"), (dict(seeds=True), "seeds must be an integer, got True"),
+                           (dict(core_args=[("hidden", 8)]), "core_args must be settings by name"), (dict(head_widths=(2.5,)), "head_widths must be integers")]:
+        with pytest.raises(ValueError, match=message):
+            dataclasses.replace(TINY, **wrong).validate()
+
+
+def test_a_user_module_that_fails_on_import_is_named_in_one_line(tmp_path, monkeypatch, capsys):
+    (tmp_path / "broken_envs.py").write_text("raise RuntimeError('boom')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert "imports: importing 'broken_envs' raised RuntimeError: boom" in refused(["train", "--imports", "broken_envs", "--out", str(tmp_path / "run")], capsys)
+    assert "gymnasium cannot make 'broken_envs:Env-v0': it raised RuntimeError: boom" in refused(
+        ["train", "--env", "gymnasium/broken_envs:Env-v0", "--out", str(tmp_path / "run")], capsys)
+    assert not (tmp_path / "run").exists()
+
+
+def test_resuming_names_an_unreadable_checkpoint_and_says_what_a_missing_one_drops(run_folder, tmp_path, capsys):
+    from memrl.run.train import train_folders
+
+    run_folder.append_metrics(0, [{"sequences": 4, "accuracy": 0.5}])
+    path = run_folder.checkpoint_path(0)
+    path.write_bytes(b"")
+    with pytest.raises(ValueError, match=f"checkpoint {path} is unreadable .*: remove it to train seed 0 from the start"):
+        train_folders([run_folder], workers=1)
+    path.unlink()
+    from memrl.run.train import announce_discarded_rows
+
+    announce_discarded_rows([run_folder])
+    assert f"seed 0 of {run_folder.path} has no checkpoint: it starts over, and drops the 1 metrics rows after it" in capsys.readouterr().out
+    assert "has no checkpoint yet" in refused(["eval", str(run_folder.path)], capsys)
 
 
 def test_a_cut_or_foreign_checkpoint_names_its_file(run_folder, capsys):
@@ -185,7 +227,7 @@ def test_output_paths_that_cannot_be_folders_are_refused_before_anything_is_made
     a_file.write_text("")
     assert f"--out {a_file} is a file, not a folder" in refused(["train", "--out", str(a_file)], capsys)
     assert f"--out {a_file / 'run'} cannot be made: {a_file} is a file" in refused(["train", "--out", str(a_file / "run")], capsys)
-    assert "--out must name a folder for the run's files, not the current directory" in refused(["train", "--out", ""], capsys)
+    assert "--out must name a folder for the output's files, not the current directory" in refused(["train", "--out", ""], capsys)
     assert f"--out {a_file} is a file" in refused(["reproduce", "tln-demo", "--out", str(a_file)], capsys)
     assert f"--out {a_file} is a file" in refused(["analyze", "gradients", "--out", str(a_file)], capsys)
     locked = tmp_path / "locked"
@@ -195,6 +237,23 @@ def test_output_paths_that_cannot_be_folders_are_refused_before_anything_is_made
     assert f"--out {tmp_path} is a folder; give the image file to write" in refused(["plot", str(tmp_path), "--out", str(tmp_path)], capsys)
     assert "the image's name must end in one of .png" in refused(["plot", str(tmp_path), "--out", str(tmp_path / "curves.txt")], capsys)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a_file", "locked"]
+
+
+def test_output_folders_that_hold_other_things_are_refused(run_folder, tmp_path, monkeypatch, capsys):
+    """The current directory by its absolute path too; a folder of the user's files; a run or an
+    experiment inside a run folder; a place the system refuses although os.access lets root pass."""
+    monkeypatch.chdir(tmp_path)
+    assert "not the current directory" in refused(["train", "--out", str(tmp_path)], capsys)
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("mine")
+    assert f"--out {mine} holds files that are not a memrl run's (notes.txt)" in refused(["train", "--out", str(mine)], capsys)
+    assert f"--out {mine} holds files that are not a memrl experiment's (notes.txt)" in refused(["reproduce", "tln-demo", "--out", str(mine)], capsys)
+    nested = run_folder.path / "demo"
+    assert f"--out {nested} lies inside the run folder {run_folder.path}" in refused(["reproduce", "tln-demo", "--out", str(nested)], capsys)
+    assert f"lies inside the run folder {run_folder.path}" in refused(["train", "--out", str(run_folder.path / "seed_0" / "x")], capsys)
+    assert "cannot be made" in refused(["train", "--out", "/sys/memrl-probe/run"], capsys)  # EPERM for root, not writable for others
+    assert (mine / "notes.txt").read_text() == "mine" and not nested.exists() and not (run_folder.path / "seed_0" / "x").exists()
 
 
 def test_a_metrics_line_that_is_not_a_row_is_named_and_refused(run_folder, tmp_path, capsys):
@@ -208,6 +267,8 @@ def test_a_metrics_line_that_is_not_a_row_is_named_and_refused(run_folder, tmp_p
     assert f"{path} line 3 is not a metrics row (not JSON" in message and "remove that line" in message
     path.write_text(json.dumps({"sequences": 4}) + "\n[1, 2]\n")
     assert f"{path} line 2 is not a metrics row (not an object of metrics)" in refused(["plot", str(run_folder.path), "--out", str(tmp_path / "c.png")], capsys)
+    path.write_text(json.dumps({"sequences": 4, "accuracy": "high"}) + "\n")
+    assert f"{path} line 1 is not a metrics row ('accuracy' is 'high', not a number)" in refused(["plot", str(run_folder.path), "--out", str(tmp_path / "c.png")], capsys)
     assert not (tmp_path / "curves.png").exists()
 
 
@@ -217,8 +278,9 @@ def test_a_failed_worker_with_an_empty_log_reports_the_free_space(tmp_path):
     log = tmp_path / "worker.log"
     log.write_text("")
     assert f"its log {log} is empty;" in failure_reason(log) and "bytes are free on its file system" in failure_reason(log)
-    log.write_text("OSError: [Errno 28] No space left on device\n")
-    assert failure_reason(log) == "\nOSError: [Errno 28] No space left on device"
+    log.write_text("Traceback (most recent call last):\n  ...\nOSError: [Errno 28] No space left on device\n")
+    assert failure_reason(log) == ("OSError: [Errno 28] No space left on device; the checkpoints are whole (each written atomically): "
+                                   "free some space and run the same command again to resume")
 
 
 def test_an_atomic_write_that_fails_leaves_no_partial_file(tmp_path, monkeypatch):

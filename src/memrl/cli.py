@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import errno
 import functools
 import inspect
 import itertools
@@ -200,6 +201,8 @@ def evaluate(
         notes.append("memory reset before every step")
     settings = f" ({'; '.join(notes)})" if notes else ""
     evaluate_fn = jax.jit(functools.partial(evaluator.evaluate, amnesic=True) if amnesic else evaluator.evaluate, static_argnums=2)
+    if not any(folder.checkpoint_path(s).exists() for s in config.seed_list()):
+        raise FileNotFoundError(f"{run} has no checkpoint yet (no seed has trained a whole chunk of updates): nothing to evaluate")
     for s in config.seed_list():
         runner = folder.load_checkpoint(s, template)
         if runner is None:
@@ -417,6 +420,13 @@ def run_command(argv: list[str]) -> None:
     except (ValueError, FileNotFoundError, ImportError, ChildProcessError, FolderBusy) as err:  # ChildProcessError: launch.TrainingFailed
         print(f"memrl: error: {err}", file=sys.stderr)
         raise SystemExit(2) from None
+    except OSError as err:
+        if err.errno != errno.ENOSPC:
+            raise
+        from memrl.run.launch import RESUME_AFTER_FULL_DISK
+
+        print(f"memrl: error: no space left on device (writing {err.filename}); {RESUME_AFTER_FULL_DISK}: memrl {shlex.join(argv)}", file=sys.stderr)
+        raise SystemExit(1) from None
     except KeyboardInterrupt as err:  # one line, not a traceback: what is saved and how to go on
         saved = f", {err}" if str(err) else ""
         print(f"memrl: interrupted{saved}; the same command resumes: memrl {shlex.join(argv)}", file=sys.stderr)

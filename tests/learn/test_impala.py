@@ -65,7 +65,7 @@ def test_same_seed_same_run():
 @pytest.mark.parametrize(
     "overrides, message",
     [
-        (dict(optimizer="sgd"), "optimizer must be 'rmsprop' or 'adam'"),
+        (dict(optimizer="sgd"), "optimizer must be one of 'rmsprop', 'adam', got 'sgd'"),
         (dict(policy_lag=-1), "policy_lag must be a non-negative integer"),
         (dict(rho_bar=0.0), "rho_bar must be > 0"),
         (dict(rmsprop_decay=1.5), r"rmsprop_decay must lie in \[0.0, 1.0\]"),

@@ -104,8 +104,10 @@ class HostEnvironment(Environment):
         self.env_id, self.vectorization, self.make_kwargs = env_id, vectorization, make_kwargs
         try:
             probe = gymnasium.make(env_id, **make_kwargs)
-        except (gymnasium.error.Error, ModuleNotFoundError, ImportError) as err:
+        except (gymnasium.error.Error, ImportError) as err:
             raise ValueError(f"gymnasium cannot make {env_id!r}: {err}") from None
+        except Exception as err:  # the environment's own module or constructor failed
+            raise ValueError(f"gymnasium cannot make {env_id!r}: it raised {type(err).__name__}: {err}") from None
         self.observation_space, self.action_space = probe.observation_space, probe.action_space
         probe.close()
         self._action_dims = action_dims(self.action_space, env_id)

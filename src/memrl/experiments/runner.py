@@ -14,7 +14,7 @@ from memrl.console import console
 from memrl.experiments.base import Experiment
 from memrl.experiments.record import make_record, write_record
 from memrl.run.curves import save_curves
-from memrl.run.devices import check_devices, default_devices
+from memrl.run.devices import check_devices, check_workers, default_devices
 from memrl.run.folder import RunFolder
 from memrl.run.folder_lock import check_output_folder, writing
 from memrl.run.tensorboard import require_tensorboard, write_figure
@@ -29,13 +29,14 @@ def reproduce(
     most that every run can take), then write its table, figure, checks and record (``out/record.json``,
     and into ``record_dir`` where given: ``docs/results`` keeps the project's). Holds the writer
     lock of ``out`` and of every run folder in it throughout."""
+    check_workers(workers)
     if tensorboard:
         require_tensorboard()
     devices = min(default_devices(c) for c in experiment.runs.values()) if devices is None else devices
     for config in experiment.runs.values():
         config.validate()
         check_devices(devices, config)
-    check_output_folder(Path(out))
+    check_output_folder(Path(out), holds="experiment")
     if record_dir is not None:
         check_output_folder(Path(record_dir), "--record-dir")
     with contextlib.ExitStack() as locks:

@@ -56,6 +56,7 @@ class SupervisedConfig(ConfigRecord):
         from memrl.agents.supervised_models import TASK_MODELS, make_model, model_names, registry_of
         from memrl.settings import check_settings
 
+        self.check_types()
         self.import_modules()
         if self.task not in tasks.names():
             raise ValueError(f"unknown task {self.task!r}; known: {', '.join(tasks.names())}")

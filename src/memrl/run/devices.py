@@ -26,6 +26,12 @@ def default_devices(config) -> int:
     return count
 
 
+def check_workers(workers: int | None) -> None:
+    """Refuse a count of worker processes below 1 (None: the default, one per CPU core)."""
+    if workers is not None and (not isinstance(workers, int) or isinstance(workers, bool) or workers < 1):
+        raise ValueError(f"--workers must be a positive integer (processes at once; leave it out for one per CPU core), got {workers!r}")
+
+
 def check_devices(devices: int, config, processes: int = 1) -> None:
     """Refuse a device count (per process, of ``processes``) this machine or ``config`` cannot use,
     saying what is allowed."""

@@ -142,10 +142,17 @@ def jobs_for(run_dirs: Sequence[Path], configs: Sequence[ConfigRecord], on_cpu: 
     return jobs
 
 
+NO_SPACE = "o space left on device"
+"""what a full disk's OSError says (strerror "No space left on device")"""
+RESUME_AFTER_FULL_DISK = "the checkpoints are whole (each written atomically): free some space and run the same command again to resume"
+
+
 def failure_reason(log: Path) -> str:
     """The end of a failed worker's log; where the log is empty (nothing could be written), the
     free space of its file system, the likeliest reason."""
     tail = log.read_text(errors="replace")[-3000:].strip() if log.exists() else ""
+    if NO_SPACE in tail:
+        return f"{tail.splitlines()[-1]}; {RESUME_AFTER_FULL_DISK}"
     if tail:
         return "\n" + tail
     free = shutil.disk_usage(log.parent).free

@@ -15,7 +15,7 @@ from memrl.console import console
 from memrl.learn.learners import learner_for
 from memrl.learn.run_config import ConfigRecord
 from memrl.run.curves import save_curves
-from memrl.run.devices import check_devices, default_devices
+from memrl.run.devices import check_devices, check_workers, default_devices
 from memrl.run.folder import RunFolder
 from memrl.run.folder_lock import check_output_folder, writing
 from memrl.run.hosts import Hosts
@@ -44,12 +44,26 @@ def saved_updates(folders: list[RunFolder]) -> str:
     return "; ".join(parts)
 
 
+def announce_discarded_rows(folders: list[RunFolder]) -> None:
+    """Say which seeds' metrics hold more updates than their checkpoints (a checkpoint deleted, or
+    a kill between the two writes): training goes on from the checkpoint and drops those rows.
+    Refuses an unreadable checkpoint (``checkpoint_update``) before any worker starts."""
+    for folder in folders:
+        for seed in folder.load_config().seed_list():
+            saved, rows = folder.checkpoint_update(seed), len(folder.read_metrics(seed))
+            if rows > saved:
+                start = "has no checkpoint: it starts over" if saved == 0 else f"has a checkpoint at update {saved}: it goes on from there"
+                console.print(f"[yellow]seed {seed} of {folder.path} {start}, and drops the {rows - saved} metrics rows after it[/]")
+
+
 def train_folders(folders: list[RunFolder], workers: int | None = None, tensorboard: bool = False, devices: int = 1, hosts: Hosts = Hosts()) -> float:
     """Train every seed of every folder (already prepared, by process 0 of ``hosts``) on ``devices``
     local devices, logging TensorBoard scalars too if ``tensorboard``; returns the wall time in
     seconds. Ctrl-C raises ``RunInterrupted``, whose message says where the checkpoints stand. A
     process of several trains all seeds of its one folder in one worker, unpinned."""
     on_cpu = jax.default_backend() == "cpu"
+    if hosts.owns_folder:
+        announce_discarded_rows(folders)
     workers = workers or default_workers()
     if hosts.several:
         jobs, workers, pin = [Job(f.path, ()) for f in folders], 1, False  # the worker reads the seeds once the folder is there
@@ -77,6 +91,7 @@ def train_run(
     than 0, which write nothing). Every setting is checked before the folder is made; process 0
     then holds ``out``'s writer lock throughout."""
     config.validate()
+    check_workers(workers)
     devices = default_devices(config) if devices is None else devices
     check_devices(devices, config, hosts.num_processes)
     if tensorboard:
@@ -84,7 +99,7 @@ def train_run(
     # Traced, not run: settings that only clash once shapes meet (a core's width against its input)
     # are refused here with their message, before a folder or a worker exists.
     jax.eval_shape(learner_for(config).init, jax.random.PRNGKey(0))
-    check_output_folder(Path(out))
+    check_output_folder(Path(out), holds="run")
     with writing(out) if hosts.owns_folder else contextlib.nullcontext():
         return _train_prepared(config, RunFolder(Path(out)), workers, tensorboard, devices, hosts)
 

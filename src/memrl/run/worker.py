@@ -9,6 +9,7 @@ With ``hosts=``, it first joins the run's other processes (``hosts.py``); SEEDS 
 of the run's seeds), read from the folder, which process 0 has prepared by the time all have joined.
 """
 
+import errno
 import os
 import sys
 from pathlib import Path
@@ -37,6 +38,11 @@ def main(run_dir: str, seeds: str, core: str, *options: str) -> None:
         train_seeds(config, folder, seeds, tensorboard="tensorboard" in options, devices=int(settings.get("devices", 1)))
     except FloatingPointError as err:  # a diverged run: the message says all (the launcher shows this log's end)
         print(err, file=sys.stderr)
+        raise SystemExit(1) from None
+    except OSError as err:
+        if err.errno != errno.ENOSPC:
+            raise
+        print(f"no space left on device (writing {err.filename or run_dir})", file=sys.stderr)
         raise SystemExit(1) from None
 
 
