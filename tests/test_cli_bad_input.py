@@ -33,6 +33,8 @@ def refused(argv, capsys) -> str:
         (["train", "--core", "lstm", "--core-args", "hidden", "-3"], "LSTM.hidden must be a positive integer, got -3"),
         (["train", "--env-args", "maze_length", "0"], "maze_length must be >= 2 (a start cell and the junction), got 0"),
         (["train", "--env-args", "timeout", "-1"], "timeout must be >= 1"),
+        (["train", "--env-args", "timeout", "50"], "timeout (50) must be >= maze_length (100): the shortest episode takes 100 steps"),
+        (["train", "--env", "minecraft-maze/MC-LSN", "--env-args", "timeout", "60"], "timeout must be > 61, got 60: the shortest episode of 10 rooms takes 62 steps"),
         (["train", "--env", "tmaze/T-LO", "--env-args", "maze_length", "50"], "second_indicator_pos must lie in 0..maze_length - 2 = 48"),
         (["train", "--env-args", "indicator_pos", "99"], "indicator_pos must lie in 0..maze_length - 2 = 98"),
         (["train", "--core", "gtrxl", "--core-args", "num_heads", "3"], "d_model (128) must be divisible by num_heads (3)"),

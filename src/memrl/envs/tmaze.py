@@ -79,6 +79,9 @@ class TMaze(Environment):
             raise ValueError(f"second_indicator_pos must lie in 0..maze_length - 2 = {p.maze_length - 2} (before the junction), got {p.second_indicator_pos}")
         if p.timeout < 1:
             raise ValueError(f"timeout must be >= 1 (steps before an episode is cut), got {p.timeout}")
+        if p.timeout < p.maze_length:
+            raise ValueError(f"timeout ({p.timeout}) must be >= maze_length ({p.maze_length}): the shortest episode takes "
+                             f"{p.maze_length} steps ({p.maze_length - 1} to the junction and the turn), so none could end")
 
     @property
     def default_params(self) -> TMazeParams:
