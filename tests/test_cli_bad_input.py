@@ -122,6 +122,7 @@ def refused(argv, capsys) -> str:
         (["train", "--workers", "-1"], "--workers must be a positive integer (processes at once; leave it out for one per CPU core), got -1"),
         (["train", "--workers", "0"], "--workers must be a positive integer"),
         (["reproduce", "tln-demo", "--workers", "0"], "--workers must be a positive integer"),
+        (["train", "--core", "lstm", "--core-args", "hidden", "1000000000"], "GiB of memory here (cpu); choose smaller sizes"),
         (["train", "--encoder-widths", "0"], "encoder_widths must be positive integers, got 0 (--encoder-widths)"),
         (["train", "--core", "lstm", "--head-widths", "64", "0"], "head_widths must be positive integers, got 64 0 (--head-widths)"),
         (["train", "--num-processes", "2"], "--coordinator HOST:PORT and --num-processes > 1 go together"),
