@@ -307,3 +307,21 @@ def test_plot_writes_its_default_figure_into_the_current_directory(run_folder, t
     monkeypatch.chdir(tmp_path)
     main(["plot", str(run_folder.path)])
     assert (tmp_path / "curves.png").exists()
+
+
+def test_a_full_disk_says_so_and_how_to_resume(tmp_path, monkeypatch, capsys):
+    """Where this process's write (the summary, metrics.csv) meets a full disk: one line, exit 1."""
+    import errno
+
+    from memrl.run import train as train_module
+
+    def full_disk(config, out, *args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device", str(tmp_path / "run" / "summary.json"))
+
+    monkeypatch.setattr(train_module, "train_run", full_disk)
+    with pytest.raises(SystemExit) as exit_info:
+        main(["train", "--out", str(tmp_path / "run")])
+    err = capsys.readouterr().err
+    assert exit_info.value.code == 1 and "Traceback" not in err
+    assert f"no space left on device (writing {tmp_path / 'run' / 'summary.json'}); the checkpoints are whole" in err
+    assert f"run the same command again to resume: memrl train ppo --out {tmp_path / 'run'}" in err
