@@ -34,7 +34,7 @@ def list_all(core: str | None = None, env: str | None = None, task: str | None =
         core: a core (or a supervised task model) whose settings to show (--core-args).
         env: an environment whose settings to show (--env-args).
         task: a supervised task whose settings to show (--task-args; its batch size is --batch-size).
-        experiment: an experiment whose settings table to show (``memrl reproduce NAME --preset P``).
+        experiment: an experiment whose settings table to show (memrl reproduce NAME --preset P).
     """
     from rich.table import Table
 
@@ -106,15 +106,15 @@ def train(
     *,
     config: Annotated[LEARNER_CONFIGS, tyro.conf.arg(name="")],
 ) -> None:
-    """Train a memory core with one of memrl's learners (resumes if OUT holds this run): ``ppo``
-    (recurrent PPO) or ``impala`` (IMPALA-style V-trace actor-critic) on an environment,
-    ``supervised`` (any core inside the sequence model, or a task model) on a sequence task.
+    """Train a memory core with one of memrl's learners (resumes if OUT holds this run): ppo
+    (recurrent PPO) or impala (IMPALA-style V-trace actor-critic) on an environment,
+    supervised (any core inside the sequence model, or a task model) on a sequence task.
 
     Args:
         out: run folder (default runs/<env or task>/<core>, with -impala or -supervised appended).
         workers: processes at once (default: one per CPU core, one on a GPU).
         tensorboard: also write each seed's metrics as TensorBoard scalars to OUT/seed_<s>/tensorboard
-            (needs ``pip install "memrl[tensorboard]"``).
+            (needs pip install "memrl[tensorboard]").
         devices: local devices to split the environments over (default: all accelerators that divide
             num_envs; 1 on a CPU and for supervised runs); with several processes, on each of them.
         hosts: with --coordinator HOST:PORT --num-processes P --process-id I, this command is process
@@ -245,14 +245,14 @@ def reproduce(
     """Run a named experiment (resumable) and write its table, figure, checks and record.
 
     Args:
-        name: experiment name (see ``memrl list``).
+        name: experiment name (see memrl list).
         out: output folder (default runs/reproduce/NAME, with -<steps>, -<preset>, -<envs>envs,
             -<seeds>seeds and -with-<core> appended for the options below that are given).
         workers: processes at once (default: one per CPU core, one on a GPU).
         total_steps: run every config at this budget (env steps per run) instead of the experiment's.
         num_envs: run every config with this many parallel environments per seed (RL experiments).
         preset: the experiment's preset, for those that have presets ("cpu", "paper" and for some
-            "gpu"; ``memrl list --experiment NAME`` shows them; default: "cpu" on a CPU, else "gpu"
+            "gpu"; memrl list --experiment NAME shows them; default: "cpu" on a CPU, else "gpu"
             where there is one, else "paper").
         add_cores: optional baselines to add, for experiments that offer them (amrl-tmaze: dnc).
         tensorboard: also write each run's metrics as TensorBoard scalars (OUT/RUN/seed_<s>/tensorboard).
@@ -261,8 +261,8 @@ def reproduce(
         runs: run only these of the experiment's runs ("<panel>/<label>", as its table names them),
             checking only the checks between them; the others can run later into the same folder.
         seeds: run every config with this many seeds instead of the experiment's.
-        record_dir: also write the record there (``docs/results`` for the project's scoreboard:
-            ``memrl results --write`` then regenerates it); it is always written to OUT/record.json.
+        record_dir: also write the record there (docs/results for the project's scoreboard:
+            memrl results --write then regenerates it); it is always written to OUT/record.json.
     """
     from memrl import experiments
     from memrl.experiments.runner import reproduce as run_experiment
@@ -283,7 +283,7 @@ def results(records: Path = Path("docs/results"), write: bool = False) -> None:
     per-seed values of the committed records (the newest version of each; earlier ones linked).
 
     Args:
-        records: the folder of records, NAME/vN.json (``memrl reproduce NAME --record-dir`` writes one there).
+        records: the folder of records, NAME/vN.json (memrl reproduce NAME --record-dir writes one there).
         write: also regenerate docs/scoreboard.md and the scoreboard blocks of docs/results.md and README.md.
     """
     from memrl.experiments.scoreboard import show
@@ -293,10 +293,10 @@ def results(records: Path = Path("docs/results"), write: bool = False) -> None:
 
 def babyai_demos(levels: str = "BossLevel", episodes: int = 1_000, test_episodes: int = 100, max_steps: int = 128, seed: int = 0) -> None:
     """Make the BabyAI bot's demos for the babyai task once (kept in memrl's cache; the task with
-    the same settings reads them). Needs ``pip install 'memrl[babyai]'``.
+    the same settings reads them). Needs pip install 'memrl[babyai]'.
 
     Args:
-        levels: one level or several, comma-separated (see ``memrl list --task babyai``).
+        levels: one level or several, comma-separated (see memrl list --task babyai).
         episodes: training demos per level.
         test_episodes: held-out demos per level.
         max_steps: steps per sequence; longer demos are not kept.
@@ -320,30 +320,40 @@ def babyai_demos(levels: str = "BossLevel", episodes: int = 1_000, test_episodes
 def wandb(runs: tyro.conf.Positional[list[Path]], project: str = "memrl", entity: str | None = None, online: bool = False) -> None:
     """Export run folders (or every run folder under an experiment's folder) to Weights & Biases:
     one W&B run per seed with the config, every metric at its update number and the curves figure.
-    Needs ``pip install "memrl[wandb]"``.
+    Needs pip install "memrl[wandb]".
 
     Args:
-        runs: run folders, or folders holding them (``memrl reproduce``'s output).
+        runs: run folders, or folders holding them (memrl reproduce's output).
         project: W&B project.
         entity: W&B entity (team or user; default: your W&B default).
-        online: upload now (needs ``wandb login``); default: write offline runs under RUN/wandb/ for
-            ``wandb sync``.
+        online: upload now (needs wandb login); default: write offline runs under RUN/wandb/ for
+            wandb sync.
     """
     from memrl.run.wandb_export import export
 
     export(runs, project, entity, online)
 
 
+def analyze() -> None:
+    """The papers' analyses of trained agents and fresh cores: memrl analyze NAME (each with --help)."""
+
+
+def bench() -> None:
+    """Throughput and memory benchmarks of the cores and learners, side by side (memrl bench --help)."""
+
+
+def sweep() -> None:
+    """Hyperparameter sweeps on Ray Tune from a YAML spec (memrl sweep SPEC.yaml; memrl sweep --help)."""
+
+
 COMMANDS = {
-    "list": list_all, "train": train, "eval": evaluate, "plot": plot,
-    "reproduce": reproduce, "results": results, "babyai-demos": babyai_demos, "wandb": wandb,
+    "list": list_all, "train": train, "eval": evaluate, "plot": plot, "reproduce": reproduce, "results": results,
+    "analyze": analyze, "bench": bench, "sweep": sweep, "babyai-demos": babyai_demos, "wandb": wandb,
 }
+"""memrl's commands; ``analyze``, ``bench`` and ``sweep`` stand here for the listing of ``memrl --help``
+(``run_command`` parses them apart: their options and optional imports load only when they run)"""
 
-
-DESCRIPTION = ("memrl: memory cores, environments, tasks and learners in JAX. Also: 'memrl analyze' (the papers' analyses of "
-               "trained agents and fresh cores), 'memrl bench' (throughput and memory benchmarks), 'memrl sweep' (hyperparameter "
-               "sweeps on Ray Tune); each with --help.")
-"""the top-level help's text: it names the subcommands that are dispatched apart from ``COMMANDS``"""
+DESCRIPTION = "memrl: memory cores, environments, tasks and learners in JAX."
 
 
 POSITIVE_OPTIONS = ("steps", "inits", "sequences", "max_iterations", "test_episodes", "batch_size")
@@ -389,12 +399,27 @@ def analyze_commands() -> dict:
     return {name: checked_before_running(command) for name, command in commands.items()}
 
 
+def show_literals_plainly() -> None:
+    """memrl's docstrings mark code as reStructuredText literals (``x``); the terminal's help shows
+    it as plain x. tyro reads help text through two functions of its private ``_docstrings``
+    module, wrapped here (tests/test_cli.py checks that no help page shows a double backtick)."""
+    from tyro import _docstrings
+
+    for name in ("get_field_docstring", "get_callable_description"):
+        read = getattr(_docstrings, name)
+        if not getattr(read, "plain", False):
+            plain = functools.wraps(read)(lambda *args, _read=read, **kwargs: (lambda text: text.replace("``", "") if text else text)(_read(*args, **kwargs)))
+            plain.plain = True
+            setattr(_docstrings, name, plain)
+
+
 def main(argv: list[str] | None = None) -> None:
     # This process launches the training workers and evaluates after them on the same accelerator.
     # XLA would reserve 75% of a GPU's memory here when JAX first starts its backend (to choose the
     # workers), and the worker then runs out of memory; so every memrl process allocates on demand.
     os.environ["XLA_PYTHON_CLIENT_PREALLOCATE"] = "false"
     argv = spelled_out(list(sys.argv[1:] if argv is None else argv))
+    show_literals_plainly()
     with interrupts.recorded():
         run_command(argv)
 
@@ -403,9 +428,7 @@ def run_command(argv: list[str]) -> None:
     """``memrl ARGV`` (spelled out): a bad input exits with status 2 and one line, Ctrl-C with 130."""
     try:
         refuse_repeated_settings(argv)
-        if argv[:1] == ["train"]:  # options before the learner's name apply after it too
-            tyro.cli(train, prog="memrl train", args=argv[1:], config=(tyro.conf.CascadeSubcommandArgs,))
-        elif argv[:1] == ["analyze"]:
+        if argv[:1] == ["analyze"]:
             tyro.extras.subcommand_cli_from_dict(analyze_commands(), prog="memrl analyze", args=argv[1:])
         elif argv[:1] == ["bench"]:
             from memrl import bench
@@ -416,7 +439,8 @@ def run_command(argv: list[str]) -> None:
 
             tyro.cli(sweep.command, prog="memrl sweep", args=argv[1:])
         else:
-            tyro.extras.subcommand_cli_from_dict(COMMANDS, prog="memrl", args=argv, description=DESCRIPTION)
+            # Cascading: train's options before the learner's name apply after it too.
+            tyro.extras.subcommand_cli_from_dict(COMMANDS, prog="memrl", args=argv, description=DESCRIPTION, config=(tyro.conf.CascadeSubcommandArgs,))
     except (ValueError, FileNotFoundError, ImportError, ChildProcessError, FolderBusy) as err:  # ChildProcessError: launch.TrainingFailed
         print(f"memrl: error: {err}", file=sys.stderr)
         raise SystemExit(2) from None

@@ -279,9 +279,9 @@ class RunConfig(ConfigRecord):
         self.check_types()
         self.import_modules()
         if not envs.ENVS.knows(self.env):
-            raise ValueError(f"unknown env {self.env!r}; known: {envs.ENVS.known()}")
+            raise ValueError(envs.ENVS.unknown(self.env, kind="env"))
         if self.core not in cores.names():
-            raise ValueError(f"unknown core {self.core!r}; known: {', '.join(cores.names())}")
+            raise ValueError(cores.CORES.unknown(self.core))
         check_settings(envs.ENVS, self.env, self.env_args, "--env-args")
         check_settings(cores.CORES, self.core, self.core_args, "--core-args")
         try:
