@@ -111,8 +111,13 @@ def test_an_actor_critic_run_evaluates_with_and_without_its_memory(tmp_path, cap
     plain = capsys.readouterr().out
     main(["eval", str(tmp_path), "--steps", "40", "--amnesic", "--env-args", "timeout", "9"])
     amnesic = capsys.readouterr().out
-    assert re.search(r"seed 0 \(update 0\): mean return -?\d\.\d{3} ± \d\.\d{3} over \d+ episodes\n", plain)
-    assert re.search(r"mean return -?\d\.\d{3} ± \d\.\d{3} over \d+ episodes \(timeout 9; memory reset before every step\)", amnesic, re.S)
+    number = r"-?\d\.\d{3}"
+    line = rf"mean return {number} ± {number} \(standard error of the mean\)\s+over \d+\s+episodes, their\s+standard\s+deviation {number}"
+    assert re.search(rf"seed 0 \(update 0\): {line}\n", plain)
+    assert re.search(rf"{line}\s+\(timeout 9; memory reset before every step\)", amnesic, re.S)
+    main(["eval", str(tmp_path), "--steps", "40", "--deterministic"])
+    greedy = capsys.readouterr().out
+    assert re.search(rf"{line}\s+\(most probable actions\)", greedy, re.S)
 
 
 @pytest.mark.parametrize("argv, spelled", [

@@ -160,9 +160,11 @@ def evaluate(
     task_args: dict[str, int | float | bool | str] = {},  # noqa: B006
     core_args: dict[str, int | float | bool | str] = {},  # noqa: B006
     amnesic: bool = False,
+    deterministic: bool = False,
 ) -> None:
     """Evaluate each seed's last checkpoint of RUN (sampled actions, fresh environments; for a
-    supervised run, its accuracy on fresh sequences of the held-out split).
+    supervised run, its accuracy on fresh sequences of the held-out split). Each seed's line gives
+    the mean episode return ± its standard error over the episodes, and their standard deviation.
 
     Args:
         run: run folder.
@@ -176,6 +178,7 @@ def evaluate(
         amnesic: actor-critic runs: reset the agent's memory (carry, previous action and reward) before
             every step, so it acts with the same network and no memory; the gap to a plain evaluation
             is what its memory gives.
+        deterministic: actor-critic runs: act with the most probable action instead of sampling.
     """
     import jax
 
@@ -187,8 +190,9 @@ def evaluate(
         raise ValueError(f"--steps must be a positive integer (steps per environment, or held-out sequences for a supervised run), got {steps}")
     folder = RunFolder(run)
     config = folder.load_config()
-    if amnesic and not hasattr(config, "env_args"):
-        raise ValueError(f"--amnesic applies to actor-critic runs; {run} is a {config.learner} run on a sequence task")
+    for flag, given in (("--amnesic", amnesic), ("--deterministic", deterministic)):
+        if given and not hasattr(config, "env_args"):
+            raise ValueError(f"{flag} applies to actor-critic runs; {run} is a {config.learner} run on a sequence task")
     template = learner_for(config).init(jax.random.PRNGKey(0))
     evaluator = learner_for(evaluation_config(config, env_args, task_args, core_args))
     changed = env_args | task_args | core_args
@@ -199,8 +203,11 @@ def evaluate(
     notes = [" ".join(f"{k} {v}" for k, v in changed.items())] if changed else []
     if amnesic:
         notes.append("memory reset before every step")
+    if deterministic:
+        notes.append("most probable actions")
     settings = f" ({'; '.join(notes)})" if notes else ""
-    evaluate_fn = jax.jit(functools.partial(evaluator.evaluate, amnesic=True) if amnesic else evaluator.evaluate, static_argnums=2)
+    acting = dict(amnesic=amnesic, greedy=deterministic) if hasattr(config, "env_args") else {}
+    evaluate_fn = jax.jit(functools.partial(evaluator.evaluate, **acting), static_argnums=2)
     if not any(folder.checkpoint_path(s).exists() for s in config.seed_list()):
         raise FileNotFoundError(f"{run} has no checkpoint yet (no seed has trained a whole chunk of updates): nothing to evaluate")
     for s in config.seed_list():

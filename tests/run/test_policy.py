@@ -90,3 +90,19 @@ def test_inputs_of_other_shapes_are_named_at_the_boundary(run_folder):
         policy.act(obs, state, start, reward=np.zeros(3))
     action, _ = policy.act(obs, state, start)
     assert action.shape == (2,)
+
+
+def test_predict_takes_one_observation_or_a_batch_as_stable_baselines3_does(run_folder):
+    policy = memrl.load_policy(run_folder.path)
+    env = GymnasiumEnv("tmaze/T-LN", **ENV_ARGS)
+    obs, _ = env.reset(seed=0)
+    action, state = policy.predict(obs, deterministic=True)  # one observation, a fresh state
+    assert np.ndim(action) == 0 and env.action_space.contains(int(action))
+    batched, batched_state = policy.act(obs[None], policy.initial_state(1), np.ones(1, bool))
+    assert int(action) == int(batched[0])
+    np.testing.assert_array_equal(np.asarray(jax.tree.leaves(state)[0]), np.asarray(jax.tree.leaves(batched_state)[0]))
+    obs, *_ = env.step(int(action))
+    action, state = policy.predict(obs, state, episode_start=False)  # sampled, from the policy's own keys
+    assert env.action_space.contains(int(action))
+    actions, _ = policy.predict(np.stack([obs, obs]), deterministic=True)
+    assert actions.shape == (2,)

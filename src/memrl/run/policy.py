@@ -57,6 +57,7 @@ class Policy:
         self.params = params
         self.action_dims = self.learner.env.action_dims
         self._act = jax.jit(self._step, static_argnames="greedy")
+        self._key = jax.random.PRNGKey(0)  # predict's sampling key sequence
 
     def initial_state(self, batch_size: int) -> PolicyState:
         """The state before the first step of ``batch_size`` environments."""
@@ -78,6 +79,35 @@ class Policy:
         key = jax.random.PRNGKey(0) if key is None else key
         action, state = self._act(self.params, obs, state, jnp.asarray(episode_start, bool), jnp.asarray(reward, jnp.float32), key, greedy=greedy)
         return (action[:, 0] if len(self.action_dims) == 1 else action), state
+
+    def predict(self, observation, state: PolicyState | None = None, episode_start=None, deterministic: bool = False, reward=None):
+        """stable-baselines3's ``predict``: (action, state) for one observation or a batch of them.
+        ``state`` None starts fresh (every environment at an episode start); ``episode_start`` [B]
+        or one bool (default: True with a fresh state, else False); sampled actions draw from the
+        policy's own key sequence unless ``deterministic``. One unbatched observation gives one
+        action (an int for one discrete action) and a state of batch size 1."""
+        single = self.is_single(observation)
+        batched = jax.tree.map(lambda x: np.asarray(x)[None], observation) if single else observation
+        batch = 1 if single else len(jax.tree.leaves(batched)[0])
+        if state is None:
+            state, default_start = self.initial_state(batch), True
+        else:
+            default_start = False
+        start = np.broadcast_to(np.asarray(default_start if episode_start is None else episode_start, bool), (batch,))
+        reward = None if reward is None else np.broadcast_to(np.asarray(reward, np.float32), (batch,))
+        key = None
+        if not deterministic:
+            self._key, key = jax.random.split(self._key)
+        action, state = self.act(batched, state, start, greedy=deterministic, key=key, reward=reward)
+        return (np.asarray(action)[0] if single else np.asarray(action)), state
+
+    def is_single(self, observation) -> bool:
+        """Whether ``observation`` is one environment's (no batch axis): its first part has exactly
+        the environment's observation shape."""
+        expected = self.learner.env.observation_shape
+        first_expected = next(iter(expected.values())) if isinstance(expected, dict) else expected
+        first_given = next(iter(observation.values())) if isinstance(observation, dict) else observation
+        return np.shape(first_given) == tuple(first_expected)
 
     def check_inputs(self, obs, state: PolicyState, episode_start, reward) -> int:
         """The batch size B of one step's inputs, refusing inputs of other shapes than the run's
