@@ -81,7 +81,7 @@ def _reproduce_checked(experiment: Experiment, out: Path, workers: int | None, t
         experiment.optima,
     )
     if tensorboard:
-        write_figure(out / "tensorboard", "curves", figure, max(c.num_updates for c in experiment.runs.values()))
+        write_figure(out / "tensorboard", "curves", figure, max(c.num_updates * c.steps_per_update for c in experiment.runs.values()))
     results = {
         "experiment": experiment.name, "version": experiment.version, "preset": experiment.preset, "wall_time_s": wall,
         "backend": jax.default_backend(), "cpu_cores": len(os.sched_getaffinity(0)),

@@ -107,19 +107,20 @@ def train_seeds(
     try:
         while done < config.num_updates:
             n = min(config.updates_per_chunk, config.num_updates - done)
+            chunk_start = time.time()
             if n not in compiled:
                 compiled[n] = jax.jit(jax.vmap(lambda r, n=n: trainer.run(r, n)))
             batched, metrics = compiled[n](batched)
             metrics = to_host(metrics)
             check_finite_losses(metrics, seeds, done)
             done += n
-            elapsed = time.time() - start
+            elapsed, chunk_time = time.time() - start, time.time() - chunk_start
             host = to_host(batched)  # with several processes a collective: every process takes part
             for i, seed in enumerate(seeds if owner else ()):
                 rows = _rows(metrics, i, elapsed)
                 folder.append_metrics(seed, rows)
                 if writers:
-                    write_rows(writers[seed], rows, done - n + 1, config.steps_per_update)
+                    write_rows(writers[seed], rows, done - n + 1, config.steps_per_update, n * config.steps_per_update / chunk_time)
                 folder.save_checkpoint(seed, jax.tree.map(lambda x: x[i], host))
             if on_chunk:
                 on_chunk(done * config.steps_per_update)

@@ -119,7 +119,7 @@ def _train_prepared(config: ConfigRecord, folder: RunFolder, workers: int | None
     summary = folder.write_summary(config)
     save_curves(folder.path / "curve.png", {config.trained_on: {config.core: folder}})
     if tensorboard:
-        write_figure(folder.path / "tensorboard", "curves", folder.path / "curve.png", config.num_updates)
+        write_figure(folder.path / "tensorboard", "curves", folder.path / "curve.png", config.num_updates * config.steps_per_update)
     finals = {s: v["final"] for s, v in summary["seeds"].items()}
     error = summary["final_standard_error"]
     noise = "" if error is None else f", standard error {error:.3f} over {summary['final_episodes']} episodes"
