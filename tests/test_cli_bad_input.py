@@ -303,11 +303,13 @@ def test_an_atomic_write_that_fails_leaves_no_partial_file(tmp_path, monkeypatch
     assert target.read_bytes() == b"old" and sorted(p.name for p in tmp_path.iterdir()) == ["checkpoint.msgpack"]
 
 
-def test_plot_writes_its_default_figure_into_the_current_directory(run_folder, tmp_path, monkeypatch):
+def test_plot_writes_one_runs_figure_into_its_folder_and_several_runs_here(run_folder, tmp_path, monkeypatch):
     """The output checks refuse the current directory as a run folder, never as the place of plot's curves.png."""
     run_folder.append_metrics(0, [{"sequences": 4, "accuracy": 0.5}])
     monkeypatch.chdir(tmp_path)
     main(["plot", str(run_folder.path)])
+    assert (run_folder.path / "curves.png").exists() and not (tmp_path / "curves.png").exists()
+    main(["plot", str(run_folder.path), str(run_folder.path)])
     assert (tmp_path / "curves.png").exists()
 
 

@@ -219,21 +219,22 @@ def evaluate(
         console.print(f"seed {s} (update {int(runner.update)}): {evaluator.evaluation_summary(results, steps)}{settings}", soft_wrap=True)
 
 
-def plot(runs: tyro.conf.Positional[list[Path]], out: Path = Path("curves.png")) -> None:
+def plot(runs: tyro.conf.Positional[list[Path]], out: Path | None = None) -> None:
     """Plot the learning curves of one or more run folders on one figure.
 
     Args:
         runs: run folders.
-        out: image file to write.
+        out: image file to write (default: RUN/curves.png for one run, curves.png here for several).
     """
     from memrl.run.curves import save_curves
     from memrl.run.folder import RunFolder
 
+    out = out or (runs[0] / "curves.png" if len(runs) == 1 else Path("curves.png"))
     if out.is_dir():
         raise ValueError(f"--out {out} is a folder; give the image file to write, such as {out / 'curves.png'}")
     if out.suffix.lower() not in IMAGE_SUFFIXES:
         raise ValueError(f"--out {out}: the image's name must end in one of {', '.join(IMAGE_SUFFIXES)}")
-    if out.parent != Path("."):  # the default, curves.png, goes into the current directory
+    if out.parent != Path("."):  # the current directory takes a figure, not a run
         check_output_folder(out.parent, "--out")
     panels: dict = {}
     for run in runs:
