@@ -186,6 +186,10 @@ class MinecraftMaze(Environment):
         rows = jnp.asarray([room_base(room) + 3 for room in range(self.num_rooms)])
         return world.at[rows, CENTRE_COL].set(jnp.where(state.diamond, CODE["diamond"], CODE["iron"]))
 
+    @property
+    def observation_bounds(self) -> tuple[float, float]:
+        return (-1.0, 1.0)  # the view's colours, noisy ones clipped
+
     def observe(self, key, state: MinecraftMazeState, params: MinecraftMazeParams) -> jax.Array:
         """The agent's 20×20×3 view, with ``params.noise_std`` pixel noise."""
         return with_noise(key, picture(crop(self.world(state), state.row, state.col)), params.noise_std)

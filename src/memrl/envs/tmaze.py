@@ -95,6 +95,10 @@ class TMaze(Environment):
     def action_dims(self):
         return (4, 2) if self.checks else (4,)
 
+    @property
+    def observation_bounds(self) -> tuple[float, float]:
+        return (-1.0, 1.0)  # flags, indicators (the two of T-LO sit in different cells) and noise
+
     def observe(self, state: TMazeState, params: TMazeParams) -> jax.Array:
         indicator = jnp.where(state.indicator_up, 1.0, -1.0) * (state.pos == params.indicator_pos)
         if self.ordered:
