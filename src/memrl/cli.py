@@ -101,6 +101,7 @@ def train(
     out: Path | None = None,
     workers: int | None = None,
     tensorboard: bool = False,
+    wandb: bool = False,
     devices: int | None = None,
     hosts: Annotated[Hosts, tyro.conf.arg(name="")] = Hosts(),
     *,
@@ -115,6 +116,8 @@ def train(
         workers: processes at once (default: one per CPU core, one on a GPU).
         tensorboard: also write each seed's metrics as TensorBoard scalars to OUT/seed_<s>/tensorboard
             (needs pip install "memrl[tensorboard]").
+        wandb: also log each seed's metrics to a Weights & Biases run as it trains (offline under OUT/wandb
+            unless WANDB_MODE=online; project WANDB_PROJECT, default memrl; needs pip install "memrl[wandb]").
         devices: local devices to split the environments over (default: all accelerators that divide
             num_envs; 1 on a CPU and for supervised runs); with several processes, on each of them.
         hosts: with --coordinator HOST:PORT --num-processes P --process-id I, this command is process
@@ -124,7 +127,7 @@ def train(
     from memrl.run.train import train_run
 
     folder = out or Path("runs") / config.trained_on.replace("/", "_") / f"{config.core}{FOLDER_SUFFIX[config.learner]}"
-    train_run(config, folder, workers, tensorboard, devices, hosts)
+    train_run(config, folder, workers, tensorboard, devices, hosts, wandb)
 
 
 def spelled_out(argv: list[str]) -> list[str]:
@@ -248,7 +251,7 @@ def plot(runs: tyro.conf.Positional[list[Path]], out: Path | None = None) -> Non
 def reproduce(
     name: tyro.conf.Positional[str], out: Path | None = None, workers: int | None = None, total_steps: int | None = None,
     num_envs: int | None = None, preset: str | None = None, add_cores: tuple[str, ...] = (), tensorboard: bool = False,
-    devices: int | None = None, runs: tuple[str, ...] = (), seeds: int | None = None, record_dir: Path | None = None,
+    devices: int | None = None, runs: tuple[str, ...] = (), seeds: int | None = None, record_dir: Path | None = None, wandb: bool = False,
 ) -> None:
     """Run a named experiment (resumable) and write its table, figure, checks and record.
 
@@ -264,6 +267,7 @@ def reproduce(
             where there is one, else "paper").
         add_cores: optional baselines to add, for experiments that offer them (amrl-tmaze: dnc).
         tensorboard: also write each run's metrics as TensorBoard scalars (OUT/RUN/seed_<s>/tensorboard).
+        wandb: also log each run's seeds to Weights & Biases as they train (as memrl train --wandb does).
         devices: local devices to split each run's environments over (default: all accelerators that
             divide every run's num_envs; 1 on a CPU and for supervised runs).
         runs: run only these of the experiment's runs ("<panel>/<label>", as its table names them),
@@ -283,7 +287,7 @@ def reproduce(
         experiment = experiment.with_run_settings(**settings)
     tags = [f"{value}{unit}" for value, unit in ((total_steps, ""), (preset, ""), (num_envs, "envs"), (seeds, "seeds")) if value is not None]
     tags += [f"with-{core}" for core in dict.fromkeys(add_cores)]
-    run_experiment(experiment, out or experiments.base.default_out("-".join([name, *tags])), workers, tensorboard, devices, record_dir)
+    run_experiment(experiment, out or experiments.base.default_out("-".join([name, *tags])), workers, tensorboard, devices, record_dir, wandb)
 
 
 def results(records: Path = Path("docs/results"), write: bool = False) -> None:

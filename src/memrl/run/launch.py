@@ -28,6 +28,7 @@ from memrl.run.folder_lock import held_descriptors
 from memrl.run.hosts import Hosts, owns_folder, to_host
 from memrl.run.interrupts import raise_if_requested
 from memrl.run.tensorboard import open_writer, write_rows
+from memrl.run.wandb_export import log_rows, open_live_run
 
 
 @dataclasses.dataclass(frozen=True)
@@ -75,15 +76,16 @@ def _rows(metrics: dict, index: int, wall_time: float) -> list[dict]:
 
 def train_seeds(
     config: ConfigRecord, folder: RunFolder, seeds: Sequence[int], on_chunk: Callable[[int], None] | None = None, tensorboard: bool = False,
-    devices: int = 1,
+    devices: int = 1, wandb: bool = False,
 ):
     """Train ``seeds`` of ``config`` (vmapped together; their environments split over ``devices``
     local devices of every process of the run), resuming from their checkpoints, writing metrics
-    (and, with ``tensorboard``, TensorBoard scalars) and a checkpoint after every chunk: process 0
+    (and, with ``tensorboard``, TensorBoard scalars; with ``wandb``, a W&B run per seed) and a checkpoint after every chunk: process 0
     writes, the others train their share. ``on_chunk(steps_done_per_seed)`` reports."""
     check_devices(devices, config, jax.process_count())
     owner = owns_folder()
     writers = {seed: open_writer(folder.seed_dir(seed)) for seed in seeds} if tensorboard and owner else {}
+    live = {seed: open_live_run(folder, config, seed) for seed in seeds} if wandb and owner else {}
     trainer = learner_for(config)
     template = trainer.init(jax.random.PRNGKey(0))
     runners = []
@@ -121,12 +123,16 @@ def train_seeds(
                 folder.append_metrics(seed, rows)
                 if writers:
                     write_rows(writers[seed], rows, done - n + 1, config.steps_per_update, n * config.steps_per_update / chunk_time)
+                if live:
+                    log_rows(live[seed], rows, done - n + 1, config.steps_per_update)
                 folder.save_checkpoint(seed, jax.tree.map(lambda x: x[i], host))
             if on_chunk:
                 on_chunk(done * config.steps_per_update)
     finally:  # a writer's last events reach its file only when it closes
         for writer in writers.values():
             writer.close()
+        for run in live.values():
+            run.finish()
 
 
 def jobs_for(run_dirs: Sequence[Path], configs: Sequence[ConfigRecord], on_cpu: bool, workers: int = 1) -> list[Job]:
@@ -162,7 +168,7 @@ def failure_reason(log: Path) -> str:
 
 def run_jobs(
     jobs: Sequence[Job], workers: int, pin: bool = True, on_progress: Callable[[], None] | None = None, poll: float = 1.0,
-    tensorboard: bool = False, devices: int = 1, hosts: Hosts = Hosts(),
+    tensorboard: bool = False, devices: int = 1, hosts: Hosts = Hosts(), wandb: bool = False,
 ) -> None:
     """Run jobs, at most ``workers`` at once, each in its own process (pinned to one core if ``pin``;
     logging TensorBoard scalars if ``tensorboard``; on ``devices`` local devices; joining the
@@ -180,7 +186,7 @@ def run_jobs(
                     log = job.run_dir / (f"worker_seeds_{'_'.join(map(str, job.seeds))}.log" if job.seeds else f"worker_process_{hosts.process_id}.log")
                     seeds = ",".join(map(str, job.seeds))
                     cmd = [sys.executable, "-m", "memrl.run.worker", str(job.run_dir), seeds, str(core if pin else -1)]
-                    cmd += [f"devices={devices}"] + (["tensorboard"] if tensorboard else [])
+                    cmd += [f"devices={devices}"] + (["tensorboard"] if tensorboard else []) + (["wandb"] if wandb else [])
                     cmd += [hosts.option()] if hosts.several else []
                     with log.open("w") as f:
                         proc = subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT, pass_fds=held_descriptors())

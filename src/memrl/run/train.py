@@ -22,6 +22,7 @@ from memrl.run.hosts import Hosts
 from memrl.run.launch import Job, jobs_for, run_jobs
 from memrl.run.progress import TrainingProgress
 from memrl.run.tensorboard import require_tensorboard, write_figure
+from memrl.run.wandb_export import require_wandb
 
 
 def default_workers() -> int:
@@ -56,9 +57,10 @@ def announce_discarded_rows(folders: list[RunFolder]) -> None:
                 console.print(f"[yellow]seed {seed} of {folder.path} {start}, and drops the {rows - saved} metrics rows after it[/]")
 
 
-def train_folders(folders: list[RunFolder], workers: int | None = None, tensorboard: bool = False, devices: int = 1, hosts: Hosts = Hosts()) -> float:
+def train_folders(folders: list[RunFolder], workers: int | None = None, tensorboard: bool = False, devices: int = 1, hosts: Hosts = Hosts(),
+                  wandb: bool = False) -> float:
     """Train every seed of every folder (already prepared, by process 0 of ``hosts``) on ``devices``
-    local devices, logging TensorBoard scalars too if ``tensorboard``; returns the wall time in
+    local devices, logging TensorBoard scalars too if ``tensorboard`` and W&B runs if ``wandb``; returns the wall time in
     seconds. Ctrl-C raises ``RunInterrupted``, whose message says where the checkpoints stand. A
     process of several trains all seeds of its one folder in one worker, unpinned."""
     on_cpu = jax.default_backend() == "cpu"
@@ -74,7 +76,8 @@ def train_folders(folders: list[RunFolder], workers: int | None = None, tensorbo
     progress = TrainingProgress(folders) if hosts.owns_folder else None  # the others may start before the folder exists
     try:
         with progress or contextlib.nullcontext():
-            run_jobs(jobs, workers, pin=pin, on_progress=progress and progress.update, tensorboard=tensorboard, devices=devices, hosts=hosts)
+            run_jobs(jobs, workers, pin=pin, on_progress=progress and progress.update, tensorboard=tensorboard, devices=devices, hosts=hosts,
+                     wandb=wandb)
     except KeyboardInterrupt:
         if not hosts.owns_folder:
             raise
@@ -84,10 +87,11 @@ def train_folders(folders: list[RunFolder], workers: int | None = None, tensorbo
 
 def train_run(
     config: ConfigRecord, out: Path | str, workers: int | None = None, tensorboard: bool = False, devices: int | None = None, hosts: Hosts = Hosts(),
+    wandb: bool = False,
 ) -> dict | None:
     """Train (or resume) the run of ``config`` in ``out`` on ``devices`` local devices (default:
     ``default_devices``) of each of ``hosts``' processes, with TensorBoard scalars if
-    ``tensorboard``; write its summary and curve; return the summary (None on processes other
+    ``tensorboard`` and W&B runs if ``wandb``; write its summary and curve; return the summary (None on processes other
     than 0, which write nothing). Every setting is checked before the folder is made; process 0
     then holds ``out``'s writer lock throughout."""
     config.validate()
@@ -96,15 +100,18 @@ def train_run(
     check_devices(devices, config, hosts.num_processes)
     if tensorboard:
         require_tensorboard()
+    if wandb:
+        require_wandb()
     # Traced, not run: settings that only clash once shapes meet (a core's width against its input)
     # are refused here with their message, before a folder or a worker exists.
     check_fits_memory(jax.eval_shape(learner_for(config).init, jax.random.PRNGKey(0)))
     check_output_folder(Path(out), holds="run")
     with writing(out) if hosts.owns_folder else contextlib.nullcontext():
-        return _train_prepared(config, RunFolder(Path(out)), workers, tensorboard, devices, hosts)
+        return _train_prepared(config, RunFolder(Path(out)), workers, tensorboard, devices, hosts, wandb)
 
 
-def _train_prepared(config: ConfigRecord, folder: RunFolder, workers: int | None, tensorboard: bool, devices: int, hosts: Hosts) -> dict | None:
+def _train_prepared(config: ConfigRecord, folder: RunFolder, workers: int | None, tensorboard: bool, devices: int, hosts: Hosts,
+                    wandb: bool) -> dict | None:
     if hosts.owns_folder:
         folder.prepare(config)
         console.print(
@@ -113,7 +120,7 @@ def _train_prepared(config: ConfigRecord, folder: RunFolder, workers: int | None
         )
         if note := config.rounding_note():
             console.print(note)
-    wall = train_folders([folder], workers, tensorboard, devices, hosts)
+    wall = train_folders([folder], workers, tensorboard, devices, hosts, wandb)
     if not hosts.owns_folder:
         return None
     summary = folder.write_summary(config)
