@@ -11,32 +11,20 @@ import types
 import typing
 from typing import ClassVar
 
-from memrl.settings import flag_of
+from memrl.settings import fits, flag_of
 
 
 def is_of_type(value, hint) -> bool:
-    """Whether a setting's ``value`` has the type its field declares: ``int``, ``float`` (an int
-    too), ``bool``, ``str``, ``tuple[T, ...]``, ``dict[str, ...]`` and unions of them with None."""
-    if isinstance(hint, types.UnionType) or typing.get_origin(hint) is typing.Union:
-        return any(is_of_type(value, option) for option in typing.get_args(hint))
-    if hint is type(None):
-        return value is None
-    if typing.get_origin(hint) is typing.Literal:
-        return value in typing.get_args(hint)
-    if hint is bool:
-        return isinstance(value, bool)
-    if hint is int:
-        return isinstance(value, int) and not isinstance(value, bool)
-    if hint is float:
-        return isinstance(value, (int, float)) and not isinstance(value, bool)
-    if hint is str:
-        return isinstance(value, str)
+    """Whether a setting's ``value`` has the type its field declares: ``settings.fits``'s numbers,
+    strings and names, and ``tuple[T, ...]`` of them and ``dict[str, ...]`` settings by name."""
     origin = typing.get_origin(hint)
+    if origin in (typing.Union, types.UnionType):
+        return any(is_of_type(value, option) for option in typing.get_args(hint))
     if origin is tuple:
         return isinstance(value, tuple) and all(is_of_type(v, typing.get_args(hint)[0]) for v in value)
     if origin is dict:
         return isinstance(value, dict) and all(isinstance(k, str) for k in value)
-    raise TypeError(f"no check for settings of type {hint}")
+    return fits(value, hint)
 
 
 def type_name(hint) -> str:
