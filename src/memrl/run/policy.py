@@ -58,6 +58,7 @@ class Policy:
         self.action_dims = self.learner.env.action_dims
         self._act = jax.jit(self._step, static_argnames="greedy")
         self._key = jax.random.PRNGKey(0)  # predict's sampling key sequence
+        self._state_shapes: dict[int, Any] = {}
 
     def initial_state(self, batch_size: int) -> PolicyState:
         """The state before the first step of ``batch_size`` environments."""
@@ -117,9 +118,10 @@ class Policy:
         if len(start) != 1:
             raise ValueError(f"episode_start must have shape [B] (one flag per environment), got shape {start}")
         batch = start[0]
-        expected_state = jax.eval_shape(lambda: self.initial_state(batch))
         shapes = lambda tree: jax.tree.map(lambda x: tuple(np.shape(x)), tree)  # noqa: E731
-        if not isinstance(state, PolicyState) or shapes(state) != shapes(expected_state):
+        if batch not in self._state_shapes:  # traced once per batch size
+            self._state_shapes[batch] = shapes(jax.eval_shape(lambda: self.initial_state(batch)))
+        if not isinstance(state, PolicyState) or shapes(state) != self._state_shapes[batch]:
             held = np.shape(state.prev_action)[0] if isinstance(state, PolicyState) else None
             why = f"it holds {held} environments, episode_start {batch}" if held not in (None, batch) else "it is another policy's or core's"
             raise ValueError(f"state does not fit this step: {why}; make it with this policy's initial_state(batch_size={batch})")
