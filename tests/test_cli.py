@@ -111,8 +111,13 @@ def test_an_actor_critic_run_evaluates_with_and_without_its_memory(tmp_path, cap
     plain = capsys.readouterr().out
     main(["eval", str(tmp_path), "--steps", "40", "--amnesic", "--env-args", "timeout", "9"])
     amnesic = capsys.readouterr().out
-    assert re.search(r"seed 0 \(update 0\): mean return -?\d\.\d{3} ± \d\.\d{3} over \d+ episodes\n", plain)
-    assert re.search(r"mean return -?\d\.\d{3} ± \d\.\d{3} over \d+ episodes \(timeout 9; memory reset before every step\)", amnesic, re.S)
+    number = r"-?\d\.\d{3}"
+    line = rf"mean return {number} ± {number} \(standard error of the mean\)\s+over \d+\s+episodes, their\s+standard\s+deviation {number}"
+    assert re.search(rf"seed 0 \(update 0\): {line}\n", plain)
+    assert re.search(rf"{line}\s+\(timeout 9; memory reset before every step\)", amnesic, re.S)
+    main(["eval", str(tmp_path), "--steps", "40", "--deterministic"])
+    greedy = capsys.readouterr().out
+    assert re.search(rf"{line}\s+\(most probable actions\)", greedy, re.S)
 
 
 @pytest.mark.parametrize("argv, spelled", [
@@ -158,3 +163,27 @@ def test_plot_labels_each_curve_by_its_core_and_folder(tmp_path, monkeypatch):
     main(["plot", *(str(tmp_path / name) for name in folders), "--out", str(tmp_path / "curves.png")])
     assert set(shown) == {PPOConfig().env}
     assert set(shown[PPOConfig().env]) == {"lstm", f"lstm ({tmp_path / 'b/lstm'})", "amrl-max (no-st)"}
+
+
+def help_page(argv, capsys) -> str:
+    with pytest.raises(SystemExit) as exit_info:
+        main([*argv, "--help"])
+    assert exit_info.value.code == 0
+    return capsys.readouterr().out
+
+
+def test_help_lists_every_command_and_shows_code_plainly(capsys):
+    from memrl.cli import analyze_commands
+
+    root = help_page([], capsys)
+    assert all(f"• {name}" in root for name in ("train", "eval", "reproduce", "analyze", "bench", "sweep"))
+    pages = [[], ["train", "ppo"], ["train", "impala"], ["train", "supervised"], ["reproduce"], ["list"], ["eval"], ["plot"],
+             ["results"], ["bench"], ["sweep"], ["wandb"], *(["analyze", name] for name in analyze_commands())]
+    for argv in pages:
+        assert "``" not in help_page(argv, capsys), argv  # reStructuredText literals read as plain text
+
+
+def test_a_misspelled_option_is_pointed_to_the_commands_that_have_it(capsys):
+    with pytest.raises(SystemExit):
+        main(["train", "--lrr", "3"])
+    assert "in memrl train ppo --help" in capsys.readouterr().err

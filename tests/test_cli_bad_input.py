@@ -33,6 +33,8 @@ def refused(argv, capsys) -> str:
         (["train", "--core", "lstm", "--core-args", "hidden", "-3"], "LSTM.hidden must be a positive integer, got -3"),
         (["train", "--env-args", "maze_length", "0"], "maze_length must be >= 2 (a start cell and the junction), got 0"),
         (["train", "--env-args", "timeout", "-1"], "timeout must be >= 1"),
+        (["train", "--env-args", "timeout", "50"], "timeout (50) must be >= maze_length (100): the shortest episode takes 100 steps"),
+        (["train", "--env", "minecraft-maze/MC-LSN", "--env-args", "timeout", "60"], "timeout must be > 61, got 60: the shortest episode of 10 rooms takes 62 steps"),
         (["train", "--env", "tmaze/T-LO", "--env-args", "maze_length", "50"], "second_indicator_pos must lie in 0..maze_length - 2 = 48"),
         (["train", "--env-args", "indicator_pos", "99"], "indicator_pos must lie in 0..maze_length - 2 = 98"),
         (["train", "--core", "gtrxl", "--core-args", "num_heads", "3"], "d_model (128) must be divisible by num_heads (3)"),
@@ -68,13 +70,15 @@ def refused(argv, capsys) -> str:
         (["train-supervised", "--task", "digits", "--task-args", "patch_size", "3"], "Digits.patch_size must divide the image side 8 (1, 2, 4 or 8), got 3"),
         (["train-supervised", "--task", "pai", "--core", "htm-pai", "--task-args", "chain_length", "1"], "chain_length must be >= 2, got 1"),
         # names, types and commands
-        (["train", "--core", "lstmx"], "unknown core 'lstmx'; known: "),
+        (["train", "--core", "lstmx"], "unknown core 'lstmx'; did you mean 'lstm'? known: "),
         (["train", "--core", "lstm", "--core-args", "hiden", "8"], "core 'lstm' has no setting 'hiden' (--core-args); its settings: hidden"),
         (["train", "--core-args", "hidden", "wide"], "core 'amrl-max' setting 'hidden' must be int, got 'wide'"),
         (["train", "--env-args", "maze_length", "1.5"], "setting 'maze_length' must be int, got 1.5 (--env-args)"),
         (["train-supervised", "--task-args", "gap", "long"], "task 'copying' setting 'gap' must be int, got 'long' (--task-args)"),
         (["list", "--task", "copyin"], "unknown task 'copyin'"),
-        (["train", "--env", "tmaze/T-Q"], "unknown env 'tmaze/T-Q'; known: "),
+        (["train", "--env", "tmaze/T-Q"], "unknown env 'tmaze/T-Q'; did you mean 'tmaze/T-L' or 'tmaze/T-LS' or 'tmaze/T-LO'? known: "),
+        (["train", "--env", "CartPole-v1"], "unknown env 'CartPole-v1'; did you mean 'gymnax/CartPole-v1' or 'gymnasium/CartPole-v1'?"),
+        (["reproduce", "amrl-tmazee"], "unknown experiment 'amrl-tmazee'; did you mean 'amrl-tmaze'?"),
         (["train", "--gamma", "2"], "gamma must lie in"),
         (["reproduce", "nope"], "unknown experiment 'nope'; known: amrl-minecraft, amrl-tmaze"),
         (["reproduce", "tln-demo", "--preset", "cpu"], "experiment 'tln-demo' has no presets; experiments with presets: amrl-minecraft, amrl-tmaze, epn-graph-nav"),
@@ -87,7 +91,7 @@ def refused(argv, capsys) -> str:
         (["reproduce", "amrl-tmaze", "--runs", "T-LS/lstmx"], "experiment 'amrl-tmaze' has runs T-LS/amrl-max, "),
         (["eval", "/nonexistent/run"], "is not a run folder"),
         (["train-impala", "--policy-lag", "-1"], "policy_lag must be a non-negative integer"),
-        (["train-supervised", "--task", "pia"], "unknown task 'pia'; known: babyai, copying"),
+        (["train-supervised", "--task", "pia"], "unknown task 'pia'; did you mean 'pai'? known: babyai, copying"),
         (["train-supervised", "--core", "epn"], "takes named inputs"),
         (["train-supervised", "--core", "tlb", "--readout", "state"], 'readout "state" answers once, from the final state; task \'copying\' is scored at other steps too'),
         (["train-supervised", "--core", "tlb", "--core-args", "state_reads", "top_down"], "state_reads must be one of"),
@@ -115,8 +119,14 @@ def refused(argv, capsys) -> str:
         (["bench", "--rmc-head-size", "-4"], "--rmc-head-size must be a positive integer, got -4"),
         (["bench", "--tlb-chunks", "100", "0"], "--tlb-chunks must be positive integers, got 100 0"),
         (["bench", "--htm-width", "100"], "--htm-width must be a multiple of 8"),
-        (["bench", "--cores", "lstmx"], "--cores: unknown core(s) ['lstmx']"),
+        (["bench", "--cores", "lstmx"], "--cores: unknown core 'lstmx'; did you mean 'lstm'?"),
         # several processes (hosts.py)
+        (["train", "--workers", "-1"], "--workers must be a positive integer (processes at once; leave it out for one per CPU core), got -1"),
+        (["train", "--workers", "0"], "--workers must be a positive integer"),
+        (["reproduce", "tln-demo", "--workers", "0"], "--workers must be a positive integer"),
+        (["train", "--core", "lstm", "--core-args", "hidden", "1000000000"], "GiB of memory here (cpu); choose smaller sizes"),
+        (["train", "--encoder-widths", "0"], "encoder_widths must be positive integers, got 0 (--encoder-widths)"),
+        (["train", "--core", "lstm", "--head-widths", "64", "0"], "head_widths must be positive integers, got 64 0 (--head-widths)"),
         (["train", "--num-processes", "2"], "--coordinator HOST:PORT and --num-processes > 1 go together"),
         (["train", "--coordinator", "node0", "--num-processes", "2"], "--coordinator must be HOST:PORT with a port in 1..65535, got 'node0'"),
         (["train", "--coordinator", "node0:1234", "--num-processes", "2", "--process-id", "2"], "--process-id must lie in 0..1 (--num-processes 2), got 2"),
@@ -146,6 +156,43 @@ def test_an_unreadable_config_names_its_file(run_folder, capsys):
     assert f"{run_folder.config_path} is not a readable memrl run config" in refused(["eval", str(run_folder.path)], capsys)
     run_folder.config_path.write_text(json.dumps({"learner": "supervised", "config": {"tsak": "copying"}}))
     assert "unknown SupervisedConfig fields ['tsak']" in refused(["eval", str(run_folder.path)], capsys)
+
+
+def test_a_config_of_the_wrong_types_is_refused_from_json_and_from_python(run_folder, capsys):
+    record = json.loads(run_folder.config_path.read_text())
+    record["config"]["lr"] = "fast"
+    run_folder.config_path.write_text(json.dumps(record))
+    assert "is not a readable memrl run config" in refused(["eval", str(run_folder.path)], capsys)
+    assert "lr must be a number, got 'fast' (--lr)" in refused(["eval", str(run_folder.path)], capsys)
+    for wrong, message in [(dict(lr="1e-3"), "lr must be a number, got '1e-3'"), (dict(seeds=True), "seeds must be an integer, got True"),
+                           (dict(core_args=[("hidden", 8)]), "core_args must be settings by name"), (dict(head_widths=(2.5,)), "head_widths must be integers")]:
+        with pytest.raises(ValueError, match=message):
+            dataclasses.replace(TINY, **wrong).validate()
+
+
+def test_a_user_module_that_fails_on_import_is_named_in_one_line(tmp_path, monkeypatch, capsys):
+    (tmp_path / "broken_envs.py").write_text("raise RuntimeError('boom')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert "imports: importing 'broken_envs' raised RuntimeError: boom" in refused(["train", "--imports", "broken_envs", "--out", str(tmp_path / "run")], capsys)
+    assert "gymnasium cannot make 'broken_envs:Env-v0': it raised RuntimeError: boom" in refused(
+        ["train", "--env", "gymnasium/broken_envs:Env-v0", "--out", str(tmp_path / "run")], capsys)
+    assert not (tmp_path / "run").exists()
+
+
+def test_resuming_names_an_unreadable_checkpoint_and_says_what_a_missing_one_drops(run_folder, tmp_path, capsys):
+    from memrl.run.train import train_folders
+
+    run_folder.append_metrics(0, [{"sequences": 4, "accuracy": 0.5}])
+    path = run_folder.checkpoint_path(0)
+    path.write_bytes(b"")
+    with pytest.raises(ValueError, match=f"checkpoint {path} is unreadable .*: remove it to train seed 0 from the start"):
+        train_folders([run_folder], workers=1)
+    path.unlink()
+    from memrl.run.train import announce_discarded_rows
+
+    announce_discarded_rows([run_folder])
+    assert f"seed 0 of {run_folder.path} has no checkpoint: it starts over, and drops the 1 metrics rows after it" in capsys.readouterr().out
+    assert "has no checkpoint yet" in refused(["eval", str(run_folder.path)], capsys)
 
 
 def test_a_cut_or_foreign_checkpoint_names_its_file(run_folder, capsys):
@@ -185,7 +232,7 @@ def test_output_paths_that_cannot_be_folders_are_refused_before_anything_is_made
     a_file.write_text("")
     assert f"--out {a_file} is a file, not a folder" in refused(["train", "--out", str(a_file)], capsys)
     assert f"--out {a_file / 'run'} cannot be made: {a_file} is a file" in refused(["train", "--out", str(a_file / "run")], capsys)
-    assert "--out must name a folder for the run's files, not the current directory" in refused(["train", "--out", ""], capsys)
+    assert "--out must name a folder for the output's files, not the current directory" in refused(["train", "--out", ""], capsys)
     assert f"--out {a_file} is a file" in refused(["reproduce", "tln-demo", "--out", str(a_file)], capsys)
     assert f"--out {a_file} is a file" in refused(["analyze", "gradients", "--out", str(a_file)], capsys)
     locked = tmp_path / "locked"
@@ -195,6 +242,23 @@ def test_output_paths_that_cannot_be_folders_are_refused_before_anything_is_made
     assert f"--out {tmp_path} is a folder; give the image file to write" in refused(["plot", str(tmp_path), "--out", str(tmp_path)], capsys)
     assert "the image's name must end in one of .png" in refused(["plot", str(tmp_path), "--out", str(tmp_path / "curves.txt")], capsys)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a_file", "locked"]
+
+
+def test_output_folders_that_hold_other_things_are_refused(run_folder, tmp_path, monkeypatch, capsys):
+    """The current directory by its absolute path too; a folder of the user's files; a run or an
+    experiment inside a run folder; a place the system refuses although os.access lets root pass."""
+    monkeypatch.chdir(tmp_path)
+    assert "not the current directory" in refused(["train", "--out", str(tmp_path)], capsys)
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("mine")
+    assert f"--out {mine} holds files that are not a memrl run's (notes.txt)" in refused(["train", "--out", str(mine)], capsys)
+    assert f"--out {mine} holds files that are not a memrl experiment's (notes.txt)" in refused(["reproduce", "tln-demo", "--out", str(mine)], capsys)
+    nested = run_folder.path / "demo"
+    assert f"--out {nested} lies inside the run folder {run_folder.path}" in refused(["reproduce", "tln-demo", "--out", str(nested)], capsys)
+    assert f"lies inside the run folder {run_folder.path}" in refused(["train", "--out", str(run_folder.path / "seed_0" / "x")], capsys)
+    assert "cannot be made" in refused(["train", "--out", "/sys/memrl-probe/run"], capsys)  # EPERM for root, not writable for others
+    assert (mine / "notes.txt").read_text() == "mine" and not nested.exists() and not (run_folder.path / "seed_0" / "x").exists()
 
 
 def test_a_metrics_line_that_is_not_a_row_is_named_and_refused(run_folder, tmp_path, capsys):
@@ -208,6 +272,8 @@ def test_a_metrics_line_that_is_not_a_row_is_named_and_refused(run_folder, tmp_p
     assert f"{path} line 3 is not a metrics row (not JSON" in message and "remove that line" in message
     path.write_text(json.dumps({"sequences": 4}) + "\n[1, 2]\n")
     assert f"{path} line 2 is not a metrics row (not an object of metrics)" in refused(["plot", str(run_folder.path), "--out", str(tmp_path / "c.png")], capsys)
+    path.write_text(json.dumps({"sequences": 4, "accuracy": "high"}) + "\n")
+    assert f"{path} line 1 is not a metrics row ('accuracy' is 'high', not a number)" in refused(["plot", str(run_folder.path), "--out", str(tmp_path / "c.png")], capsys)
     assert not (tmp_path / "curves.png").exists()
 
 
@@ -217,8 +283,9 @@ def test_a_failed_worker_with_an_empty_log_reports_the_free_space(tmp_path):
     log = tmp_path / "worker.log"
     log.write_text("")
     assert f"its log {log} is empty;" in failure_reason(log) and "bytes are free on its file system" in failure_reason(log)
-    log.write_text("OSError: [Errno 28] No space left on device\n")
-    assert failure_reason(log) == "\nOSError: [Errno 28] No space left on device"
+    log.write_text("Traceback (most recent call last):\n  ...\nOSError: [Errno 28] No space left on device\n")
+    assert failure_reason(log) == ("OSError: [Errno 28] No space left on device; the checkpoints are whole (each written atomically): "
+                                   "free some space and run the same command again to resume")
 
 
 def test_an_atomic_write_that_fails_leaves_no_partial_file(tmp_path, monkeypatch):
@@ -236,9 +303,29 @@ def test_an_atomic_write_that_fails_leaves_no_partial_file(tmp_path, monkeypatch
     assert target.read_bytes() == b"old" and sorted(p.name for p in tmp_path.iterdir()) == ["checkpoint.msgpack"]
 
 
-def test_plot_writes_its_default_figure_into_the_current_directory(run_folder, tmp_path, monkeypatch):
+def test_plot_writes_one_runs_figure_into_its_folder_and_several_runs_here(run_folder, tmp_path, monkeypatch):
     """The output checks refuse the current directory as a run folder, never as the place of plot's curves.png."""
     run_folder.append_metrics(0, [{"sequences": 4, "accuracy": 0.5}])
     monkeypatch.chdir(tmp_path)
     main(["plot", str(run_folder.path)])
+    assert (run_folder.path / "curves.png").exists() and not (tmp_path / "curves.png").exists()
+    main(["plot", str(run_folder.path), str(run_folder.path)])
     assert (tmp_path / "curves.png").exists()
+
+
+def test_a_full_disk_says_so_and_how_to_resume(tmp_path, monkeypatch, capsys):
+    """Where this process's write (the summary, metrics.csv) meets a full disk: one line, exit 1."""
+    import errno
+
+    from memrl.run import train as train_module
+
+    def full_disk(config, out, *args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device", str(tmp_path / "run" / "summary.json"))
+
+    monkeypatch.setattr(train_module, "train_run", full_disk)
+    with pytest.raises(SystemExit) as exit_info:
+        main(["train", "--out", str(tmp_path / "run")])
+    err = capsys.readouterr().err
+    assert exit_info.value.code == 1 and "Traceback" not in err
+    assert f"no space left on device (writing {tmp_path / 'run' / 'summary.json'}); the checkpoints are whole" in err
+    assert f"run the same command again to resume: memrl train ppo --out {tmp_path / 'run'}" in err

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import errno
 import functools
 import inspect
 import itertools
@@ -33,7 +34,7 @@ def list_all(core: str | None = None, env: str | None = None, task: str | None =
         core: a core (or a supervised task model) whose settings to show (--core-args).
         env: an environment whose settings to show (--env-args).
         task: a supervised task whose settings to show (--task-args; its batch size is --batch-size).
-        experiment: an experiment whose settings table to show (``memrl reproduce NAME --preset P``).
+        experiment: an experiment whose settings table to show (memrl reproduce NAME --preset P).
     """
     from rich.table import Table
 
@@ -100,20 +101,23 @@ def train(
     out: Path | None = None,
     workers: int | None = None,
     tensorboard: bool = False,
+    wandb: bool = False,
     devices: int | None = None,
     hosts: Annotated[Hosts, tyro.conf.arg(name="")] = Hosts(),
     *,
     config: Annotated[LEARNER_CONFIGS, tyro.conf.arg(name="")],
 ) -> None:
-    """Train a memory core with one of memrl's learners (resumes if OUT holds this run): ``ppo``
-    (recurrent PPO) or ``impala`` (IMPALA-style V-trace actor-critic) on an environment,
-    ``supervised`` (any core inside the sequence model, or a task model) on a sequence task.
+    """Train a memory core with one of memrl's learners (resumes if OUT holds this run): ppo
+    (recurrent PPO) or impala (IMPALA-style V-trace actor-critic) on an environment,
+    supervised (any core inside the sequence model, or a task model) on a sequence task.
 
     Args:
         out: run folder (default runs/<env or task>/<core>, with -impala or -supervised appended).
         workers: processes at once (default: one per CPU core, one on a GPU).
         tensorboard: also write each seed's metrics as TensorBoard scalars to OUT/seed_<s>/tensorboard
-            (needs ``pip install "memrl[tensorboard]"``).
+            (needs pip install "memrl[tensorboard]").
+        wandb: also log each seed's metrics to a Weights & Biases run as it trains (offline under OUT/wandb
+            unless WANDB_MODE=online; project WANDB_PROJECT, default memrl; needs pip install "memrl[wandb]").
         devices: local devices to split the environments over (default: all accelerators that divide
             num_envs; 1 on a CPU and for supervised runs); with several processes, on each of them.
         hosts: with --coordinator HOST:PORT --num-processes P --process-id I, this command is process
@@ -123,7 +127,7 @@ def train(
     from memrl.run.train import train_run
 
     folder = out or Path("runs") / config.trained_on.replace("/", "_") / f"{config.core}{FOLDER_SUFFIX[config.learner]}"
-    train_run(config, folder, workers, tensorboard, devices, hosts)
+    train_run(config, folder, workers, tensorboard, devices, hosts, wandb)
 
 
 def spelled_out(argv: list[str]) -> list[str]:
@@ -159,9 +163,11 @@ def evaluate(
     task_args: dict[str, int | float | bool | str] = {},  # noqa: B006
     core_args: dict[str, int | float | bool | str] = {},  # noqa: B006
     amnesic: bool = False,
+    deterministic: bool = False,
 ) -> None:
     """Evaluate each seed's last checkpoint of RUN (sampled actions, fresh environments; for a
-    supervised run, its accuracy on fresh sequences of the held-out split).
+    supervised run, its accuracy on fresh sequences of the held-out split). Each seed's line gives
+    the mean episode return ± its standard error over the episodes, and their standard deviation.
 
     Args:
         run: run folder.
@@ -175,6 +181,7 @@ def evaluate(
         amnesic: actor-critic runs: reset the agent's memory (carry, previous action and reward) before
             every step, so it acts with the same network and no memory; the gap to a plain evaluation
             is what its memory gives.
+        deterministic: actor-critic runs: act with the most probable action instead of sampling.
     """
     import jax
 
@@ -186,8 +193,9 @@ def evaluate(
         raise ValueError(f"--steps must be a positive integer (steps per environment, or held-out sequences for a supervised run), got {steps}")
     folder = RunFolder(run)
     config = folder.load_config()
-    if amnesic and not hasattr(config, "env_args"):
-        raise ValueError(f"--amnesic applies to actor-critic runs; {run} is a {config.learner} run on a sequence task")
+    for flag, given in (("--amnesic", amnesic), ("--deterministic", deterministic)):
+        if given and not hasattr(config, "env_args"):
+            raise ValueError(f"{flag} applies to actor-critic runs; {run} is a {config.learner} run on a sequence task")
     template = learner_for(config).init(jax.random.PRNGKey(0))
     evaluator = learner_for(evaluation_config(config, env_args, task_args, core_args))
     changed = env_args | task_args | core_args
@@ -198,8 +206,13 @@ def evaluate(
     notes = [" ".join(f"{k} {v}" for k, v in changed.items())] if changed else []
     if amnesic:
         notes.append("memory reset before every step")
+    if deterministic:
+        notes.append("most probable actions")
     settings = f" ({'; '.join(notes)})" if notes else ""
-    evaluate_fn = jax.jit(functools.partial(evaluator.evaluate, amnesic=True) if amnesic else evaluator.evaluate, static_argnums=2)
+    acting = dict(amnesic=amnesic, greedy=deterministic) if hasattr(config, "env_args") else {}
+    evaluate_fn = jax.jit(functools.partial(evaluator.evaluate, **acting), static_argnums=2)
+    if not any(folder.checkpoint_path(s).exists() for s in config.seed_list()):
+        raise FileNotFoundError(f"{run} has no checkpoint yet (no seed has trained a whole chunk of updates): nothing to evaluate")
     for s in config.seed_list():
         runner = folder.load_checkpoint(s, template)
         if runner is None:
@@ -209,21 +222,22 @@ def evaluate(
         console.print(f"seed {s} (update {int(runner.update)}): {evaluator.evaluation_summary(results, steps)}{settings}", soft_wrap=True)
 
 
-def plot(runs: tyro.conf.Positional[list[Path]], out: Path = Path("curves.png")) -> None:
+def plot(runs: tyro.conf.Positional[list[Path]], out: Path | None = None) -> None:
     """Plot the learning curves of one or more run folders on one figure.
 
     Args:
         runs: run folders.
-        out: image file to write.
+        out: image file to write (default: RUN/curves.png for one run, curves.png here for several).
     """
     from memrl.run.curves import save_curves
     from memrl.run.folder import RunFolder
 
+    out = out or (runs[0] / "curves.png" if len(runs) == 1 else Path("curves.png"))
     if out.is_dir():
         raise ValueError(f"--out {out} is a folder; give the image file to write, such as {out / 'curves.png'}")
     if out.suffix.lower() not in IMAGE_SUFFIXES:
         raise ValueError(f"--out {out}: the image's name must end in one of {', '.join(IMAGE_SUFFIXES)}")
-    if out.parent != Path("."):  # the default, curves.png, goes into the current directory
+    if out.parent != Path("."):  # the current directory takes a figure, not a run
         check_output_folder(out.parent, "--out")
     panels: dict = {}
     for run in runs:
@@ -237,29 +251,30 @@ def plot(runs: tyro.conf.Positional[list[Path]], out: Path = Path("curves.png"))
 def reproduce(
     name: tyro.conf.Positional[str], out: Path | None = None, workers: int | None = None, total_steps: int | None = None,
     num_envs: int | None = None, preset: str | None = None, add_cores: tuple[str, ...] = (), tensorboard: bool = False,
-    devices: int | None = None, runs: tuple[str, ...] = (), seeds: int | None = None, record_dir: Path | None = None,
+    devices: int | None = None, runs: tuple[str, ...] = (), seeds: int | None = None, record_dir: Path | None = None, wandb: bool = False,
 ) -> None:
     """Run a named experiment (resumable) and write its table, figure, checks and record.
 
     Args:
-        name: experiment name (see ``memrl list``).
+        name: experiment name (see memrl list).
         out: output folder (default runs/reproduce/NAME, with -<steps>, -<preset>, -<envs>envs,
             -<seeds>seeds and -with-<core> appended for the options below that are given).
         workers: processes at once (default: one per CPU core, one on a GPU).
         total_steps: run every config at this budget (env steps per run) instead of the experiment's.
         num_envs: run every config with this many parallel environments per seed (RL experiments).
         preset: the experiment's preset, for those that have presets ("cpu", "paper" and for some
-            "gpu"; ``memrl list --experiment NAME`` shows them; default: "cpu" on a CPU, else "gpu"
+            "gpu"; memrl list --experiment NAME shows them; default: "cpu" on a CPU, else "gpu"
             where there is one, else "paper").
         add_cores: optional baselines to add, for experiments that offer them (amrl-tmaze: dnc).
         tensorboard: also write each run's metrics as TensorBoard scalars (OUT/RUN/seed_<s>/tensorboard).
+        wandb: also log each run's seeds to Weights & Biases as they train (as memrl train --wandb does).
         devices: local devices to split each run's environments over (default: all accelerators that
             divide every run's num_envs; 1 on a CPU and for supervised runs).
         runs: run only these of the experiment's runs ("<panel>/<label>", as its table names them),
             checking only the checks between them; the others can run later into the same folder.
         seeds: run every config with this many seeds instead of the experiment's.
-        record_dir: also write the record there (``docs/results`` for the project's scoreboard:
-            ``memrl results --write`` then regenerates it); it is always written to OUT/record.json.
+        record_dir: also write the record there (docs/results for the project's scoreboard:
+            memrl results --write then regenerates it); it is always written to OUT/record.json.
     """
     from memrl import experiments
     from memrl.experiments.runner import reproduce as run_experiment
@@ -272,7 +287,7 @@ def reproduce(
         experiment = experiment.with_run_settings(**settings)
     tags = [f"{value}{unit}" for value, unit in ((total_steps, ""), (preset, ""), (num_envs, "envs"), (seeds, "seeds")) if value is not None]
     tags += [f"with-{core}" for core in dict.fromkeys(add_cores)]
-    run_experiment(experiment, out or experiments.base.default_out("-".join([name, *tags])), workers, tensorboard, devices, record_dir)
+    run_experiment(experiment, out or experiments.base.default_out("-".join([name, *tags])), workers, tensorboard, devices, record_dir, wandb)
 
 
 def results(records: Path = Path("docs/results"), write: bool = False) -> None:
@@ -280,7 +295,7 @@ def results(records: Path = Path("docs/results"), write: bool = False) -> None:
     per-seed values of the committed records (the newest version of each; earlier ones linked).
 
     Args:
-        records: the folder of records, NAME/vN.json (``memrl reproduce NAME --record-dir`` writes one there).
+        records: the folder of records, NAME/vN.json (memrl reproduce NAME --record-dir writes one there).
         write: also regenerate docs/scoreboard.md and the scoreboard blocks of docs/results.md and README.md.
     """
     from memrl.experiments.scoreboard import show
@@ -290,10 +305,10 @@ def results(records: Path = Path("docs/results"), write: bool = False) -> None:
 
 def babyai_demos(levels: str = "BossLevel", episodes: int = 1_000, test_episodes: int = 100, max_steps: int = 128, seed: int = 0) -> None:
     """Make the BabyAI bot's demos for the babyai task once (kept in memrl's cache; the task with
-    the same settings reads them). Needs ``pip install 'memrl[babyai]'``.
+    the same settings reads them). Needs pip install 'memrl[babyai]'.
 
     Args:
-        levels: one level or several, comma-separated (see ``memrl list --task babyai``).
+        levels: one level or several, comma-separated (see memrl list --task babyai).
         episodes: training demos per level.
         test_episodes: held-out demos per level.
         max_steps: steps per sequence; longer demos are not kept.
@@ -317,30 +332,40 @@ def babyai_demos(levels: str = "BossLevel", episodes: int = 1_000, test_episodes
 def wandb(runs: tyro.conf.Positional[list[Path]], project: str = "memrl", entity: str | None = None, online: bool = False) -> None:
     """Export run folders (or every run folder under an experiment's folder) to Weights & Biases:
     one W&B run per seed with the config, every metric at its update number and the curves figure.
-    Needs ``pip install "memrl[wandb]"``.
+    Needs pip install "memrl[wandb]".
 
     Args:
-        runs: run folders, or folders holding them (``memrl reproduce``'s output).
+        runs: run folders, or folders holding them (memrl reproduce's output).
         project: W&B project.
         entity: W&B entity (team or user; default: your W&B default).
-        online: upload now (needs ``wandb login``); default: write offline runs under RUN/wandb/ for
-            ``wandb sync``.
+        online: upload now (needs wandb login); default: write offline runs under RUN/wandb/ for
+            wandb sync.
     """
     from memrl.run.wandb_export import export
 
     export(runs, project, entity, online)
 
 
+def analyze() -> None:
+    """The papers' analyses of trained agents and fresh cores: memrl analyze NAME (each with --help)."""
+
+
+def bench() -> None:
+    """Throughput and memory benchmarks of the cores and learners, side by side (memrl bench --help)."""
+
+
+def sweep() -> None:
+    """Hyperparameter sweeps on Ray Tune from a YAML spec (memrl sweep SPEC.yaml; memrl sweep --help)."""
+
+
 COMMANDS = {
-    "list": list_all, "train": train, "eval": evaluate, "plot": plot,
-    "reproduce": reproduce, "results": results, "babyai-demos": babyai_demos, "wandb": wandb,
+    "list": list_all, "train": train, "eval": evaluate, "plot": plot, "reproduce": reproduce, "results": results,
+    "analyze": analyze, "bench": bench, "sweep": sweep, "babyai-demos": babyai_demos, "wandb": wandb,
 }
+"""memrl's commands; ``analyze``, ``bench`` and ``sweep`` stand here for the listing of ``memrl --help``
+(``run_command`` parses them apart: their options and optional imports load only when they run)"""
 
-
-DESCRIPTION = ("memrl: memory cores, environments, tasks and learners in JAX. Also: 'memrl analyze' (the papers' analyses of "
-               "trained agents and fresh cores), 'memrl bench' (throughput and memory benchmarks), 'memrl sweep' (hyperparameter "
-               "sweeps on Ray Tune); each with --help.")
-"""the top-level help's text: it names the subcommands that are dispatched apart from ``COMMANDS``"""
+DESCRIPTION = "memrl: memory cores, environments, tasks and learners in JAX."
 
 
 POSITIVE_OPTIONS = ("steps", "inits", "sequences", "max_iterations", "test_episodes", "batch_size")
@@ -386,12 +411,27 @@ def analyze_commands() -> dict:
     return {name: checked_before_running(command) for name, command in commands.items()}
 
 
+def show_literals_plainly() -> None:
+    """memrl's docstrings mark code as reStructuredText literals (``x``); the terminal's help shows
+    it as plain x. tyro reads help text through two functions of its private ``_docstrings``
+    module, wrapped here (tests/test_cli.py checks that no help page shows a double backtick)."""
+    from tyro import _docstrings
+
+    for name in ("get_field_docstring", "get_callable_description"):
+        read = getattr(_docstrings, name)
+        if not getattr(read, "plain", False):
+            plain = functools.wraps(read)(lambda *args, _read=read, **kwargs: (lambda text: text.replace("``", "") if text else text)(_read(*args, **kwargs)))
+            plain.plain = True
+            setattr(_docstrings, name, plain)
+
+
 def main(argv: list[str] | None = None) -> None:
     # This process launches the training workers and evaluates after them on the same accelerator.
     # XLA would reserve 75% of a GPU's memory here when JAX first starts its backend (to choose the
     # workers), and the worker then runs out of memory; so every memrl process allocates on demand.
     os.environ["XLA_PYTHON_CLIENT_PREALLOCATE"] = "false"
     argv = spelled_out(list(sys.argv[1:] if argv is None else argv))
+    show_literals_plainly()
     with interrupts.recorded():
         run_command(argv)
 
@@ -400,9 +440,7 @@ def run_command(argv: list[str]) -> None:
     """``memrl ARGV`` (spelled out): a bad input exits with status 2 and one line, Ctrl-C with 130."""
     try:
         refuse_repeated_settings(argv)
-        if argv[:1] == ["train"]:  # options before the learner's name apply after it too
-            tyro.cli(train, prog="memrl train", args=argv[1:], config=(tyro.conf.CascadeSubcommandArgs,))
-        elif argv[:1] == ["analyze"]:
+        if argv[:1] == ["analyze"]:
             tyro.extras.subcommand_cli_from_dict(analyze_commands(), prog="memrl analyze", args=argv[1:])
         elif argv[:1] == ["bench"]:
             from memrl import bench
@@ -413,10 +451,18 @@ def run_command(argv: list[str]) -> None:
 
             tyro.cli(sweep.command, prog="memrl sweep", args=argv[1:])
         else:
-            tyro.extras.subcommand_cli_from_dict(COMMANDS, prog="memrl", args=argv, description=DESCRIPTION)
+            # Cascading: train's options before the learner's name apply after it too.
+            tyro.extras.subcommand_cli_from_dict(COMMANDS, prog="memrl", args=argv, description=DESCRIPTION, config=(tyro.conf.CascadeSubcommandArgs,))
     except (ValueError, FileNotFoundError, ImportError, ChildProcessError, FolderBusy) as err:  # ChildProcessError: launch.TrainingFailed
         print(f"memrl: error: {err}", file=sys.stderr)
         raise SystemExit(2) from None
+    except OSError as err:
+        if err.errno != errno.ENOSPC:
+            raise
+        from memrl.run.launch import RESUME_AFTER_FULL_DISK
+
+        print(f"memrl: error: no space left on device (writing {err.filename}); {RESUME_AFTER_FULL_DISK}: memrl {shlex.join(argv)}", file=sys.stderr)
+        raise SystemExit(1) from None
     except KeyboardInterrupt as err:  # one line, not a traceback: what is saved and how to go on
         saved = f", {err}" if str(err) else ""
         print(f"memrl: interrupted{saved}; the same command resumes: memrl {shlex.join(argv)}", file=sys.stderr)

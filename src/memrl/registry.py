@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import functools
 import re
 from typing import Callable, Generic, TypeVar
@@ -37,6 +38,18 @@ class Registry(Generic[T]):
         families = ", ".join(f"{prefix}<id>" for prefix in self.names() if prefix.endswith("/"))
         return ", ".join(n for n in self.names() if not n.endswith("/")) + (f"; and {families}" if families else "")
 
+    def unknown(self, name: str, known: list[str] | None = None, kind: str | None = None) -> str:
+        """The message for a ``name`` that nothing here registers: the registered names closest to it
+        ("did you mean"; a gym id without its family, e.g. "CartPole-v1", in each family's form), then
+        every name (``known`` where the caller accepts more than this registry's, ``kind`` its word)."""
+        names = [n for n in (known or self.names()) if not n.endswith("/")]
+        close = difflib.get_close_matches(name, names, n=3, cutoff=0.6)
+        if re.fullmatch(r"[\w.:-]+-v\d+", name):
+            close = [n for n in names if n.split("/", 1)[-1] == name] + [f"{p}{name}" for p in self.names() if p.endswith("/")] + close
+        listing = self.known() if known is None else ", ".join(known)
+        hint = f"; did you mean {' or '.join(repr(n) for n in dict.fromkeys(close))}?" if close else ""
+        return f"unknown {kind or self.kind} {name!r}{hint} known: {listing}" if hint else f"unknown {kind or self.kind} {name!r}; known: {listing}"
+
     def knows(self, name: str) -> bool:
         """Whether ``make(name)`` finds a factory (a registered name or a family member)."""
         return (name in self._factories and not name.endswith("/")) or self.family(name) is not None
@@ -46,7 +59,7 @@ class Registry(Generic[T]):
             return self._factories[name]
         family = self.family(name)
         if family is None:
-            raise ValueError(f"unknown {self.kind} {name!r}; known: {self.known()}")
+            raise ValueError(self.unknown(name))
         return functools.partial(self._factories[family], name[len(family):])
 
     def make(self, name: str, **kwargs) -> T:

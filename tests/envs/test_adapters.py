@@ -18,6 +18,30 @@ def test_gymnasium_env_passes_the_gymnasium_checker(name):
     check_env(GymnasiumEnv(name), skip_render_check=True)
 
 
+@pytest.mark.parametrize("name", ["tmaze/T-LO", "minecraft-maze/MC-LSN"])
+def test_bounded_observations_pass_the_checker_without_a_warning(name):
+    import warnings
+
+    from gymnasium.utils.env_checker import check_env
+
+    env = GymnasiumEnv(name)
+    assert (env.observation_space.low.min(), env.observation_space.high.max()) == (-1.0, 1.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # an unbounded Box makes the checker warn
+        check_env(env, skip_render_check=True)
+
+
+def test_a_native_env_takes_one_number_for_one_action_component():
+    env = envs.make("tmaze/T-LN", maze_length=4, timeout=8)
+    _, state = env.reset(jax.random.PRNGKey(0))
+    scalar = env.step(jax.random.PRNGKey(1), state, 1)
+    vector = env.step(jax.random.PRNGKey(1), state, jnp.array([1]))
+    for a, b in zip(jax.tree.leaves(scalar), jax.tree.leaves(vector)):
+        np.testing.assert_array_equal(a, b)
+    with pytest.raises(ValueError, match="takes actions of shape \\(1,\\)"):
+        env.step(jax.random.PRNGKey(1), state, jnp.array([1, 0]))
+
+
 def test_ballet_spaces_keep_the_image_and_token_types():
     env = GymnasiumEnv("ballet/2_delay16")
     assert env.observation_space["image"] == gymnasium.spaces.Box(0, 255, (99, 99, 3), np.uint8)
@@ -141,7 +165,17 @@ def test_a_gymnax_rollout_runs_unchanged_on_as_gymnax_and_matches_gymnax():
     assert np.asarray(theirs[2]).any() and np.asarray(theirs[3]).any()  # both kinds of episode end happened
 
 
-@pytest.mark.parametrize("name, message", [("tmaze/T-LS", "one discrete choice"), ("ballet/2_delay16", "named observation parts")])
-def test_gymnax_view_refuses_what_gymnax_cannot_say(name, message):
-    with pytest.raises(ValueError, match=message):
-        AsGymnax(name)
+def test_gymnax_view_refuses_what_gymnax_cannot_say():
+    with pytest.raises(ValueError, match="one discrete choice"):
+        AsGymnax("tmaze/T-LS")
+
+
+def test_gymnax_view_keeps_named_parts_in_a_dict_space():
+    env = AsGymnax("ballet/2_delay16")
+    space = env.observation_space(env.default_params)
+    obs, state = env.reset(jax.random.PRNGKey(0), env.default_params)
+    assert set(space.spaces) == set(obs) == {"image", "language"} and space.spaces["language"].n == 14
+    inside = lambda obs: all(bool(space.spaces[k].contains(obs[k])) for k in obs)  # noqa: E731  (gymnax's Dict reads attributes)
+    assert inside(obs) and env.observation_space().spaces["image"].high == 255
+    obs, *_ = env.step(jax.random.PRNGKey(1), state, 0, env.default_params)
+    assert inside(obs)

@@ -115,3 +115,11 @@ def test_a_state_from_another_process_truncates_its_episodes_and_starts_fresh_on
     assert (new_state != state).all() and obs.shape == (2, 4)
     _, _, _, done, _ = step(keys, new_state, jnp.zeros((2, 1), jnp.int32), ())
     assert not done.any()  # the new vector's episodes go on
+
+
+def test_an_environment_of_a_missing_extra_names_its_install_command(monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "popgym", None)  # as if not installed
+    with pytest.raises(ValueError, match='gymnasium cannot make .*popgym.* \\(install it: pip install "memrl\\[popgym\\]"\\)'):
+        envs.make("gymnasium/popgym:popgym-RepeatPreviousEasy-v0")

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from memrl import envs
-from memrl.envs.tmaze import VARIANTS
+from memrl.envs.tmaze import DOWN, UP, VARIANTS
 
 POLICIES = ("oracle", "always_left", "random")
 
@@ -82,7 +82,7 @@ def test_step_auto_resets_and_keeps_terminated_apart():
 
 
 def test_timeout_is_truncation_after_timeout_plus_one_steps():
-    env = envs.make("tmaze/T-LS", timeout=5)
+    env = envs.make("tmaze/T-LS", maze_length=5, timeout=5)
     _, state = env.reset(jax.random.PRNGKey(0))
     wrong = lambda s: jnp.array([0, jnp.where(s.noise > 0, 1, 0)])  # noqa: E731  always a wrong answer
     for t in range(6):
@@ -124,3 +124,16 @@ def test_scripted_policy_returns_match_reference(variant, data_dir):
         else:  # both are 1000/2000-episode means; 5 joint standard errors
             tolerance = 5 * reference["std"] * np.sqrt(1 / 1000 + 1 / 2000)
             assert abs(returns.mean() - reference["mean"]) < tolerance, (name, returns.mean(), reference["mean"])
+
+
+def test_the_shortest_timeout_lets_the_shortest_episode_end():
+    """timeout = maze_length, the least allowed: maze_length - 1 moves and the turn end the episode
+    with the goal's reward; one step less is refused by name."""
+    env = envs.make("tmaze/T-L", maze_length=4, timeout=4)
+    _, state = env.reset(jax.random.PRNGKey(0))
+    for t in range(4):
+        turn = jnp.where(state.indicator_up, UP, DOWN)  # the goal's turn at the junction (any action moves right before it)
+        _, state, reward, done, info = env.step(jax.random.PRNGKey(t), state, jnp.array([turn]))
+    assert bool(done) and bool(info["terminated"]) and float(reward) == env.default_params.success_reward
+    with pytest.raises(ValueError, match="timeout \\(3\\) must be >= maze_length \\(4\\)"):
+        envs.make("tmaze/T-L", maze_length=4, timeout=3)

@@ -134,6 +134,9 @@ def test_a_record_in_the_wrong_file_is_refused(tmp_path):
     (tmp_path / "rmc-lte" / "v9.json").write_text("{")
     with pytest.raises(ValueError, match="v9.json: not a JSON record"):
         load_records(tmp_path)
+    (tmp_path / "notes.json").write_text("{}")
+    with pytest.raises(ValueError, match="notes.json: not where a record lies"):
+        load_records(tmp_path)
 
 
 def test_the_docs_hold_the_scoreboard_the_records_give():

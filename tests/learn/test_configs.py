@@ -42,7 +42,7 @@ def test_a_learner_default_must_name_a_shared_field():
 
 @pytest.mark.parametrize("config, message", [
     (PPOConfig(env="tmaze/T-XX"), "unknown env 'tmaze/T-XX'"),
-    (ImpalaConfig(optimizer="sgd"), "optimizer must be 'rmsprop' or 'adam'"),
+    (ImpalaConfig(optimizer="sgd"), "optimizer must be one of 'rmsprop', 'adam', got 'sgd'"),
     (SupervisedConfig(task="copying", core="nope"), "unknown core or task model 'nope'"),
     (PPOConfig(total_steps=10), "total_steps \\(10\\) is less than one update \\(3200 environment steps\\)"),
     (SupervisedConfig(head_widths=(0,)), "head_widths must be positive integers"),

@@ -72,3 +72,37 @@ def test_a_supervised_run_is_not_a_policy(tmp_path):
     folder.prepare(SupervisedConfig(task="copying", task_args={"gap": 2}, core="gru", core_args={"hidden": 4}, embed_dim=4, batch_size=2, total_steps=4))
     with pytest.raises(ValueError, match="loads actor-critic runs"):
         memrl.load_policy(folder.path)
+
+
+def test_inputs_of_other_shapes_are_named_at_the_boundary(run_folder):
+    policy = memrl.load_policy(run_folder.path)
+    obs = np.zeros((2, *learner_for(run_folder.load_config()).env.observation_shape), np.float32)
+    state, start = policy.initial_state(2), np.ones(2, bool)
+    with pytest.raises(ValueError, match="obs must have shape \\(2, 4\\) .*got \\(4,\\)"):
+        policy.act(obs[0], state, start)
+    with pytest.raises(ValueError, match="state does not fit this step: it holds 1 environments, episode_start 2"):
+        policy.act(obs, policy.initial_state(1), start)
+    with pytest.raises(ValueError, match="episode_start must have shape \\[B\\]"):
+        policy.act(obs, state, True)
+    with pytest.raises(ValueError, match="obs holds NaN or infinite values"):
+        policy.act(np.full_like(obs, np.nan), state, start)
+    with pytest.raises(ValueError, match="reward must have shape"):
+        policy.act(obs, state, start, reward=np.zeros(3))
+    action, _ = policy.act(obs, state, start)
+    assert action.shape == (2,)
+
+
+def test_predict_takes_one_observation_or_a_batch_as_stable_baselines3_does(run_folder):
+    policy = memrl.load_policy(run_folder.path)
+    env = GymnasiumEnv("tmaze/T-LN", **ENV_ARGS)
+    obs, _ = env.reset(seed=0)
+    action, state = policy.predict(obs, deterministic=True)  # one observation, a fresh state
+    assert np.ndim(action) == 0 and env.action_space.contains(int(action))
+    batched, batched_state = policy.act(obs[None], policy.initial_state(1), np.ones(1, bool))
+    assert int(action) == int(batched[0])
+    np.testing.assert_array_equal(np.asarray(jax.tree.leaves(state)[0]), np.asarray(jax.tree.leaves(batched_state)[0]))
+    obs, *_ = env.step(int(action))
+    action, state = policy.predict(obs, state, episode_start=False)  # sampled, from the policy's own keys
+    assert env.action_space.contains(int(action))
+    actions, _ = policy.predict(np.stack([obs, obs]), deterministic=True)
+    assert actions.shape == (2,)

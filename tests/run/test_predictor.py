@@ -44,3 +44,13 @@ def test_what_load_predictor_cannot_load_is_refused(run_folder, tmp_path):
         memrl.load_predictor(folder.path)
     with pytest.raises(ValueError, match="seeds \\[0\\], not 2"):
         memrl.load_predictor(run_folder.path, seed=2)
+
+
+def test_inputs_unlike_the_tasks_are_named_at_the_boundary(run_folder):
+    predictor = memrl.load_predictor(run_folder.path)
+    tokens = np.asarray(predictor.held_out_batch(2).inputs)  # [T, B] token ids
+    assert predictor.predict(tokens[:, :1]).shape == (tokens.shape[0], 1)  # any batch size
+    with pytest.raises(ValueError, match="inputs must be time-major \\[T, B\\] token ids \\(the task's\\), got shape \\(.*\\) of float32"):
+        predictor.predict(tokens.astype(np.float32))
+    with pytest.raises(ValueError, match="got shape \\(.*, 2, 1\\)"):
+        predictor.predict(tokens[..., None])

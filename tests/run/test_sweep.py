@@ -46,6 +46,7 @@ def test_a_grid_of_two_trials_makes_two_run_folders_and_one_table(tmp_path, caps
     ("learner: ppo\nspace: {lr: {normal: [0.1, 1]}}\n", "space field 'lr' must be one {KIND: VALUES} with KIND one of grid, choice, uniform"),
     ("learner: ppo\nspace: {lr: {uniform: [1, 0.1]}}\n", "space field 'lr': uniform takes [low, high] with low < high, got [1, 0.1]"),
     ("learner: ppo\nspace: {lr: {loguniform: [0, 1]}}\n", "loguniform needs low > 0"),
+    ("learner: ppo\nspace: {lr: {loguniform: [1e-4, 1e-2]}}\n", "loguniform takes two numbers [low, high], got the string '1e-4' (YAML reads 1e-4 as a string: write 1.0e-4)"),
     ("learner: ppo\nspace: {learning_rate: {grid: [0.1]}}\n", "ppo configs have no field 'learning_rate'; their fields: "),
     ("learner: ppo\nspace: {lr: {grid: [-1.0]}}\n", "lr must be > 0, got -1.0"),
     ("learner: ppo\nspace: {lr: {grid: [0.1]}}\nscheduler: pbt\n", "sweep scheduler must be one of fifo, asha, got 'pbt'"),

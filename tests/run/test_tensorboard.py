@@ -60,10 +60,19 @@ def test_a_run_writes_every_metric_of_every_update_as_a_scalar_at_the_steps_done
     train_seeds(config, folder, [0], tensorboard=True)
     rows = folder.read_metrics(0)
     scalars = read_scalars(folder.seed_dir(0) / "tensorboard")
-    assert [step for step, _ in scalars["loss"]] == [4, 8, 12, 16] == [row["sequences"] for row in rows]  # batches of 4 sequences
-    assert [value for _, value in scalars["loss"]] == pytest.approx([row["loss"] for row in rows], rel=1e-6)
+    assert [step for step, _ in scalars["losses/loss"]] == [4, 8, 12, 16] == [row["sequences"] for row in rows]  # batches of 4 sequences
+    assert [value for _, value in scalars["losses/loss"]] == pytest.approx([row["loss"] for row in rows], rel=1e-6)
+    assert [value for _, value in scalars["charts/accuracy"]] == pytest.approx([row["accuracy"] for row in rows], rel=1e-6)
     measured = [row["sequences"] for row in rows if row["test_accuracy"] is not None]
-    assert measured and [step for step, _ in scalars["test_accuracy"]] == measured  # unmeasured updates are not logged
+    assert measured and [step for step, _ in scalars["eval/accuracy"]] == measured  # unmeasured updates are not logged
+    assert [step for step, _ in scalars["charts/SPS"]] == [4, 8, 12, 16] and all(value > 0 for _, value in scalars["charts/SPS"])
+
+
+def test_tags_follow_cleanrl_and_stable_baselines3():
+    from memrl.run.tensorboard import tag
+
+    assert [tag(m) for m in ("episode_return", "value_loss", "entropy", "approx_kl", "test_accuracy", "episodes", "env_steps")] == [
+        "charts/episodic_return", "losses/value_loss", "losses/entropy", "losses/approx_kl", "eval/accuracy", "charts/episodes", "charts/env_steps"]
 
 
 @pytest.mark.parametrize("command", [["train-supervised"], ["reproduce", "tln-demo"]])

@@ -88,7 +88,7 @@ def command(run: tyro.conf.Positional[Path], seed: int = 0, sequences: int = 3, 
     """Draw the RMC's attention over held-out sequences of a trained supervised run (Fig. 3).
 
     Args:
-        run: a run folder of ``memrl train supervised`` or ``memrl reproduce`` with an rmc core
+        run: a run folder of memrl train supervised or memrl reproduce with an rmc core
             (e.g. runs/reproduce/rmc-nth-farthest/nth farthest/rmc).
         seed: which of the run's seeds to load.
         sequences: sequences to draw (Nth Farthest: up to 3, chosen as in Fig. 3).

@@ -39,7 +39,7 @@ def command(
 
     Args:
         levels: Ballet levels (N_delayD), each trained and tested on its own.
-        cores: agents of ``memrl reproduce htm-ballet``'s cpu preset.
+        cores: agents of memrl reproduce htm-ballet's cpu preset.
         steps: training steps per level and core.
         batch_size: episodes per step.
         lr: Adam learning rate.

@@ -119,12 +119,12 @@ def command(
     """Draw which chunks a trained HTM agent reads at each step of an episode, per layer.
 
     Args:
-        run: an RL run folder (``memrl train ppo`` / ``train impala`` / ``reproduce``) with an htm core.
+        run: an RL run folder (memrl train ppo / train impala / reproduce) with an htm core.
         seed: which of the run's seeds to load.
         env: environment to act in (default: the run's own; e.g. ballet/8_delay16 for an agent
             trained on ballet/mixed).
         steps: steps to act; the first episode of the first environment is drawn (it must end
-            within them, or the drawing stops at ``steps``).
+            within them, or the drawing stops at steps).
         out: folder for chunk_selection.png and chunk_selection.npz (default RUN/analysis).
     """
     from memrl import cores

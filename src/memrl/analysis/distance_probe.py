@@ -128,7 +128,7 @@ def command(run: tyro.conf.Positional[Path], seed: int = 0, max_iterations: int 
     """Distance-to-goal probe of a trained EPN (Memory&Planning 4×4 run folder), EPN Fig. 4c-d.
 
     Args:
-        run: run folder of an ``epn`` or ``epn-nxk`` agent trained on memory-planning/4x4.
+        run: run folder of an epn or epn-nxk agent trained on memory-planning/4x4.
         seed: which seed's checkpoint.
         max_iterations: probe after 1 .. this many planner iterations.
         out: folder for distance_probe.png/json (default RUN/analysis).

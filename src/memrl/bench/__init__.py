@@ -186,7 +186,7 @@ def check_bench_settings(cores, updates, epn_capacities, htm_pasts, htm_width, h
 
     unknown = [c for c in cores if c not in registered.names()]
     if unknown:
-        raise ValueError(f"--cores: unknown core(s) {unknown}; known: {', '.join(registered.names())}")
+        raise ValueError(f"--cores: {registered.CORES.unknown(unknown[0])}")
     single = {"updates": updates, "htm-width": htm_width, "htm-layers": htm_layers, "rmc-head-size": rmc_head_size,
               "tlb-length": tlb_length, "tlb-batch": tlb_batch}
     several = {"epn-capacities": epn_capacities, "htm-pasts": htm_pasts, "rmc-slots": rmc_slots, "rmc-heads": rmc_heads,

@@ -77,9 +77,19 @@ class Environment:
         """One transition without auto-reset: (obs, state, reward, terminated, truncated, info)."""
         raise NotImplementedError
 
+    @property
+    def observation_bounds(self) -> dict[str, tuple[float, float]] | tuple[float, float] | None:
+        """The least and greatest value of the float observations (per named part where there are
+        parts), where the environment knows them; None where it does not (the adapters then
+        declare an unbounded ``Box``)."""
+        return None
+
     def checked_action(self, action) -> jax.Array:
-        """``action`` as int32 [len(action_dims)], or a ValueError that says the shape expected."""
+        """``action`` as int32 [len(action_dims)] (one number for one component, as gymnax takes it),
+        or a ValueError that says the shape expected."""
         action = jnp.asarray(action, jnp.int32)
+        if action.shape == () and len(self.action_dims) == 1:
+            action = action[None]
         if action.shape != (len(self.action_dims),):
             raise ValueError(
                 f"{type(self).__name__} takes actions of shape ({len(self.action_dims)},) "

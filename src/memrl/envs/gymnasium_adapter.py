@@ -15,20 +15,23 @@ import numpy as np
 from memrl.envs.base import Environment, make
 
 
-def part_space(leaf: jax.ShapeDtypeStruct, vocabulary: int | None) -> gymnasium.spaces.Space:
+def part_space(leaf: jax.ShapeDtypeStruct, vocabulary: int | None, bounds: tuple[float, float] | None) -> gymnasium.spaces.Space:
     if vocabulary is not None and leaf.shape == ():
         return gymnasium.spaces.Discrete(vocabulary)
     if leaf.dtype == np.uint8:
         return gymnasium.spaces.Box(0, 255, leaf.shape, np.uint8)
-    return gymnasium.spaces.Box(-np.inf, np.inf, leaf.shape, np.float32)
+    low, high = bounds or (-np.inf, np.inf)
+    return gymnasium.spaces.Box(low, high, leaf.shape, np.float32)
 
 
 def observation_space(env: Environment) -> gymnasium.spaces.Space:
-    """The space of ``env``'s observations, from the shapes and dtypes its reset returns."""
+    """The space of ``env``'s observations, from the shapes and dtypes its reset returns, bounded
+    where the environment knows its bounds (``observation_bounds``)."""
     obs, _ = jax.eval_shape(env.reset_env, jax.random.PRNGKey(0), env.default_params)
+    bounds = env.observation_bounds
     if isinstance(obs, dict):
-        return gymnasium.spaces.Dict({name: part_space(part, env.token_vocab.get(name)) for name, part in obs.items()})
-    return part_space(obs, None)
+        return gymnasium.spaces.Dict({name: part_space(part, env.token_vocab.get(name), (bounds or {}).get(name)) for name, part in obs.items()})
+    return part_space(obs, None, bounds)
 
 
 def as_numpy(obs):

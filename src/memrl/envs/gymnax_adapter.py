@@ -91,15 +91,14 @@ class AsGymnax(environment.Environment):
     the auto-reset on either, and ``info`` holding ``terminated``, ``truncated`` and
     ``final_observation`` (the observation before the reset), the key split as gymnax splits it
     (step, then reset). ``step_env`` returns gymnax's five values (terminated as its done, memrl's
-    truncation in ``info``); ``is_truncated`` cannot be read from a memrl state and is refused."""
+    truncation in ``info``); ``is_truncated`` cannot be read from a memrl state and is refused.
+    Named observation parts stay a dict, with a ``Dict`` observation space."""
 
     def __init__(self, env: Environment | str, **env_kwargs):
         self.env = make(env, **env_kwargs) if isinstance(env, str) else env
         if len(self.env.action_dims) != 1:
             raise ValueError(f"gymnax actions are one discrete choice; {type(self.env).__name__} has {len(self.env.action_dims)} components {self.env.action_dims}")
         self._observation = jax.eval_shape(self.env.reset, jax.random.PRNGKey(0))[0]
-        if not isinstance(self._observation, jax.ShapeDtypeStruct):
-            raise ValueError(f"{type(self.env).__name__} has named observation parts; gymnax observations are one array")
 
     @property
     def default_params(self):
@@ -135,4 +134,18 @@ class AsGymnax(environment.Environment):
         return spaces.Discrete(self.env.action_dims[0])
 
     def observation_space(self, params=None):
-        return spaces.Box(-jnp.inf, jnp.inf, self._observation.shape, self._observation.dtype)
+        """A ``Box`` (bounded where the environment knows its bounds), or for named observation
+        parts a ``Dict`` of them: a single token part ``Discrete`` over its vocabulary, uint8 images
+        ``Box(0, 255)``."""
+        bounds = self.env.observation_bounds
+
+        def part(leaf, vocabulary, limits):
+            if vocabulary is not None and leaf.shape == ():
+                return spaces.Discrete(vocabulary)
+            low, high = (0, 255) if leaf.dtype == jnp.uint8 else (limits or (-jnp.inf, jnp.inf))
+            return spaces.Box(low, high, leaf.shape, leaf.dtype)
+
+        if isinstance(self._observation, dict):
+            return spaces.Dict({name: part(leaf, self.env.token_vocab.get(name), (bounds or {}).get(name))
+                                for name, leaf in self._observation.items()})
+        return part(self._observation, None, bounds)

@@ -95,6 +95,10 @@ def seeds_of(keys: np.ndarray) -> list[int]:
     return [int(w[0] * np.uint64(2**32) + w[-1]) % 2**63 for w in words]
 
 
+EXTRAS = {"popgym": "popgym", "minigrid": "babyai"}
+"""modules of environments that one of memrl's extras installs, with the extra's name"""
+
+
 class HostEnvironment(Environment):
     """A gymnasium environment stepped on the host (module docstring)."""
 
@@ -104,8 +108,13 @@ class HostEnvironment(Environment):
         self.env_id, self.vectorization, self.make_kwargs = env_id, vectorization, make_kwargs
         try:
             probe = gymnasium.make(env_id, **make_kwargs)
-        except (gymnasium.error.Error, ModuleNotFoundError, ImportError) as err:
-            raise ValueError(f"gymnasium cannot make {env_id!r}: {err}") from None
+        except (gymnasium.error.Error, ImportError) as err:
+            module = env_id.split(":", 1)[0].split(".")[0] if ":" in env_id else getattr(err, "name", None) or ""
+            extra = EXTRAS.get(module) if isinstance(err, ImportError) else None
+            install = f" (install it: pip install \"memrl[{extra}]\")" if extra else ""
+            raise ValueError(f"gymnasium cannot make {env_id!r}: {err}{install}") from None
+        except Exception as err:  # the environment's own module or constructor failed
+            raise ValueError(f"gymnasium cannot make {env_id!r}: it raised {type(err).__name__}: {err}") from None
         self.observation_space, self.action_space = probe.observation_space, probe.action_space
         probe.close()
         self._action_dims = action_dims(self.action_space, env_id)

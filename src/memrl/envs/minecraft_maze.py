@@ -131,8 +131,9 @@ class MinecraftMaze(Environment):
         if not isinstance(self.num_rooms, int) or self.num_rooms < 1:
             raise ValueError(f"num_rooms must be an integer >= 1, got {self.num_rooms!r}")
         p = self.params
-        if p.timeout < 1:
-            raise ValueError(f"timeout must be >= 1 (steps before an episode is cut), got {p.timeout}")
+        if p.timeout <= self.rewarded_steps:
+            raise ValueError(f"timeout must be > {self.rewarded_steps}, got {p.timeout}: the shortest episode of {self.num_rooms} rooms "
+                             f"takes {self.rewarded_steps + 1} steps ({self.rewarded_steps} moves and the choice), so none could end")
         if p.noise_std < 0:
             raise ValueError(f"noise_std must be >= 0 (the pixel noise's standard deviation), got {p.noise_std}")
 
@@ -184,6 +185,10 @@ class MinecraftMaze(Environment):
             world = world.at[row + 1, col].set(jnp.where(state.green[i], CODE["green"], CODE["red"]))
         rows = jnp.asarray([room_base(room) + 3 for room in range(self.num_rooms)])
         return world.at[rows, CENTRE_COL].set(jnp.where(state.diamond, CODE["diamond"], CODE["iron"]))
+
+    @property
+    def observation_bounds(self) -> tuple[float, float]:
+        return (-1.0, 1.0)  # the view's colours, noisy ones clipped
 
     def observe(self, key, state: MinecraftMazeState, params: MinecraftMazeParams) -> jax.Array:
         """The agent's 20×20×3 view, with ``params.noise_std`` pixel noise."""

@@ -79,6 +79,9 @@ class TMaze(Environment):
             raise ValueError(f"second_indicator_pos must lie in 0..maze_length - 2 = {p.maze_length - 2} (before the junction), got {p.second_indicator_pos}")
         if p.timeout < 1:
             raise ValueError(f"timeout must be >= 1 (steps before an episode is cut), got {p.timeout}")
+        if p.timeout < p.maze_length:
+            raise ValueError(f"timeout ({p.timeout}) must be >= maze_length ({p.maze_length}): the shortest episode takes "
+                             f"{p.maze_length} steps ({p.maze_length - 1} to the junction and the turn), so none could end")
 
     @property
     def default_params(self) -> TMazeParams:
@@ -91,6 +94,10 @@ class TMaze(Environment):
     @property
     def action_dims(self):
         return (4, 2) if self.checks else (4,)
+
+    @property
+    def observation_bounds(self) -> tuple[float, float]:
+        return (-1.0, 1.0)  # flags, indicators (the two of T-LO sit in different cells) and noise
 
     def observe(self, state: TMazeState, params: TMazeParams) -> jax.Array:
         indicator = jnp.where(state.indicator_up, 1.0, -1.0) * (state.pos == params.indicator_pos)

@@ -181,6 +181,9 @@ def load_records(folder: Path = RECORDS) -> list[dict]:
     folder = Path(folder)
     if not folder.is_dir():
         raise FileNotFoundError(f"no records folder {folder} (run from the repository root, or name the folder)")
+    strays = sorted(p for p in folder.rglob("*.json") if p.parent.parent != folder or not p.name.startswith("v"))
+    if strays:
+        raise ValueError(f"{strays[0]}: not where a record lies (records are {folder}/<experiment>/v<N>[.<preset>].json); move or remove it")
     records = []
     for path in sorted(folder.glob("*/v*.json")):
         try:

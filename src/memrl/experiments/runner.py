@@ -14,37 +14,42 @@ from memrl.console import console
 from memrl.experiments.base import Experiment
 from memrl.experiments.record import make_record, write_record
 from memrl.run.curves import save_curves
-from memrl.run.devices import check_devices, default_devices
+from memrl.run.devices import check_devices, check_workers, default_devices
 from memrl.run.folder import RunFolder
 from memrl.run.folder_lock import check_output_folder, writing
 from memrl.run.tensorboard import require_tensorboard, write_figure
+from memrl.run.wandb_export import require_wandb
 from memrl.run.train import train_folders
 
 
 def reproduce(
     experiment: Experiment, out: Path, workers: int | None = None, tensorboard: bool = False, devices: int | None = None,
-    record_dir: Path | None = None,
+    record_dir: Path | None = None, wandb: bool = False,
 ) -> dict:
     """Train every run of ``experiment`` in ``out`` (each on ``devices`` local devices; default: the
     most that every run can take), then write its table, figure, checks and record (``out/record.json``,
-    and into ``record_dir`` where given: ``docs/results`` keeps the project's). Holds the writer
+    and into ``record_dir`` where given: ``docs/results`` keeps the project's), logging W&B runs too if ``wandb``. Holds the writer
     lock of ``out`` and of every run folder in it throughout."""
+    check_workers(workers)
     if tensorboard:
         require_tensorboard()
+    if wandb:
+        require_wandb()
     devices = min(default_devices(c) for c in experiment.runs.values()) if devices is None else devices
     for config in experiment.runs.values():
         config.validate()
         check_devices(devices, config)
-    check_output_folder(Path(out))
+    check_output_folder(Path(out), holds="experiment")
     if record_dir is not None:
         check_output_folder(Path(record_dir), "--record-dir")
     with contextlib.ExitStack() as locks:
         for folder in [out, *(out / run for run in experiment.runs)]:
             locks.enter_context(writing(folder))
-        return _reproduce_checked(experiment, out, workers, tensorboard, devices, record_dir)
+        return _reproduce_checked(experiment, out, workers, tensorboard, devices, record_dir, wandb)
 
 
-def _reproduce_checked(experiment: Experiment, out: Path, workers: int | None, tensorboard: bool, devices: int, record_dir: Path | None) -> dict:
+def _reproduce_checked(experiment: Experiment, out: Path, workers: int | None, tensorboard: bool, devices: int, record_dir: Path | None,
+                       wandb: bool) -> dict:
     folders = {run: RunFolder(out / run) for run in experiment.runs}
     for run, config in experiment.runs.items():
         folders[run].prepare(config)
@@ -56,7 +61,7 @@ def _reproduce_checked(experiment: Experiment, out: Path, workers: int | None, t
     for run, config in experiment.runs.items():
         if note := config.rounding_note():
             console.print(f"{run}: {note}")
-    wall = train_folders(list(folders.values()), workers, tensorboard, devices)
+    wall = train_folders(list(folders.values()), workers, tensorboard, devices, wandb=wandb)
 
     summaries = {run: folders[run].write_summary(config) for run, config in experiment.runs.items()}
     configs = list(experiment.runs.values())
@@ -80,7 +85,7 @@ def _reproduce_checked(experiment: Experiment, out: Path, workers: int | None, t
         experiment.optima,
     )
     if tensorboard:
-        write_figure(out / "tensorboard", "curves", figure, max(c.num_updates for c in experiment.runs.values()))
+        write_figure(out / "tensorboard", "curves", figure, max(c.num_updates * c.steps_per_update for c in experiment.runs.values()))
     results = {
         "experiment": experiment.name, "version": experiment.version, "preset": experiment.preset, "wall_time_s": wall,
         "backend": jax.default_backend(), "cpu_cores": len(os.sched_getaffinity(0)),

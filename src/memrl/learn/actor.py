@@ -125,10 +125,11 @@ class ActorCriticLearner:
             episode_return=jnp.zeros((c.num_envs,)), key=key, update=jnp.zeros((), jnp.int32),
         )
 
-    def env_step(self, runner: RunnerState, acting_params, record: bool = False):
-        """The agent acts with ``acting_params`` in every environment once. Returns the runner and
-        (transition, done, episode return where done, recorded): with ``record``, recorded is what
-        the agent sowed in ``intermediates`` at this step (an analysis reads it), else {}."""
+    def env_step(self, runner: RunnerState, acting_params, record: bool = False, greedy: bool = False):
+        """The agent acts with ``acting_params`` in every environment once (its most probable action
+        if ``greedy``, else sampled). Returns the runner and (transition, done, episode return where
+        done, recorded): with ``record``, recorded is what the agent sowed in ``intermediates`` at this
+        step (an analysis reads it), else {}."""
         key, act_key, env_key = jax.random.split(runner.key, 3)
         inputs = (runner.carry, runner.obs, runner.prev_action, runner.prev_reward, runner.reset)
         if record:
@@ -136,7 +137,7 @@ class ActorCriticLearner:
             recorded = sown.get("intermediates", {})
         else:
             (carry, (logits, value)), recorded = self.agent.apply(acting_params, *inputs), {}
-        action = dist.sample(act_key, logits, self.env.action_dims)
+        action = dist.greedy(logits, self.env.action_dims) if greedy else dist.sample(act_key, logits, self.env.action_dims)
         logp = dist.log_prob(logits, action, self.env.action_dims)
         env_keys = jax.random.split(env_key, self.config.num_envs)
         obs, env_state, reward, done, _ = jax.vmap(self.env.step, (0, 0, 0, None))(env_keys, runner.env_state, action, self.env_params)
@@ -190,16 +191,17 @@ class ActorCriticLearner:
             "episodes": episodes,
         }
 
-    def evaluate(self, params, key, num_steps: int, amnesic: bool = False):
-        """Act with ``params`` (sampling) in fresh environments for ``num_steps`` steps; no learning.
-        Returns (done, episode return where done, reward), each [T, E]. ``amnesic``: the agent's
-        carry (and previous action and reward) is reset before every step, as at an episode start:
-        the same network without memory, to measure how much of its return the memory gives."""
+    def evaluate(self, params, key, num_steps: int, amnesic: bool = False, greedy: bool = False):
+        """Act with ``params`` (sampling; the most probable action if ``greedy``) in fresh
+        environments for ``num_steps`` steps; no learning. Returns (done, episode return where done,
+        reward), each [T, E]. ``amnesic``: the agent's carry (and previous action and reward) is reset
+        before every step, as at an episode start: the same network without memory, to measure how
+        much of its return the memory gives."""
 
         def step(runner, _):
             if amnesic:
                 runner = runner.replace(reset=jnp.ones_like(runner.reset))
-            return self.env_step(runner, params)
+            return self.env_step(runner, params, greedy=greedy)
 
         runner = self.init(key).replace(params=params)
         _, (transitions, done, returns, _) = jax.lax.scan(step, runner, None, num_steps)
@@ -209,7 +211,9 @@ class ActorCriticLearner:
         """One line on what ``evaluate`` returned."""
         done, returns, _ = results
         episodes = np.asarray(returns)[np.asarray(done)]
-        return f"mean return {episodes.mean():.3f} ± {episodes.std():.3f} over {len(episodes)} episodes"
+        error = episodes.std(ddof=1) / np.sqrt(len(episodes)) if len(episodes) > 1 else float("nan")
+        return (f"mean return {episodes.mean():.3f} ± {error:.3f} (standard error of the mean) over {len(episodes)} episodes, "
+                f"their standard deviation {episodes.std():.3f}")
 
     def run(self, runner: RunnerState, num_updates: int):
         """``num_updates`` updates in one ``lax.scan``; metrics are stacked over updates."""

@@ -40,8 +40,6 @@ class ImpalaConfig(RunConfig):
 
     def validate(self):
         super().validate()
-        if self.optimizer not in ("rmsprop", "adam"):
-            raise ValueError(f"optimizer must be 'rmsprop' or 'adam', got {self.optimizer!r}")
-        if not isinstance(self.policy_lag, int) or isinstance(self.policy_lag, bool) or self.policy_lag < 0:
+        if self.policy_lag < 0:  # its type and the optimizer's name: check_types
             raise ValueError(f"policy_lag must be a non-negative integer, got {self.policy_lag!r}")
         return self

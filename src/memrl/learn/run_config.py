@@ -7,9 +7,38 @@ import dataclasses
 import importlib
 import json
 import math
+import types
+import typing
 from typing import ClassVar
 
-from memrl.settings import flag_of
+from memrl.settings import fits, flag_of
+
+
+def is_of_type(value, hint) -> bool:
+    """Whether a setting's ``value`` has the type its field declares: ``settings.fits``'s numbers,
+    strings and names, and ``tuple[T, ...]`` of them and ``dict[str, ...]`` settings by name."""
+    origin = typing.get_origin(hint)
+    if origin in (typing.Union, types.UnionType):
+        return any(is_of_type(value, option) for option in typing.get_args(hint))
+    if origin is tuple:
+        return isinstance(value, tuple) and all(is_of_type(v, typing.get_args(hint)[0]) for v in value)
+    if origin is dict:
+        return isinstance(value, dict) and all(isinstance(k, str) for k in value)
+    return fits(value, hint)
+
+
+def type_name(hint) -> str:
+    """How a message names a field's type: "an integer", "a number or None", "integers", ..."""
+    if isinstance(hint, types.UnionType) or typing.get_origin(hint) is typing.Union:
+        return " or ".join(type_name(option) for option in typing.get_args(hint))
+    names = {type(None): "None", bool: "true or false", int: "an integer", float: "a number", str: "a string"}
+    if typing.get_origin(hint) is typing.Literal:
+        return "one of " + ", ".join(map(repr, typing.get_args(hint)))
+    if hint in names:
+        return names[hint]
+    if typing.get_origin(hint) is tuple:
+        return {int: "integers", str: "strings", float: "numbers"}.get(typing.get_args(hint)[0], "a list")
+    return "settings by name"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -56,6 +85,8 @@ class ConfigRecord:
     final_metric: ClassVar[str] = "episode_return"
     final_label: ClassVar[str] = "final return"
     POSITIVE_INTS: ClassVar[tuple[str, ...]] = ("seeds", "total_steps", "updates_per_chunk")
+    WIDTHS: ClassVar[tuple[str, ...]] = ("head_widths",)
+    """layer sizes: positive integers each"""
     UNIT_INTERVAL: ClassVar[tuple[str, ...]] = ()
     POSITIVE: ClassVar[tuple[str, ...]] = ("lr", "max_grad_norm")
     NON_NEGATIVE: ClassVar[tuple[str, ...]] = ()
@@ -85,11 +116,14 @@ class ConfigRecord:
             except ImportError as err:
                 raise ImportError(f"imports: cannot import {module!r} ({err}); it must be importable where the run trains "
                                   "(installed, or on PYTHONPATH)") from None
+            except Exception as err:  # the user's module itself failed: say so in one line, naming it
+                raise ImportError(f"imports: importing {module!r} raised {type(err).__name__}: {err}") from None
 
     def validate(self):
         """Refuse settings outside what is allowed, naming the field and what is allowed (and, in
         each learner's config, names that nothing registers and settings that clash); returns the
         config."""
+        self.check_types()
         self.check_finite()
         flag = lambda name: f"({flag_of(name)})"  # noqa: E731  the flag the user typed
         for name in self.POSITIVE_INTS:
@@ -107,11 +141,21 @@ class ConfigRecord:
         for name in self.NON_NEGATIVE:
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must be >= 0, got {getattr(self, name)} {flag(name)}")
-        if any(not isinstance(w, int) or w < 1 for w in self.head_widths):
-            raise ValueError(f"head_widths must be positive integers, got {self.head_widths} {flag('head_widths')}")
+        for name in self.WIDTHS:
+            if any(w < 1 for w in getattr(self, name)):
+                raise ValueError(f"{name} must be positive integers, got {' '.join(map(str, getattr(self, name)))} {flag(name)}")
         if self.total_steps < self.steps_per_update:
             raise ValueError(f"total_steps ({self.total_steps}) is less than one update ({self.steps_per_update} {self.step_label})")
         return self
+
+    def check_types(self) -> None:
+        """Refuse a setting of another type than its field's (a config read from an edited
+        config.json, or built in Python with ``lr="1e-3"``), naming the field and its type."""
+        hints = typing.get_type_hints(type(self))
+        for field in dataclasses.fields(self):
+            value = getattr(self, field.name)
+            if not is_of_type(value, hints[field.name]):
+                raise ValueError(f"{field.name} must be {type_name(hints[field.name])}, got {value!r} ({flag_of(field.name)})")
 
     def check_finite(self) -> None:
         """Refuse an infinite or NaN number in any setting, the ``*_args`` dictionaries' included."""
@@ -210,6 +254,7 @@ class RunConfig(ConfigRecord):
     many papers do) instead of a value head on the policy's network"""
 
     POSITIVE_INTS: ClassVar[tuple[str, ...]] = ConfigRecord.POSITIVE_INTS + ("num_envs", "rollout_len")
+    WIDTHS: ClassVar[tuple[str, ...]] = ConfigRecord.WIDTHS + ("encoder_widths", "conv_channels", "conv_kernels", "conv_strides")
     UNIT_INTERVAL: ClassVar[tuple[str, ...]] = ("gamma",)
     NON_NEGATIVE: ClassVar[tuple[str, ...]] = ("policy_coef", "value_coef", "entropy_coef", "reconstruction_coef")
 
@@ -219,11 +264,12 @@ class RunConfig(ConfigRecord):
         from memrl import cores, envs
         from memrl.settings import check_settings
 
+        self.check_types()
         self.import_modules()
         if not envs.ENVS.knows(self.env):
-            raise ValueError(f"unknown env {self.env!r}; known: {envs.ENVS.known()}")
+            raise ValueError(envs.ENVS.unknown(self.env, kind="env"))
         if self.core not in cores.names():
-            raise ValueError(f"unknown core {self.core!r}; known: {', '.join(cores.names())}")
+            raise ValueError(cores.CORES.unknown(self.core))
         check_settings(envs.ENVS, self.env, self.env_args, "--env-args")
         check_settings(cores.CORES, self.core, self.core_args, "--core-args")
         try:

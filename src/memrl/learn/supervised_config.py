@@ -56,11 +56,12 @@ class SupervisedConfig(ConfigRecord):
         from memrl.agents.supervised_models import TASK_MODELS, make_model, model_names, registry_of
         from memrl.settings import check_settings
 
+        self.check_types()
         self.import_modules()
         if self.task not in tasks.names():
-            raise ValueError(f"unknown task {self.task!r}; known: {', '.join(tasks.names())}")
+            raise ValueError(tasks.TASKS.unknown(self.task))
         if self.core not in model_names():
-            raise ValueError(f"unknown core or task model {self.core!r}; known: {', '.join(model_names())}")
+            raise ValueError(TASK_MODELS.unknown(self.core, model_names(), kind="core or task model"))
         if "batch_size" in self.task_args:
             raise ValueError("give the batch size with --batch-size, not in task_args")
         check_settings(tasks.TASKS, self.task, self.task_args, "--task-args")

@@ -8,6 +8,8 @@ process. Only actor-critic runs have environments to split; a supervised run tak
 from __future__ import annotations
 
 import dataclasses
+import math
+import os
 
 import jax
 import numpy as np
@@ -24,6 +26,32 @@ def default_devices(config) -> int:
     if jax.default_backend() == "cpu" or not hasattr(config, "num_envs") or config.num_envs % count:
         return 1
     return count
+
+
+def device_memory() -> int:
+    """Bytes one run may use: the first local accelerator's memory limit, or this machine's RAM on a CPU."""
+    if jax.default_backend() != "cpu":
+        limit = (jax.local_devices()[0].memory_stats() or {}).get("bytes_limit")
+        if limit:
+            return int(limit)
+    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+
+
+def check_fits_memory(state) -> None:
+    """Refuse a run whose state (parameters, optimiser state, environments: ``state`` as
+    ``jax.eval_shape`` gives it) alone exceeds ``device_memory``, before anything is compiled;
+    its activations come on top."""
+    needed = sum(math.prod(leaf.shape) * leaf.dtype.itemsize for leaf in jax.tree.leaves(state))
+    available = device_memory()
+    if needed > available:
+        raise ValueError(f"the run's parameters, optimiser and environment state alone take {needed / 2**30:,.1f} GiB, more than the "
+                         f"{available / 2**30:,.1f} GiB of memory here ({jax.default_backend()}); choose smaller sizes (--core-args, widths)")
+
+
+def check_workers(workers: int | None) -> None:
+    """Refuse a count of worker processes below 1 (None: the default, one per CPU core)."""
+    if workers is not None and (not isinstance(workers, int) or isinstance(workers, bool) or workers < 1):
+        raise ValueError(f"--workers must be a positive integer (processes at once; leave it out for one per CPU core), got {workers!r}")
 
 
 def check_devices(devices: int, config, processes: int = 1) -> None:

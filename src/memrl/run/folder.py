@@ -87,6 +87,11 @@ def resume_training(checkpoint_dir: Path, settings: dict, initial, what: str):
     return initial
 
 
+def is_metric_value(value) -> bool:
+    """A number, or None where an update did not measure the metric."""
+    return value is None or (isinstance(value, (int, float)) and not isinstance(value, bool))
+
+
 @dataclasses.dataclass(frozen=True)
 class RunFolder:
     path: Path
@@ -111,7 +116,9 @@ class RunFolder:
             raise FileNotFoundError(f"{self.path} is not a run folder (no config.json)")
         try:
             record = json.loads(self.config_path.read_text())
-            return config_from_dict(record["learner"], record["config"])
+            config = config_from_dict(record["learner"], record["config"])
+            config.check_types()
+            return config
         except (ValueError, KeyError, TypeError) as err:  # JSONDecodeError is a ValueError
             raise ValueError(f"{self.config_path} is not a readable memrl run config (cut short, edited, or from another version): {err!r}") from None
 
@@ -143,7 +150,12 @@ class RunFolder:
     def checkpoint_update(self, seed: int) -> int:
         """The updates ``seed``'s checkpoint holds (0 without one), read without building its model."""
         path = self.checkpoint_path(seed)
-        return int(serialization.msgpack_restore(path.read_bytes())["update"]) if path.exists() else 0
+        if not path.exists():
+            return 0
+        try:
+            return int(serialization.msgpack_restore(path.read_bytes())["update"])
+        except (ValueError, KeyError, TypeError) as err:  # a cut or foreign file: msgpack raises ValueErrors
+            raise ConfigMismatch(f"checkpoint {path} is unreadable ({err!r}): remove it to train seed {seed} from the start") from None
 
     def append_metrics(self, seed: int, rows: list[dict]) -> None:
         self.seed_dir(seed).mkdir(parents=True, exist_ok=True)
@@ -174,6 +186,8 @@ class RunFolder:
                 row, why = None, f"not JSON: {err.msg}"
             else:
                 why = "not an object of metrics"
+                if isinstance(row, dict) and (named := [k for k, v in row.items() if not is_metric_value(v)]):
+                    row, why = None, f"{named[0]!r} is {row[named[0]]!r}, not a number"
             if not isinstance(row, dict):
                 raise ValueError(f"{path} line {number} is not a metrics row ({why}): {line[:80]!r}; the file was edited or "
                                  "is not memrl's: remove that line (or the run folder) and run again")

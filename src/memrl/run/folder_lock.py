@@ -40,8 +40,11 @@ def writing(folder: Path | str, what: str | None = None) -> Iterator[None]:
     if folder in _HELD:
         yield
         return
-    folder.mkdir(parents=True, exist_ok=True)
-    fd = os.open(folder / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        fd = os.open(folder / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as err:  # e.g. EPERM under /sys, which os.access lets root pass
+        raise ValueError(f"{folder} cannot be made or written: {err.strerror}") from None
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
@@ -63,11 +66,43 @@ def command_line() -> str:
     return " ".join(["memrl", *sys.argv[1:]]) if sys.argv else "memrl"
 
 
-def check_output_folder(path: Path, flag: str = "--out") -> None:
+MARKERS = {"run": "config.json", "experiment": "experiment.json"}
+"""the file that makes a folder a memrl run folder or an experiment folder"""
+
+
+def is_memrl_run(path: Path) -> bool:
+    """Whether ``path`` holds a memrl run (a config.json with a learner and its config)."""
+    import json
+
+    try:
+        record = json.loads((path / MARKERS["run"]).read_text())
+    except (OSError, ValueError):
+        return False
+    return isinstance(record, dict) and {"learner", "config"} <= record.keys()
+
+
+def check_output_folder(path: Path, flag: str = "--out", holds: str | None = None) -> None:
     """Refuse an output folder that cannot be one before anything is built: the current directory
-    (an empty ``--out``), an existing file, a path under a file, or a place this user cannot write."""
-    if str(path) in ("", "."):
-        raise ValueError(f"{flag} must name a folder for the run's files, not the current directory")
+    (an empty ``--out``, or its own path), an existing file, a path under a file, a place this user
+    cannot write; and, where it ``holds`` a "run" or an "experiment", a folder inside a run folder
+    or an existing folder with other files than that one's (``MARKERS``; lock files aside)."""
+    if str(path) in ("", ".") or path.resolve() == Path.cwd().resolve():
+        raise ValueError(f"{flag} must name a folder for the output's files, not the current directory")
+    if holds is None:
+        return check_writable(path, flag)
+    inside = next((parent for parent in path.resolve().parents if is_memrl_run(parent)), None)
+    if inside is not None:
+        raise ValueError(f"{flag} {path} lies inside the run folder {inside}; choose a folder outside it")
+    if path.is_dir() and not (path / MARKERS[holds]).is_file():
+        others = sorted(str(f.relative_to(path)) for f in path.rglob("*") if f.is_file() and f.name != LOCK_NAME)
+        if others:
+            shown = ", ".join(others[:3]) + (f" and {len(others) - 3} more" if len(others) > 3 else "")
+            raise ValueError(f"{flag} {path} holds files that are not a memrl {holds}'s ({shown}); choose a new or empty folder")
+    check_writable(path, flag)
+
+
+def check_writable(path: Path, flag: str) -> None:
+    """Refuse an existing file, a path under a file, or a place this user cannot write."""
     if path.exists() and not path.is_dir():
         raise ValueError(f"{flag} {path} is a file, not a folder; choose another {flag}")
     existing = next(p for p in [path, *path.absolute().parents] if p.exists())

@@ -28,6 +28,7 @@ from memrl.run.folder_lock import held_descriptors
 from memrl.run.hosts import Hosts, owns_folder, to_host
 from memrl.run.interrupts import raise_if_requested
 from memrl.run.tensorboard import open_writer, write_rows
+from memrl.run.wandb_export import log_rows, open_live_run
 
 
 @dataclasses.dataclass(frozen=True)
@@ -75,15 +76,16 @@ def _rows(metrics: dict, index: int, wall_time: float) -> list[dict]:
 
 def train_seeds(
     config: ConfigRecord, folder: RunFolder, seeds: Sequence[int], on_chunk: Callable[[int], None] | None = None, tensorboard: bool = False,
-    devices: int = 1,
+    devices: int = 1, wandb: bool = False,
 ):
     """Train ``seeds`` of ``config`` (vmapped together; their environments split over ``devices``
     local devices of every process of the run), resuming from their checkpoints, writing metrics
-    (and, with ``tensorboard``, TensorBoard scalars) and a checkpoint after every chunk: process 0
+    (and, with ``tensorboard``, TensorBoard scalars; with ``wandb``, a W&B run per seed) and a checkpoint after every chunk: process 0
     writes, the others train their share. ``on_chunk(steps_done_per_seed)`` reports."""
     check_devices(devices, config, jax.process_count())
     owner = owns_folder()
     writers = {seed: open_writer(folder.seed_dir(seed)) for seed in seeds} if tensorboard and owner else {}
+    live = {seed: open_live_run(folder, config, seed) for seed in seeds} if wandb and owner else {}
     trainer = learner_for(config)
     template = trainer.init(jax.random.PRNGKey(0))
     runners = []
@@ -107,25 +109,30 @@ def train_seeds(
     try:
         while done < config.num_updates:
             n = min(config.updates_per_chunk, config.num_updates - done)
+            chunk_start = time.time()
             if n not in compiled:
                 compiled[n] = jax.jit(jax.vmap(lambda r, n=n: trainer.run(r, n)))
             batched, metrics = compiled[n](batched)
             metrics = to_host(metrics)
             check_finite_losses(metrics, seeds, done)
             done += n
-            elapsed = time.time() - start
+            elapsed, chunk_time = time.time() - start, time.time() - chunk_start
             host = to_host(batched)  # with several processes a collective: every process takes part
             for i, seed in enumerate(seeds if owner else ()):
                 rows = _rows(metrics, i, elapsed)
                 folder.append_metrics(seed, rows)
                 if writers:
-                    write_rows(writers[seed], rows, done - n + 1, config.steps_per_update)
+                    write_rows(writers[seed], rows, done - n + 1, config.steps_per_update, n * config.steps_per_update / chunk_time)
+                if live:
+                    log_rows(live[seed], rows, done - n + 1, config.steps_per_update)
                 folder.save_checkpoint(seed, jax.tree.map(lambda x: x[i], host))
             if on_chunk:
                 on_chunk(done * config.steps_per_update)
     finally:  # a writer's last events reach its file only when it closes
         for writer in writers.values():
             writer.close()
+        for run in live.values():
+            run.finish()
 
 
 def jobs_for(run_dirs: Sequence[Path], configs: Sequence[ConfigRecord], on_cpu: bool, workers: int = 1) -> list[Job]:
@@ -142,10 +149,17 @@ def jobs_for(run_dirs: Sequence[Path], configs: Sequence[ConfigRecord], on_cpu: 
     return jobs
 
 
+NO_SPACE = "o space left on device"
+"""what a full disk's OSError says (strerror "No space left on device")"""
+RESUME_AFTER_FULL_DISK = "the checkpoints are whole (each written atomically): free some space and run the same command again to resume"
+
+
 def failure_reason(log: Path) -> str:
     """The end of a failed worker's log; where the log is empty (nothing could be written), the
     free space of its file system, the likeliest reason."""
     tail = log.read_text(errors="replace")[-3000:].strip() if log.exists() else ""
+    if NO_SPACE in tail:
+        return f"{tail.splitlines()[-1]}; {RESUME_AFTER_FULL_DISK}"
     if tail:
         return "\n" + tail
     free = shutil.disk_usage(log.parent).free
@@ -154,7 +168,7 @@ def failure_reason(log: Path) -> str:
 
 def run_jobs(
     jobs: Sequence[Job], workers: int, pin: bool = True, on_progress: Callable[[], None] | None = None, poll: float = 1.0,
-    tensorboard: bool = False, devices: int = 1, hosts: Hosts = Hosts(),
+    tensorboard: bool = False, devices: int = 1, hosts: Hosts = Hosts(), wandb: bool = False,
 ) -> None:
     """Run jobs, at most ``workers`` at once, each in its own process (pinned to one core if ``pin``;
     logging TensorBoard scalars if ``tensorboard``; on ``devices`` local devices; joining the
@@ -172,7 +186,7 @@ def run_jobs(
                     log = job.run_dir / (f"worker_seeds_{'_'.join(map(str, job.seeds))}.log" if job.seeds else f"worker_process_{hosts.process_id}.log")
                     seeds = ",".join(map(str, job.seeds))
                     cmd = [sys.executable, "-m", "memrl.run.worker", str(job.run_dir), seeds, str(core if pin else -1)]
-                    cmd += [f"devices={devices}"] + (["tensorboard"] if tensorboard else [])
+                    cmd += [f"devices={devices}"] + (["tensorboard"] if tensorboard else []) + (["wandb"] if wandb else [])
                     cmd += [hosts.option()] if hosts.several else []
                     with log.open("w") as f:
                         proc = subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT, pass_fds=held_descriptors())

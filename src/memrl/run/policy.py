@@ -57,6 +57,8 @@ class Policy:
         self.params = params
         self.action_dims = self.learner.env.action_dims
         self._act = jax.jit(self._step, static_argnames="greedy")
+        self._key = jax.random.PRNGKey(0)  # predict's sampling key sequence
+        self._state_shapes: dict[int, Any] = {}
 
     def initial_state(self, batch_size: int) -> PolicyState:
         """The state before the first step of ``batch_size`` environments."""
@@ -68,7 +70,7 @@ class Policy:
         reward of the previous step (needed where the agent reads it). Returns (action, state):
         action [B] int for environments with one discrete action ([B, components] otherwise), the
         most probable one if ``greedy``, else sampled with ``key``."""
-        batch = np.shape(episode_start)[0]
+        batch = self.check_inputs(obs, state, episode_start, reward)
         if not greedy and key is None:
             raise ValueError("act(greedy=False) samples its actions: give it a key (jax.random.PRNGKey)")
         if reward is None:
@@ -78,6 +80,67 @@ class Policy:
         key = jax.random.PRNGKey(0) if key is None else key
         action, state = self._act(self.params, obs, state, jnp.asarray(episode_start, bool), jnp.asarray(reward, jnp.float32), key, greedy=greedy)
         return (action[:, 0] if len(self.action_dims) == 1 else action), state
+
+    def predict(self, observation, state: PolicyState | None = None, episode_start=None, deterministic: bool = False, reward=None):
+        """stable-baselines3's ``predict``: (action, state) for one observation or a batch of them.
+        ``state`` None starts fresh (every environment at an episode start); ``episode_start`` [B]
+        or one bool (default: True with a fresh state, else False); sampled actions draw from the
+        policy's own key sequence unless ``deterministic``. One unbatched observation gives one
+        action (an int for one discrete action) and a state of batch size 1."""
+        single = self.is_single(observation)
+        batched = jax.tree.map(lambda x: np.asarray(x)[None], observation) if single else observation
+        batch = 1 if single else len(jax.tree.leaves(batched)[0])
+        if state is None:
+            state, default_start = self.initial_state(batch), True
+        else:
+            default_start = False
+        start = np.broadcast_to(np.asarray(default_start if episode_start is None else episode_start, bool), (batch,))
+        reward = None if reward is None else np.broadcast_to(np.asarray(reward, np.float32), (batch,))
+        key = None
+        if not deterministic:
+            self._key, key = jax.random.split(self._key)
+        action, state = self.act(batched, state, start, greedy=deterministic, key=key, reward=reward)
+        return (np.asarray(action)[0] if single else np.asarray(action)), state
+
+    def is_single(self, observation) -> bool:
+        """Whether ``observation`` is one environment's (no batch axis): its first part has exactly
+        the environment's observation shape."""
+        expected = self.learner.env.observation_shape
+        first_expected = next(iter(expected.values())) if isinstance(expected, dict) else expected
+        first_given = next(iter(observation.values())) if isinstance(observation, dict) else observation
+        return np.shape(first_given) == tuple(first_expected)
+
+    def check_inputs(self, obs, state: PolicyState, episode_start, reward) -> int:
+        """The batch size B of one step's inputs, refusing inputs of other shapes than the run's
+        environment gives (named with the shape expected), a state of another batch size or of
+        another policy, and observations that are not finite."""
+        start = np.shape(episode_start)
+        if len(start) != 1:
+            raise ValueError(f"episode_start must have shape [B] (one flag per environment), got shape {start}")
+        batch = start[0]
+        shapes = lambda tree: jax.tree.map(lambda x: tuple(np.shape(x)), tree)  # noqa: E731
+        if batch not in self._state_shapes:  # traced once per batch size
+            self._state_shapes[batch] = shapes(jax.eval_shape(lambda: self.initial_state(batch)))
+        if not isinstance(state, PolicyState) or shapes(state) != self._state_shapes[batch]:
+            held = np.shape(state.prev_action)[0] if isinstance(state, PolicyState) else None
+            why = f"it holds {held} environments, episode_start {batch}" if held not in (None, batch) else "it is another policy's or core's"
+            raise ValueError(f"state does not fit this step: {why}; make it with this policy's initial_state(batch_size={batch})")
+        expected = self.learner.env.observation_shape
+        parts = expected.items() if isinstance(expected, dict) else [(None, expected)]
+        given = obs if isinstance(expected, dict) else {None: obs}
+        if isinstance(expected, dict) and (not isinstance(obs, dict) or set(obs) != set(expected)):
+            raise ValueError(f"obs must be a dict of the parts {sorted(expected)}, got {sorted(obs) if isinstance(obs, dict) else type(obs).__name__}")
+        for name, shape in parts:
+            part = np.asarray(given[name])
+            where = "obs" if name is None else f"obs[{name!r}]"
+            if part.shape != (batch, *shape):
+                raise ValueError(f"{where} must have shape {(batch, *shape)} ([B, *observation shape] for B = {batch} environments), got "
+                                 f"{part.shape}" + ("; add a batch axis (obs[None]) for one environment" if part.shape == tuple(shape) else ""))
+            if np.issubdtype(part.dtype, np.floating) and not np.isfinite(part).all():
+                raise ValueError(f"{where} holds NaN or infinite values: the agent cannot act on them")
+        if reward is not None and np.shape(reward) != (batch,):
+            raise ValueError(f"reward must have shape [B] = ({batch},) (the previous step's reward per environment), got {np.shape(reward)}")
+        return batch
 
     def _step(self, params, obs, state: PolicyState, episode_start, reward, key, greedy: bool):
         carry, (logits, _) = self.learner.agent.apply(params, state.carry, obs, state.prev_action, reward, episode_start)

@@ -14,6 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import jax
+import numpy as np
 
 from memrl.learn.learners import learner_for
 from memrl.run.final_agents import seed_params
@@ -40,7 +41,21 @@ class Predictor:
 
     def logits(self, inputs) -> jax.Array:
         """[T, B, classes or bits]: the model's outputs for time-major ``inputs``."""
+        self.check_inputs(inputs)
         return self._logits(self.params, inputs)
+
+    def check_inputs(self, inputs) -> None:
+        """Refuse inputs unlike the task's: another structure, rank, feature shape or kind of number
+        (token ids against vectors), named with what the task gives ([T, B, ...]; T and B free)."""
+        expected = jax.eval_shape(lambda: self.held_out_batch(1)).inputs
+        if jax.tree.structure(inputs) != jax.tree.structure(expected):
+            raise ValueError(f"inputs must be structured as the task's, {jax.tree.structure(expected)}, got {jax.tree.structure(inputs)}")
+        for given, wanted in zip(jax.tree.leaves(inputs), jax.tree.leaves(expected)):
+            shape, kind = np.shape(given), np.asarray(given).dtype.kind
+            feature = "x".join(map(str, wanted.shape[2:]))
+            described = f"[T, B{', ' + feature if feature else ''}] {'token ids' if wanted.dtype.kind in 'iu' else 'numbers'}"
+            if len(shape) != len(wanted.shape) or shape[2:] != wanted.shape[2:] or (kind in "iu") != (wanted.dtype.kind in "iu"):
+                raise ValueError(f"inputs must be time-major {described} (the task's), got shape {shape} of {np.asarray(given).dtype}")
 
     def predict(self, inputs) -> jax.Array:
         """The predicted class [T, B] (argmax), or for bit tasks every bit [T, B, bits] (logit > 0)."""

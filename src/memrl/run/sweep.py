@@ -78,6 +78,10 @@ class SweepSpec:
             kind, arg = next(iter(values.items()))
             if kind in ("grid", "choice") and (not isinstance(arg, list) or not arg):
                 raise ValueError(f"space field {field!r}: {kind} takes a non-empty list of values, got {arg!r}")
+            words = [a for a in arg if isinstance(a, str)] if isinstance(arg, list) else []
+            if kind in ("uniform", "loguniform", "randint") and words:
+                raise ValueError(f"space field {field!r}: {kind} takes two numbers [low, high], got the string {words[0]!r}"
+                                 + (" (YAML reads 1e-4 as a string: write 1.0e-4)" if is_number_text(words[0]) else ""))
             if kind in ("uniform", "loguniform", "randint") and (not isinstance(arg, list) or len(arg) != 2 or not arg[0] < arg[1]):
                 raise ValueError(f"space field {field!r}: {kind} takes [low, high] with low < high, got {arg!r}")
             if kind == "loguniform" and arg[0] <= 0:
@@ -96,6 +100,15 @@ class SweepSpec:
             for value in arg if kind != "randint" else arg[:1]:
                 trial_config(self, {**examples, field: value})
         object.__setattr__(self, "metric", self.metric or trial_config(self, examples).final_metric)
+
+
+def is_number_text(text: str) -> bool:
+    """Whether ``text`` spells a number (as "1e-4" does, which YAML 1.1 reads as a string)."""
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 def load_spec(path: Path) -> SweepSpec:

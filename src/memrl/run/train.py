@@ -15,13 +15,14 @@ from memrl.console import console
 from memrl.learn.learners import learner_for
 from memrl.learn.run_config import ConfigRecord
 from memrl.run.curves import save_curves
-from memrl.run.devices import check_devices, default_devices
+from memrl.run.devices import check_devices, check_fits_memory, check_workers, default_devices
 from memrl.run.folder import RunFolder
 from memrl.run.folder_lock import check_output_folder, writing
 from memrl.run.hosts import Hosts
 from memrl.run.launch import Job, jobs_for, run_jobs
 from memrl.run.progress import TrainingProgress
 from memrl.run.tensorboard import require_tensorboard, write_figure
+from memrl.run.wandb_export import require_wandb
 
 
 def default_workers() -> int:
@@ -44,12 +45,27 @@ def saved_updates(folders: list[RunFolder]) -> str:
     return "; ".join(parts)
 
 
-def train_folders(folders: list[RunFolder], workers: int | None = None, tensorboard: bool = False, devices: int = 1, hosts: Hosts = Hosts()) -> float:
+def announce_discarded_rows(folders: list[RunFolder]) -> None:
+    """Say which seeds' metrics hold more updates than their checkpoints (a checkpoint deleted, or
+    a kill between the two writes): training goes on from the checkpoint and drops those rows.
+    Refuses an unreadable checkpoint (``checkpoint_update``) before any worker starts."""
+    for folder in folders:
+        for seed in folder.load_config().seed_list():
+            saved, rows = folder.checkpoint_update(seed), len(folder.read_metrics(seed))
+            if rows > saved:
+                start = "has no checkpoint: it starts over" if saved == 0 else f"has a checkpoint at update {saved}: it goes on from there"
+                console.print(f"[yellow]seed {seed} of {folder.path} {start}, and drops the {rows - saved} metrics rows after it[/]")
+
+
+def train_folders(folders: list[RunFolder], workers: int | None = None, tensorboard: bool = False, devices: int = 1, hosts: Hosts = Hosts(),
+                  wandb: bool = False) -> float:
     """Train every seed of every folder (already prepared, by process 0 of ``hosts``) on ``devices``
-    local devices, logging TensorBoard scalars too if ``tensorboard``; returns the wall time in
+    local devices, logging TensorBoard scalars too if ``tensorboard`` and W&B runs if ``wandb``; returns the wall time in
     seconds. Ctrl-C raises ``RunInterrupted``, whose message says where the checkpoints stand. A
     process of several trains all seeds of its one folder in one worker, unpinned."""
     on_cpu = jax.default_backend() == "cpu"
+    if hosts.owns_folder:
+        announce_discarded_rows(folders)
     workers = workers or default_workers()
     if hosts.several:
         jobs, workers, pin = [Job(f.path, ()) for f in folders], 1, False  # the worker reads the seeds once the folder is there
@@ -60,7 +76,8 @@ def train_folders(folders: list[RunFolder], workers: int | None = None, tensorbo
     progress = TrainingProgress(folders) if hosts.owns_folder else None  # the others may start before the folder exists
     try:
         with progress or contextlib.nullcontext():
-            run_jobs(jobs, workers, pin=pin, on_progress=progress and progress.update, tensorboard=tensorboard, devices=devices, hosts=hosts)
+            run_jobs(jobs, workers, pin=pin, on_progress=progress and progress.update, tensorboard=tensorboard, devices=devices, hosts=hosts,
+                     wandb=wandb)
     except KeyboardInterrupt:
         if not hosts.owns_folder:
             raise
@@ -70,26 +87,31 @@ def train_folders(folders: list[RunFolder], workers: int | None = None, tensorbo
 
 def train_run(
     config: ConfigRecord, out: Path | str, workers: int | None = None, tensorboard: bool = False, devices: int | None = None, hosts: Hosts = Hosts(),
+    wandb: bool = False,
 ) -> dict | None:
     """Train (or resume) the run of ``config`` in ``out`` on ``devices`` local devices (default:
     ``default_devices``) of each of ``hosts``' processes, with TensorBoard scalars if
-    ``tensorboard``; write its summary and curve; return the summary (None on processes other
+    ``tensorboard`` and W&B runs if ``wandb``; write its summary and curve; return the summary (None on processes other
     than 0, which write nothing). Every setting is checked before the folder is made; process 0
     then holds ``out``'s writer lock throughout."""
     config.validate()
+    check_workers(workers)
     devices = default_devices(config) if devices is None else devices
     check_devices(devices, config, hosts.num_processes)
     if tensorboard:
         require_tensorboard()
+    if wandb:
+        require_wandb()
     # Traced, not run: settings that only clash once shapes meet (a core's width against its input)
     # are refused here with their message, before a folder or a worker exists.
-    jax.eval_shape(learner_for(config).init, jax.random.PRNGKey(0))
-    check_output_folder(Path(out))
+    check_fits_memory(jax.eval_shape(learner_for(config).init, jax.random.PRNGKey(0)))
+    check_output_folder(Path(out), holds="run")
     with writing(out) if hosts.owns_folder else contextlib.nullcontext():
-        return _train_prepared(config, RunFolder(Path(out)), workers, tensorboard, devices, hosts)
+        return _train_prepared(config, RunFolder(Path(out)), workers, tensorboard, devices, hosts, wandb)
 
 
-def _train_prepared(config: ConfigRecord, folder: RunFolder, workers: int | None, tensorboard: bool, devices: int, hosts: Hosts) -> dict | None:
+def _train_prepared(config: ConfigRecord, folder: RunFolder, workers: int | None, tensorboard: bool, devices: int, hosts: Hosts,
+                    wandb: bool) -> dict | None:
     if hosts.owns_folder:
         folder.prepare(config)
         console.print(
@@ -98,13 +120,13 @@ def _train_prepared(config: ConfigRecord, folder: RunFolder, workers: int | None
         )
         if note := config.rounding_note():
             console.print(note)
-    wall = train_folders([folder], workers, tensorboard, devices, hosts)
+    wall = train_folders([folder], workers, tensorboard, devices, hosts, wandb)
     if not hosts.owns_folder:
         return None
     summary = folder.write_summary(config)
     save_curves(folder.path / "curve.png", {config.trained_on: {config.core: folder}})
     if tensorboard:
-        write_figure(folder.path / "tensorboard", "curves", folder.path / "curve.png", config.num_updates)
+        write_figure(folder.path / "tensorboard", "curves", folder.path / "curve.png", config.num_updates * config.steps_per_update)
     finals = {s: v["final"] for s, v in summary["seeds"].items()}
     error = summary["final_standard_error"]
     noise = "" if error is None else f", standard error {error:.3f} over {summary['final_episodes']} episodes"

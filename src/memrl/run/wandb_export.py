@@ -1,7 +1,10 @@
-"""Weights & Biases export of run folders (``memrl wandb RUN...``; optional: ``pip install "memrl[wandb]"``).
+"""Weights & Biases logging: export of run folders (``memrl wandb RUN...``) and, with ``--wandb``, of a
+run's metrics as it trains (each chunk's rows, offline unless ``WANDB_MODE=online``); optional:
+``pip install "memrl[wandb]"``.
 
 Each seed of each run folder becomes one W&B run: the folder's config as its config (with the
-learner), every row of ``metrics.jsonl`` logged at its update number (unmeasured values left out),
+learner), every row of ``metrics.jsonl`` logged at the steps done after its update (environment
+steps, or sequences for a supervised run; unmeasured values left out),
 and the folder's ``curves.png``, if there is one, as the image ``curves``. Runs of one folder share
 a W&B group named after the folder. Offline by default: W&B writes the runs under ``RUN/wandb/`` and
 ``wandb sync RUN/wandb/offline-run-*`` uploads them later; ``online`` uploads at once (after
@@ -11,6 +14,7 @@ gets a new run holding everything up to then."""
 from __future__ import annotations
 
 import dataclasses
+import os
 from pathlib import Path
 
 from memrl.console import console
@@ -22,8 +26,17 @@ def require_wandb():
     try:
         import wandb
     except ImportError:
-        raise ImportError('memrl wandb needs the wandb package: pip install "memrl[wandb]"') from None
+        raise ImportError('memrl wandb and --wandb need the wandb package: pip install "memrl[wandb]"') from None
     return wandb
+
+
+def open_live_run(folder: RunFolder, config, seed: int):
+    """The W&B run that ``--wandb`` logs ``seed`` of ``folder`` to as it trains: project
+    ``WANDB_PROJECT`` (default memrl), entity ``WANDB_ENTITY``, offline (under the run folder, for
+    ``wandb sync``) unless ``WANDB_MODE`` says otherwise (online, after ``wandb login``). A resumed
+    run logs to a new W&B run, from the update after its checkpoint."""
+    return open_run(require_wandb(), folder, config, seed, os.environ.get("WANDB_PROJECT", "memrl"), os.environ.get("WANDB_ENTITY"),
+                    os.environ.get("WANDB_MODE", "offline"))
 
 
 def run_folders(paths: list[Path]) -> list[RunFolder]:
@@ -41,28 +54,38 @@ def run_folders(paths: list[Path]) -> list[RunFolder]:
     return folders
 
 
+def open_run(wandb, folder: RunFolder, config, seed: int, project: str, entity: str | None, mode: str):
+    """The W&B run of ``seed`` of ``folder`` (named RUN/seed_S, grouped by folder, the config with
+    its learner and seed), writing under the folder."""
+    return wandb.init(
+        project=project, entity=entity, mode=mode, dir=str(folder.path), name=f"{folder.path.name}/seed_{seed}", group=str(folder.path),
+        config={"learner": config.learner, **dataclasses.asdict(config), "seed": seed},
+        settings=wandb.Settings(quiet=True, console="off"),
+    )
+
+
+def log_rows(run, rows: list[dict], first_update: int, steps_per_update: int) -> None:
+    """``rows`` (one per update from ``first_update`` on, counted from 1) at the steps done after
+    each update; unmeasured (None) values are left out."""
+    for update, row in enumerate(rows, first_update):
+        run.log({key: value for key, value in row.items() if value is not None}, step=update * steps_per_update)
+
+
 def export_folder(wandb, folder: RunFolder, project: str, entity: str | None, mode: str) -> list[str]:
     """One W&B run per seed of ``folder`` that has metrics; returns the W&B run names."""
     config = folder.load_config()  # refuses a config that is not memrl's, naming the file
-    settings = {"learner": config.learner, **dataclasses.asdict(config)}
     curves = folder.path / "curves.png"
     names = []
     for seed in config.seed_list():
         rows = folder.read_metrics(seed)
         if not rows:
             continue
-        name = f"{folder.path.name}/seed_{seed}"
-        run = wandb.init(
-            project=project, entity=entity, mode=mode, dir=str(folder.path), name=name, group=str(folder.path),
-            config={**settings, "seed": seed},
-            settings=wandb.Settings(quiet=True, console="off"),
-        )
-        for update, row in enumerate(rows, 1):
-            run.log({key: value for key, value in row.items() if value is not None}, step=update)
+        run = open_run(wandb, folder, config, seed, project, entity, mode)
+        log_rows(run, rows, 1, config.steps_per_update)
         if curves.exists():
-            run.log({"curves": wandb.Image(str(curves))}, step=len(rows))
+            run.log({"curves": wandb.Image(str(curves))}, step=len(rows) * config.steps_per_update)
         run.finish()
-        names.append(name)
+        names.append(f"{folder.path.name}/seed_{seed}")
     return names
 
 

@@ -1,4 +1,4 @@
-"""Worker process of ``launch.run_jobs``: ``python -m memrl.run.worker RUN_DIR SEEDS CORE [devices=N] [tensorboard]
+"""Worker process of ``launch.run_jobs``: ``python -m memrl.run.worker RUN_DIR SEEDS CORE [devices=N] [tensorboard] [wandb]
 [hosts=COORDINATOR,PROCESSES,ID]``.
 
 It pins itself to CORE (unless -1) and turns on JAX's disk compilation cache before JAX starts, so
@@ -9,6 +9,7 @@ With ``hosts=``, it first joins the run's other processes (``hosts.py``); SEEDS 
 of the run's seeds), read from the folder, which process 0 has prepared by the time all have joined.
 """
 
+import errno
 import os
 import sys
 from pathlib import Path
@@ -34,9 +35,14 @@ def main(run_dir: str, seeds: str, core: str, *options: str) -> None:
     config = folder.load_config()
     seeds = [int(s) for s in seeds.split(",")] if seeds else config.seed_list()
     try:
-        train_seeds(config, folder, seeds, tensorboard="tensorboard" in options, devices=int(settings.get("devices", 1)))
+        train_seeds(config, folder, seeds, tensorboard="tensorboard" in options, devices=int(settings.get("devices", 1)), wandb="wandb" in options)
     except FloatingPointError as err:  # a diverged run: the message says all (the launcher shows this log's end)
         print(err, file=sys.stderr)
+        raise SystemExit(1) from None
+    except OSError as err:
+        if err.errno != errno.ENOSPC:
+            raise
+        print(f"no space left on device (writing {err.filename or run_dir})", file=sys.stderr)
         raise SystemExit(1) from None
 
 
