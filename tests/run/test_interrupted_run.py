@@ -1,6 +1,8 @@
 """Ctrl-C during training: one line that says where the checkpoints stand and the command that
 resumes them, and exit status 130 (``tests/test_cli.py`` shows that the command resumes)."""
 
+import dataclasses
+
 import pytest
 
 from memrl.cli import main
@@ -27,6 +29,7 @@ def test_ctrl_c_says_where_the_run_is_saved_and_how_to_resume(tmp_path, monkeypa
 
     monkeypatch.setattr(train, "run_jobs", interrupted)
     out.joinpath("config.json").unlink()  # the command's run is the 32-sequence one: 8 updates
+    folder.prepare(dataclasses.replace(config, total_steps=32))
     with pytest.raises(SystemExit) as exit_info:
         main(args)
     err = capsys.readouterr().err.strip().splitlines()
