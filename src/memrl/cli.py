@@ -196,6 +196,8 @@ def evaluate(
     for flag, given in (("--amnesic", amnesic), ("--deterministic", deterministic)):
         if given and not hasattr(config, "env_args"):
             raise ValueError(f"{flag} applies to actor-critic runs; {run} is a {config.learner} run on a sequence task")
+    if not any(folder.checkpoint_path(s).exists() for s in config.seed_list()):
+        raise FileNotFoundError(f"{run} has no checkpoint yet (no seed has trained a whole chunk of updates): nothing to evaluate")
     template = learner_for(config).init(jax.random.PRNGKey(0))
     evaluator = learner_for(evaluation_config(config, env_args, task_args, core_args))
     changed = env_args | task_args | core_args
@@ -211,8 +213,6 @@ def evaluate(
     settings = f" ({'; '.join(notes)})" if notes else ""
     acting = dict(amnesic=amnesic, greedy=deterministic) if hasattr(config, "env_args") else {}
     evaluate_fn = jax.jit(functools.partial(evaluator.evaluate, **acting), static_argnums=2)
-    if not any(folder.checkpoint_path(s).exists() for s in config.seed_list()):
-        raise FileNotFoundError(f"{run} has no checkpoint yet (no seed has trained a whole chunk of updates): nothing to evaluate")
     for s in config.seed_list():
         runner = folder.load_checkpoint(s, template)
         if runner is None:
