@@ -417,12 +417,19 @@ def show_literals_plainly() -> None:
     module, wrapped here (tests/test_cli.py checks that no help page shows a double backtick)."""
     from tyro import _docstrings
 
+    def plainly(read):
+        @functools.wraps(read)
+        def plain(*args, **kwargs):
+            text = read(*args, **kwargs)
+            return text.replace("``", "") if text else text
+
+        plain.plain = True
+        return plain
+
     for name in ("get_field_docstring", "get_callable_description"):
         read = getattr(_docstrings, name)
         if not getattr(read, "plain", False):
-            plain = functools.wraps(read)(lambda *args, _read=read, **kwargs: (lambda text: text.replace("``", "") if text else text)(_read(*args, **kwargs)))
-            plain.plain = True
-            setattr(_docstrings, name, plain)
+            setattr(_docstrings, name, plainly(read))
 
 
 def main(argv: list[str] | None = None) -> None:
