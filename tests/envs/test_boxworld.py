@@ -172,7 +172,8 @@ def test_generated_levels_follow_the_papers_recipe():
         (dict(min_path=0), "1 <= min_path"),
         (dict(max_distractors=6), "max_distractors must lie in"),
         (dict(viewport=4), "viewport must be an odd number"),
-        (dict(max_steps=0), "max_steps must be >= 1"),
+        (dict(max_steps=0), "max_steps must be >= 2 \\* min_path \\+ 1 = 3, got 0"),
+        (dict(min_path=2, max_steps=4), "max_steps must be >= 2 \\* min_path \\+ 1 = 5, got 4: no level could be solved"),
     ],
 )
 def test_bad_settings_are_refused(settings, message):

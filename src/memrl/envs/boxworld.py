@@ -118,8 +118,9 @@ class BoxWorld(Environment):
             raise ValueError(f"need 1 <= min_path <= max_path <= path_capacity ({self.path_capacity}), got min_path {p.min_path}, max_path {p.max_path}")
         if not 0 <= p.max_distractors <= self.distractor_capacity:
             raise ValueError(f"max_distractors must lie in 0..distractor_capacity ({self.distractor_capacity}), got {p.max_distractors}")
-        if p.max_steps < 1:
-            raise ValueError(f"max_steps must be >= 1, got {p.max_steps}")
+        if p.max_steps < 2 * p.min_path + 1:
+            raise ValueError(f"max_steps must be >= 2 * min_path + 1 = {2 * p.min_path + 1}, got {p.max_steps}: no level could be solved "
+                             f"(the first key, then each of min_path boxes takes a step to open and one onto the key it held)")
 
     @property
     def default_params(self) -> BoxWorldParams:

@@ -72,8 +72,8 @@ class GraphNav(Environment):
             raise ValueError(f"observation must be one of {OBSERVATIONS}, got {self.observation!r}")
         if self.image_size < 8:
             raise ValueError(f"image_size must be >= 8 pixels, got {self.image_size}")
-        if self.params.max_steps < 1:
-            raise ValueError(f"max_steps must be >= 1 (steps per episode), got {self.params.max_steps}")
+        if self.params.max_steps < 2:
+            raise ValueError(f"max_steps must be >= 2 (steps per episode; the goal is never the start state, so a reward takes a move and a collect), got {self.params.max_steps}")
 
     @functools.cached_property
     def bank(self) -> GraphBank:

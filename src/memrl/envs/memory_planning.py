@@ -54,8 +54,8 @@ class MemoryPlanningGame(Environment):
     def __post_init__(self):
         if not isinstance(self.maze_size, int) or self.maze_size < 2:
             raise ValueError(f"maze_size must be an integer >= 2, got {self.maze_size!r}")
-        if self.params.max_steps < 1:
-            raise ValueError(f"max_steps must be >= 1 (steps per episode), got {self.params.max_steps}")
+        if self.params.max_steps < 2:
+            raise ValueError(f"max_steps must be >= 2 (steps per episode; the goal is never the start cell, so a reward takes a move and a collect), got {self.params.max_steps}")
 
     @property
     def num_nodes(self) -> int:
