@@ -50,12 +50,18 @@ def test_amrl_tmaze_adds_the_dnc_with_amrls_sizes():
 def test_rmc_nth_farthest_is_the_papers_comparison():
     for preset, size in (("cpu", dict(num_objects=3, num_features=2)), ("paper", dict(num_objects=8, num_features=16))):
         experiment = experiments.get("rmc-nth-farthest", preset)
-        assert sorted(experiment.runs) == ["nth farthest/dnc", "nth farthest/lstm", "nth farthest/lstm split init", "nth farthest/rmc"]
+        assert sorted(experiment.runs) == ["nth farthest/dnc", "nth farthest/dnc split init", "nth farthest/lstm", "nth farthest/lstm split init",
+                                           "nth farthest/rmc"]
         for config in experiment.runs.values():
             assert config.task == "nth-farthest" and config.task_args == size
             assert config.head_widths == (256, 256, 256, 256) and config.max_grad_norm is None and config.seeds == 3
         assert experiment.runs["nth farthest/lstm split init"].core_args["weight_init"] == "split"
         assert "weight_init" not in experiment.runs["nth farthest/lstm"].core_args  # the paper's (sonnet's) LSTM
+        split_dnc = experiment.runs["nth farthest/dnc split init"].core_args
+        assert split_dnc.pop("controller_weight_init") == "split" and split_dnc == experiment.runs["nth farthest/dnc"].core_args
+        # the claim is decided against every baseline, the stronger variants included
+        beaten = {e.against for e in experiment.expectations if e.central and e.against}
+        assert beaten == {f"nth farthest/{b}" for b in ("lstm", "lstm split init", "dnc", "dnc split init")}
         assert all(e.run in experiment.runs for e in experiment.expectations)
         assert all(e.evaluated == ("held_out", "accuracy_beyond_rank0") for e in experiment.expectations)  # rank 0 needs no memory
         n = size["num_objects"]
