@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test setup bench
+.PHONY: demo test setup bench lint format
 
 setup: $(VENV)/.installed
 
@@ -16,8 +16,16 @@ $(VENV)/.installed: pyproject.toml constraints.txt
 demo: setup
 	$(BIN)/memrl reproduce tln-demo
 
-test: setup
+test: setup lint
 	$(BIN)/python -m pytest -q
+
+lint: setup
+	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/ruff format --check src tests benchmarks
+
+format: setup
+	$(BIN)/ruff format src tests benchmarks
+	$(BIN)/ruff check --fix src tests benchmarks
 
 bench: setup
 	$(BIN)/memrl bench

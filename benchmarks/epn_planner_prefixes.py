@@ -32,12 +32,16 @@ def updates_per_second(config, seeds: int, updates: int) -> tuple[float, float]:
 
 def main(preset: str, seeds: int, updates: int) -> None:
     runs = get("epn-memory-planning", preset).runs
-    base = runs[next(name for name in runs if name.endswith("/epn"))]  # the all-to-all planner (4x4 in the paper preset, 3x3 in the cpu one)
+    base = runs[
+        next(name for name in runs if name.endswith("/epn"))
+    ]  # the all-to-all planner (4x4 in the paper preset, 3x3 in the cpu one)
     for prefixes in (5, 1):
         config = dataclasses.replace(base, core_args={**base.core_args, "prefixes": prefixes})
         compiled, seconds = updates_per_second(config, seeds, updates)
-        print(f"prefixes {prefixes}: compile and first call {compiled:.1f} s, {1000 * seconds:.1f} ms per update of "
-              f"{seeds} x {config.steps_per_update} steps, {seeds * config.steps_per_update / seconds:,.0f} env steps/s on {jax.devices()[0].platform}")
+        print(
+            f"prefixes {prefixes}: compile and first call {compiled:.1f} s, {1000 * seconds:.1f} ms per update of "
+            f"{seeds} x {config.steps_per_update} steps, {seeds * config.steps_per_update / seconds:,.0f} env steps/s on {jax.devices()[0].platform}"
+        )
 
 
 if __name__ == "__main__":

@@ -39,8 +39,11 @@ class Net(nn.Module):
 
 
 net = Net()
-scan_net = nn.scan(lambda m, h, inp: (lambda out: (out[0], out[1:]))(m(h, *inp)),
-                   variable_broadcast="params", split_rngs={"params": False})
+scan_net = nn.scan(
+    lambda m, h, inp: (lambda out: (out[0], out[1:]))(m(h, *inp)),
+    variable_broadcast="params",
+    split_rngs={"params": False},
+)
 optimizer = optax.chain(optax.clip_by_global_norm(0.5), optax.adam(5e-4, eps=1e-5))
 
 
@@ -63,7 +66,9 @@ def update(state, _):
         h, logits, v = net.apply(params, h, obs, reset)
         a = jax.random.categorical(ka, logits)
         logp = jax.nn.log_softmax(logits)[jnp.arange(E), a]
-        obs2, env_state, r, d, _ = jax.vmap(env.step, (0, 0, 0, None))(jax.random.split(ke, E), env_state, a[:, None], params_env)
+        obs2, env_state, r, d, _ = jax.vmap(env.step, (0, 0, 0, None))(
+            jax.random.split(ke, E), env_state, a[:, None], params_env
+        )
         return (env_state, obs2, h, d, key), (obs, reset, a, logp, v, r, d)
 
     (env_state, obs, h, reset, key), traj = jax.lax.scan(step, (env_state, obs, h, reset, key), None, T)

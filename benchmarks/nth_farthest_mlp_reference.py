@@ -46,7 +46,9 @@ def mlp(params, x):
 
 def main(num_objects: int, num_features: int, batch_size: int, updates: int, lr: float) -> None:
     task = NthFarthest(batch_size=batch_size, num_objects=num_objects, num_features=num_features)
-    test = NthFarthest(batch_size=4096, num_objects=num_objects, num_features=num_features).sample(jax.random.PRNGKey(99), "test")
+    test = NthFarthest(batch_size=4096, num_objects=num_objects, num_features=num_features).sample(
+        jax.random.PRNGKey(99), "test"
+    )
     test_x, test_y, test_rank = flattened(test, num_objects, num_features)
     optimizer = optax.adam(lr)
 
@@ -68,8 +70,11 @@ def main(num_objects: int, num_features: int, batch_size: int, updates: int, lr:
         if i % max(1, updates // 10) == 0:
             correct = np.asarray(jnp.argmax(mlp(params, test_x), -1) == test_y)
             ranked = np.asarray(test_rank) >= 1
-            print(f"update {i}: accuracy {correct.mean():.3f}, ranks n >= 1 {correct[ranked].mean():.3f} "
-                  f"(shortcut there {1 / (num_objects - 1):.3f}), {time.time() - start:.0f} s", flush=True)
+            print(
+                f"update {i}: accuracy {correct.mean():.3f}, ranks n >= 1 {correct[ranked].mean():.3f} "
+                f"(shortcut there {1 / (num_objects - 1):.3f}), {time.time() - start:.0f} s",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

@@ -22,7 +22,9 @@ if "MEMRL_TEST_JAX_CACHE" not in os.environ:
     _owns_jax_cache = True
 else:
     _owns_jax_cache = False
-os.environ.update(JAX_COMPILATION_CACHE_DIR=os.environ["MEMRL_TEST_JAX_CACHE"], JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS="0.1")
+os.environ.update(
+    JAX_COMPILATION_CACHE_DIR=os.environ["MEMRL_TEST_JAX_CACHE"], JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS="0.1"
+)
 
 
 _optimised_pool = None  # one process per xdist worker, started on first use: imports once
@@ -89,7 +91,9 @@ SMALL_CORES = {  # every registered core at test sizes (`from conftest import SM
     "trxl": dict(num_layers=2, d_model=16, num_heads=2, mlp_dim=16, memory_length=4),
     "gtrxl": dict(num_layers=2, d_model=16, num_heads=2, mlp_dim=16, memory_length=4),
     "trxl-topk": dict(num_layers=2, d_model=16, num_heads=2, mlp_dim=16, memory_length=4, top_k=2),
-    "epn": dict(capacity=24, embed_dim=8, width=16, num_heads=2, prefixes=2),  # two prefixes: the switch at half the compile
+    "epn": dict(
+        capacity=24, embed_dim=8, width=16, num_heads=2, prefixes=2
+    ),  # two prefixes: the switch at half the compile
     "epn-nxk": dict(capacity=24, embed_dim=8, width=16, num_heads=2, k=3, prefixes=2),
     "conv-lstm": dict(grid=1, channels=8, kernel=2),
     "rmc": dict(mem_slots=2, head_size=4, num_heads=2, num_blocks=2),

@@ -11,17 +11,33 @@ from memrl.cli import main
 def test_list_names_cores_envs_and_experiments(capsys):
     main(["list"])
     out = capsys.readouterr().out
-    for name in ("amrl-max", "gtrxl", "epn-nxk", "tmaze/T-LSO", "memory-planning/4x4", "graph-nav/9", "gymnax/CartPole-v1", "amrl-tmaze", "tln-demo", "epn-graph-nav", "pai", "htm-pai"):
+    for name in (
+        "amrl-max",
+        "gtrxl",
+        "epn-nxk",
+        "tmaze/T-LSO",
+        "memory-planning/4x4",
+        "graph-nav/9",
+        "gymnax/CartPole-v1",
+        "amrl-tmaze",
+        "tln-demo",
+        "epn-graph-nav",
+        "pai",
+        "htm-pai",
+    ):
         assert name in out
 
 
-@pytest.mark.parametrize("argv, shown", [
-    (["--core", "amrl-max"], ("hidden", "int", "256", "straight_through")),
-    (["--core", "htm-pai"], ("num_layers", "chunks (pairs)")),
-    (["--env", "tmaze/T-LN"], ("maze_length", "100", "timeout")),
-    (["--task", "copying"], ("gap", "blank steps", "num_digits")),
-    (["--experiment", "htm-ballet"], ("| V-trace policy loss weight | 0.1 (Table 1", "memrl `gpu`")),
-])
+@pytest.mark.parametrize(
+    "argv, shown",
+    [
+        (["--core", "amrl-max"], ("hidden", "int", "256", "straight_through")),
+        (["--core", "htm-pai"], ("num_layers", "chunks (pairs)")),
+        (["--env", "tmaze/T-LN"], ("maze_length", "100", "timeout")),
+        (["--task", "copying"], ("gap", "blank steps", "num_digits")),
+        (["--experiment", "htm-ballet"], ("| V-trace policy loss weight | 0.1 (Table 1", "memrl `gpu`")),
+    ],
+)
 def test_list_shows_every_setting_with_its_default_and_meaning(argv, shown, capsys):
     main(["list", *argv])
     out = capsys.readouterr().out
@@ -37,7 +53,9 @@ def test_the_launching_process_leaves_the_accelerator_memory_to_its_workers(monk
     assert os.environ["XLA_PYTHON_CLIENT_PREALLOCATE"] == "false"
 
 
-@pytest.mark.parametrize("analysis, files", [("gradients", ("gradients.png", "gradients.json")), ("snr", ("snr.png", "snr.json"))])
+@pytest.mark.parametrize(
+    "analysis, files", [("gradients", ("gradients.png", "gradients.json")), ("snr", ("snr.png", "snr.json"))]
+)
 def test_analyses_write_figure_and_table(analysis, files, tmp_path, capsys):
     main(["analyze", analysis, "--cores", "set", "amrl-sum", "--steps", "12", "--inits", "1", "--out", str(tmp_path)])
     assert "t=10" in capsys.readouterr().out
@@ -54,27 +72,70 @@ def test_analysis_of_unknown_core_exits_2(capsys):
 
 def test_supervised_run_trains_resumes_and_evaluates(tmp_path, capsys):
     argv = [
-        "train-supervised", "--task", "pai", "--core", "htm-pai", "--total-steps", "64", "--batch-size", "8",
-        "--updates-per-chunk", "4", "--out", str(tmp_path),
-        "--core-args", "num_layers", "1", "d_model", "16", "num_heads", "2", "mlp_dim", "16", "k", "2",
-        "--task-args", "num_chains", "3", "stimulus_dim", "8", "pool_size", "50",
+        "train-supervised",
+        "--task",
+        "pai",
+        "--core",
+        "htm-pai",
+        "--total-steps",
+        "64",
+        "--batch-size",
+        "8",
+        "--updates-per-chunk",
+        "4",
+        "--out",
+        str(tmp_path),
+        "--core-args",
+        "num_layers",
+        "1",
+        "d_model",
+        "16",
+        "num_heads",
+        "2",
+        "mlp_dim",
+        "16",
+        "k",
+        "2",
+        "--task-args",
+        "num_chains",
+        "3",
+        "stimulus_dim",
+        "8",
+        "pool_size",
+        "50",
     ]
     main(argv)
     rows = (tmp_path / "seed_0" / "metrics.jsonl").read_text().splitlines()
-    assert len(rows) == 8 and '"sequences": 64' in rows[-1] and '"test_accuracy": null' in rows[-2] and '"test_accuracy": 0' in rows[-1]
+    assert (
+        len(rows) == 8
+        and '"sequences": 64' in rows[-1]
+        and '"test_accuracy": null' in rows[-2]
+        and '"test_accuracy": 0' in rows[-1]
+    )
     assert "final held-out accuracy" in capsys.readouterr().out
     main(argv)  # finished: resuming adds nothing
     assert len((tmp_path / "seed_0" / "metrics.jsonl").read_text().splitlines()) == 8
     capsys.readouterr()
     main(["eval", str(tmp_path), "--steps", "100"])
-    assert re.search(r"seed 0 \(update 8\): accuracy \d\.\d{3}, accuracy direct \d\.\d{3}, accuracy indirect \d\.\d{3}[\s\S]*\son 100 held-out", capsys.readouterr().out, re.S)
+    assert re.search(
+        r"seed 0 \(update 8\): accuracy \d\.\d{3}, accuracy direct \d\.\d{3}, accuracy indirect \d\.\d{3}[\s\S]*\son 100 held-out",
+        capsys.readouterr().out,
+        re.S,
+    )
     main(["eval", str(tmp_path), "--steps", "100", "--task-args", "num_chains", "6", "--core-args", "k", "6"])
-    assert re.search(r"seed 0 \(update 8\): accuracy [\s\S]*\son 100 held-out\s+sequences \(num_chains 6 k 6\)", capsys.readouterr().out, re.S)
+    assert re.search(
+        r"seed 0 \(update 8\): accuracy [\s\S]*\son 100 held-out\s+sequences \(num_chains 6 k 6\)",
+        capsys.readouterr().out,
+        re.S,
+    )
     for argv, message in [
         (["--task-args", "stimulus_dim", "4"], "do not fit the settings {'stimulus_dim': 4}"),
         (["--core-args", "d_model", "8"], "do not fit the settings {'d_model': 8}"),
         (["--env-args", "maze_length", "4"], "--env-args does not apply to a supervised run"),
-        (["--task-args", "num_chain", "4"], "task 'pai' has no setting 'num_chain' (--task-args); its settings: batch_size, num_chains"),
+        (
+            ["--task-args", "num_chain", "4"],
+            "task 'pai' has no setting 'num_chain' (--task-args); its settings: batch_size, num_chains",
+        ),
     ]:
         with pytest.raises(SystemExit):
             main(["eval", str(tmp_path), *argv])
@@ -83,17 +144,56 @@ def test_supervised_run_trains_resumes_and_evaluates(tmp_path, capsys):
 
 def test_any_core_trains_on_a_sequence_task_from_the_command_line(tmp_path, capsys):
     argv = [
-        "train", "--out", str(tmp_path), "supervised", "--task", "copying", "--core", "gtrxl", "--task-args", "gap", "3", "num_digits", "2",
-        "--core-args", "num_layers", "1", "d_model", "8", "num_heads", "2", "mlp_dim", "8", "memory_length", "4",
-        "--embed-dim", "8", "--total-steps", "16", "--batch-size", "4", "--updates-per-chunk", "2", "--tensorboard",
+        "train",
+        "--out",
+        str(tmp_path),
+        "supervised",
+        "--task",
+        "copying",
+        "--core",
+        "gtrxl",
+        "--task-args",
+        "gap",
+        "3",
+        "num_digits",
+        "2",
+        "--core-args",
+        "num_layers",
+        "1",
+        "d_model",
+        "8",
+        "num_heads",
+        "2",
+        "mlp_dim",
+        "8",
+        "memory_length",
+        "4",
+        "--embed-dim",
+        "8",
+        "--total-steps",
+        "16",
+        "--batch-size",
+        "4",
+        "--updates-per-chunk",
+        "2",
+        "--tensorboard",
     ]
     main(argv)
-    assert (tmp_path / "curve.png").stat().st_size > 0 and '"metric": "test_accuracy"' in (tmp_path / "summary.json").read_text()
-    for log_dir in (tmp_path / "tensorboard", tmp_path / "seed_0" / "tensorboard"):  # the curves, the scalars (test_tensorboard reads them)
+    assert (tmp_path / "curve.png").stat().st_size > 0 and '"metric": "test_accuracy"' in (
+        tmp_path / "summary.json"
+    ).read_text()
+    for log_dir in (
+        tmp_path / "tensorboard",
+        tmp_path / "seed_0" / "tensorboard",
+    ):  # the curves, the scalars (test_tensorboard reads them)
         assert any(log_dir.glob("events.out.tfevents.*")), log_dir
     capsys.readouterr()
     main(["eval", str(tmp_path), "--steps", "10", "--task-args", "gap", "6"])
-    assert re.search(r"seed 0 \(update 4\): accuracy \d\.\d{3}, sequence accuracy [\s\S]*\son 10 held-out\s+sequences \(gap 6\)", capsys.readouterr().out, re.S)
+    assert re.search(
+        r"seed 0 \(update 4\): accuracy \d\.\d{3}, sequence accuracy [\s\S]*\son 10 held-out\s+sequences \(gap 6\)",
+        capsys.readouterr().out,
+        re.S,
+    )
 
 
 def test_an_actor_critic_run_evaluates_with_and_without_its_memory(tmp_path, capsys):
@@ -103,7 +203,15 @@ def test_an_actor_critic_run_evaluates_with_and_without_its_memory(tmp_path, cap
     from memrl.learn.learners import learner_for
     from memrl.run.folder import RunFolder
 
-    config = ImpalaConfig(env="tmaze/T-LN", env_args={"maze_length": 4, "timeout": 8}, core="gru", core_args={"hidden": 8}, encoder_widths=(8,), head_widths=(8,), num_envs=4)
+    config = ImpalaConfig(
+        env="tmaze/T-LN",
+        env_args={"maze_length": 4, "timeout": 8},
+        core="gru",
+        core_args={"hidden": 8},
+        encoder_widths=(8,),
+        head_widths=(8,),
+        num_envs=4,
+    )
     folder = RunFolder(tmp_path)
     folder.prepare(config)
     folder.save_checkpoint(0, learner_for(config).init(jax.random.PRNGKey(0)))
@@ -120,14 +228,17 @@ def test_an_actor_critic_run_evaluates_with_and_without_its_memory(tmp_path, cap
     assert re.search(rf"{line}\s+\(most probable actions\)", greedy, re.S)
 
 
-@pytest.mark.parametrize("argv, spelled", [
-    (["train", "--env", "tmaze/T-LN"], ["train", "ppo", "--env", "tmaze/T-LN"]),
-    (["train-impala", "--core", "gru"], ["train", "impala", "--core", "gru"]),
-    (["train-supervised"], ["train", "supervised"]),
-    (["train", "--out", "x", "impala"], ["train", "--out", "x", "impala"]),
-    (["train", "--help"], ["train", "--help"]),
-    (["eval", "runs/x"], ["eval", "runs/x"]),
-])
+@pytest.mark.parametrize(
+    "argv, spelled",
+    [
+        (["train", "--env", "tmaze/T-LN"], ["train", "ppo", "--env", "tmaze/T-LN"]),
+        (["train-impala", "--core", "gru"], ["train", "impala", "--core", "gru"]),
+        (["train-supervised"], ["train", "supervised"]),
+        (["train", "--out", "x", "impala"], ["train", "--out", "x", "impala"]),
+        (["train", "--help"], ["train", "--help"]),
+        (["eval", "runs/x"], ["eval", "runs/x"]),
+    ],
+)
 def test_one_train_command_keeps_the_earlier_spellings(argv, spelled):
     from memrl.cli import spelled_out
 
@@ -139,7 +250,13 @@ def test_evaluation_config_replaces_settings_and_drops_the_stages():
     from memrl.learn.ppo_config import PPOConfig
     from memrl.learn.supervised_config import SupervisedConfig
 
-    config = SupervisedConfig(task="pai", core="htm-pai", task_args={"num_chains": 3}, core_args={"k": 2, "d_model": 32}, stages=("5 direct_fraction=1.0",))
+    config = SupervisedConfig(
+        task="pai",
+        core="htm-pai",
+        task_args={"num_chains": 3},
+        core_args={"k": 2, "d_model": 32},
+        stages=("5 direct_fraction=1.0",),
+    )
     evaluated = evaluation_config(config, {}, {"num_chains": 8}, {"k": 16})
     assert evaluated.task_args == {"num_chains": 8} and evaluated.stages == ()
     assert evaluated.core_args == {"k": 16, "d_model": 32}
@@ -177,8 +294,21 @@ def test_help_lists_every_command_and_shows_code_plainly(capsys):
 
     root = help_page([], capsys)
     assert all(f"• {name}" in root for name in ("train", "eval", "reproduce", "analyze", "bench", "sweep"))
-    pages = [[], ["train", "ppo"], ["train", "impala"], ["train", "supervised"], ["reproduce"], ["list"], ["eval"], ["plot"],
-             ["results"], ["bench"], ["sweep"], ["wandb"], *(["analyze", name] for name in analyze_commands())]
+    pages = [
+        [],
+        ["train", "ppo"],
+        ["train", "impala"],
+        ["train", "supervised"],
+        ["reproduce"],
+        ["list"],
+        ["eval"],
+        ["plot"],
+        ["results"],
+        ["bench"],
+        ["sweep"],
+        ["wandb"],
+        *(["analyze", name] for name in analyze_commands()),
+    ]
     for argv in pages:
         assert "``" not in help_page(argv, capsys), argv  # reStructuredText literals read as plain text
 

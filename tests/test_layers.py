@@ -15,7 +15,13 @@ def imported(path: Path) -> set[str]:
     """The memrl layers a module imports (``memrl.X`` for X in ORDER), at any depth of the module."""
     found = set()
     for node in ast.walk(ast.parse(path.read_text())):
-        names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+        names = (
+            [a.name for a in node.names]
+            if isinstance(node, ast.Import)
+            else [node.module or ""]
+            if isinstance(node, ast.ImportFrom)
+            else []
+        )
         if isinstance(node, ast.ImportFrom) and node.module == "memrl":
             names = [f"memrl.{a.name}" for a in node.names]
         found |= {name.split(".")[1] for name in names if name.startswith("memrl.") and name.split(".")[1] in ORDER}
@@ -24,6 +30,10 @@ def imported(path: Path) -> set[str]:
 
 @pytest.mark.parametrize("layer", ORDER)
 def test_no_module_imports_a_layer_above_its_own(layer):
-    above = set(ORDER[ORDER.index(layer) + 1:])
-    wrong = {str(path.relative_to(SRC)): sorted(imported(path) & above) for path in (SRC / layer).rglob("*.py") if imported(path) & above}
+    above = set(ORDER[ORDER.index(layer) + 1 :])
+    wrong = {
+        str(path.relative_to(SRC)): sorted(imported(path) & above)
+        for path in (SRC / layer).rglob("*.py")
+        if imported(path) & above
+    }
     assert not wrong, f"imports from above {layer}/: {wrong}"

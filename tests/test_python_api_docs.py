@@ -14,4 +14,7 @@ def test_every_python_example_runs(tmp_path, monkeypatch):
     for block in blocks:
         exec(compile(block, str(DOC), "exec"), namespace)
     assert namespace["logits"].shape == (12, 2, 3) and namespace["policy"].action_dims == (4,)
-    assert namespace["metrics"]["env_steps"].shape == (2,) and namespace["predictions"].shape == namespace["batch"].targets.shape
+    assert (
+        namespace["metrics"]["env_steps"].shape == (2,)
+        and namespace["predictions"].shape == namespace["batch"].targets.shape
+    )

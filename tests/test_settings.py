@@ -6,9 +6,23 @@ import pytest
 from memrl import cores, envs, tasks
 from memrl.settings import check_settings, fits, settings_of
 
-ENTRIES = [(cores.CORES, n) for n in cores.names()] + [(tasks.TASKS, n) for n in tasks.names()] + [
-    (envs.ENVS, n) for n in ("tmaze/T-LSO", "memory-planning/4x4", "graph-nav/5", "ballet/2_delay16", "pvm", "boxworld/viewport", "minipacman/viewport", "gymnax/CartPole-v1")
-]
+ENTRIES = (
+    [(cores.CORES, n) for n in cores.names()]
+    + [(tasks.TASKS, n) for n in tasks.names()]
+    + [
+        (envs.ENVS, n)
+        for n in (
+            "tmaze/T-LSO",
+            "memory-planning/4x4",
+            "graph-nav/5",
+            "ballet/2_delay16",
+            "pvm",
+            "boxworld/viewport",
+            "minipacman/viewport",
+            "gymnax/CartPole-v1",
+        )
+    ]
+)
 
 
 @pytest.mark.parametrize("registry, name", ENTRIES, ids=[name for _, name in ENTRIES])
@@ -29,7 +43,9 @@ def test_fits_reads_literals_unions_and_numbers():
 
 def test_the_check_names_what_is_wrong_and_what_is_allowed():
     check_settings(cores.CORES, "gtrxl", {"d_model": 64, "gate_bias": 1}, "--core-args")  # an int is a float
-    with pytest.raises(ValueError, match=r"core 'gtrxl' has no setting 'layers' \(--core-args\); its settings: num_layers, d_model"):
+    with pytest.raises(
+        ValueError, match=r"core 'gtrxl' has no setting 'layers' \(--core-args\); its settings: num_layers, d_model"
+    ):
         check_settings(cores.CORES, "gtrxl", {"layers": 1}, "--core-args")
     with pytest.raises(ValueError, match=r"setting 'gated' must be bool, got 'yes'"):
         check_settings(cores.CORES, "gtrxl", {"gated": "yes"}, "--core-args")

@@ -71,10 +71,29 @@ def measure_memorax(cell: str, updates: int) -> tuple[float, float]:
 
     optimizer = optax.chain(optax.clip_by_global_norm(0.5), optax.adam(LR, eps=1e-5))
     config = PPOConfig(
-        name="peers", num_envs=E, num_eval_envs=E, num_steps=T, gamma=GAMMA, gae_lambda=LAMBDA, num_minibatches=MINIBATCHES,
-        update_epochs=EPOCHS, normalize_advantage=True, clip_coef=CLIP, clip_vloss=True, ent_coef=ENT, vf_coef=VF,
+        name="peers",
+        num_envs=E,
+        num_eval_envs=E,
+        num_steps=T,
+        gamma=GAMMA,
+        gae_lambda=LAMBDA,
+        num_minibatches=MINIBATCHES,
+        update_epochs=EPOCHS,
+        normalize_advantage=True,
+        clip_coef=CLIP,
+        clip_vloss=True,
+        ent_coef=ENT,
+        vf_coef=VF,
     )
-    agent = PPO(config, env, env.default_params, network(Categorical(env.action_space().n)), network(VNetwork()), optimizer, optimizer)
+    agent = PPO(
+        config,
+        env,
+        env.default_params,
+        network(Categorical(env.action_space().n)),
+        network(VNetwork()),
+        optimizer,
+        optimizer,
+    )
     key, state = agent.init(jax.random.PRNGKey(0))
     steps = updates * E * T
     start = time.perf_counter()
@@ -100,7 +119,9 @@ def measure_sb3(updates: int) -> tuple[float, float]:
         def __init__(self, observation_space):
             super().__init__(observation_space, WIDTH)
             inputs = observation_space.shape[0]
-            self.net = torch.nn.Sequential(torch.nn.Linear(inputs, WIDTH), torch.nn.ReLU(), torch.nn.Linear(WIDTH, WIDTH), torch.nn.ReLU())
+            self.net = torch.nn.Sequential(
+                torch.nn.Linear(inputs, WIDTH), torch.nn.ReLU(), torch.nn.Linear(WIDTH, WIDTH), torch.nn.ReLU()
+            )
 
         def forward(self, obs):
             return self.net(obs)
@@ -108,10 +129,25 @@ def measure_sb3(updates: int) -> tuple[float, float]:
     env = envs.make(ENV)  # one environment object: the 64 adapters share its compiled steps
     vec = DummyVecEnv([lambda: GymnasiumEnv(env) for _ in range(E)])
     model = RecurrentPPO(
-        "MlpLstmPolicy", vec, n_steps=T, batch_size=E * T // MINIBATCHES, n_epochs=EPOCHS, learning_rate=LR, gamma=GAMMA,
-        gae_lambda=LAMBDA, clip_range=CLIP, ent_coef=ENT, vf_coef=VF, max_grad_norm=0.5, device="cpu", seed=0,
+        "MlpLstmPolicy",
+        vec,
+        n_steps=T,
+        batch_size=E * T // MINIBATCHES,
+        n_epochs=EPOCHS,
+        learning_rate=LR,
+        gamma=GAMMA,
+        gae_lambda=LAMBDA,
+        clip_range=CLIP,
+        ent_coef=ENT,
+        vf_coef=VF,
+        max_grad_norm=0.5,
+        device="cpu",
+        seed=0,
         policy_kwargs=dict(
-            features_extractor_class=Encoder, lstm_hidden_size=HIDDEN, shared_lstm=True, enable_critic_lstm=False,
+            features_extractor_class=Encoder,
+            lstm_hidden_size=HIDDEN,
+            shared_lstm=True,
+            enable_critic_lstm=False,
             net_arch=dict(pi=[WIDTH], vf=[WIDTH]),
         ),
     )
@@ -125,19 +161,31 @@ def measure_sb3(updates: int) -> tuple[float, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--updates", type=int, default=3, help="updates timed per trainer (64 x 128 environment steps each)")
-    parser.add_argument("--skip", nargs="*", default=[], choices=["memrl", "memorax", "sb3"], help="trainers not to run")
+    parser.add_argument(
+        "--updates", type=int, default=3, help="updates timed per trainer (64 x 128 environment steps each)"
+    )
+    parser.add_argument(
+        "--skip", nargs="*", default=[], choices=["memrl", "memorax", "sb3"], help="trainers not to run"
+    )
     args = parser.parse_args()
     rows = []  # (trainer, critic, cell, first s, env steps/s)
     if "memrl" not in args.skip:
-        rows += [("memrl", critic, cell, *measure_memrl(cell, args.updates, critic == "separate")) for critic in ("shared", "separate") for cell in ("gru", "lstm")]
+        rows += [
+            ("memrl", critic, cell, *measure_memrl(cell, args.updates, critic == "separate"))
+            for critic in ("shared", "separate")
+            for cell in ("gru", "lstm")
+        ]
     if "memorax" not in args.skip:
         rows += [("memorax", "separate", cell, *measure_memorax(cell, args.updates)) for cell in ("gru", "lstm")]
     if "sb3" not in args.skip:
         rows.append(("sb3-contrib", "shared", "lstm", *measure_sb3(args.updates)))
     memrl = {(critic, cell): sps for trainer, critic, cell, _, sps in rows if trainer == "memrl"}
-    print(f"PPO on {ENV}, {E} envs x {T} steps, {EPOCHS} epochs x {MINIBATCHES} minibatches, cell {HIDDEN}, {jax.default_backend()}, {args.updates} updates timed")
-    print(f"{'trainer':<12} {'critic':<9} {'cell':<5} {'compile/warm-up s':>18} {'env steps/s':>12} {'memrl (same critic) / trainer':>30}")
+    print(
+        f"PPO on {ENV}, {E} envs x {T} steps, {EPOCHS} epochs x {MINIBATCHES} minibatches, cell {HIDDEN}, {jax.default_backend()}, {args.updates} updates timed"
+    )
+    print(
+        f"{'trainer':<12} {'critic':<9} {'cell':<5} {'compile/warm-up s':>18} {'env steps/s':>12} {'memrl (same critic) / trainer':>30}"
+    )
     for trainer, critic, cell, first_s, sps in rows:
         ratio = f"{memrl[critic, cell] / sps:.2f}" if (critic, cell) in memrl else "-"
         print(f"{trainer:<12} {critic:<9} {cell:<5} {first_s:>18.1f} {sps:>12,.0f} {ratio:>30}")

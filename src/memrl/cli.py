@@ -25,7 +25,9 @@ from memrl.run.hosts import Hosts
 from memrl.settings import flag_of
 
 
-def list_all(core: str | None = None, env: str | None = None, task: str | None = None, experiment: str | None = None) -> None:
+def list_all(
+    core: str | None = None, env: str | None = None, task: str | None = None, experiment: str | None = None
+) -> None:
     """List the registered cores, environments, supervised tasks, task models and experiments; or
     every setting of one core, environment or task, with its type, default and meaning; or an
     experiment's settings in each preset against its paper's (a markdown table).
@@ -47,7 +49,11 @@ def list_all(core: str | None = None, env: str | None = None, task: str | None =
         from memrl.experiments.settings_table import settings_table
 
         print(settings_table(experiment))
-    chosen = [(registry, name) for registry, name in ((cores.CORES, core), (envs.ENVS, env), (tasks.TASKS, task)) if name is not None]
+    chosen = [
+        (registry, name)
+        for registry, name in ((cores.CORES, core), (envs.ENVS, env), (tasks.TASKS, task))
+        if name is not None
+    ]
     if not chosen and experiment is None:
         console.print("[bold]cores[/]        " + ", ".join(cores.names()))
         console.print("[bold]envs[/]         " + envs.ENVS.known())
@@ -65,7 +71,7 @@ def list_all(core: str | None = None, env: str | None = None, task: str | None =
         console.print(table)
 
 
-LEARNER_CONFIGS = Union[
+LEARNER_CONFIGS = Union[  # noqa: UP007 (tyro reads the subcommands from this Union of Annotated types)
     Annotated[PPOConfig, tyro.conf.subcommand("ppo", prefix_name=False)],
     Annotated[ImpalaConfig, tyro.conf.subcommand("impala", prefix_name=False)],
     Annotated[SupervisedConfig, tyro.conf.subcommand("supervised", prefix_name=False)],
@@ -146,7 +152,9 @@ def evaluation_config(config, env_args: dict, task_args: dict, core_args: dict):
     curriculum stages are dropped."""
     for flag, given, right in (("env", env_args, "task"), ("task", task_args, "env")):
         if given and not hasattr(config, f"{flag}_args"):
-            raise ValueError(f"--{flag}-args does not apply to a {config.learner} run; give its settings with --{right}-args")
+            raise ValueError(
+                f"--{flag}-args does not apply to a {config.learner} run; give its settings with --{right}-args"
+            )
     changes = {"core_args": config.core_args | core_args}
     if hasattr(config, "task_args"):
         changes |= {"task_args": config.task_args | task_args, "stages": ()}
@@ -190,21 +198,27 @@ def evaluate(
     from memrl.run.folder import RunFolder
 
     if steps < 1:
-        raise ValueError(f"--steps must be a positive integer (steps per environment, or held-out sequences for a supervised run), got {steps}")
+        raise ValueError(
+            f"--steps must be a positive integer (steps per environment, or held-out sequences for a supervised run), got {steps}"
+        )
     folder = RunFolder(run)
     config = folder.load_config()
     for flag, given in (("--amnesic", amnesic), ("--deterministic", deterministic)):
         if given and not hasattr(config, "env_args"):
             raise ValueError(f"{flag} applies to actor-critic runs; {run} is a {config.learner} run on a sequence task")
     if not any(folder.checkpoint_path(s).exists() for s in config.seed_list()):
-        raise FileNotFoundError(f"{run} has no checkpoint yet (no seed has trained a whole chunk of updates): nothing to evaluate")
+        raise FileNotFoundError(
+            f"{run} has no checkpoint yet (no seed has trained a whole chunk of updates): nothing to evaluate"
+        )
     template = learner_for(config).init(jax.random.PRNGKey(0))
     evaluator = learner_for(evaluation_config(config, env_args, task_args, core_args))
     changed = env_args | task_args | core_args
-    shapes = lambda tree: jax.tree.map(lambda x: x.shape, tree)  # noqa: E731
+    shapes = lambda tree: jax.tree.map(lambda x: x.shape, tree)
     if shapes(jax.eval_shape(evaluator.init, jax.random.PRNGKey(0)).params) != shapes(template.params):
-        raise ValueError(f"the parameters of {run} do not fit the settings {changed}; "
-                         "only settings that keep the model's parameter shapes can be changed")
+        raise ValueError(
+            f"the parameters of {run} do not fit the settings {changed}; "
+            "only settings that keep the model's parameter shapes can be changed"
+        )
     notes = [" ".join(f"{k} {v}" for k, v in changed.items())] if changed else []
     if amnesic:
         notes.append("memory reset before every step")
@@ -219,7 +233,10 @@ def evaluate(
             console.print(f"seed {s}: no checkpoint")
             continue
         results = evaluate_fn(runner.params, jax.random.PRNGKey(seed), steps)
-        console.print(f"seed {s} (update {int(runner.update)}): {evaluator.evaluation_summary(results, steps)}{settings}", soft_wrap=True)
+        console.print(
+            f"seed {s} (update {int(runner.update)}): {evaluator.evaluation_summary(results, steps)}{settings}",
+            soft_wrap=True,
+        )
 
 
 def plot(runs: tyro.conf.Positional[list[Path]], out: Path | None = None) -> None:
@@ -249,9 +266,19 @@ def plot(runs: tyro.conf.Positional[list[Path]], out: Path | None = None) -> Non
 
 
 def reproduce(
-    name: tyro.conf.Positional[str], out: Path | None = None, workers: int | None = None, total_steps: int | None = None,
-    num_envs: int | None = None, preset: str | None = None, add_cores: tuple[str, ...] = (), tensorboard: bool = False,
-    devices: int | None = None, runs: tuple[str, ...] = (), seeds: int | None = None, record_dir: Path | None = None, wandb: bool = False,
+    name: tyro.conf.Positional[str],
+    out: Path | None = None,
+    workers: int | None = None,
+    total_steps: int | None = None,
+    num_envs: int | None = None,
+    preset: str | None = None,
+    add_cores: tuple[str, ...] = (),
+    tensorboard: bool = False,
+    devices: int | None = None,
+    runs: tuple[str, ...] = (),
+    seeds: int | None = None,
+    record_dir: Path | None = None,
+    wandb: bool = False,
 ) -> None:
     """Run a named experiment (resumable) and write its table, figure, checks and record.
 
@@ -282,12 +309,28 @@ def reproduce(
     experiment = experiments.get(name, preset, add_cores)
     if runs:
         experiment = experiment.with_runs(runs)
-    settings = {key: value for key, value in (("total_steps", total_steps), ("num_envs", num_envs), ("seeds", seeds)) if value is not None}
+    settings = {
+        key: value
+        for key, value in (("total_steps", total_steps), ("num_envs", num_envs), ("seeds", seeds))
+        if value is not None
+    }
     if settings:
         experiment = experiment.with_run_settings(**settings)
-    tags = [f"{value}{unit}" for value, unit in ((total_steps, ""), (preset, ""), (num_envs, "envs"), (seeds, "seeds")) if value is not None]
+    tags = [
+        f"{value}{unit}"
+        for value, unit in ((total_steps, ""), (preset, ""), (num_envs, "envs"), (seeds, "seeds"))
+        if value is not None
+    ]
     tags += [f"with-{core}" for core in dict.fromkeys(add_cores)]
-    run_experiment(experiment, out or experiments.base.default_out("-".join([name, *tags])), workers, tensorboard, devices, record_dir, wandb)
+    run_experiment(
+        experiment,
+        out or experiments.base.default_out("-".join([name, *tags])),
+        workers,
+        tensorboard,
+        devices,
+        record_dir,
+        wandb,
+    )
 
 
 def results(records: Path = Path("docs/results"), write: bool = False) -> None:
@@ -303,7 +346,9 @@ def results(records: Path = Path("docs/results"), write: bool = False) -> None:
     show(records, write)
 
 
-def babyai_demos(levels: str = "BossLevel", episodes: int = 1_000, test_episodes: int = 100, max_steps: int = 128, seed: int = 0) -> None:
+def babyai_demos(
+    levels: str = "BossLevel", episodes: int = 1_000, test_episodes: int = 100, max_steps: int = 128, seed: int = 0
+) -> None:
     """Make the BabyAI bot's demos for the babyai task once (kept in memrl's cache; the task with
     the same settings reads them). Needs pip install 'memrl[babyai]'.
 
@@ -319,17 +364,23 @@ def babyai_demos(levels: str = "BossLevel", episodes: int = 1_000, test_episodes
     from memrl import tasks
     from memrl.console import console
 
-    task = tasks.make("babyai", levels=levels, episodes=episodes, test_episodes=test_episodes, max_steps=max_steps, seed=seed)
+    task = tasks.make(
+        "babyai", levels=levels, episodes=episodes, test_episodes=test_episodes, max_steps=max_steps, seed=seed
+    )
     if task.demos_path.exists():
         console.print(f"already made: {task.demos_path}")
         return
     with Progress(console=console) as progress:
         bar = progress.add_task("BabyAI bot demos", total=(episodes + test_episodes) * len(task.level_names))
         bank = task.demos(lambda n: progress.advance(bar, n))
-    console.print(f"{len(bank['lengths']):,} demos, {len(bank['actions']):,} steps ({', '.join(task.level_names)}): {task.demos_path}")
+    console.print(
+        f"{len(bank['lengths']):,} demos, {len(bank['actions']):,} steps ({', '.join(task.level_names)}): {task.demos_path}"
+    )
 
 
-def wandb(runs: tyro.conf.Positional[list[Path]], project: str = "memrl", entity: str | None = None, online: bool = False) -> None:
+def wandb(
+    runs: tyro.conf.Positional[list[Path]], project: str = "memrl", entity: str | None = None, online: bool = False
+) -> None:
     """Export run folders (or every run folder under an experiment's folder) to Weights & Biases:
     one W&B run per seed with the config, every metric at its update number and the curves figure.
     Needs pip install "memrl[wandb]".
@@ -359,8 +410,17 @@ def sweep() -> None:
 
 
 COMMANDS = {
-    "list": list_all, "train": train, "eval": evaluate, "plot": plot, "reproduce": reproduce, "results": results,
-    "analyze": analyze, "bench": bench, "sweep": sweep, "babyai-demos": babyai_demos, "wandb": wandb,
+    "list": list_all,
+    "train": train,
+    "eval": evaluate,
+    "plot": plot,
+    "reproduce": reproduce,
+    "results": results,
+    "analyze": analyze,
+    "bench": bench,
+    "sweep": sweep,
+    "babyai-demos": babyai_demos,
+    "wandb": wandb,
 }
 """memrl's commands; ``analyze``, ``bench`` and ``sweep`` stand here for the listing of ``memrl --help``
 (``run_command`` parses them apart: their options and optional imports load only when they run)"""
@@ -396,8 +456,17 @@ def checked_before_running(command):
 
 
 def analyze_commands() -> dict:
-    from memrl.analysis import attention_maps, ballet_memory, chunk_selection, distance_probe, gradient_strength, planner_distance_training, signal_to_noise, visited_moves
-    
+    from memrl.analysis import (
+        attention_maps,
+        ballet_memory,
+        chunk_selection,
+        distance_probe,
+        gradient_strength,
+        planner_distance_training,
+        signal_to_noise,
+        visited_moves,
+    )
+
     commands = {
         "gradients": gradient_strength.command,
         "snr": signal_to_noise.command,
@@ -459,8 +528,16 @@ def run_command(argv: list[str]) -> None:
             tyro.cli(sweep.command, prog="memrl sweep", args=argv[1:])
         else:
             # Cascading: train's options before the learner's name apply after it too.
-            tyro.extras.subcommand_cli_from_dict(COMMANDS, prog="memrl", args=argv, description=DESCRIPTION, config=(tyro.conf.CascadeSubcommandArgs,))
-    except (ValueError, FileNotFoundError, ImportError, ChildProcessError, FolderBusy) as err:  # ChildProcessError: launch.TrainingFailed
+            tyro.extras.subcommand_cli_from_dict(
+                COMMANDS, prog="memrl", args=argv, description=DESCRIPTION, config=(tyro.conf.CascadeSubcommandArgs,)
+            )
+    except (
+        ValueError,
+        FileNotFoundError,
+        ImportError,
+        ChildProcessError,
+        FolderBusy,
+    ) as err:  # ChildProcessError: launch.TrainingFailed
         print(f"memrl: error: {err}", file=sys.stderr)
         raise SystemExit(2) from None
     except OSError as err:
@@ -468,7 +545,10 @@ def run_command(argv: list[str]) -> None:
             raise
         from memrl.run.launch import RESUME_AFTER_FULL_DISK
 
-        print(f"memrl: error: no space left on device (writing {err.filename}); {RESUME_AFTER_FULL_DISK}: memrl {shlex.join(argv)}", file=sys.stderr)
+        print(
+            f"memrl: error: no space left on device (writing {err.filename}); {RESUME_AFTER_FULL_DISK}: memrl {shlex.join(argv)}",
+            file=sys.stderr,
+        )
         raise SystemExit(1) from None
     except KeyboardInterrupt as err:  # one line, not a traceback: what is saved and how to go on
         saved = f", {err}" if str(err) else ""

@@ -5,7 +5,8 @@ from __future__ import annotations
 import difflib
 import functools
 import re
-from typing import Callable, Generic, TypeVar
+from collections.abc import Callable
+from typing import Generic, TypeVar
 
 T = TypeVar("T")
 
@@ -31,7 +32,14 @@ class Registry(Generic[T]):
         """The registered family ("prefix/") that ``name`` belongs to, if it is not registered itself."""
         if name in self._factories:
             return None
-        return next((prefix for prefix in self._factories if prefix.endswith("/") and name.startswith(prefix) and name != prefix), None)
+        return next(
+            (
+                prefix
+                for prefix in self._factories
+                if prefix.endswith("/") and name.startswith(prefix) and name != prefix
+            ),
+            None,
+        )
 
     def known(self) -> str:
         """The registered names, families as "prefix/<id>"."""
@@ -45,10 +53,18 @@ class Registry(Generic[T]):
         names = [n for n in (known or self.names()) if not n.endswith("/")]
         close = difflib.get_close_matches(name, names, n=3, cutoff=0.6)
         if re.fullmatch(r"[\w.:-]+-v\d+", name):
-            close = [n for n in names if n.split("/", 1)[-1] == name] + [f"{p}{name}" for p in self.names() if p.endswith("/")] + close
+            close = (
+                [n for n in names if n.split("/", 1)[-1] == name]
+                + [f"{p}{name}" for p in self.names() if p.endswith("/")]
+                + close
+            )
         listing = self.known() if known is None else ", ".join(known)
         hint = f"; did you mean {' or '.join(repr(n) for n in dict.fromkeys(close))}?" if close else ""
-        return f"unknown {kind or self.kind} {name!r}{hint} known: {listing}" if hint else f"unknown {kind or self.kind} {name!r}; known: {listing}"
+        return (
+            f"unknown {kind or self.kind} {name!r}{hint} known: {listing}"
+            if hint
+            else f"unknown {kind or self.kind} {name!r}; known: {listing}"
+        )
 
     def knows(self, name: str) -> bool:
         """Whether ``make(name)`` finds a factory (a registered name or a family member)."""
@@ -60,7 +76,7 @@ class Registry(Generic[T]):
         family = self.family(name)
         if family is None:
             raise ValueError(self.unknown(name))
-        return functools.partial(self._factories[family], name[len(family):])
+        return functools.partial(self._factories[family], name[len(family) :])
 
     def make(self, name: str, **kwargs) -> T:
         factory = self.factory(name)
@@ -69,5 +85,7 @@ class Registry(Generic[T]):
         except TypeError as err:
             fixed = re.search(r"got multiple values for (?:keyword )?argument '(\w+)'", str(err))
             if fixed:  # the factory passes it itself: e.g. memory-planning/4x4's maze_size
-                raise TypeError(f"{self.kind} {name!r} fixes {fixed[1]} by its name; choose another {self.kind} to change it") from None
+                raise TypeError(
+                    f"{self.kind} {name!r} fixes {fixed[1]} by its name; choose another {self.kind} to change it"
+                ) from None
             raise TypeError(f"bad arguments for {self.kind} {name!r}: {err}") from None

@@ -44,7 +44,11 @@ class Setting:
 
     @property
     def type_name(self) -> str:
-        return self.hint if isinstance(self.hint, str) else str(self.hint).replace("typing.", "").replace("<class '", "").replace("'>", "")
+        return (
+            self.hint
+            if isinstance(self.hint, str)
+            else str(self.hint).replace("typing.", "").replace("<class '", "").replace("'>", "")
+        )
 
 
 @functools.cache
@@ -60,7 +64,11 @@ def field_docs(cls: type) -> dict[str, str]:
         body = tree.body[0].body if tree.body and isinstance(tree.body[0], ast.ClassDef) else []
         for statement, following in zip(body, body[1:]):
             if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name):
-                if isinstance(following, ast.Expr) and isinstance(following.value, ast.Constant) and isinstance(following.value.value, str):
+                if (
+                    isinstance(following, ast.Expr)
+                    and isinstance(following.value, ast.Constant)
+                    and isinstance(following.value.value, str)
+                ):
                     docs[statement.target.id] = " ".join(following.value.value.split())
     return docs
 
@@ -75,7 +83,8 @@ def dataclass_settings(instance) -> list[Setting]:
     docs = field_docs(cls)
     return [
         Setting(f.name, hints.get(f.name, f.type), getattr(instance, f.name), docs.get(f.name, ""))
-        for f in dataclasses.fields(cls) if f.init and f.name not in HIDDEN
+        for f in dataclasses.fields(cls)
+        if f.init and f.name not in HIDDEN
     ]
 
 
@@ -86,7 +95,9 @@ def settings_of(registry: Registry, name: str) -> list[Setting]:
     params = getattr(made, "default_params", None)
     if not dataclasses.is_dataclass(params):
         return own
-    return [s for s in own if s.default is not params] + dataclass_settings(params)  # the params field is set by its fields
+    return [s for s in own if s.default is not params] + dataclass_settings(
+        params
+    )  # the params field is set by its fields
 
 
 def fits(value, hint) -> bool:
@@ -117,7 +128,11 @@ def check_settings(registry: Registry, name: str, given: dict, flag: str) -> Non
     known = {s.name: s for s in settings_of(registry, name)}
     unknown = sorted(set(given) - set(known))
     if unknown:
-        raise ValueError(f"{registry.kind} {name!r} has no setting {', '.join(map(repr, unknown))} ({flag}); its settings: {', '.join(known)}")
+        raise ValueError(
+            f"{registry.kind} {name!r} has no setting {', '.join(map(repr, unknown))} ({flag}); its settings: {', '.join(known)}"
+        )
     for key, value in given.items():
         if not fits(value, known[key].hint):
-            raise ValueError(f"{registry.kind} {name!r} setting {key!r} must be {known[key].type_name}, got {value!r} ({flag})")
+            raise ValueError(
+                f"{registry.kind} {name!r} setting {key!r} must be {known[key].type_name}, got {value!r} ({flag})"
+            )

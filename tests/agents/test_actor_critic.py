@@ -9,13 +9,20 @@ from memrl import cores
 from memrl.agents import ActorCritic
 
 
-@pytest.mark.parametrize("core_name, obs", [
-    ("gru", jnp.ones((2, 3))),
-    ("epn", {"goal": jnp.eye(3)[:2], "position": jnp.eye(3)[1:]}),
-])
+@pytest.mark.parametrize(
+    "core_name, obs",
+    [
+        ("gru", jnp.ones((2, 3))),
+        ("epn", {"goal": jnp.eye(3)[:2], "position": jnp.eye(3)[1:]}),
+    ],
+)
 def test_previous_action_and_reward_do_not_leak_across_episodes(core_name, obs):
-    core = cores.make(core_name, **({"hidden": 8} if core_name == "gru" else {"capacity": 4, "embed_dim": 4, "width": 8}))
-    agent = ActorCritic(core=core, action_dims=(4,), encoder_widths=(8,), head_widths=(8,), feed_prev_action=True, feed_prev_reward=True)
+    core = cores.make(
+        core_name, **({"hidden": 8} if core_name == "gru" else {"capacity": 4, "embed_dim": 4, "width": 8})
+    )
+    agent = ActorCritic(
+        core=core, action_dims=(4,), encoder_widths=(8,), head_widths=(8,), feed_prev_action=True, feed_prev_reward=True
+    )
     carry = agent.initialize_carry((2,))
     reset = jnp.array([True, True])
     params = agent.init(jax.random.PRNGKey(0), carry, obs, jnp.zeros((2, 1), jnp.int32), jnp.zeros(2), reset)
@@ -29,20 +36,47 @@ def test_previous_action_and_reward_do_not_leak_across_episodes(core_name, obs):
 def test_named_input_core_needs_a_goal():
     agent = ActorCritic(core=cores.make("epn", capacity=4, embed_dim=4, width=8), action_dims=(4,))
     with pytest.raises(ValueError, match="needs dict observations with a 'goal' part"):
-        agent.init(jax.random.PRNGKey(0), agent.initialize_carry((2,)), jnp.ones((2, 3)), jnp.zeros((2, 1), jnp.int32), jnp.zeros(2), jnp.ones(2, bool))
+        agent.init(
+            jax.random.PRNGKey(0),
+            agent.initialize_carry((2,)),
+            jnp.ones((2, 3)),
+            jnp.zeros((2, 1), jnp.int32),
+            jnp.zeros(2),
+            jnp.ones(2, bool),
+        )
 
 
 @pytest.mark.parametrize("core_name", ["gru", "epn"])
 def test_image_parts_share_one_cnn(core_name):
     """Graph-nav views: the current view and the goal view go through the same CNN, for a plain core
     and for EPN, which gets them as its observation and goal."""
-    core = cores.make(core_name, **({"hidden": 8} if core_name == "gru" else {"capacity": 4, "embed_dim": 4, "width": 8}))
-    agent = ActorCritic(core=core, action_dims=(4,), encoder="conv", conv_channels=(2, 4), conv_kernels=(3, 3), conv_strides=(2, 1), encoder_widths=(8,), head_widths=(8,))
+    core = cores.make(
+        core_name, **({"hidden": 8} if core_name == "gru" else {"capacity": 4, "embed_dim": 4, "width": 8})
+    )
+    agent = ActorCritic(
+        core=core,
+        action_dims=(4,),
+        encoder="conv",
+        conv_channels=(2, 4),
+        conv_kernels=(3, 3),
+        conv_strides=(2, 1),
+        encoder_widths=(8,),
+        head_widths=(8,),
+    )
     view = jax.random.randint(jax.random.PRNGKey(1), (2, 8, 8, 3), 0, 256).astype(jnp.uint8)
     inputs = (jnp.zeros((2, 1), jnp.int32), jnp.zeros(2), jnp.ones(2, bool))
-    params = agent.init(jax.random.PRNGKey(0), agent.initialize_carry((2,)), {"image": view, "goal": view[::-1]}, *inputs)
+    params = agent.init(
+        jax.random.PRNGKey(0), agent.initialize_carry((2,)), {"image": view, "goal": view[::-1]}, *inputs
+    )
     assert set(params["params"]["image_encoder"]) == {"conv_0", "conv_1"}
-    _, state = agent.apply(params, agent.initialize_carry((2,)), {"image": view, "goal": view}, *inputs, capture_intermediates=True, mutable=["intermediates"])
+    _, state = agent.apply(
+        params,
+        agent.initialize_carry((2,)),
+        {"image": view, "goal": view},
+        *inputs,
+        capture_intermediates=True,
+        mutable=["intermediates"],
+    )
     features = state["intermediates"]["image_encoder"]["__call__"]
     assert len(features) == 2  # called once per image part; the same picture, the same features
     np.testing.assert_array_equal(features[0], features[1])
@@ -52,14 +86,22 @@ def test_a_separate_critic_is_a_network_of_its_own_and_steps_as_it_unrolls():
     """With separate_critic: the policy's network has no value head, the critic (same sizes, its own
     encoder and core) no policy head; the logits depend only on the actor's parameters and the values
     only on the critic's; stepping gives what the unroll gives, resets included."""
-    agent = ActorCritic(core=cores.make("gru", hidden=8), action_dims=(3,), encoder_widths=(8,), head_widths=(8,), feed_prev_action=True,
-                        separate_critic=True)
+    agent = ActorCritic(
+        core=cores.make("gru", hidden=8),
+        action_dims=(3,),
+        encoder_widths=(8,),
+        head_widths=(8,),
+        feed_prev_action=True,
+        separate_critic=True,
+    )
     steps, batch = 5, 2
     obs = jax.random.normal(jax.random.PRNGKey(1), (steps, batch, 4))
     prev_action, prev_reward = jnp.zeros((steps, batch, 1), jnp.int32), jnp.zeros((steps, batch))
     resets = jnp.zeros((steps, batch), bool).at[0].set(True).at[3, 1].set(True)
     carry = agent.initialize_carry((batch,))
-    params = agent.init(jax.random.PRNGKey(0), carry, obs, prev_action, prev_reward, resets, method=agent.unroll)["params"]
+    params = agent.init(jax.random.PRNGKey(0), carry, obs, prev_action, prev_reward, resets, method=agent.unroll)[
+        "params"
+    ]
     assert {"policy", "critic"} <= set(params) and "value" not in params
     assert {"core", "encoder", "head", "value"} == set(params["critic"])
 
@@ -70,7 +112,9 @@ def test_a_separate_critic_is_a_network_of_its_own_and_steps_as_it_unrolls():
     logit_grads = jax.grad(lambda p: outputs(p)[0].sum())(params)
     value_grads = jax.grad(lambda p: outputs(p)[1].sum())(params)
     assert not any(np.any(leaf) for leaf in jax.tree.leaves(logit_grads["critic"]))
-    assert not any(np.any(leaf) for name, part in value_grads.items() if name != "critic" for leaf in jax.tree.leaves(part))
+    assert not any(
+        np.any(leaf) for name, part in value_grads.items() if name != "critic" for leaf in jax.tree.leaves(part)
+    )
     assert all(np.any(leaf) for leaf in jax.tree.leaves(value_grads["critic"]["core"]))
     stepped, c = [], carry
     for t in range(steps):

@@ -20,7 +20,9 @@ from memrl.agents.encoders import (
 CELLS = dict(conv_kernels=(1, 3, 3), conv_strides=(1, 1, 1))
 
 
-@pytest.mark.parametrize("shape, kernels, strides", [((99, 99, 3), (9, 3, 3), (9, 1, 1)), ((11, 11, 36), (1, 3, 3), (1, 1, 1))])
+@pytest.mark.parametrize(
+    "shape, kernels, strides", [((99, 99, 3), (9, 3, 3), (9, 1, 1)), ((11, 11, 36), (1, 3, 3), (1, 1, 1))]
+)
 def test_conv_encoder_grid_and_decoder_shape(shape, kernels, strides):
     image = jnp.zeros((2, *shape), jnp.uint8)
     encoder = ConvEncoder((4, 8, 8), kernels, strides)
@@ -40,7 +42,9 @@ def test_reconstruction_losses_match_numpy():
     token_logits, tokens = rng.normal(size=(3, 2, 5)), rng.integers(0, 5, (3, 2))
     log_softmax = token_logits - np.log(np.exp(token_logits).sum(-1, keepdims=True))
     expected = -np.take_along_axis(log_softmax, tokens[..., None], -1)[..., 0].sum(-1)
-    np.testing.assert_allclose(language_reconstruction_loss(jnp.asarray(token_logits), jnp.asarray(tokens)), expected, rtol=1e-5)
+    np.testing.assert_allclose(
+        language_reconstruction_loss(jnp.asarray(token_logits), jnp.asarray(tokens)), expected, rtol=1e-5
+    )
 
 
 @pytest.fixture(scope="module")
@@ -56,10 +60,19 @@ def ballet_batch():
 
 
 def conv_agent(env, reconstruct):
-    core = cores.make("htm", num_layers=1, d_model=16, num_heads=2, mlp_dim=16, window=2, chunk_size=2, num_chunks=3, k=2)
+    core = cores.make(
+        "htm", num_layers=1, d_model=16, num_heads=2, mlp_dim=16, window=2, chunk_size=2, num_chunks=3, k=2
+    )
     return ActorCritic(
-        core=core, action_dims=env.action_dims, encoder_widths=(16,), head_widths=(16,), encoder="conv",
-        token_vocab=tuple(env.token_vocab.items()), conv_channels=(4, 8, 8), reconstruct=reconstruct, **CELLS,
+        core=core,
+        action_dims=env.action_dims,
+        encoder_widths=(16,),
+        head_widths=(16,),
+        encoder="conv",
+        token_vocab=tuple(env.token_vocab.items()),
+        conv_channels=(4, 8, 8),
+        reconstruct=reconstruct,
+        **CELLS,
     )
 
 
@@ -70,7 +83,9 @@ def test_conv_agent_step_equals_unroll_and_reconstruction_learns(ballet_batch):
     prev_action, prev_reward = jnp.zeros((T, B, 1), jnp.int32), jnp.zeros((T, B))
     resets = jnp.zeros((T, B), bool).at[0].set(True)
     carry = agent.initialize_carry((B,))
-    params = jax.jit(lambda k: agent.init(k, carry, obs, prev_action, prev_reward, resets, method=agent.unroll))(jax.random.PRNGKey(0))
+    params = jax.jit(lambda k: agent.init(k, carry, obs, prev_action, prev_reward, resets, method=agent.unroll))(
+        jax.random.PRNGKey(0)
+    )
     assert {"image_decoder", "language_decoder", "image_encoder", "language_encoder"} <= set(params["params"])
 
     def unroll(p):
@@ -113,8 +128,18 @@ def test_without_reconstruct_the_loss_is_zero_and_no_decoder_exists(ballet_batch
 
 def test_conv_encoder_needs_an_image():
     agent = ActorCritic(core=cores.make("gru", hidden=4), action_dims=(2,), encoder="conv")
-    with pytest.raises(ValueError, match=r"needs an image part \(\[height, width, channels\]\) in the observation; its parts are \['observation'\]"):
-        agent.init(jax.random.PRNGKey(0), agent.initialize_carry((1,)), jnp.ones((1, 3)), jnp.zeros((1, 1), jnp.int32), jnp.zeros(1), jnp.ones(1, bool))
+    with pytest.raises(
+        ValueError,
+        match=r"needs an image part \(\[height, width, channels\]\) in the observation; its parts are \['observation'\]",
+    ):
+        agent.init(
+            jax.random.PRNGKey(0),
+            agent.initialize_carry((1,)),
+            jnp.ones((1, 3)),
+            jnp.zeros((1, 1), jnp.int32),
+            jnp.zeros(1),
+            jnp.ones(1, bool),
+        )
 
 
 @pytest.mark.parametrize("shape, grid", [((99, 99, 3), 13), ((11, 11, 36), 2)])
@@ -131,14 +156,25 @@ def test_resnet_encoder_grid_and_decoder_shape(shape, grid):
 def test_resnet_agent_encodes_and_reconstructs(ballet_batch):
     env, obs = ballet_batch
     agent = ActorCritic(
-        core=cores.make("gru", hidden=16), action_dims=env.action_dims, encoder="resnet", encoder_widths=(),
-        token_vocab=tuple(env.token_vocab.items()), conv_channels=(4, 8, 8), reconstruct=True,
+        core=cores.make("gru", hidden=16),
+        action_dims=env.action_dims,
+        encoder="resnet",
+        encoder_widths=(),
+        token_vocab=tuple(env.token_vocab.items()),
+        conv_channels=(4, 8, 8),
+        reconstruct=True,
     )
     T, B = obs["language"].shape
     inputs = (obs, jnp.zeros((T, B, 1), jnp.int32), jnp.zeros((T, B)), jnp.zeros((T, B), bool).at[0].set(True))
-    params = jax.jit(lambda k: agent.init(k, agent.initialize_carry((B,)), *inputs, method=agent.unroll))(jax.random.PRNGKey(0))
-    assert set(params["params"]["image_encoder"]) == {"conv_0", "conv_1", "conv_2"} | {f"residual_{i}_{j}" for i in range(3) for j in range(2)}
-    grads = jax.jit(jax.grad(lambda p: agent.apply(p, agent.initialize_carry((B,)), *inputs, method=agent.unroll)[1][2].mean()))(params)
+    params = jax.jit(lambda k: agent.init(k, agent.initialize_carry((B,)), *inputs, method=agent.unroll))(
+        jax.random.PRNGKey(0)
+    )
+    assert set(params["params"]["image_encoder"]) == {"conv_0", "conv_1", "conv_2"} | {
+        f"residual_{i}_{j}" for i in range(3) for j in range(2)
+    }
+    grads = jax.jit(
+        jax.grad(lambda p: agent.apply(p, agent.initialize_carry((B,)), *inputs, method=agent.unroll)[1][2].mean())
+    )(params)
     assert all(np.isfinite(g).all() for g in jax.tree.leaves(grads))
     assert float(optax.tree.norm(grads["params"]["image_encoder"])) > 0
 

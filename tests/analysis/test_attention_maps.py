@@ -1,12 +1,11 @@
 """`memrl analyze attention`: the RMC's attention weights read from a run's checkpoint and drawn
 (the checkpoints are fresh models: the analysis reads any, and training one would only add a compile)."""
 
+import jax
 import numpy as np
 import pytest
 
 from memrl import tasks
-import jax
-
 from memrl.analysis.attention_maps import command, reference_steps
 from memrl.learn.learners import learner_for
 from memrl.learn.supervised_config import SupervisedConfig
@@ -33,8 +32,14 @@ def checkpointed(config, path) -> RunFolder:
 @pytest.fixture(scope="module")
 def rmc_run(tmp_path_factory):
     config = SupervisedConfig(
-        task="nth-farthest", task_args=dict(num_objects=4, num_features=3), core="rmc",
-        core_args=dict(mem_slots=2, head_size=4, num_heads=2, num_blocks=2), embed_dim=8, batch_size=8, total_steps=16, updates_per_chunk=2,
+        task="nth-farthest",
+        task_args=dict(num_objects=4, num_features=3),
+        core="rmc",
+        core_args=dict(mem_slots=2, head_size=4, num_heads=2, num_blocks=2),
+        embed_dim=8,
+        batch_size=8,
+        total_steps=16,
+        updates_per_chunk=2,
     )
     return checkpointed(config, tmp_path_factory.mktemp("rmc_run"))
 
@@ -52,7 +57,15 @@ def test_draws_the_attention_of_an_rmc(rmc_run, tmp_path):
 def test_refuses_a_core_without_attention_and_a_missing_seed(rmc_run, tmp_path):
     with pytest.raises(ValueError, match="has seeds"):
         command(rmc_run.path, seed=3, out=tmp_path)
-    config = SupervisedConfig(task="nth-farthest", task_args=dict(num_objects=3, num_features=2), core="gru", core_args=dict(hidden=4), batch_size=4, total_steps=4, updates_per_chunk=1)
+    config = SupervisedConfig(
+        task="nth-farthest",
+        task_args=dict(num_objects=3, num_features=2),
+        core="gru",
+        core_args=dict(hidden=4),
+        batch_size=4,
+        total_steps=4,
+        updates_per_chunk=1,
+    )
     folder = checkpointed(config, tmp_path / "gru")
     with pytest.raises(ValueError, match="records no attention"):
         command(folder.path, out=tmp_path)

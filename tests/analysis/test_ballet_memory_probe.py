@@ -2,15 +2,24 @@ import jax
 import numpy as np
 import pytest
 
-from memrl.analysis.ballet_memory_probe import BalletMemoryProbe, train_probe, watch_episodes
 from memrl.analysis.ballet_memory import command, probe_config
+from memrl.analysis.ballet_memory_probe import BalletMemoryProbe, train_probe, watch_episodes
 from memrl.envs import ballet
 from memrl.envs.ballet_tables import DANCER_SLOTS
 from memrl.learn.impala_config import ImpalaConfig
 from memrl.run.folder import ConfigMismatch
 
-TINY = dict(env_args={"observation": "cells"}, core="gru", core_args={"hidden": 8}, encoder="conv", conv_channels=(4, 4, 4),
-            conv_kernels=(1, 3, 3), conv_strides=(1, 1, 1), encoder_widths=(), head_widths=(8,))
+TINY = dict(
+    env_args={"observation": "cells"},
+    core="gru",
+    core_args={"hidden": 8},
+    encoder="conv",
+    conv_channels=(4, 4, 4),
+    conv_kernels=(1, 3, 3),
+    conv_strides=(1, 1, 1),
+    encoder_widths=(),
+    head_widths=(8,),
+)
 
 
 def test_the_watch_phase_ends_at_the_first_choice_frame_and_the_label_is_the_target_slot():
@@ -48,7 +57,7 @@ class Interrupted(Exception):
 
 def test_an_interrupted_probe_training_resumes_to_the_same_parameters(tmp_path):
     probe = BalletMemoryProbe(ImpalaConfig(env="ballet/2_delay16", **TINY))
-    train = lambda **kw: train_probe(probe, jax.random.PRNGKey(0), steps=3, batch_size=2, chunk=1, **kw)  # noqa: E731
+    train = lambda **kw: train_probe(probe, jax.random.PRNGKey(0), steps=3, batch_size=2, chunk=1, **kw)
     expected_params, expected_curve = train()
     assert expected_curve[0, 0] == pytest.approx(np.log(8), abs=0.1)  # near-uniform over the 8 slots at initialisation
 

@@ -13,8 +13,15 @@ from memrl.run.folder import RunFolder
 
 HTM = dict(num_layers=2, d_model=16, num_heads=2, mlp_dim=16, window=3, chunk_size=2, num_chunks=4, k=2)
 CONFIG = ImpalaConfig(
-    env="tmaze/T-LN", env_args={"maze_length": 20, "timeout": 60}, core="htm", core_args=HTM,
-    encoder_widths=(16,), head_widths=(16,), num_envs=2, rollout_len=4, total_steps=8,
+    env="tmaze/T-LN",
+    env_args={"maze_length": 20, "timeout": 60},
+    core="htm",
+    core_args=HTM,
+    encoder_widths=(16,),
+    head_widths=(16,),
+    num_envs=2,
+    rollout_len=4,
+    total_steps=8,
 )
 
 
@@ -23,7 +30,9 @@ def test_the_timeline_of_hand_checked_chunks():
     holder = chunk_timeline(7, chunk_size=2, overlap=0, num_chunks=2)
     assert holder.tolist() == [[-1, -1], [-1, -1], [0, -1], [0, -1], [0, 1], [0, 1], [2, 1]]
     # chunks of 3 overlapping by 1 (stride 2): chunk j ends at step 2j + 2
-    assert chunk_timeline(6, chunk_size=3, overlap=1, num_chunks=4)[:, :2].tolist() == [[-1, -1]] * 3 + [[0, -1]] * 2 + [[0, 1]]
+    assert chunk_timeline(6, chunk_size=3, overlap=1, num_chunks=4)[:, :2].tolist() == [[-1, -1]] * 3 + [
+        [0, -1]
+    ] * 2 + [[0, 1]]
 
 
 def test_scores_are_a_distribution_over_the_chunks_in_store_and_the_read_ones_are_among_them():
@@ -73,7 +82,10 @@ def test_refuses_a_run_without_an_htm_core_and_a_missing_seed(tmp_path, capsys):
     gru.prepare(ImpalaConfig(env="tmaze/T-LN", core="gru"))
     htm = RunFolder(tmp_path / "htm")
     htm.prepare(CONFIG)
-    for args, message in (([str(gru.path)], "reads an htm core"), ([str(htm.path), "--seed", "3"], "has seeds [0], not 3")):
+    for args, message in (
+        ([str(gru.path)], "reads an htm core"),
+        ([str(htm.path), "--seed", "3"], "has seeds [0], not 3"),
+    ):
         with pytest.raises(SystemExit):
             main(["analyze", "chunk-selection", *args])
         assert message in capsys.readouterr().err

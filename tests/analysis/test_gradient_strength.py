@@ -19,7 +19,7 @@ def test_forward_mode_matches_reverse_mode():
     carry = core.initialize_carry(jax.random.PRNGKey(1), (1,))
     xs = jnp.zeros((steps, 1, 1)).at[0].set(1.0)
     params = core.init(jax.random.PRNGKey(1), carry, xs[0], resets[0])
-    y = lambda x0: core.apply(params, carry, xs.at[0].set(x0), resets, method=core.unroll)[1][:, 0]  # noqa: E731
+    y = lambda x0: core.apply(params, carry, xs.at[0].set(x0), resets, method=core.unroll)[1][:, 0]
     jacobian = jax.jacrev(y)(xs[0])  # [T, H, 1, 1]
     np.testing.assert_allclose(g, np.linalg.norm(jacobian.reshape(steps, -1), axis=-1), rtol=1e-5)
 

@@ -5,7 +5,12 @@ from conftest import optimised
 
 from memrl import cores
 from memrl.analysis.distance_probe import distance_classes
-from memrl.analysis.planner_distance_training import accuracy_by_distance, distance_loss, init_planner, train_planner_on_distances
+from memrl.analysis.planner_distance_training import (
+    accuracy_by_distance,
+    distance_loss,
+    init_planner,
+    train_planner_on_distances,
+)
 from memrl.run.folder import ConfigMismatch
 
 
@@ -16,7 +21,9 @@ def test_distance_classes_span_the_torus_diameter():
 def test_the_loss_over_several_iteration_counts_is_the_mean_of_their_losses():
     core = cores.make("epn", capacity=36, embed_dim=8, width=16, iterations=1)
     params = init_planner(core, jax.random.PRNGKey(0), maze_size=3)
-    loss = lambda iterations: float(jax.jit(lambda p: distance_loss(p, jax.random.PRNGKey(1), core, 2, 4, 3, iterations)[0])(params))  # noqa: E731
+    loss = lambda iterations: float(
+        jax.jit(lambda p: distance_loss(p, jax.random.PRNGKey(1), core, 2, 4, 3, iterations)[0])(params)
+    )
     single = [loss([1]), loss([3])]
     assert single[0] != pytest.approx(single[1])
     assert loss([1, 3]) == pytest.approx(np.mean(single), rel=1e-5)
@@ -30,7 +37,9 @@ class Interrupted(Exception):
 
 def test_an_interrupted_planner_training_resumes_from_its_checkpoint_to_the_same_parameters(tmp_path):
     core = cores.make("epn", capacity=36, embed_dim=8, width=16, iterations=1)
-    train = lambda **kw: train_planner_on_distances(core, jax.random.PRNGKey(0), maze_size=3, steps=6, maps=2, queries=4, chunk=2, **kw)  # noqa: E731
+    train = lambda **kw: train_planner_on_distances(
+        core, jax.random.PRNGKey(0), maze_size=3, steps=6, maps=2, queries=4, chunk=2, **kw
+    )
     expected_params, expected_decoder, expected_losses = train()
 
     def stop_after_two_chunks(done, loss):
@@ -52,9 +61,13 @@ def test_an_interrupted_planner_training_resumes_from_its_checkpoint_to_the_same
 def chained_distance_accuracy(seed: int, steps: int):
     """Accuracy on distance-2 pairs of a planner trained ``steps`` steps on 3x3 maps."""
     core = cores.make("epn", capacity=36, embed_dim=16, width=32, iterations=2)
-    core_params, decoder, losses = train_planner_on_distances(core, jax.random.PRNGKey(seed), maze_size=3, steps=steps, maps=8, queries=16, chunk=steps)
+    core_params, decoder, losses = train_planner_on_distances(
+        core, jax.random.PRNGKey(seed), maze_size=3, steps=steps, maps=8, queries=16, chunk=steps
+    )
     assert np.all(np.isfinite(losses))
-    return accuracy_by_distance(core, core_params, decoder, jax.random.PRNGKey(1), [2], maze_size=3, maps=32, queries=32)[2]
+    return accuracy_by_distance(
+        core, core_params, decoder, jax.random.PRNGKey(1), [2], maze_size=3, maps=32, queries=32
+    )[2]
 
 
 @pytest.mark.slow

@@ -15,11 +15,13 @@ def test_known_moves_are_the_walks_transitions_up_to_each_step_either_way():
     labels, nodes, actions = random_walk(jax.random.PRNGKey(3), 4, 30)
     assert sorted(np.asarray(labels).tolist()) == list(range(16))
     nodes, actions, known = np.asarray(nodes), np.asarray(actions), np.asarray(known_moves(nodes, actions))
-    xy = lambda node: np.array([node // 4, node % 4])  # noqa: E731
+    xy = lambda node: np.array([node // 4, node % 4])
     for s in range(1, 30):
         np.testing.assert_array_equal((xy(nodes[s - 1]) + np.asarray(MOVES[actions[s]])) % 4, xy(nodes[s]))
     for t in range(30):
-        edges = {(nodes[s - 1], actions[s]) for s in range(1, t + 1)} | {(nodes[s], int(INVERSE_MOVES[actions[s]])) for s in range(1, t + 1)}
+        edges = {(nodes[s - 1], actions[s]) for s in range(1, t + 1)} | {
+            (nodes[s], int(INVERSE_MOVES[actions[s]])) for s in range(1, t + 1)
+        }
         np.testing.assert_array_equal(known[t], [(nodes[t], a) in edges for a in range(4)])
 
 
@@ -29,7 +31,10 @@ def test_a_reader_of_the_step_count_knows_nothing_at_the_start_and_one_move_back
     assert count_only_loss(jax.random.PRNGKey(0), 3, 2, walks=50) == pytest.approx(binary_entropy / 2, rel=1e-6)
 
 
-@pytest.mark.parametrize("name, sizes", [("epn", {"embed_dim": 8, "width": 8, "num_heads": 1, "iterations": 1}), ("lstm", {"hidden": 8, "embed_dim": 8})])
+@pytest.mark.parametrize(
+    "name, sizes",
+    [("epn", {"embed_dim": 8, "width": 8, "num_heads": 1, "iterations": 1}), ("lstm", {"hidden": 8, "embed_dim": 8})],
+)
 def test_both_models_train_on_the_lookup(name, sizes):
     curve = train_model(name, jax.random.PRNGKey(0), 3, length=12, steps=2, walks=2, queries=3, chunk=1, **sizes)
     assert curve.shape == (2, 2) and np.all(np.isfinite(curve)) and np.all((curve[:, 1] >= 0) & (curve[:, 1] <= 1))

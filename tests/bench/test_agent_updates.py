@@ -9,10 +9,20 @@ from memrl.learn.impala_config import ImpalaConfig
 
 def test_update_cost_measures_an_update_and_its_parts():
     config = ImpalaConfig(
-        env="pvm", env_args=dict(room_size=4, num_choices=2, steps_per_second=1), core="htm",
+        env="pvm",
+        env_args=dict(room_size=4, num_choices=2, steps_per_second=1),
+        core="htm",
         core_args=dict(num_layers=1, d_model=8, num_heads=2, mlp_dim=8, window=4, chunk_size=4, num_chunks=11, k=2),
-        encoder="conv", encoder_widths=(), conv_channels=(4, 4), conv_kernels=(1, 3), conv_strides=(1, 1), head_widths=(8,),
-        reconstruction_coef=1.0, num_envs=2, rollout_len=8, total_steps=16,
+        encoder="conv",
+        encoder_widths=(),
+        conv_channels=(4, 4),
+        conv_kernels=(1, 3),
+        conv_strides=(1, 1),
+        head_widths=(8,),
+        reconstruction_coef=1.0,
+        num_envs=2,
+        rollout_len=8,
+        total_steps=16,
     )
     cost = update_cost(config, repeats=1)
     assert cost.steps == 16 and min(cost.update_s, cost.acting_s, cost.gradient_s) > 0

@@ -11,7 +11,9 @@ WHERE_MEMRL_IS = "import json, memrl, sys; print(json.dumps([memrl.__file__, jso
 
 
 def test_a_revision_is_extracted_and_imported_in_a_fresh_process():
-    first_commit = subprocess.run(["git", "-C", str(CHECKOUT_SOURCE), "rev-list", "--max-parents=0", "HEAD"], capture_output=True, text=True).stdout.split()[0]
+    first_commit = subprocess.run(
+        ["git", "-C", str(CHECKOUT_SOURCE), "rev-list", "--max-parents=0", "HEAD"], capture_output=True, text=True
+    ).stdout.split()[0]
     source = revision_source(first_commit)
     assert (source / "memrl" / "__init__.py").exists()
     imported_from, argument = run_script(source, WHERE_MEMRL_IS, {"a": 1})

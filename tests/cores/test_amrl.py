@@ -11,6 +11,7 @@ from memrl.cores.amrl import aggregate
 
 def run_aggregator(kind, a, straight_through):
     """Outputs of AGG over a [T, D] from a zero carry."""
+
     def body(carry, inputs):
         total, count = carry
         count = count + 1.0
@@ -23,9 +24,13 @@ def run_aggregator(kind, a, straight_through):
 @pytest.mark.parametrize("straight_through", [False, True])
 def test_forward_values_match_numpy(straight_through):
     a = np.random.default_rng(0).normal(size=(7, 5)).astype(np.float32)
-    np.testing.assert_allclose(run_aggregator("max", a, straight_through), np.maximum.accumulate(np.maximum(a, 0.0), axis=0), rtol=1e-6)
+    np.testing.assert_allclose(
+        run_aggregator("max", a, straight_through), np.maximum.accumulate(np.maximum(a, 0.0), axis=0), rtol=1e-6
+    )
     np.testing.assert_allclose(run_aggregator("sum", a, straight_through), np.cumsum(a, 0), rtol=1e-5)
-    np.testing.assert_allclose(run_aggregator("avg", a, straight_through), np.cumsum(a, 0) / np.arange(1, 8)[:, None], rtol=1e-5)
+    np.testing.assert_allclose(
+        run_aggregator("avg", a, straight_through), np.cumsum(a, 0) / np.arange(1, 8)[:, None], rtol=1e-5
+    )
 
 
 def test_straight_through_backward_is_the_identity():
@@ -64,5 +69,7 @@ def test_lstm_forget_gate_bias_starts_at_one():
 def test_set_refuses_inputs_of_another_width():
     core = cores.make("set", features=4)
     carry = core.initialize_carry(None, (1,))
-    with pytest.raises(ValueError, match=r"SET.features must equal the width of its inputs \(3: the encoder.s output\), got 4"):
+    with pytest.raises(
+        ValueError, match=r"SET.features must equal the width of its inputs \(3: the encoder.s output\), got 4"
+    ):
         core.init(jax.random.PRNGKey(0), carry, jnp.zeros((1, 3)), jnp.ones(1, bool))

@@ -1,13 +1,14 @@
 """Properties every registered core must have (docs/architecture.md, the memory-core contract)."""
 
+import flax.linen as nn
 import jax
 import jax.numpy as jnp
 import numpy as np
 import optax
 import pytest
-import flax.linen as nn
+from conftest import SMALL_CORES as SMALL
+from conftest import optimised
 
-from conftest import SMALL_CORES as SMALL, optimised
 from memrl import cores
 
 D = 6  # input width used throughout
@@ -26,7 +27,9 @@ def test_every_registered_core_is_covered():
 
 
 # One group per core: under xdist a core's tests run in one worker, which compiles its step and unroll once.
-@pytest.fixture(scope="module", params=[pytest.param(name, marks=pytest.mark.xdist_group(f"core-{name}")) for name in sorted(SMALL)])
+@pytest.fixture(
+    scope="module", params=[pytest.param(name, marks=pytest.mark.xdist_group(f"core-{name}")) for name in sorted(SMALL)]
+)
 def setup(request):
     name = request.param
     core = cores.make(name, **SMALL[name])
@@ -73,9 +76,13 @@ def test_reset_invariance(setup):
         alone_xs = np.array(jax.random.normal(jax.random.PRNGKey(7), (T, B, D)))  # filler after each episode
         for row, (b, start, end) in enumerate(group):
             alone_xs[: end - start, row] = xs[start:end, b]
-        _, alone = unroll(params, core.initialize_carry(jax.random.PRNGKey(0), (B,)), jnp.asarray(alone_xs), jnp.zeros((T, B), bool))
+        _, alone = unroll(
+            params, core.initialize_carry(jax.random.PRNGKey(0), (B,)), jnp.asarray(alone_xs), jnp.zeros((T, B), bool)
+        )
         for row, (b, start, end) in enumerate(group):
-            np.testing.assert_allclose(ys[start:end, b], alone[: end - start, row], atol=1e-5, err_msg=f"{name} row {b} episode at {start}")
+            np.testing.assert_allclose(
+                ys[start:end, b], alone[: end - start, row], atol=1e-5, err_msg=f"{name} row {b} episode at {start}"
+            )
 
 
 def test_step_equals_unroll(setup):

@@ -72,9 +72,11 @@ def test_usage_by_hand():
 
 
 def test_usage_takes_no_gradient_through_the_write_weights():
-    grad = jax.grad(lambda w: addressing.usage_after_write_and_read(jnp.zeros((1, 3)), w, jnp.zeros((1, 1)), jnp.zeros((1, 1, 3))).sum())(
-        jnp.full((1, 1, 3), 0.3)
-    )
+    grad = jax.grad(
+        lambda w: addressing.usage_after_write_and_read(
+            jnp.zeros((1, 3)), w, jnp.zeros((1, 1)), jnp.zeros((1, 1, 3))
+        ).sum()
+    )(jnp.full((1, 1, 3), 0.3))
     np.testing.assert_array_equal(grad, 0.0)
 
 
@@ -89,8 +91,12 @@ def test_links_by_hand_and_directional_reads():
     np.testing.assert_allclose(link[0, 0], expected)
     np.testing.assert_allclose(precedence[0, 0], [0, 1, 0])
     reads = jnp.array([[[1.0, 0, 0], [0, 1.0, 0]]])  # two read heads at slots 0 and 1
-    np.testing.assert_allclose(addressing.directional_read_weights(link, reads, forward=True)[0, :, 0], [[0, 1, 0], [0, 0, 0]])
-    np.testing.assert_allclose(addressing.directional_read_weights(link, reads, forward=False)[0, :, 0], [[0, 0, 0], [1, 0, 0]])
+    np.testing.assert_allclose(
+        addressing.directional_read_weights(link, reads, forward=True)[0, :, 0], [[0, 1, 0], [0, 0, 0]]
+    )
+    np.testing.assert_allclose(
+        addressing.directional_read_weights(link, reads, forward=False)[0, :, 0], [[0, 0, 0], [1, 0, 0]]
+    )
 
 
 def test_links_match_numpy_loop():
@@ -99,7 +105,9 @@ def test_links_match_numpy_loop():
     prev_precedence = jax.random.dirichlet(keys[1], jnp.ones(5))[None, None] * 0.8
     w = jax.random.dirichlet(keys[2], jnp.ones(5))[None, None] * 0.9
     link, precedence = addressing.link_and_precedence(prev_link, prev_precedence, w)
-    expected_link, expected_precedence = np_link(np.asarray(prev_link[0, 0]), np.asarray(prev_precedence[0, 0]), np.asarray(w[0, 0]))
+    expected_link, expected_precedence = np_link(
+        np.asarray(prev_link[0, 0]), np.asarray(prev_precedence[0, 0]), np.asarray(w[0, 0])
+    )
     np.testing.assert_allclose(link[0, 0], expected_link, atol=1e-6)
     np.testing.assert_allclose(precedence[0, 0], expected_precedence, atol=1e-6)
 
@@ -107,7 +115,9 @@ def test_links_match_numpy_loop():
 def test_erase_then_add_by_hand():
     """Full weight on slot 0 with erase (1, 0) clears its first unit, keeps the second, then adds v."""
     memory = jnp.array([[[2.0, 3.0], [4.0, 5.0]]])
-    out = addressing.erase_and_write(memory, jnp.array([[[1.0, 0.0]]]), jnp.array([[[1.0, 0.0]]]), jnp.array([[[0.5, 0.5]]]))
+    out = addressing.erase_and_write(
+        memory, jnp.array([[[1.0, 0.0]]]), jnp.array([[[1.0, 0.0]]]), jnp.array([[[0.5, 0.5]]])
+    )
     np.testing.assert_allclose(out[0], [[0.5, 3.5], [4.0, 5.0]])
 
 
@@ -116,7 +126,7 @@ def test_content_weights_match_numpy():
     keys = jax.random.normal(jax.random.PRNGKey(3), (2, 4, 3))
     strengths = jax.random.normal(jax.random.PRNGKey(4), (2, 4))
     m, k, s = (np.asarray(a, np.float64) for a in (memory, keys, strengths))
-    norm = lambda v: np.sqrt((v * v).sum(-1) + EPS)  # noqa: E731
+    norm = lambda v: np.sqrt((v * v).sum(-1) + EPS)
     cos = np.einsum("bkw,bnw->bkn", k, m) / (norm(k)[..., None] * norm(m)[:, None, :] + EPS)
     logits = cos * np.log1p(np.exp(s))[..., None]
     expected = np.exp(logits) / np.exp(logits).sum(-1, keepdims=True)
@@ -124,7 +134,9 @@ def test_content_weights_match_numpy():
 
 
 def test_step_keeps_weights_and_usage_in_range():
-    core = cores.make("dnc", memory_size=6, word_size=4, num_reads=3, num_writes=2, hidden=8, output_size=5, clip_value=0.5)
+    core = cores.make(
+        "dnc", memory_size=6, word_size=4, num_reads=3, num_writes=2, hidden=8, output_size=5, clip_value=0.5
+    )
     carry = core.initialize_carry(None, (2,))
     xs = 5.0 * jax.random.normal(jax.random.PRNGKey(5), (8, 2, 3))
     resets = jnp.zeros((8, 2), bool)
@@ -143,7 +155,9 @@ def test_a_stacked_controller_clips_its_state_after_the_stack():
     from memrl.cores.lstm import LSTMCellFused
 
     clip = 0.05
-    core = cores.make("dnc", memory_size=4, word_size=3, num_reads=1, hidden=8, controller_layers=2, output_size=8, clip_value=clip)
+    core = cores.make(
+        "dnc", memory_size=4, word_size=3, num_reads=1, hidden=8, controller_layers=2, output_size=8, clip_value=clip
+    )
     carry = core.initialize_carry(None, (2,))
     x = 3.0 * jax.random.normal(jax.random.PRNGKey(7), (2, 5))
     reset = jnp.zeros((2,), bool)
@@ -163,7 +177,10 @@ def test_a_stacked_controller_clips_its_state_after_the_stack():
     [
         (dict(memory_size=0), "DNC.memory_size must be a positive integer"),
         (dict(clip_value=-1.0), "clip_value must be >= 0"),
-        (dict(controller_weight_init="keras"), r"DNC.controller_weight_init must be one of \('fused', 'split'\), got 'keras'"),
+        (
+            dict(controller_weight_init="keras"),
+            r"DNC.controller_weight_init must be one of \('fused', 'split'\), got 'keras'",
+        ),
     ],
 )
 def test_bad_settings_are_refused(settings, message):
@@ -179,8 +196,14 @@ def test_learns_to_copy():
     from memrl.learn.supervised_config import SupervisedConfig
 
     config = SupervisedConfig(
-        task="copying", task_args=dict(gap=8, num_digits=5), core="dnc", core_args=dict(hidden=64, output_size=64),
-        embed_dim=16, batch_size=32, total_steps=32 * 1500, lr=3e-3,
+        task="copying",
+        task_args=dict(gap=8, num_digits=5),
+        core="dnc",
+        core_args=dict(hidden=64, output_size=64),
+        embed_dim=16,
+        batch_size=32,
+        total_steps=32 * 1500,
+        lr=3e-3,
     )
     scores = optimised(trained_scores, config, 1500, evaluated=512)
     assert scores["token_accuracy"] >= 0.9, scores

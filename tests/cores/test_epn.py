@@ -21,7 +21,7 @@ def inputs(key, batch=2):
 
 @pytest.mark.parametrize("name", ["epn", "epn-nxk"])
 def test_iterations_change_without_new_parameters(name):
-    """"Thinking time": a planner trained with 2 iterations runs with 1 or 6 using the same parameters."""
+    """ "Thinking time": a planner trained with 2 iterations runs with 1 or 6 using the same parameters."""
     core = cores.make(name, **SMALL, k=4)
     carry = core.initialize_carry(None, (2,))
     x, reset = inputs(jax.random.PRNGKey(0)), jnp.array([True, True])
@@ -40,7 +40,11 @@ def test_iterations_change_without_new_parameters(name):
 def test_readouts_after_several_iteration_counts_equal_separate_plans(name):
     core = cores.make(name, **SMALL, k=4)
     key = jax.random.PRNGKey(0)
-    memory, state, goal = jax.random.normal(key, (2, 12, 24)), jax.random.normal(key, (2, 8)), jax.random.normal(key, (2, 8)) + 1
+    memory, state, goal = (
+        jax.random.normal(key, (2, 12, 24)),
+        jax.random.normal(key, (2, 8)),
+        jax.random.normal(key, (2, 8)) + 1,
+    )
     count = jnp.array([5, 12])
     params = core.init(key, core.initialize_carry(None, (2,)), inputs(key), jnp.ones(2, bool))
     readouts = core.apply(params, memory, count, state, goal, (3, 1), method=core.plan_readouts)
@@ -133,7 +137,7 @@ def test_the_prefix_is_chosen_once_for_all_seeds_under_vmap():
     x = inputs(jax.random.PRNGKey(0))
     carry = core.initialize_carry(None, (2,))
     params = core.init(jax.random.PRNGKey(1), carry, x, jnp.ones(2, bool))
-    step = lambda carry, params=params: core.apply(params, carry, x, jnp.zeros(2, bool))[1]  # noqa: E731
+    step = lambda carry, params=params: core.apply(params, carry, x, jnp.zeros(2, bool))[1]
     carries = jax.tree.map(lambda a: jnp.stack([a, a]), carry)
     carries["count"] = jnp.array([[1.0, 2.0], [9.0, 4.0]])  # seed 0 needs a prefix of 3 rows, seed 1 all 12
     carries["memory"] = jax.random.normal(jax.random.PRNGKey(3), carries["memory"].shape)
@@ -141,5 +145,7 @@ def test_the_prefix_is_chosen_once_for_all_seeds_under_vmap():
     for seed in range(2):
         np.testing.assert_allclose(mapped[seed], step(jax.tree.map(lambda a: a[seed], carries)), atol=1e-6)
     assert "cond" in str(jax.make_jaxpr(jax.vmap(step))(carries))
-    gradients = jax.jit(jax.vmap(jax.grad(lambda params, carry: jnp.sum(step(carry, params) ** 2)), in_axes=(None, 0)))(params, carries)
+    gradients = jax.jit(jax.vmap(jax.grad(lambda params, carry: jnp.sum(step(carry, params) ** 2)), in_axes=(None, 0)))(
+        params, carries
+    )
     assert all(np.isfinite(g).all() for g in jax.tree.leaves(gradients))

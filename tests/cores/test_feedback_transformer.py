@@ -17,13 +17,15 @@ def numpy_layer_norm(x, scale, bias):
 
 def numpy_step(p, x, memory, valid):
     """One step from the equations: x [B, D_in], memory [B, S, D] (oldest first), valid [B, S]."""
-    softmax = lambda z: np.exp(z - z.max(-1, keepdims=True)) / np.exp(z - z.max(-1, keepdims=True)).sum(-1, keepdims=True)  # noqa: E731
+    softmax = lambda z: (
+        np.exp(z - z.max(-1, keepdims=True)) / np.exp(z - z.max(-1, keepdims=True)).sum(-1, keepdims=True)
+    )
     h = x @ p["input_projection"]["kernel"] + p["input_projection"]["bias"]
     d = D // H
     outputs = [h]
     for l in range(L):
-        g = lambda name: np.asarray(p[f"layer_{l}_{name}"])  # noqa: E731
-        norm = lambda v: numpy_layer_norm(v, g("attention_norm_scale"), g("attention_norm_bias"))  # noqa: E731
+        g = lambda name: np.asarray(p[f"layer_{l}_{name}"])
+        norm = lambda v: numpy_layer_norm(v, g("attention_norm_scale"), g("attention_norm_bias"))
         attended = np.zeros((B, D))
         for b in range(B):
             for head in range(H):
@@ -49,28 +51,43 @@ def test_one_step_matches_the_numpy_transcription():
     core = cores.make("feedback-transformer", num_layers=L, d_model=D, num_heads=H, mlp_dim=F, memory_length=S)
     rng = np.random.default_rng(0)
     x = rng.normal(size=(B, 5)).astype(np.float32)
-    carry = {"memory": jnp.asarray(rng.normal(size=(B, S, D)), jnp.float32), "valid": jnp.array([[1, 1, 1], [0, 1, 1], [0, 0, 1], [0, 0, 0]], bool)}
+    carry = {
+        "memory": jnp.asarray(rng.normal(size=(B, S, D)), jnp.float32),
+        "valid": jnp.array([[1, 1, 1], [0, 1, 1], [0, 0, 1], [0, 0, 0]], bool),
+    }
     params = core.init(jax.random.PRNGKey(0), carry, x, jnp.zeros((B,), bool))
     # non-trivial layer weights and positions, so the test sees the mix and the distances
     params = jax.tree_util.tree_map_with_path(
-        lambda path, v: jnp.asarray(rng.normal(size=v.shape), v.dtype) if path[-1].key in ("layer_weights", "position") else v, params
+        lambda path, v: (
+            jnp.asarray(rng.normal(size=v.shape), v.dtype) if path[-1].key in ("layer_weights", "position") else v
+        ),
+        params,
     )
     new_carry, y = core.apply(params, carry, x, jnp.zeros((B,), bool))
     expected_y, expected_m = numpy_step(params["params"], x, np.asarray(carry["memory"]), np.asarray(carry["valid"]))
     np.testing.assert_allclose(y, expected_y, rtol=1e-4, atol=1e-4)
-    np.testing.assert_allclose(new_carry["memory"][:, -1], expected_m, rtol=1e-4, atol=1e-4)  # the new memory is the newest row
+    np.testing.assert_allclose(
+        new_carry["memory"][:, -1], expected_m, rtol=1e-4, atol=1e-4
+    )  # the new memory is the newest row
     np.testing.assert_allclose(new_carry["memory"][:, :-1], carry["memory"][:, 1:])
-    np.testing.assert_array_equal(new_carry["valid"], jnp.concatenate([carry["valid"][:, 1:], jnp.ones((B, 1), bool)], axis=1))
+    np.testing.assert_array_equal(
+        new_carry["valid"], jnp.concatenate([carry["valid"][:, 1:], jnp.ones((B, 1), bool)], axis=1)
+    )
 
 
 def test_hand_written_segment_gradient_equals_jax_derivative():
     core = cores.make("feedback-transformer", num_layers=L, d_model=D, num_heads=H, mlp_dim=F, memory_length=S)
     T = 7
     rng = np.random.default_rng(1)
-    carry = {"memory": jnp.asarray(rng.normal(size=(B, S, D)), jnp.float32), "valid": jnp.asarray(rng.random((B, S)) < 0.7)}
+    carry = {
+        "memory": jnp.asarray(rng.normal(size=(B, S, D)), jnp.float32),
+        "valid": jnp.asarray(rng.random((B, S)) < 0.7),
+    }
     resets = jnp.asarray(rng.random((B, T)) < 0.2)
     params = core.init(jax.random.PRNGKey(0), carry, jnp.zeros((B, D)), jnp.zeros((B,), bool))
-    params = jax.tree.map(lambda v: v + 0.3 * jnp.asarray(rng.normal(size=v.shape), v.dtype), params)  # off the initial point
+    params = jax.tree.map(
+        lambda v: v + 0.3 * jnp.asarray(rng.normal(size=v.shape), v.dtype), params
+    )  # off the initial point
     p = arrange_parameters(params["params"], L)
     xs = jnp.asarray(rng.normal(size=(T, B, D)), jnp.float32)
     k0 = jnp.asarray(rng.normal(size=(S, L, B, H, D // H)), jnp.float32)

@@ -25,7 +25,9 @@ def written_chunks(inputs, chunk_size, num_chunks, overlap):
 
 def run(core, params, xs, resets, carry=None):
     carry = core.initialize_carry(None, (xs.shape[1],)) if carry is None else carry
-    return jax.jit(lambda *args: core.apply(*args, method=core.unroll))(params, carry, xs, resets)  # one compile, not one per op
+    return jax.jit(lambda *args: core.apply(*args, method=core.unroll))(
+        params, carry, xs, resets
+    )  # one compile, not one per op
 
 
 @pytest.mark.parametrize("overlap", [0, 1, 2])

@@ -14,7 +14,11 @@ from memrl import cores
         ("lstm", dict(hidden=2.5), r"LSTM.hidden must be a positive integer, got 2.5"),
         ("lstm-stack", dict(layers=0), r"StackedLSTM.layers must be a positive integer, got 0"),
         ("gru", dict(hidden=0), r"GRU.hidden must be a positive integer, got 0"),
-        ("lstm", dict(weight_init="orthogonal"), r"LSTM.weight_init must be one of \('fused', 'split'\), got 'orthogonal'"),
+        (
+            "lstm",
+            dict(weight_init="orthogonal"),
+            r"LSTM.weight_init must be one of \('fused', 'split'\), got 'orthogonal'",
+        ),
         ("lstm-stack", dict(weight_init="Split"), r"StackedLSTM.weight_init must be one of"),
     ],
 )
@@ -58,9 +62,11 @@ def test_lstm_has_the_fused_cells_parameters_and_step():
     np.testing.assert_allclose(h, h_fused, rtol=1e-5, atol=1e-6)
 
 
-@pytest.mark.parametrize("core, kernel_path", [("lstm", ("cell", "gates", "kernel")), ("lstm-stack", ("cell_1", "gates", "kernel"))])
+@pytest.mark.parametrize(
+    "core, kernel_path", [("lstm", ("cell", "gates", "kernel")), ("lstm-stack", ("cell_1", "gates", "kernel"))]
+)
 def test_weight_inits_draw_each_part_at_its_named_scale(core, kernel_path):
-    """"fused": every weight of W = [W_x; W_h] at 1/sqrt(x + h) (sonnet's and Haiku's LSTM); "split":
+    """ "fused": every weight of W = [W_x; W_h] at 1/sqrt(x + h) (sonnet's and Haiku's LSTM); "split":
     W_x at 1/sqrt(x) and W_h at 1/sqrt(h) (lecun_normal's truncated normal has exactly that standard deviation)."""
     import jax
     import jax.numpy as jnp

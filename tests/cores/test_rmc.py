@@ -44,7 +44,11 @@ def np_rmc_step(params, memory, x, core):
         size = 2 * key_size + head_size
         for h in range(heads):
             chunk = qkv[..., h * size : (h + 1) * size]
-            q, k, v = chunk[..., :key_size] / np.sqrt(key_size), chunk[..., key_size : 2 * key_size], chunk[..., 2 * key_size :]
+            q, k, v = (
+                chunk[..., :key_size] / np.sqrt(key_size),
+                chunk[..., key_size : 2 * key_size],
+                chunk[..., 2 * key_size :],
+            )
             weights[:, h] = np_softmax(np.einsum("bqd,bkd->bqk", q, k))
             attended[..., h * head_size : (h + 1) * head_size] = np.einsum("bqk,bkd->bqd", weights[:, h], v)
         all_weights.append(weights)
@@ -73,7 +77,9 @@ def test_initial_memory_is_the_padded_or_truncated_identity():
     "settings",
     [
         dict(mem_slots=3, head_size=4, num_heads=2, num_blocks=1, gate_style="unit"),
-        dict(mem_slots=2, head_size=3, num_heads=3, num_blocks=2, gate_style="memory", key_size=2, attention_mlp_layers=3),
+        dict(
+            mem_slots=2, head_size=3, num_heads=3, num_blocks=2, gate_style="memory", key_size=2, attention_mlp_layers=3
+        ),
         dict(mem_slots=4, head_size=2, num_heads=1, num_blocks=1, gate_style="none", input_bias=0.5, forget_bias=2.0),
     ],
 )
@@ -81,12 +87,16 @@ def test_step_matches_numpy(settings):
     core = cores.make("rmc", **settings)
     batch, width = 3, 5
     key = jax.random.PRNGKey(0)
-    memory = initial_memory((batch,), core.mem_slots, core.mem_size) + 0.3 * jax.random.normal(key, (batch, core.mem_slots, core.mem_size))
+    memory = initial_memory((batch,), core.mem_slots, core.mem_size) + 0.3 * jax.random.normal(
+        key, (batch, core.mem_slots, core.mem_size)
+    )
     x = jax.random.normal(jax.random.PRNGKey(1), (batch, width))
     reset = jnp.zeros((batch,), bool)
     params = core.init(jax.random.PRNGKey(2), memory, x, reset)
     (new_memory, output), sown = core.apply(params, memory, x, reset, mutable=["intermediates"])
-    expected, weights = np_rmc_step(jax.tree.map(np.asarray, params), np.asarray(memory, np.float64), np.asarray(x, np.float64), core)
+    expected, weights = np_rmc_step(
+        jax.tree.map(np.asarray, params), np.asarray(memory, np.float64), np.asarray(x, np.float64), core
+    )
     np.testing.assert_allclose(new_memory, expected, atol=2e-5)
     np.testing.assert_allclose(output, expected.reshape(batch, -1), atol=2e-5)
     for block, w in enumerate(weights):
@@ -130,14 +140,16 @@ def test_unroll_gradient_with_recomputed_steps_equals_the_plain_scan_gradient():
     """The RMC's unroll keeps only matrix products for its backward pass (``unroll_saves``); the
     gradient must be what the scan that keeps everything gives."""
     core = cores.make("rmc", mem_slots=3, head_size=4, num_heads=2, num_blocks=2, gate_style="unit")
-    keeps_everything = type("KeepsEverything", (type(core),), {"unroll_saves": None})(**{f: getattr(core, f) for f in ("mem_slots", "head_size", "num_heads", "num_blocks", "gate_style")})
+    keeps_everything = type("KeepsEverything", (type(core),), {"unroll_saves": None})(
+        **{f: getattr(core, f) for f in ("mem_slots", "head_size", "num_heads", "num_blocks", "gate_style")}
+    )
     xs = jax.random.normal(jax.random.PRNGKey(0), (6, 2, 5))
     resets = jnp.zeros((6, 2), bool).at[3, 0].set(True)
     carry = core.initialize_carry(None, (2,))
     params = core.init(jax.random.PRNGKey(1), carry, xs, resets, method=core.unroll)
 
     def gradient(model):
-        loss = lambda p, x: jnp.sum(jnp.sin(model.apply(p, carry, x, resets, method=model.unroll)[1]))  # noqa: E731
+        loss = lambda p, x: jnp.sum(jnp.sin(model.apply(p, carry, x, resets, method=model.unroll)[1]))
         return jax.grad(loss, argnums=(0, 1))(params, xs)
 
     assert core.unroll_saves is not None

@@ -41,17 +41,26 @@ def numpy_cross_block(p, queries, keys, heads):
 
 def test_the_state_update_is_eq_4():
     block = AttentionBlock(num_heads=2, mlp_dim=12, cross=True)
-    state, chunk = jax.random.normal(jax.random.PRNGKey(0), (1, 2, 8)), jax.random.normal(jax.random.PRNGKey(1), (1, 3, 8))
+    state, chunk = (
+        jax.random.normal(jax.random.PRNGKey(0), (1, 2, 8)),
+        jax.random.normal(jax.random.PRNGKey(1), (1, 3, 8)),
+    )
     params = block.init(jax.random.PRNGKey(2), state, chunk)
-    params = jax.tree.map(lambda a: a + 0.1 * jax.random.normal(jax.random.PRNGKey(3), a.shape), params)  # non-trivial norms and biases
-    expected = numpy_cross_block(jax.tree.map(np.asarray, params["params"]), np.asarray(state[0]), np.asarray(chunk[0]), heads=2)
+    params = jax.tree.map(
+        lambda a: a + 0.1 * jax.random.normal(jax.random.PRNGKey(3), a.shape), params
+    )  # non-trivial norms and biases
+    expected = numpy_cross_block(
+        jax.tree.map(np.asarray, params["params"]), np.asarray(state[0]), np.asarray(chunk[0]), heads=2
+    )
     np.testing.assert_allclose(block.apply(params, state, chunk)[0], expected, atol=1e-5)
 
 
 @pytest.fixture(scope="module")
 def tlb():
     core = cores.make("tlb", **SIZES)
-    params = core.init(jax.random.PRNGKey(0), core.initialize_carry(None, (2,)), jnp.zeros((2, D)), jnp.ones((2,), bool))
+    params = core.init(
+        jax.random.PRNGKey(0), core.initialize_carry(None, (2,)), jnp.zeros((2, D)), jnp.ones((2,), bool)
+    )
     unroll = jax.jit(lambda p, c, xs, rs: core.apply(p, c, xs, rs, method=core.unroll))
     sequence = jax.jit(lambda p, xs: core.apply(p, xs, method=core.sequence))
     return core, params, unroll, sequence
@@ -85,7 +94,9 @@ def test_streaming_equals_the_sequence_form_with_resets_anywhere(tlb):
     for b, ts in starts.items():
         for start, end in zip(ts, ts[1:] + [T]):
             _, alone = sequence(params, xs[start:end, b : b + 1])
-            np.testing.assert_allclose(streamed[start:end, b], alone[:, 0], atol=1e-5, err_msg=f"row {b} episode at {start}")
+            np.testing.assert_allclose(
+                streamed[start:end, b], alone[:, 0], atol=1e-5, err_msg=f"row {b} episode at {start}"
+            )
 
 
 def past_reach(name, **settings):
@@ -94,7 +105,9 @@ def past_reach(name, **settings):
     core = cores.make(name, **{**sizes, **settings})
     xs = jax.random.normal(jax.random.PRNGKey(2), (9, 1, D))
     params = jax.jit(lambda key, xs: core.init(key, xs, method=core.sequence))(jax.random.PRNGKey(0), xs)
-    grad = jax.jit(jax.grad(lambda xs: core.apply(params, xs, method=core.sequence)[1][-1].sum()))(xs)  # jitted: eager runs op by op
+    grad = jax.jit(jax.grad(lambda xs: core.apply(params, xs, method=core.sequence)[1][-1].sum()))(
+        xs
+    )  # jitted: eager runs op by op
     return float(jnp.abs(grad[0]).sum()), float(jnp.abs(grad[-3]).sum())
 
 
@@ -129,7 +142,7 @@ def state_gradients(state_reads):
     core = cores.make("tlb", **SIZES, num_reads=2, self_per_read=1, state_reads=state_reads)
     xs = jax.random.normal(jax.random.PRNGKey(2), (9, 1, D))
     params = jax.jit(lambda key, xs: core.init(key, xs, method=core.sequence))(jax.random.PRNGKey(0), xs)
-    first_state = lambda p: core.apply(p, xs, method=core.sequence)[0]["state"][:, 0].sum()  # noqa: E731
+    first_state = lambda p: core.apply(p, xs, method=core.sequence)[0]["state"][:, 0].sum()
     grads = jax.jit(jax.grad(first_state))(params)["params"]
     return {layer: float(sum(jnp.abs(g).sum() for g in jax.tree.leaves(grads[layer]))) for layer in grads}
 
@@ -146,10 +159,13 @@ def test_without_top_down_conditioning_a_reads_state_never_sees_the_layers_above
     assert first > 1e-6  # the past still reaches the output, through each layer's own state
 
 
-@pytest.mark.parametrize("settings, message", [
-    (dict(causal=False), "causal=False sees whole chunks and has no streaming form"),
-    (dict(state_reads="own-layer"), 'state_reads="own-layer" has no streaming form'),
-])
+@pytest.mark.parametrize(
+    "settings, message",
+    [
+        (dict(causal=False), "causal=False sees whole chunks and has no streaming form"),
+        (dict(state_reads="own-layer"), 'state_reads="own-layer" has no streaming form'),
+    ],
+)
 def test_whole_chunk_forms_have_no_streaming_form(settings, message):
     core = cores.make("tlb", **(SIZES | settings))
     with pytest.raises(ValueError, match=message):
@@ -177,9 +193,16 @@ def short_tmaze_returns():
     from memrl.learn.ppo_config import PPOConfig
 
     config = PPOConfig(
-        env="tmaze/T-LN", env_args={"maze_length": 6, "timeout": 20}, core="tlb",
+        env="tmaze/T-LN",
+        env_args={"maze_length": 6, "timeout": 20},
+        core="tlb",
         core_args=dict(chunk_size=4, num_state=2, d_model=32, num_heads=2, mlp_dim=32, self_per_read=1),
-        encoder_widths=(32,), head_widths=(32,), num_envs=16, rollout_len=24, lr=3e-3, total_steps=16 * 24 * 50,
+        encoder_widths=(32,),
+        head_widths=(32,),
+        num_envs=16,
+        rollout_len=24,
+        lr=3e-3,
+        total_steps=16 * 24 * 50,
     )
     _, metrics = jax.jit(make_train(config))(jax.random.PRNGKey(0))
     return np.asarray(metrics["episode_return"])
@@ -191,4 +214,3 @@ def test_learns_a_short_tmaze_with_ppo_through_the_state():
     through the bottleneck state; without memory the best return is 0.5."""
     returns = optimised(short_tmaze_returns)
     assert np.nanmean(returns[-10:]) >= 3.5, returns
-

@@ -47,7 +47,10 @@ def test_relative_attention_matches_numpy(top_k):
     k = np.einsum("bke,ehd->bkhd", kv, p["key"]["kernel"])
     v = np.einsum("bke,ehd->bkhd", kv, p["value"]["kernel"])
     rel = np.einsum("qke,ehd->qkhd", np.asarray(sinusoid_encoding(jnp.asarray(distances), D)), p["position"]["kernel"])
-    logits = (np.einsum("bqhd,bkhd->bhqk", q + p["content_bias"], k) + np.einsum("bqhd,qkhd->bhqk", q + p["position_bias"], rel)) / np.sqrt(d)
+    logits = (
+        np.einsum("bqhd,bkhd->bhqk", q + p["content_bias"], k)
+        + np.einsum("bqhd,qkhd->bhqk", q + p["position_bias"], rel)
+    ) / np.sqrt(d)
     logits = np.where(mask[:, None], logits, -np.inf)
     if top_k is not None:
         kth = np.sort(logits, axis=-1)[..., -top_k][..., None]
@@ -56,4 +59,6 @@ def test_relative_attention_matches_numpy(top_k):
     weights /= weights.sum(-1, keepdims=True)
     out = np.einsum("bhqk,bkhd->bqhd", weights, v)
     expected = np.einsum("bqhd,hde->bqe", out, p["output"]["kernel"]) + p["output"]["bias"]
-    np.testing.assert_allclose(attention.apply({"params": params}, q_in, kv, distances, mask), expected, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(
+        attention.apply({"params": params}, q_in, kv, distances, mask), expected, rtol=1e-4, atol=1e-5
+    )

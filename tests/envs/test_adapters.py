@@ -87,8 +87,16 @@ def test_every_discrete_gymnax_env_is_registered_or_said_why_not():
 
     from memrl.envs.gymnax_adapter import DISCRETE_GYMNAX_ENVS, UNWRAPPED_GYMNAX_ENVS
 
-    discrete = {name for name in gymnax.registered_envs if name not in UNWRAPPED_GYMNAX_ENVS and hasattr(gymnax.make(name)[0].action_space(), "n")}
-    assert discrete == set(DISCRETE_GYMNAX_ENVS) == {name.removeprefix("gymnax/") for name in envs.ENVS.names() if name.startswith("gymnax/")}
+    discrete = {
+        name
+        for name in gymnax.registered_envs
+        if name not in UNWRAPPED_GYMNAX_ENVS and hasattr(gymnax.make(name)[0].action_space(), "n")
+    }
+    assert (
+        discrete
+        == set(DISCRETE_GYMNAX_ENVS)
+        == {name.removeprefix("gymnax/") for name in envs.ENVS.names() if name.startswith("gymnax/")}
+    )
     assert set(UNWRAPPED_GYMNAX_ENVS) <= set(gymnax.registered_envs)
     for name in ("Seaquest-MinAtar", "Pong-misc", "BernoulliBandit-misc"):  # some of those added last: one step each
         env = envs.make(f"gymnax/{name}")
@@ -102,8 +110,14 @@ def test_memrl_ppo_trains_on_a_gymnax_env():
     from memrl.learn.ppo_config import PPOConfig
 
     config = PPOConfig(
-        env="gymnax/MemoryChain-bsuite", core="gru", core_args={"hidden": 16}, encoder_widths=(16,),
-        head_widths=(16,), num_envs=8, rollout_len=16, total_steps=8 * 16 * 2,
+        env="gymnax/MemoryChain-bsuite",
+        core="gru",
+        core_args={"hidden": 16},
+        encoder_widths=(16,),
+        head_widths=(16,),
+        num_envs=8,
+        rollout_len=16,
+        total_steps=8 * 16 * 2,
     )
     _, metrics = jax.jit(make_train(config))(jax.random.PRNGKey(0))
     assert np.all(np.isfinite(np.asarray(metrics["policy_loss"])))
@@ -123,12 +137,20 @@ def test_a_memrl_env_behind_gymnax_steps_as_memrl_does_with_scalar_actions():
     step, memrl_step = jax.jit(env.step), jax.jit(memrl_env.step)
     episodes = 0
     for t, action in enumerate([1, 1, 1, 2, 0, 1]):  # corridor, junction, turns
-        obs, state, reward, terminated, truncated, info = step(jax.random.PRNGKey(t), state, jnp.int32(action), env.default_params)
-        memrl_obs, memrl_state, memrl_reward, memrl_done, memrl_info = memrl_step(jax.random.PRNGKey(t), memrl_state, jnp.array([action]))
+        obs, state, reward, terminated, truncated, info = step(
+            jax.random.PRNGKey(t), state, jnp.int32(action), env.default_params
+        )
+        memrl_obs, memrl_state, memrl_reward, memrl_done, memrl_info = memrl_step(
+            jax.random.PRNGKey(t), memrl_state, jnp.array([action])
+        )
         np.testing.assert_array_equal(obs, memrl_obs)
         np.testing.assert_array_equal(info["final_observation"], memrl_info["final_obs"])
         assert float(reward) == float(memrl_reward) and bool(terminated | truncated) == bool(memrl_done)
-        assert bool(terminated) == bool(memrl_info["terminated"]) and set(info) == {"terminated", "truncated", "final_observation"}
+        assert bool(terminated) == bool(memrl_info["terminated"]) and set(info) == {
+            "terminated",
+            "truncated",
+            "final_observation",
+        }
         episodes += int(terminated | truncated)
     assert episodes >= 1  # auto-reset compared too
     with pytest.raises(NotImplementedError, match="truncation in step_env"):
@@ -144,7 +166,9 @@ def random_rollout(env, params, key, num_envs: int = 4, steps: int = 60):
         obs, state = carry
         action_key, step_key = jax.random.split(key)
         action = jax.random.randint(action_key, (num_envs,), 0, env.action_space(params).n)
-        obs, state, reward, terminated, truncated, info = jax.vmap(env.step, (0, 0, 0, None))(jax.random.split(step_key, num_envs), state, action, params)
+        obs, state, reward, terminated, truncated, info = jax.vmap(env.step, (0, 0, 0, None))(
+            jax.random.split(step_key, num_envs), state, action, params
+        )
         return (obs, state), (obs, reward, terminated, truncated, info["final_observation"])
 
     return jax.lax.scan(body, (obs, state), jax.random.split(key, steps))[1]
@@ -175,7 +199,7 @@ def test_gymnax_view_keeps_named_parts_in_a_dict_space():
     space = env.observation_space(env.default_params)
     obs, state = env.reset(jax.random.PRNGKey(0), env.default_params)
     assert set(space.spaces) == set(obs) == {"image", "language"} and space.spaces["language"].n == 14
-    inside = lambda obs: all(bool(space.spaces[k].contains(obs[k])) for k in obs)  # noqa: E731  (gymnax's Dict reads attributes)
+    inside = lambda obs: all(bool(space.spaces[k].contains(obs[k])) for k in obs)  # gymnax's Dict reads attributes
     assert inside(obs) and env.observation_space().spaces["image"].high == 255
     obs, *_ = env.step(jax.random.PRNGKey(1), state, 0, env.default_params)
     assert inside(obs)

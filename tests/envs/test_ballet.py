@@ -8,7 +8,7 @@ import pytest
 
 from memrl import envs
 from memrl.envs import ballet_tables as tables
-from memrl.envs.ballet import COLOR_NAMES, DANCE_NAMES, FIRST_DANCER, SHAPE_NAMES, WATCH, Ballet, render_cells
+from memrl.envs.ballet import COLOR_NAMES, DANCE_NAMES, SHAPE_NAMES, WATCH, Ballet, render_cells
 
 FILES = ["2_delay16", "4_delay16", "8_delay16", "8_delay48"]
 EPISODES = [(f, e) for f in FILES for e in ("ep0", "ep1")] + [("2_delay16", "ep2")]
@@ -36,7 +36,7 @@ def ascii_of(codes, dancer_chars):
 def test_replays_golden_episode(golden, compiled, name, episode):
     env, step, views = compiled
     data = golden[name]
-    get = lambda key: data[f"{episode}/{key}"]  # noqa: E731
+    get = lambda key: data[f"{episode}/{key}"]
     chars = list(get("layout/dancer_chars"))
     n = len(chars)
     state = env.initial_state(
@@ -63,7 +63,9 @@ def test_replays_golden_episode(golden, compiled, name, episode):
             np.testing.assert_array_equal(obs["image"], images[t], err_msg=f"image at {t}")
         if t == len(actions):
             break
-        _, state, reward, terminated, truncated, _ = step(jax.random.PRNGKey(0), state, jnp.array([actions[t]]), env.default_params)
+        _, state, reward, terminated, truncated, _ = step(
+            jax.random.PRNGKey(0), state, jnp.array([actions[t]]), env.default_params
+        )
         assert float(reward) == get("reward")[t + 1], t
         last = get("step_type")[t + 1] == 2
         assert bool(terminated | truncated) == last, t
@@ -102,7 +104,9 @@ def test_random_layouts_follow_the_official_rules():
     for seed in range(20):
         _, state = env.reset(jax.random.PRNGKey(seed))
         n = int(state.num_dancers)
-        assert (n, int(state.delay), int(state.max_steps)) in {(a, d, {16: 320, 48: 1024}[d]) for a in (2, 4, 8) for d in (16, 48)}
+        assert (n, int(state.delay), int(state.max_steps)) in {
+            (a, d, {16: 320, 48: 1024}[d]) for a in (2, 4, 8) for d in (16, 48)
+        }
         for field in (state.dances, state.shapes, state.colors):
             assert len(set(np.asarray(field[:n]).tolist())) == n  # distinct per episode
         assert len({tuple(p) for p in np.asarray(state.slots[:n]).tolist()}) == n

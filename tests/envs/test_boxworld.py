@@ -33,7 +33,14 @@ def hand_level(rows: list[str]) -> BoxWorldState:
                 cells[r, c], locks[r, c] = FIRST_KEY + ord(ch) - ord("a"), True
             elif "k" <= ch <= "t":
                 cells[r, c], locks[r, c], distractors[r, c] = FIRST_KEY + ord(ch) - ord("k"), True, True
-    return BoxWorldState(jnp.asarray(cells), jnp.asarray(locks), jnp.asarray(distractors), jnp.asarray(agent, jnp.int32), jnp.int32(FLOOR), jnp.int32(0))
+    return BoxWorldState(
+        jnp.asarray(cells),
+        jnp.asarray(locks),
+        jnp.asarray(distractors),
+        jnp.asarray(agent, jnp.int32),
+        jnp.int32(FLOOR),
+        jnp.int32(0),
+    )
 
 
 @pytest.fixture(scope="module")
@@ -43,7 +50,9 @@ def env():
 
 @pytest.fixture(scope="module")
 def step(env):
-    return jax.jit(lambda state, action: env.step_env(jax.random.PRNGKey(0), state, jnp.array([action]), env.default_params))
+    return jax.jit(
+        lambda state, action: env.step_env(jax.random.PRNGKey(0), state, jnp.array([action]), env.default_params)
+    )
 
 
 def play(step, state, actions):
@@ -98,7 +107,9 @@ def test_locked_boxes_and_walls_block(step):
 def test_a_wrong_key_does_not_open_and_a_distractor_box_ends_the_level(step):
     level = ["#######", "#@0.5k#", "#.....#", "#.1a..#", "#.....#", "#.*b..#", "#######"]
     state = hand_level(level)  # box [5|k]: a distractor locked with colour 0
-    state, rewards, ends = play(step, state, [RIGHT, DOWN, RIGHT, RIGHT, RIGHT, UP])  # take key 0, go round, onto lock k
+    state, rewards, ends = play(
+        step, state, [RIGHT, DOWN, RIGHT, RIGHT, RIGHT, UP]
+    )  # take key 0, go round, onto lock k
     assert rewards == [0, 0, 0, 0, 0, -1.0] and ends[-1] == (True, False) and not any(t for t, _ in ends[:-1])
     state = hand_level(["#######", "#@1.a.#", "#.....#", "#.....#", "#.....#", "#.....#", "#######"])
     state, rewards, _ = play(step, state, [RIGHT, RIGHT, RIGHT])  # key 1 does not open lock a (colour 0)
@@ -108,7 +119,10 @@ def test_a_wrong_key_does_not_open_and_a_distractor_box_ends_the_level(step):
 def test_levels_are_truncated_at_max_steps():
     env = envs.make("boxworld/viewport", grid_size=7, max_path=2, max_distractors=1, max_steps=3)
     state = hand_level(LEVEL)
-    ends = [env.step_env(jax.random.PRNGKey(0), state._replace(step=jnp.int32(t)), jnp.array([UP]), env.default_params)[4] for t in (1, 2)]
+    ends = [
+        env.step_env(jax.random.PRNGKey(0), state._replace(step=jnp.int32(t)), jnp.array([UP]), env.default_params)[4]
+        for t in (1, 2)
+    ]
     assert [bool(e) for e in ends] == [False, True]
 
 
@@ -150,7 +164,12 @@ def test_generated_levels_follow_the_papers_recipe():
     lengths, distractor_counts = [], []
     for i in range(300):
         cells, locks, distractors = (np.asarray(a[i]) for a in (states.cells, states.locks, states.distractor_locks))
-        assert np.all(cells[0] == WALL) and np.all(cells[:, 0] == WALL) and np.all(cells[-1] == WALL) and np.all(cells[:, -1] == WALL)
+        assert (
+            np.all(cells[0] == WALL)
+            and np.all(cells[:, 0] == WALL)
+            and np.all(cells[-1] == WALL)
+            and np.all(cells[:, -1] == WALL)
+        )
         assert (cells == GEM).sum() == 1 and cells[tuple(states.agent[i])] == FLOOR
         length = follow_chain(cells, locks, distractors)
         assert length is not None and length == (locks & ~distractors).sum()
@@ -159,9 +178,13 @@ def test_generated_levels_follow_the_papers_recipe():
         path_colours = set(cells[locks & ~distractors])
         assert all(cells[r, c] in path_colours for r, c in zip(*np.nonzero(distractors)))  # locked with a path key
         objects = np.argwhere(cells >= GEM)
-        for (r1, c1), (r2, c2) in zip(objects[:, None].repeat(len(objects), 1).reshape(-1, 2), np.tile(objects, (len(objects), 1))):
+        for (r1, c1), (r2, c2) in zip(
+            objects[:, None].repeat(len(objects), 1).reshape(-1, 2), np.tile(objects, (len(objects), 1))
+        ):
             if (r1, c1) != (r2, c2) and abs(r1 - r2) <= 1 and abs(c1 - c2) <= 1:
-                assert r1 == r2 and abs(c1 - c2) == 1 and (locks[r1, max(c1, c2)] and not locks[r1, min(c1, c2)])  # only a box's own two cells touch
+                assert (
+                    r1 == r2 and abs(c1 - c2) == 1 and (locks[r1, max(c1, c2)] and not locks[r1, min(c1, c2)])
+                )  # only a box's own two cells touch
     assert sorted(set(lengths)) == [1, 2, 3, 4, 5] and sorted(set(distractor_counts)) == [0, 1, 2, 3, 4, 5]
 
 
@@ -173,7 +196,10 @@ def test_generated_levels_follow_the_papers_recipe():
         (dict(max_distractors=6), "max_distractors must lie in"),
         (dict(viewport=4), "viewport must be an odd number"),
         (dict(max_steps=0), "max_steps must be >= 2 \\* min_path \\+ 1 = 3, got 0"),
-        (dict(min_path=2, max_steps=4), "max_steps must be >= 2 \\* min_path \\+ 1 = 5, got 4: no level could be solved"),
+        (
+            dict(min_path=2, max_steps=4),
+            "max_steps must be >= 2 \\* min_path \\+ 1 = 5, got 4: no level could be solved",
+        ),
     ],
 )
 def test_bad_settings_are_refused(settings, message):

@@ -77,7 +77,12 @@ def test_oracle_far_above_random(env):
     from memrl.envs.graph_nav_policies import POLICIES
     from memrl.envs.scripted_policy import episode_rewards
 
-    returns = {name: float(jax.jit(lambda k, p=p: episode_rewards(env, p(env), k, 64, 200))(jax.random.PRNGKey(0)).sum(-1).mean()) for name, p in POLICIES.items()}
+    returns = {
+        name: float(
+            jax.jit(lambda k, p=p: episode_rewards(env, p(env), k, 64, 200))(jax.random.PRNGKey(0)).sum(-1).mean()
+        )
+        for name, p in POLICIES.items()
+    }
     assert returns["oracle"] > 35 and returns["random"] < 3, returns
 
 
@@ -96,7 +101,7 @@ def image_env():
 def test_views_tell_every_state_apart_and_change_between_episodes(image_env):
     env = image_env
     _, state = env.reset(jax.random.PRNGKey(0))
-    views = lambda st: np.asarray(jax.vmap(lambda s: env.view(st, s))(jnp.arange(int(env.bank.num_states[st.graph]))))  # noqa: E731
+    views = lambda st: np.asarray(jax.vmap(lambda s: env.view(st, s))(jnp.arange(int(env.bank.num_states[st.graph]))))
     first = views(state)
     assert first.shape[1:] == (16, 16, 3) and first.dtype == np.uint8
     assert len({v.tobytes() for v in first}) == len(first)
@@ -122,7 +127,10 @@ def test_oracle_recognises_states_from_views(image_env):
     from memrl.envs.scripted_policy import episode_rewards
 
     labels_env = envs.make("graph-nav/5", bank_size=8)
-    returns = [float(jax.jit(lambda k, e=e: episode_rewards(e, oracle(e), k, 8, 200))(jax.random.PRNGKey(0)).sum()) for e in (labels_env, image_env)]
+    returns = [
+        float(jax.jit(lambda k, e=e: episode_rewards(e, oracle(e), k, 8, 200))(jax.random.PRNGKey(0)).sum())
+        for e in (labels_env, image_env)
+    ]
     assert returns[0] == returns[1] > 8 * 35, returns
 
 

@@ -26,7 +26,9 @@ def test_steps_are_gymnasiums_own_vector_loop_with_same_step_resets():
     assert env.action_dims == (2,) and env.observation_shape == (4,)
     keys = jax.random.split(jax.random.PRNGKey(0), 3)
     reset, step = batched(env)
-    reference = gymnasium.vector.SyncVectorEnv([lambda: gymnasium.make("CartPole-v1")] * 3, autoreset_mode=gymnasium.vector.AutoresetMode.SAME_STEP)
+    reference = gymnasium.vector.SyncVectorEnv(
+        [lambda: gymnasium.make("CartPole-v1")] * 3, autoreset_mode=gymnasium.vector.AutoresetMode.SAME_STEP
+    )
     expected_obs, _ = reference.reset(seed=seeds_of(np.asarray(keys)))
     obs, state = reset(keys, env.default_params)
     np.testing.assert_allclose(obs, expected_obs, rtol=1e-6)
@@ -69,17 +71,28 @@ def run_oracle(env, steps: int, num_envs: int = 4):
 def test_tln_through_gymnasium_gives_the_episodes_of_the_jax_tln():
     """The memory-reading oracle on T-LN run natively and round-tripped through gymnasium on the
     host: the same episodes, each with the oracle's return and the corridor's length."""
-    native, host = run_oracle(envs.make("tmaze/T-LN", **SHORT_TLN), 40), run_oracle(envs.make("gymnasium/memrl-test/ShortTLN-v0"), 40)
+    native, host = (
+        run_oracle(envs.make("tmaze/T-LN", **SHORT_TLN), 40),
+        run_oracle(envs.make("gymnasium/memrl-test/ShortTLN-v0"), 40),
+    )
     assert host == native and len(native) >= 8
     assert {(r, n) for _, r, n in native} == {(4.0, SHORT_TLN["maze_length"])}
 
 
 def test_space_conversions():
     spaces = gymnasium.spaces
-    tuple_space = spaces.Tuple((spaces.Discrete(2), spaces.MultiDiscrete([2, 3]), spaces.Box(0, 255, (2, 2, 1), np.uint8)))
+    tuple_space = spaces.Tuple(
+        (spaces.Discrete(2), spaces.MultiDiscrete([2, 3]), spaces.Box(0, 255, (2, 2, 1), np.uint8))
+    )
     structure = observation_structure(tuple_space, "test")
-    assert {k: (v.shape, v.dtype) for k, v in structure.items()} == {"0": ((2,), np.float32), "1": ((5,), np.float32), "2": ((2, 2, 1), np.uint8)}
-    converted = as_memrl_observation(tuple_space, (np.array([1, 0]), np.array([[1, 2], [0, 0]]), np.zeros((2, 2, 2, 1), np.uint8)))
+    assert {k: (v.shape, v.dtype) for k, v in structure.items()} == {
+        "0": ((2,), np.float32),
+        "1": ((5,), np.float32),
+        "2": ((2, 2, 1), np.uint8),
+    }
+    converted = as_memrl_observation(
+        tuple_space, (np.array([1, 0]), np.array([[1, 2], [0, 0]]), np.zeros((2, 2, 2, 1), np.uint8))
+    )
     np.testing.assert_array_equal(converted["0"], [[0, 1], [1, 0]])
     np.testing.assert_array_equal(converted["1"], [[0, 1, 0, 0, 1], [1, 0, 1, 0, 0]])
     assert converted["2"].dtype == np.uint8
@@ -121,5 +134,7 @@ def test_an_environment_of_a_missing_extra_names_its_install_command(monkeypatch
     import sys
 
     monkeypatch.setitem(sys.modules, "popgym", None)  # as if not installed
-    with pytest.raises(ValueError, match='gymnasium cannot make .*popgym.* \\(install it: pip install "memrl\\[popgym\\]"\\)'):
+    with pytest.raises(
+        ValueError, match='gymnasium cannot make .*popgym.* \\(install it: pip install "memrl\\[popgym\\]"\\)'
+    ):
         envs.make("gymnasium/popgym:popgym-RepeatPreviousEasy-v0")

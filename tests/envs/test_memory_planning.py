@@ -13,7 +13,7 @@ FIRST, LAST = 0, 2
 
 def _stream(golden, n, seed):
     prefix = f"n{n}_seed{seed}/"
-    return {k[len(prefix):]: golden[k] for k in golden.files if k.startswith(prefix)}
+    return {k[len(prefix) :]: golden[k] for k in golden.files if k.startswith(prefix)}
 
 
 @pytest.mark.parametrize("n, seed", STREAMS)
@@ -31,7 +31,9 @@ def test_replays_golden_streams_exactly(n, seed, data_dir):
         if stream["step_type"][t] == FIRST:
             state = env.initial_state(stream["labels_by_node"][t], stream["position_xy"][t], stream["goal_xy"][t])
         else:
-            state, reward, terminated = transition(state, jnp.array([stream["actions"][t]]), params, jnp.asarray(stream["goal_xy"][t]))
+            state, reward, terminated = transition(
+                state, jnp.array([stream["actions"][t]]), params, jnp.asarray(stream["goal_xy"][t])
+            )
             assert float(reward) == stream["reward"][t], t
             assert bool(terminated) == (stream["step_type"][t] == LAST), t
             assert (stream["discount"][t] == 0.0) == bool(terminated), t

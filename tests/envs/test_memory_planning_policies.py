@@ -21,7 +21,9 @@ def returns(env, name):
 @pytest.mark.parametrize("name", ["oracle", "explorer", "random"])
 def test_returns_match_official_baselines_on_4x4(name, data_dir):
     """Means agree within 4 standard errors (ours over 2000 episodes, the reference over 1000)."""
-    reference = json.loads((data_dir / "memory_planning" / "memory_planning_game_baselines.json").read_text())[f"n4/{name}"]
+    reference = json.loads((data_dir / "memory_planning" / "memory_planning_game_baselines.json").read_text())[
+        f"n4/{name}"
+    ]
     ours = returns(envs.make("memory-planning/4x4"), name)
     standard_error = np.sqrt(ours.var() / EPISODES + reference["std"] ** 2 / reference["episodes"])
     assert abs(ours.mean() - reference["mean"]) < 4 * standard_error, (ours.mean(), reference["mean"])

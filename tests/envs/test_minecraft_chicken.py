@@ -64,7 +64,17 @@ def test_the_floor_signals_then_turns_grey_then_purple_for_the_choice(at_the_cho
     assert int(crop(ENV.world(state, PARAMS), state.agent[0], state.agent[1])[3, 2]) == CODE["end"]  # the agent sees it
 
 
-@pytest.mark.parametrize(("green", "choice", "reward"), [(True, RIGHT, 4.0), (False, LEFT, 4.0), (True, LEFT, -3.0), (False, RIGHT, -3.0), (True, FORWARD, -3.0), (False, COLLECT, -3.0)])
+@pytest.mark.parametrize(
+    ("green", "choice", "reward"),
+    [
+        (True, RIGHT, 4.0),
+        (False, LEFT, 4.0),
+        (True, LEFT, -3.0),
+        (False, RIGHT, -3.0),
+        (True, FORWARD, -3.0),
+        (False, COLLECT, -3.0),
+    ],
+)
 def test_left_recalls_red_and_right_green_and_anything_else_fails(at_the_choice, green, choice, reward):
     _, [(got, terminated, _)] = play(at_the_choice[green][1], [choice])
     assert got == reward and terminated
@@ -81,7 +91,9 @@ def test_the_oracle_gets_8_8_and_a_forgetter_5_3():
     @jax.jit
     def returns(key):
         best_key, forget_key = jax.random.split(key)
-        return episode_rewards(ENV, oracle(ENV), best_key, 8, 145), episode_rewards(ENV, forgetter(ENV), forget_key, 1000, 145)
+        return episode_rewards(ENV, oracle(ENV), best_key, 8, 145), episode_rewards(
+            ENV, forgetter(ENV), forget_key, 1000, 145
+        )
 
     best, forgot = returns(jax.random.PRNGKey(0))
     np.testing.assert_allclose(np.asarray(best.sum(-1)), 8.8, rtol=1e-5)

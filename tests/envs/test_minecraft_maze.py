@@ -33,7 +33,9 @@ def cell(state):
     return int(state.row), int(state.col)
 
 
-@pytest.mark.parametrize(("green", "choice", "final"), [(True, EAST, 4.0), (True, WEST, -3.0), (False, WEST, 4.0), (False, EAST, -3.0)])
+@pytest.mark.parametrize(
+    ("green", "choice", "final"), [(True, EAST, 4.0), (True, WEST, -3.0), (False, WEST, 4.0), (False, EAST, -3.0)]
+)
 def test_a_hand_walked_episode_earns_0_1_a_step_and_4_or_minus_3_at_the_end(green, choice, final):
     state = SMALL.initial_state([green, False], [True, False])
     actions = [EAST] + ROOM_WAY[True] + ROOM_WAY[False] + [choice]
@@ -44,8 +46,15 @@ def test_a_hand_walked_episode_earns_0_1_a_step_and_4_or_minus_3_at_the_end(gree
 
 def test_off_the_path_actions_do_nothing():
     state = SMALL.initial_state([True, False], [True, False])
-    for actions in ([], [EAST], [EAST, NORTH], [EAST, NORTH, NORTH], [EAST, NORTH, NORTH, EAST], [EAST, NORTH, NORTH, EAST, NORTH],
-                    [EAST, NORTH, NORTH, EAST, NORTH, NORTH]):
+    for actions in (
+        [],
+        [EAST],
+        [EAST, NORTH],
+        [EAST, NORTH, NORTH],
+        [EAST, NORTH, NORTH, EAST],
+        [EAST, NORTH, NORTH, EAST, NORTH],
+        [EAST, NORTH, NORTH, EAST, NORTH, NORTH],
+    ):
         here, _ = play(state, actions)
         needed = int(SMALL.required_action(here))
         for action in {NORTH, EAST, SOUTH, WEST} - {needed}:
@@ -61,7 +70,9 @@ def test_an_undecided_episode_is_truncated_at_the_timeout():
     assert [tr for *_, tr in seen].index(True) == PARAMS.timeout - 1 and not any(t for _, t, _ in seen)
 
 
-@pytest.mark.parametrize(("first", "second", "east"), [(True, False, True), (False, True, False), (True, True, False), (False, False, False)])
+@pytest.mark.parametrize(
+    ("first", "second", "east"), [(True, False, True), (False, True, False), (True, True, False), (False, False, False)]
+)
 def test_mc_lso_goal_is_east_only_for_green_then_red(first, second, east):
     ordered = envs.make("minecraft-maze/MC-LSO", num_rooms=1)
     state = ordered.initial_state([first, second], [True])
@@ -87,7 +98,10 @@ def test_the_indicators_are_seen_only_from_their_platforms():
     states = path_states(ordered, ordered.initial_state([True, False], [True, False]))
     codes = [np.asarray(crop(ordered.world(s), s.row, s.col)) for s in states]
     # on a platform the agent stands on it (row 3 of the north-up crop) and faces its indicator
-    assert [(c[3, 2], c[2, 2]) for c in codes[:2]] == [(CODE["platform"], CODE["green"]), (CODE["platform"], CODE["red"])]
+    assert [(c[3, 2], c[2, 2]) for c in codes[:2]] == [
+        (CODE["platform"], CODE["green"]),
+        (CODE["platform"], CODE["red"]),
+    ]
     assert not np.isin(codes[0], [CODE["red"]]).any() and not np.isin(codes[1], [CODE["green"]]).any()
     assert all(not np.isin(c, [CODE["green"], CODE["red"]]).any() for c in codes[2:])
     assert codes[-1][3, 2] == CODE["end"]
@@ -111,10 +125,16 @@ def test_pictures_and_the_mc_lsn_noise():
     state = SMALL.initial_state([True, False], [True, False])
     clean = np.asarray(SMALL.observe(jax.random.PRNGKey(0), state, PARAMS))
     assert clean.shape == (20, 20, 3) and clean.dtype == np.float32
-    np.testing.assert_allclose(clean[8:12, 8:12], np.broadcast_to(COLOURS[CODE["green"]], (4, 4, 3)))  # the indicator ahead
-    np.testing.assert_array_equal(clean, np.asarray(SMALL.observe(jax.random.PRNGKey(1), state, PARAMS)))  # no noise in MC-LS
+    np.testing.assert_allclose(
+        clean[8:12, 8:12], np.broadcast_to(COLOURS[CODE["green"]], (4, 4, 3))
+    )  # the indicator ahead
+    np.testing.assert_array_equal(
+        clean, np.asarray(SMALL.observe(jax.random.PRNGKey(1), state, PARAMS))
+    )  # no noise in MC-LS
     noisy_env = envs.make("minecraft-maze/MC-LSN", num_rooms=2)
-    noisy = np.stack([np.asarray(noisy_env.observe(jax.random.PRNGKey(k), state, noisy_env.default_params)) for k in range(20)])
+    noisy = np.stack(
+        [np.asarray(noisy_env.observe(jax.random.PRNGKey(k), state, noisy_env.default_params)) for k in range(20)]
+    )
     assert noisy.min() >= -1.0 and noisy.max() <= 1.0
     mid = np.abs(clean) < 0.8  # pixels far from the clipping bounds
     residual = (noisy - clean)[:, mid]
@@ -131,7 +151,9 @@ def test_settings_are_checked():
         envs.make("minecraft-maze/MC-LS", rooms=3)
 
 
-@pytest.mark.parametrize(("variant", "optimum", "memoryless"), [("MC-LS", 13.7, 10.2), ("MC-LSO", 10.2, 8.45), ("MC-LSN", 10.1, 6.6)])
+@pytest.mark.parametrize(
+    ("variant", "optimum", "memoryless"), [("MC-LS", 13.7, 10.2), ("MC-LSO", 10.2, 8.45), ("MC-LSN", 10.1, 6.6)]
+)
 def test_scripted_policies_give_the_papers_optimum_and_memoryless_returns(variant, optimum, memoryless):
     env = envs.make(f"minecraft-maze/{variant}")
     steps = env.rewarded_steps + 1

@@ -28,9 +28,15 @@ def hand_state(agent, ghosts=(), power=0, food=None, pills=((13, 17), (13, 17)),
         positions[: len(ghosts)] = ghosts
     return MiniPacmanState(
         food=jnp.asarray(~STANDARD_MAZE if food is None else food),
-        pills=jnp.asarray(pills, jnp.int32), pills_left=jnp.asarray(pills_left),
-        agent=jnp.asarray(agent, jnp.int32), ghosts=jnp.asarray(positions), ghost_dirs=jnp.ones(2, jnp.int32),
-        ghosts_left=jnp.arange(2) < len(ghosts), power=jnp.int32(power), level=jnp.int32(level), step=jnp.int32(0),
+        pills=jnp.asarray(pills, jnp.int32),
+        pills_left=jnp.asarray(pills_left),
+        agent=jnp.asarray(agent, jnp.int32),
+        ghosts=jnp.asarray(positions),
+        ghost_dirs=jnp.ones(2, jnp.int32),
+        ghosts_left=jnp.arange(2) < len(ghosts),
+        power=jnp.int32(power),
+        level=jnp.int32(level),
+        step=jnp.int32(0),
     )
 
 
@@ -78,7 +84,9 @@ def test_the_last_food_starts_the_next_level_with_more_ghosts(step):
 
 def test_ghosts_follow_corridors_and_chase_or_flee_at_junctions():
     key = jax.random.PRNGKey(0)
-    direction = lambda pos, d, agent, powered=False: int(ghost_direction(key, jnp.array(pos), jnp.int32(d), jnp.array(agent), powered, 0.0))  # noqa: E731
+    direction = lambda pos, d, agent, powered=False: int(
+        ghost_direction(key, jnp.array(pos), jnp.int32(d), jnp.array(agent), powered, 0.0)
+    )
     assert direction((1, 2), RIGHT, (13, 1)) == RIGHT  # a corridor (1, 1)-(1, 3): keep going, wherever the agent is
     assert direction((1, 1), LEFT, (13, 1)) == DOWN  # the corner: round the turn, not back
     # (3, 3) is a junction (up, right, left, down open); coming from the left (moving right):
@@ -114,7 +122,14 @@ def test_levels_place_ghosts_away_from_the_agent():
     assert not inside.any() and not STANDARD_MAZE[ghost[:, 0], ghost[:, 1]].any()
 
 
-@pytest.mark.parametrize("settings, message", [(dict(stochasticity=1.5), "stochasticity must lie in"), (dict(viewport=2), "odd number"), (dict(observation="full"), "fixed by the env's name")])
+@pytest.mark.parametrize(
+    "settings, message",
+    [
+        (dict(stochasticity=1.5), "stochasticity must lie in"),
+        (dict(viewport=2), "odd number"),
+        (dict(observation="full"), "fixed by the env's name"),
+    ],
+)
 def test_bad_settings_are_refused(settings, message):
     with pytest.raises(ValueError, match=message):
         envs.make("minipacman/viewport", **settings)

@@ -16,7 +16,9 @@ DELAY = 3
 # boxes in columns 2, 5, 8 holding kinds 4, 7, 9; revealed in the order 1, 0, 2; the instruction names box 2's kind
 LAYOUT = dict(box_cols=[2, 5, 8], kinds=[4, 7, 9], order=[1, 0, 2], target=2, delay=DELAY)
 LIDS_CLOSE = 3 * (op.REVEAL_FRAMES + DELAY)
-step = jax.jit(lambda state, action: ENV.step_env(jax.random.PRNGKey(0), state, jnp.array([action]), ENV.default_params))
+step = jax.jit(
+    lambda state, action: ENV.step_env(jax.random.PRNGKey(0), state, jnp.array([action]), ENV.default_params)
+)
 board = jax.jit(ENV.board)
 
 
@@ -80,7 +82,9 @@ def test_stepping_onto_a_box_ends_the_episode_with_1_for_the_named_one(column_mo
 
 def test_an_episode_without_a_choice_is_truncated_100_frames_after_the_lids_close():
     _, seen = play(ENV.initial_state(**LAYOUT), [NORTH] * (LIDS_CLOSE + op.CHOICE_FRAMES))
-    assert [t for *_, t in seen].index(True) == LIDS_CLOSE + op.CHOICE_FRAMES - 1 and not any(term for _, _, term, _ in seen)
+    assert [t for *_, t in seen].index(True) == LIDS_CLOSE + op.CHOICE_FRAMES - 1 and not any(
+        term for _, _, term, _ in seen
+    )
 
 
 def test_observations_are_the_egocentric_crop_in_both_forms():
@@ -108,6 +112,8 @@ def test_the_oracle_gets_1_3_and_a_guess_0_3_plus_a_third():
     longest = 3 * (op.REVEAL_FRAMES + 30 * op.STEPS_PER_SECOND) + op.CHOICE_FRAMES
     best = jax.jit(lambda k: episode_rewards(mixed, oracle(mixed), k, 16, longest))(jax.random.PRNGKey(0)).sum(-1)
     np.testing.assert_allclose(np.asarray(best), 1.3, rtol=1e-6)
-    guessed = jax.jit(lambda k: episode_rewards(ENV, guesser(ENV), k, 400, LIDS_CLOSE + op.CHOICE_FRAMES))(jax.random.PRNGKey(1)).sum(-1)
+    guessed = jax.jit(lambda k: episode_rewards(ENV, guesser(ENV), k, 400, LIDS_CLOSE + op.CHOICE_FRAMES))(
+        jax.random.PRNGKey(1)
+    ).sum(-1)
     assert np.all(np.isclose(guessed, 0.3) | np.isclose(guessed, 1.3))
     assert abs(float(guessed.mean()) - (0.3 + 1 / 3)) < 0.08  # 400 episodes: the mean's standard deviation is 0.024

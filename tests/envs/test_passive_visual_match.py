@@ -50,7 +50,9 @@ def test_phases_show_the_square_then_apples_then_the_choices(env):
     seen = []
     for t in range(80):
         seen.append((int(obs[..., 3:].sum()), bool(obs[..., 2].any())))
-        obs, state, reward, terminated, truncated, _ = step(jax.random.PRNGKey(t), state, jnp.array([t % 4]), env.default_params)
+        obs, state, reward, terminated, truncated, _ = step(
+            jax.random.PRNGKey(t), state, jnp.array([t % 4]), env.default_params
+        )
         if terminated or truncated:
             break
     assert all(s == (1, False) for s in seen[:10])  # one coloured square, no apples
@@ -95,7 +97,9 @@ def test_walls_block_and_bad_settings_are_refused(env):
     _, state = env.reset(jax.random.PRNGKey(3))
     corner = state._replace(agent=jnp.array([1, 1]))
     for action in (0, 3):  # North and West into the walls
-        assert np.array_equal(env.step_env(jax.random.PRNGKey(0), corner, jnp.array([action]), env.default_params)[1].agent, [1, 1])
+        assert np.array_equal(
+            env.step_env(jax.random.PRNGKey(0), corner, jnp.array([action]), env.default_params)[1].agent, [1, 1]
+        )
     with pytest.raises(ValueError, match="num_choices must be between 2 and"):
         envs.make("pvm", num_choices=NUM_COLORS + 1)
     with pytest.raises(ValueError, match=r"num_choices must be between 2 and 3 \(num_colors 3"):

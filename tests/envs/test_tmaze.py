@@ -21,7 +21,13 @@ def _replay(env, trajectory):
     noise = (lambda t: obs[t][3]) if env.noise else (lambda t: 0.0)
     state = env.initial_state(trajectory["indicator"] == 2, trajectory["secondary_indicator"] == 2, noise(0))
     transition = jax.jit(env.transition)
-    record = {"obs": [env.observe(state, params)], "rewards": [], "dones": [], "cur_pos": [state.pos], "env_timestep": [state.timestep]}
+    record = {
+        "obs": [env.observe(state, params)],
+        "rewards": [],
+        "dones": [],
+        "cur_pos": [state.pos],
+        "env_timestep": [state.timestep],
+    }
     for t, action in enumerate(trajectory["actions"]):
         state, reward, terminated, truncated = transition(state, jnp.asarray(action), params, jnp.float32(noise(t + 1)))
         record["obs"].append(env.observe(state, params))
@@ -59,7 +65,10 @@ def test_spaces_match_official_configs(variant, data_dir):
     assert params.maze_length == config["maze_length"] and params.timeout == config["timeout"]
     assert params.indicator_pos == config["indicator_pos"]
     assert (params.success_reward, params.fail_reward, params.check_reward) == (
-        config["success_reward"], config["fail_reward"], config["check_reward"])
+        config["success_reward"],
+        config["fail_reward"],
+        config["check_reward"],
+    )
     assert env.noise == config["intermediate_indicators"] and env.checks == config["intermediate_checks"]
     assert env.force_right == config["force_right"] and env.force_final_decision == config["force_final_decision"]
     assert env.ordered == (config["correlated_indicator_pos"] is not None)
@@ -84,7 +93,7 @@ def test_step_auto_resets_and_keeps_terminated_apart():
 def test_timeout_is_truncation_after_timeout_plus_one_steps():
     env = envs.make("tmaze/T-LS", maze_length=5, timeout=5)
     _, state = env.reset(jax.random.PRNGKey(0))
-    wrong = lambda s: jnp.array([0, jnp.where(s.noise > 0, 1, 0)])  # noqa: E731  always a wrong answer
+    wrong = lambda s: jnp.array([0, jnp.where(s.noise > 0, 1, 0)])  # always a wrong answer
     for t in range(6):
         _, state, reward, done, info = env.step(jax.random.PRNGKey(t), state, wrong(state))
         assert bool(done) == (t == 5)
@@ -132,7 +141,9 @@ def test_the_shortest_timeout_lets_the_shortest_episode_end():
     env = envs.make("tmaze/T-L", maze_length=4, timeout=4)
     _, state = env.reset(jax.random.PRNGKey(0))
     for t in range(4):
-        turn = jnp.where(state.indicator_up, UP, DOWN)  # the goal's turn at the junction (any action moves right before it)
+        turn = jnp.where(
+            state.indicator_up, UP, DOWN
+        )  # the goal's turn at the junction (any action moves right before it)
         _, state, reward, done, info = env.step(jax.random.PRNGKey(t), state, jnp.array([turn]))
     assert bool(done) and bool(info["terminated"]) and float(reward) == env.default_params.success_reward
     with pytest.raises(ValueError, match="timeout \\(3\\) must be >= maze_length \\(4\\)"):

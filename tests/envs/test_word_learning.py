@@ -17,7 +17,9 @@ SUPER = envs.make("word-learning/episodes2", observation="cells")
 
 
 def stepper(env):
-    return jax.jit(lambda state, action: env.step_env(jax.random.PRNGKey(3), state, jnp.array([action]), env.default_params))
+    return jax.jit(
+        lambda state, action: env.step_env(jax.random.PRNGKey(3), state, jnp.array([action]), env.default_params)
+    )
 
 
 STEP, SUPER_STEP = stepper(ENV), stepper(SUPER)
@@ -27,9 +29,16 @@ def in_row(env, phase, target=0, distractors_left=0, kinds=(0, 1, 2), nouns=(6, 
     """A state with the agent at (5, 5) and the three objects east of it at (5, 6), (5, 7), (5, 8)."""
     _, state = env.reset_env(jax.random.PRNGKey(0), env.default_params)
     return state._replace(
-        agent=jnp.array([5, 5]), objects=jnp.array([[5, 6], [5, 7], [5, 8]]), kinds=jnp.array(kinds), nouns=jnp.array(nouns),
-        target=jnp.int32(target), touched=jnp.zeros(3, bool), phase=jnp.int32(phase), phase_frame=jnp.int32(0),
-        distractors_left=jnp.int32(distractors_left), **fields,
+        agent=jnp.array([5, 5]),
+        objects=jnp.array([[5, 6], [5, 7], [5, 8]]),
+        kinds=jnp.array(kinds),
+        nouns=jnp.array(nouns),
+        target=jnp.int32(target),
+        touched=jnp.zeros(3, bool),
+        phase=jnp.int32(phase),
+        phase_frame=jnp.int32(0),
+        distractors_left=jnp.int32(distractors_left),
+        **fields,
     )
 
 
@@ -57,7 +66,9 @@ def test_the_learning_phase_ends_after_60_frames_without_all_three_lifted():
 
 def test_a_distractor_phase_pays_0_1_for_the_named_object_only_and_gives_up_after_20_seconds():
     fixed = dict(kinds=wl.DISTRACTOR_KINDS, nouns=(3, 4, 5))
-    state, seen = play(STEP, in_row(ENV, wl.DISTRACTOR, target=1, **fixed), [EAST, EAST])  # the wrong one, then the named one
+    state, seen = play(
+        STEP, in_row(ENV, wl.DISTRACTOR, target=1, **fixed), [EAST, EAST]
+    )  # the wrong one, then the named one
     np.testing.assert_allclose([r for _, r, _, _ in seen], [0.0, wl.DISTRACTOR_REWARD])
     assert int(state.phase) == wl.TEST and seen[-1][0][0] == wl.LIFT and seen[-1][0][1] >= wl.FIRST_WORD
     state, seen = play(STEP, in_row(ENV, wl.DISTRACTOR, target=1, **fixed), [WEST] * wl.DISTRACTOR_FRAMES)
@@ -74,11 +85,22 @@ def test_a_super_episodes_last_test_asks_for_a_word_of_its_first_sub_episode():
     _, state = SUPER.reset_env(jax.random.PRNGKey(0), SUPER.default_params)
     first_kinds, first_nouns = np.asarray(state.learned_kinds[0]), np.asarray(state.learned_nouns[0])
     assert set(first_nouns.tolist()).isdisjoint(np.asarray(state.learned_nouns[1]).tolist())  # no word reused
-    state = in_row(SUPER, wl.TEST, target=0, kinds=first_kinds, nouns=first_nouns, distractor_counts=jnp.zeros(2, jnp.int32), learned_kinds=state.learned_kinds, learned_nouns=state.learned_nouns)
+    state = in_row(
+        SUPER,
+        wl.TEST,
+        target=0,
+        kinds=first_kinds,
+        nouns=first_nouns,
+        distractor_counts=jnp.zeros(2, jnp.int32),
+        learned_kinds=state.learned_kinds,
+        learned_nouns=state.learned_nouns,
+    )
     state, seen = play(SUPER_STEP, state, [EAST])  # the first sub-episode's test: 1, and the second sub-episode starts
     assert seen[0][1:3] == (1.0, False) and int(state.sub) == 1 and int(state.phase) == wl.LEARNING
     assert np.asarray(state.kinds).tolist() == np.asarray(state.learned_kinds[1]).tolist()
-    state = SUPER.next_phase(state._replace(distractors_left=jnp.int32(0)), jax.random.PRNGKey(4))  # learning done: the test
+    state = SUPER.next_phase(
+        state._replace(distractors_left=jnp.int32(0)), jax.random.PRNGKey(4)
+    )  # learning done: the test
     assert int(state.phase) == wl.TEST and np.asarray(state.kinds).tolist() == first_kinds.tolist()
     assert int(state.nouns[state.target]) in first_nouns.tolist()
 
@@ -105,7 +127,9 @@ def test_the_oracle_gets_every_reward_and_a_guess_a_third_of_the_tests():
     env = envs.make("word-learning/train", observation="cells")
     best = jax.jit(lambda k: episode_rewards(env, oracle(env), k, 32, 300))(jax.random.PRNGKey(0))
     returns = np.asarray(best.sum(-1))
-    assert np.all(np.isclose(returns, 1.0) | np.isclose(returns, 1.1) | np.isclose(returns, 1.2)) and np.all(np.asarray(best.max(-1)) == 1.0)
+    assert np.all(np.isclose(returns, 1.0) | np.isclose(returns, 1.1) | np.isclose(returns, 1.2)) and np.all(
+        np.asarray(best.max(-1)) == 1.0
+    )
     guessed = jax.jit(lambda k: episode_rewards(ENV, guesser(ENV), k, 300, 300))(jax.random.PRNGKey(1))
     tests = np.asarray(guessed.max(-1))  # the test's reward (the distractor phase's is 0.1)
     assert abs(float((tests == 1.0).mean()) - 1 / 3) < 0.085  # 300 episodes: the mean's standard deviation is 0.027

@@ -19,21 +19,40 @@ from memrl.learn.ppo_config import PPOConfig
 def test_amrl_tmaze_covers_the_issue(preset):
     experiment = experiments.get("amrl-tmaze", preset)
     assert set(experiment.panels()) == {"T-L", "T-LN", "T-LS"} and experiment.preset == preset
-    for panel, runs in experiment.panels().items():
-        assert sorted(r.split("/")[1] for r in runs) == sorted(["amrl-max", "amrl-avg", "set", "lstm", "lstm-stack", "gru"])
+    for runs in experiment.panels().values():
+        assert sorted(r.split("/")[1] for r in runs) == sorted(
+            ["amrl-max", "amrl-avg", "set", "lstm", "lstm-stack", "gru"]
+        )
     assert all(c.seeds == (3 if preset == "cpu" else 5) for c in experiment.runs.values())
-    central_t_l = {e.run for e in experiment.expectations if e.run.startswith("T-L/") and e.central and e.evaluated == ("solving", "solved")}
+    central_t_l = {
+        e.run
+        for e in experiment.expectations
+        if e.run.startswith("T-L/") and e.central and e.evaluated == ("solving", "solved")
+    }
     assert central_t_l == set(experiment.panels()["T-L"])  # every model must solve T-L in every seed
-    central_t_ln = {(e.run, e.op, e.threshold) for e in experiment.expectations if e.run.startswith("T-LN/") and e.central}
-    assert central_t_ln == {("T-LN/amrl-max", ">=", 1.0), ("T-LN/amrl-avg", ">=", 1.0), ("T-LN/lstm", "<=", 0.0), ("T-LN/lstm-stack", "<=", 0.0)}
-    assert all(e.evaluated == ("solving", "solved") for e in experiment.expectations if e.run.startswith("T-LN/") and e.central)
-    assert all(e.run in experiment.runs and (not e.against or e.against in experiment.runs) for e in experiment.expectations)
+    central_t_ln = {
+        (e.run, e.op, e.threshold) for e in experiment.expectations if e.run.startswith("T-LN/") and e.central
+    }
+    assert central_t_ln == {
+        ("T-LN/amrl-max", ">=", 1.0),
+        ("T-LN/amrl-avg", ">=", 1.0),
+        ("T-LN/lstm", "<=", 0.0),
+        ("T-LN/lstm-stack", "<=", 0.0),
+    }
+    assert all(
+        e.evaluated == ("solving", "solved") for e in experiment.expectations if e.run.startswith("T-LN/") and e.central
+    )
+    assert all(
+        e.run in experiment.runs and (not e.against or e.against in experiment.runs) for e in experiment.expectations
+    )
     compared = {(e.run, e.against) for e in experiment.expectations if e.against}
     solvers = ["amrl-max"] + (["amrl-avg"] if preset == "paper" else [])
     assert compared == {(f"T-LS/{a}", f"T-LS/{b}") for a in solvers for b in ("lstm", "lstm-stack")}
     # every model, in both presets, with AMRL's own PPO batching and one learning rate
-    assert all((c.steps_per_update, c.minibatch_steps, c.update_epochs, c.gamma, c.lr) == (4000, 200, 30, 0.98, 5e-4)
-               for c in experiment.runs.values())
+    assert all(
+        (c.steps_per_update, c.minibatch_steps, c.update_epochs, c.gamma, c.lr) == (4000, 200, 30, 0.98, 5e-4)
+        for c in experiment.runs.values()
+    )
     assert all(c.total_steps == 250_000 for c in experiment.runs.values()) == (preset == "paper")
     json.dumps(experiment.describe())
 
@@ -42,28 +61,42 @@ def test_amrl_tmaze_adds_the_dnc_with_amrls_sizes():
     plain, with_dnc = experiments.get("amrl-tmaze", "cpu"), experiments.get("amrl-tmaze", "cpu", ("dnc",))
     assert set(with_dnc.runs) - set(plain.runs) == {"T-L/dnc", "T-LN/dnc", "T-LS/dnc"}
     dnc = with_dnc.runs["T-LN/dnc"]
-    assert dnc.core == "dnc" and dnc.core_args == dict(memory_size=16, word_size=16, num_reads=4, num_writes=1, hidden=256, output_size=256)
-    assert dataclasses.replace(dnc, core="lstm", core_args={}) == plain.runs["T-LN/lstm"]  # the LSTM's settings otherwise
+    assert dnc.core == "dnc" and dnc.core_args == dict(
+        memory_size=16, word_size=16, num_reads=4, num_writes=1, hidden=256, output_size=256
+    )
+    assert (
+        dataclasses.replace(dnc, core="lstm", core_args={}) == plain.runs["T-LN/lstm"]
+    )  # the LSTM's settings otherwise
     assert with_dnc.expectations == plain.expectations
 
 
 def test_rmc_nth_farthest_is_the_papers_comparison():
     for preset, size in (("cpu", dict(num_objects=3, num_features=2)), ("paper", dict(num_objects=8, num_features=16))):
         experiment = experiments.get("rmc-nth-farthest", preset)
-        assert sorted(experiment.runs) == ["nth farthest/dnc", "nth farthest/dnc split init", "nth farthest/lstm", "nth farthest/lstm split init",
-                                           "nth farthest/rmc"]
+        assert sorted(experiment.runs) == [
+            "nth farthest/dnc",
+            "nth farthest/dnc split init",
+            "nth farthest/lstm",
+            "nth farthest/lstm split init",
+            "nth farthest/rmc",
+        ]
         for config in experiment.runs.values():
             assert config.task == "nth-farthest" and config.task_args == size
             assert config.head_widths == (256, 256, 256, 256) and config.max_grad_norm is None and config.seeds == 3
         assert experiment.runs["nth farthest/lstm split init"].core_args["weight_init"] == "split"
         assert "weight_init" not in experiment.runs["nth farthest/lstm"].core_args  # the paper's (sonnet's) LSTM
         split_dnc = experiment.runs["nth farthest/dnc split init"].core_args
-        assert split_dnc.pop("controller_weight_init") == "split" and split_dnc == experiment.runs["nth farthest/dnc"].core_args
+        assert (
+            split_dnc.pop("controller_weight_init") == "split"
+            and split_dnc == experiment.runs["nth farthest/dnc"].core_args
+        )
         # the claim is decided against every baseline, the stronger variants included
         beaten = {e.against for e in experiment.expectations if e.central and e.against}
         assert beaten == {f"nth farthest/{b}" for b in ("lstm", "lstm split init", "dnc", "dnc split init")}
         assert all(e.run in experiment.runs for e in experiment.expectations)
-        assert all(e.evaluated == ("held_out", "accuracy_beyond_rank0") for e in experiment.expectations)  # rank 0 needs no memory
+        assert all(
+            e.evaluated == ("held_out", "accuracy_beyond_rank0") for e in experiment.expectations
+        )  # rank 0 needs no memory
         n = size["num_objects"]
         bounds = {e.run: e.threshold for e in experiment.expectations if e.op == "<="}
         # the shortcut 2/N and slack overall, restated above rank 0: a model right on every rank 0 with overall a has (a - 1/N) N/(N-1)
@@ -87,18 +120,31 @@ def test_rmc_boxworld_is_the_papers_agent_and_counts_solved_levels(tmp_path, mon
         runs = experiments.get("rmc-boxworld", preset).runs
         assert sorted(runs) == ["boxworld/conv-lstm", "boxworld/rmc"]
         for config in runs.values():
-            assert (config.env, config.num_envs, config.rollout_len, config.entropy_coef, config.gamma) == ("boxworld/viewport", 32, 40, 0.005, 0.99)
+            assert (config.env, config.num_envs, config.rollout_len, config.entropy_coef, config.gamma) == (
+                "boxworld/viewport",
+                32,
+                40,
+                0.005,
+                0.99,
+            )
             assert (config.conv_channels, config.conv_kernels, config.conv_coordinates) == ((12, 24), (2, 2), True)
         rmc = runs["boxworld/rmc"].core_args
         assert rmc["mem_slots"] * rmc["num_heads"] * rmc["head_size"] == 1024 and rmc["gate_style"] == "memory"
     assert experiments.get("rmc-boxworld", "paper").runs["boxworld/rmc"].total_steps == 1_000_000_000
     config = experiments.get("rmc-boxworld", "cpu").runs["boxworld/rmc"]
     config = dataclasses.replace(
-        config, env_args=dict(max_steps=20), core_args=dict(mem_slots=2, num_heads=1, head_size=4), num_envs=4, total_steps=4 * 40, seeds=1,
+        config,
+        env_args=dict(max_steps=20),
+        core_args=dict(mem_slots=2, num_heads=1, head_size=4),
+        num_envs=4,
+        total_steps=4 * 40,
+        seeds=1,
     )
     folder = RunFolder(tmp_path / "boxworld/rmc")
     folder.prepare(config)
-    folder.save_checkpoint(0, learner_for(config).init(jax.random.PRNGKey(0)))  # an untrained agent is enough to count levels
+    folder.save_checkpoint(
+        0, learner_for(config).init(jax.random.PRNGKey(0))
+    )  # an untrained agent is enough to count levels
     monkeypatch.setattr(rmc_boxworld, "TEST_STEPS", 30)  # past the 20-step limit: every environment finishes a level
     solved = evaluate_solved({"boxworld/rmc": folder}, tmp_path)["solved"]["boxworld/rmc"]
     fraction = solved["fraction_solved"]
@@ -113,15 +159,30 @@ def test_rmc_lte_covers_table_1_and_the_cpu_preset_its_program_evaluation():
         for run, config in experiment.runs.items():
             memorisation = run.split("/")[0] in ("copy", "reverse", "double")
             level = (5, 1 if memorisation else 2) if preset == "paper" else (2, 1)
-            assert (config.task_args["max_length"], config.task_args["max_nesting"]) == level and config.task_args["curriculum"] == "mix"
-            assert config.head_widths == (256, 256, 256, 256) and config.core in ("rmc", "lstm-stack") and config.batch_size == 128
-        assert {(e.run, e.against) for e in experiment.expectations} == {(f"{p}/rmc", f"{p}/lstm") for p in experiment.panels()}
+            assert (config.task_args["max_length"], config.task_args["max_nesting"]) == level and config.task_args[
+                "curriculum"
+            ] == "mix"
+            assert (
+                config.head_widths == (256, 256, 256, 256)
+                and config.core in ("rmc", "lstm-stack")
+                and config.batch_size == 128
+            )
+        assert {(e.run, e.against) for e in experiment.expectations} == {
+            (f"{p}/rmc", f"{p}/lstm") for p in experiment.panels()
+        }
     paper = experiments.get("rmc-lte", "paper").runs["full program/rmc"]
     assert (paper.batch_size, paper.lr, paper.num_updates, paper.task_args["program"]) == (128, 1e-3, 200_000, "all")
     cpu = experiments.get("rmc-lte", "cpu").runs["full program/lstm"]
     assert (cpu.num_updates, cpu.seeds, cpu.max_grad_norm) == (3_000, 3, None)
-    smallest_rmc = {k: experiments.get("rmc-lte", "paper").runs["full program/rmc"].core_args[k] for k in ("mem_slots", "num_heads", "head_size")}
-    assert {k: experiments.get("rmc-lte", "cpu").runs["full program/rmc"].core_args[k] for k in smallest_rmc} == smallest_rmc == dict(mem_slots=4, num_heads=4, head_size=64)
+    smallest_rmc = {
+        k: experiments.get("rmc-lte", "paper").runs["full program/rmc"].core_args[k]
+        for k in ("mem_slots", "num_heads", "head_size")
+    }
+    assert (
+        {k: experiments.get("rmc-lte", "cpu").runs["full program/rmc"].core_args[k] for k in smallest_rmc}
+        == smallest_rmc
+        == dict(mem_slots=4, num_heads=4, head_size=64)
+    )
 
 
 def test_rmc_language_model_compares_models_of_equal_size_and_reads_fig_12():
@@ -136,19 +197,30 @@ def test_rmc_language_model_compares_models_of_equal_size_and_reads_fig_12():
     cpu = experiments.get("rmc-language-model", "cpu").runs
     rmc, lstm = parameter_count(cpu["python-docs/rmc"]), parameter_count(cpu["python-docs/lstm"])
     assert abs(rmc - lstm) < 0.1 * rmc  # "at equal parameters"
-    tiny = dataclasses.replace(cpu["python-docs/rmc"], core_args=dict(mem_slots=1, num_heads=1, head_size=4), embed_dim=4)
+    tiny = dataclasses.replace(
+        cpu["python-docs/rmc"], core_args=dict(mem_slots=1, num_heads=1, head_size=4), embed_dim=4
+    )
     learner = SupervisedLearner(tiny)
     result = perplexities(learner, learner.init(jax.random.PRNGKey(0)).params, words=60, unrolls=(1, 60))
-    assert result["unroll"]["60"] == pytest.approx(result["continuous"], rel=1e-5)  # one reset at the start: the continuous read
-    assert result["unroll"]["1"] != pytest.approx(result["continuous"], rel=1e-3)  # a reset at every word forgets the context
+    assert result["unroll"]["60"] == pytest.approx(
+        result["continuous"], rel=1e-5
+    )  # one reset at the start: the continuous read
+    assert result["unroll"]["1"] != pytest.approx(
+        result["continuous"], rel=1e-3
+    )  # a reset at every word forgets the context
 
 
 def test_rmc_pacman_compares_rmc_and_lstm_in_both_views_on_a_gpu_and_the_viewport_on_the_cpu():
     for preset, views in (("paper", ("full", "viewport")), ("cpu", ("viewport",))):
         experiment = experiments.get("rmc-pacman", preset)
         assert sorted(experiment.runs) == [f"{view}/{model}" for view in views for model in ("lstm", "rmc")]
-        assert all(config.env == f"minipacman/{run.split('/')[0]}" and config.seeds == 3 for run, config in experiment.runs.items())
-        assert {(e.run, e.against) for e in experiment.expectations} == {(f"{view}/rmc", f"{view}/lstm") for view in views}
+        assert all(
+            config.env == f"minipacman/{run.split('/')[0]}" and config.seeds == 3
+            for run, config in experiment.runs.items()
+        )
+        assert {(e.run, e.against) for e in experiment.expectations} == {
+            (f"{view}/rmc", f"{view}/lstm") for view in views
+        }
 
 
 def test_amrl_tmaze_counts_the_seeds_that_solve_t_ls_and_when(tmp_path):
@@ -160,12 +232,20 @@ def test_amrl_tmaze_counts_the_seeds_that_solve_t_ls_and_when(tmp_path):
     folder.prepare(config)
     budget = config.num_updates * config.steps_per_update
     folder.append_metrics(0, [{"env_steps": 10240, "episode_return": 13.6}])
-    folder.append_metrics(1, [{"env_steps": 10240, "episode_return": float("nan")}, {"env_steps": 20480, "episode_return": 13.4}])
-    folder.append_metrics(2, [{"env_steps": 10240, "episode_return": 10.0}, {"env_steps": 20480, "episode_return": 13.9}])
+    folder.append_metrics(
+        1, [{"env_steps": 10240, "episode_return": float("nan")}, {"env_steps": 20480, "episode_return": 13.4}]
+    )
+    folder.append_metrics(
+        2, [{"env_steps": 10240, "episode_return": 10.0}, {"env_steps": 20480, "episode_return": 13.9}]
+    )
     solving = evaluate_solving({"T-LS/lstm": folder}, tmp_path)["solving"]["T-LS/lstm"]
     assert solving["first_step_per_seed"] == {"0": 10240, "1": None, "2": 20480} and solving["seeds_solved"] == 2
     assert solving["mean_steps_to_solve"] == pytest.approx((10240 + budget + 20480) / 3)
-    assert solving["solved"]["per_seed"] == [1.0, 0.0, 1.0] and solving["steps_to_solve"]["per_seed"] == [10240, budget, 20480]
+    assert solving["solved"]["per_seed"] == [1.0, 0.0, 1.0] and solving["steps_to_solve"]["per_seed"] == [
+        10240,
+        budget,
+        20480,
+    ]
     t_l = RunFolder(tmp_path / "T-L/lstm")  # T-L's level is 3.5
     t_l.prepare(experiments.get("amrl-tmaze", "cpu").runs["T-L/lstm"])
     t_l.append_metrics(0, [{"env_steps": 4000, "episode_return": 3.4}, {"env_steps": 8000, "episode_return": 3.5}])
@@ -184,17 +264,27 @@ def test_expectation_checks():
 
 def summary(*finals, error=None, episodes=None):
     """A run's summary with one final value per seed (and the noise within the seeds where given)."""
-    return {"final_mean": float(np.mean(finals)), "final_standard_error": error, "final_episodes": episodes,
-            "seeds": {str(i): {"final": v} for i, v in enumerate(finals)}}
+    return {
+        "final_mean": float(np.mean(finals)),
+        "final_standard_error": error,
+        "final_episodes": episodes,
+        "seeds": {str(i): {"final": v} for i, v in enumerate(finals)},
+    }
 
 
 def test_expectation_reads_the_final_return_or_an_evaluated_value():
     summaries = {"pvm/htm": summary(10.6)}
-    evaluation = {"choices": {"pvm/htm": {"correct": 0.16, "episodes": 32, "per_seed": [0.16]}}, "solved": {"pvm/htm": {"fraction_solved": 0.5}}}
+    evaluation = {
+        "choices": {"pvm/htm": {"correct": 0.16, "episodes": 32, "per_seed": [0.16]}},
+        "solved": {"pvm/htm": {"fraction_solved": 0.5}},
+    }
     on_choice = Expectation("pvm/htm", ">=", 0.9, "", evaluated=("choices",))
     assert Expectation("pvm/htm", ">=", 9.0, "").value(summaries, evaluation) == 10.6
     assert on_choice.value(summaries, evaluation) == 0.16 and not on_choice.outcome(summaries, evaluation)["passed"]
-    assert Expectation("pvm/htm", ">=", 0.4, "", evaluated=("solved", "fraction_solved")).value(summaries, evaluation) == 0.5
+    assert (
+        Expectation("pvm/htm", ">=", 0.4, "", evaluated=("solved", "fraction_solved")).value(summaries, evaluation)
+        == 0.5
+    )
     assert on_choice.measure == "choices"
     assert on_choice.value(summaries, None) is None and on_choice.value(summaries, {"choices": {}}) is None
 
@@ -220,12 +310,19 @@ def test_fewer_than_three_seeds_or_a_pooled_value_decide_nothing():
     two = Expectation("a", ">", 0.5, "").outcome({"a": summary(3.9, 4.0)}, None)
     assert two["passed"] and two["margin"] is not None and not two["decided"] and "fewer than 3 seeds" in two["note"]
     pooled = Expectation("a", ">", 0.5, "", evaluated=("returns",)).outcome({}, {"returns": {"a": 3.9}})
-    assert pooled["passed"] and pooled["margin"] is None and not pooled["decided"] and pooled["note"].startswith("no per-seed values")
+    assert (
+        pooled["passed"]
+        and pooled["margin"] is None
+        and not pooled["decided"]
+        and pooled["note"].startswith("no per-seed values")
+    )
 
 
 def test_a_fraction_of_too_few_episodes_is_not_decided():
     """A fraction of episodes ({"correct", "episodes", "per_seed"}) is decided only on MIN_EPISODES episodes."""
-    high = lambda n: {"fraction_correct": {"htm": {"d20": {"correct": 1.0, "episodes": n, "per_seed": [1.0, 1.0, 1.0]}}}}  # noqa: E731
+    high = lambda n: {
+        "fraction_correct": {"htm": {"d20": {"correct": 1.0, "episodes": n, "per_seed": [1.0, 1.0, 1.0]}}}
+    }
     e = Expectation("htm", ">=", 0.9, "", evaluated=("fraction_correct", "d20"))
     few = e.outcome({}, high(MIN_EPISODES - 1))
     assert few["passed"] and not few["decided"] and "too few" in few["note"] and few["undecided_because"]
@@ -234,11 +331,17 @@ def test_a_fraction_of_too_few_episodes_is_not_decided():
 
 def test_an_ordering_is_welch_over_seeds_or_paired_when_the_seeds_share_their_data():
     a, b = [0.60, 0.70, 0.80], [0.55, 0.66, 0.74]  # a is above b in every seed by 0.04-0.06
-    evaluation = {"held_out": {"a": {"accuracy": {"mean": 0.7, "standard_error": 0.001, "episodes": 6000, "per_seed": a}},
-                               "b": {"accuracy": {"mean": 0.65, "standard_error": 0.001, "episodes": 6000, "per_seed": b}}}}
+    evaluation = {
+        "held_out": {
+            "a": {"accuracy": {"mean": 0.7, "standard_error": 0.001, "episodes": 6000, "per_seed": a}},
+            "b": {"accuracy": {"mean": 0.65, "standard_error": 0.001, "episodes": 6000, "per_seed": b}},
+        }
+    }
     welch = Expectation("a", ">", None, "", evaluated=("held_out", "accuracy"), against="b").outcome({}, evaluation)
-    paired = Expectation("a", ">", None, "", evaluated=("held_out", "accuracy"), against="b", paired=True).outcome({}, evaluation)
-    se = lambda v: np.std(v, ddof=1) / np.sqrt(len(v))  # noqa: E731
+    paired = Expectation("a", ">", None, "", evaluated=("held_out", "accuracy"), against="b", paired=True).outcome(
+        {}, evaluation
+    )
+    se = lambda v: np.std(v, ddof=1) / np.sqrt(len(v))
     assert welch["margin"] == pytest.approx(2 * np.sqrt(se(a) ** 2 + se(b) ** 2)) and welch["test"] == "Welch"
     assert paired["margin"] == pytest.approx(2 * se(np.subtract(a, b))) and paired["test"] == "paired"
     assert welch["passed"] and not welch["decided"]  # the seeds' spread swamps a difference of 0.05
@@ -247,7 +350,12 @@ def test_an_ordering_is_welch_over_seeds_or_paired_when_the_seeds_share_their_da
 
 
 def test_an_ordering_is_reversed_only_beyond_its_margin_on_three_seeds():
-    summaries = {"a": summary(5.0, 5.1, 4.9), "b": summary(7.0, 7.1, 6.9), "c": summary(5.2, 4.8, 5.6), "d": summary(7.0, 7.2)}
+    summaries = {
+        "a": summary(5.0, 5.1, 4.9),
+        "b": summary(7.0, 7.1, 6.9),
+        "c": summary(5.2, 4.8, 5.6),
+        "d": summary(7.0, 7.2),
+    }
     assert Expectation("a", ">", None, "", against="b").outcome(summaries, None)["reversed"]
     assert not Expectation("c", ">", None, "", against="a").outcome(summaries, None)["reversed"]  # not beyond
     assert not Expectation("a", ">", None, "", against="d").outcome(summaries, None)["reversed"]  # two seeds of d
@@ -255,7 +363,12 @@ def test_an_ordering_is_reversed_only_beyond_its_margin_on_three_seeds():
 
 
 def test_expectation_compares_two_runs_at_one_measure():
-    entry = lambda *solved: {"mean": float(np.mean(solved)), "standard_error": None, "episodes": None, "per_seed": list(solved)}  # noqa: E731
+    entry = lambda *solved: {
+        "mean": float(np.mean(solved)),
+        "standard_error": None,
+        "episodes": None,
+        "per_seed": list(solved),
+    }
     evaluation = {"solving": {"a": {"solved": entry(1, 1, 1)}, "b": {"solved": entry(0, 1, 0)}}}
     more = Expectation("a", ">", None, "", evaluated=("solving", "solved"), against="b").outcome({}, evaluation)
     assert more["value"] == 1 and more["threshold"] == pytest.approx(1 / 3) and more["passed"]
@@ -269,28 +382,64 @@ def test_expectation_compares_two_runs_at_one_measure():
 def test_reproduce_writes_table_figure_and_checks(tmp_path, capsys):
     from memrl.experiments.runner import reproduce
 
-    tiny = dict(env_args={"maze_length": 4, "timeout": 10}, core_args={"hidden": 8}, encoder_widths=(8,),
-                head_widths=(8,), num_envs=4, rollout_len=8, total_steps=64)
+    tiny = dict(
+        env_args={"maze_length": 4, "timeout": 10},
+        core_args={"hidden": 8},
+        encoder_widths=(8,),
+        head_widths=(8,),
+        num_envs=4,
+        rollout_len=8,
+        total_steps=64,
+    )
     experiment = Experiment(
-        name="tiny", version=1, description="tiny",
-        runs={"T-LN/gru": PPOConfig(env="tmaze/T-LN", core="gru", **tiny), "T-LN/lstm": PPOConfig(env="tmaze/T-LN", core="lstm", **tiny)},
-        expectations=(Expectation("T-LN/gru", ">=", 100.0, "cannot pass", central=True), Expectation("T-LN/lstm", ">=", -100.0, "passes")),
-        reproduces="Beck et al. 2020, Fig. 4 (T-LN panel)", finding="tiny", paper_steps=1_000_000,
+        name="tiny",
+        version=1,
+        description="tiny",
+        runs={
+            "T-LN/gru": PPOConfig(env="tmaze/T-LN", core="gru", **tiny),
+            "T-LN/lstm": PPOConfig(env="tmaze/T-LN", core="lstm", **tiny),
+        },
+        expectations=(
+            Expectation("T-LN/gru", ">=", 100.0, "cannot pass", central=True),
+            Expectation("T-LN/lstm", ">=", -100.0, "passes"),
+        ),
+        reproduces="Beck et al. 2020, Fig. 4 (T-LN panel)",
+        finding="tiny",
+        paper_steps=1_000_000,
     )
     results = reproduce(experiment, tmp_path / "out", workers=2, record_dir=tmp_path / "records")
     record = json.loads((tmp_path / "records" / "tiny" / "v1.json").read_text())
     assert record == json.loads((tmp_path / "out" / "record.json").read_text())
-    assert check_record(record, "tiny") and record["kind"] == "reproduction"  # its numbers are what its per-seed values give
-    assert record["verdict"] == "not reproduced" and record["paper"] == "Beck et al. 2020" and record["figure"] == "Fig. 4"
-    assert record["runs"]["T-LN/gru"] == {"steps": 64, "unit": "environment steps", "paper_steps": 1_000_000, "seeds": 1}
-    assert [(c["central"], c["passed"], c["decided"]) for c in record["checks"]] == [(True, False, False), (False, True, False)]
-    assert all(len(c["per_seed"]) == 1 and c["margin"] is None for c in record["checks"])  # one seed: no spread over seeds
+    assert (
+        check_record(record, "tiny") and record["kind"] == "reproduction"
+    )  # its numbers are what its per-seed values give
+    assert (
+        record["verdict"] == "not reproduced" and record["paper"] == "Beck et al. 2020" and record["figure"] == "Fig. 4"
+    )
+    assert record["runs"]["T-LN/gru"] == {
+        "steps": 64,
+        "unit": "environment steps",
+        "paper_steps": 1_000_000,
+        "seeds": 1,
+    }
+    assert [(c["central"], c["passed"], c["decided"]) for c in record["checks"]] == [
+        (True, False, False),
+        (False, True, False),
+    ]
+    assert all(
+        len(c["per_seed"]) == 1 and c["margin"] is None for c in record["checks"]
+    )  # one seed: no spread over seeds
     tmp_path = tmp_path / "out"
     assert (tmp_path / "curves.png").stat().st_size > 0
     saved = json.loads((tmp_path / "results.json").read_text())
     assert saved["checks"][0]["passed"] is False and set(saved["summaries"]) == {"T-LN/gru", "T-LN/lstm"}
-    assert results["summaries"]["T-LN/lstm"]["steps_per_seed"] == 64 and results["summaries"]["T-LN/lstm"]["metric"] == "episode_return"
-    assert {"final_standard_error", "final_episodes"} <= saved["summaries"]["T-LN/gru"].keys() and saved["checks"][0]["note"]
+    assert (
+        results["summaries"]["T-LN/lstm"]["steps_per_seed"] == 64
+        and results["summaries"]["T-LN/lstm"]["metric"] == "episode_return"
+    )
+    assert {"final_standard_error", "final_episodes"} <= saved["summaries"]["T-LN/gru"].keys() and saved["checks"][0][
+        "note"
+    ]
     printed = capsys.readouterr().out
     assert "FAIL" in printed and "PASS (not decided)" in printed and "within seeds" in printed
 
@@ -300,13 +449,20 @@ def test_reproduce_writes_table_figure_and_checks(tmp_path, capsys):
 def test_epn_experiments_are_well_formed(name, preset):
     experiment = experiments.get(name, preset)
     assert all(c.learner == "impala" and c.seeds == 3 for c in experiment.runs.values())
-    assert any(c.core == "epn" for c in experiment.runs.values()) and any(c.core == "lstm" for c in experiment.runs.values())
+    assert any(c.core == "epn" for c in experiment.runs.values()) and any(
+        c.core == "lstm" for c in experiment.runs.values()
+    )
     assert all(e.run in experiment.runs for e in experiment.expectations)
     assert experiment.evaluation is not None
     if preset == "paper":  # the paper's RMSprop and planner, settings inside its tuning ranges (Table 1)
         for c in experiment.runs.values():
             assert (c.optimizer, c.rmsprop_eps, c.rmsprop_decay, c.rmsprop_momentum) == ("rmsprop", 1e-4, 0.99, 0.0)
-            assert 1e-5 <= c.lr <= 4e-4 and 1e-3 <= c.entropy_coef <= 1e-2 and 32 <= c.num_envs <= 128 and 10 <= c.rollout_len <= 40
+            assert (
+                1e-5 <= c.lr <= 4e-4
+                and 1e-3 <= c.entropy_coef <= 1e-2
+                and 32 <= c.num_envs <= 128
+                and 10 <= c.rollout_len <= 40
+            )
             assert 0.9 <= c.gamma <= 0.95
         assert experiment.runs[next(r for r in experiment.runs if r.endswith("/epn"))].core_args["iterations"] == 4
     smaller = experiment.with_run_settings(total_steps=32_000)
@@ -321,7 +477,9 @@ def test_an_experiment_with_some_of_its_runs_keeps_only_the_checks_between_them(
     assert all(part.runs[r] == experiment.runs[r] for r in part.runs)  # the same configs: the same run folders
     kept = {(e.run, e.against) for e in part.expectations}
     assert kept == {("MC-LS/set", ""), ("MC-LSO/dnc", "MC-LSO/lstm")}
-    assert kept == {(e.run, e.against) for e in experiment.expectations if {e.run, e.against or e.run} <= set(part.runs)}
+    assert kept == {
+        (e.run, e.against) for e in experiment.expectations if {e.run, e.against or e.run} <= set(part.runs)
+    }
     for runs in (["MC-LS/sett"], []):
         with pytest.raises(ValueError, match="has runs MC-LS/amrl-max, .*; got"):
             experiment.with_runs(runs)
@@ -329,19 +487,32 @@ def test_an_experiment_with_some_of_its_runs_keeps_only_the_checks_between_them(
 
 def test_final_agents_run_on_another_environment_and_core_setting(tmp_path):
     """A graph-nav agent trained on 5 junctions acts on 7 with another number of EPN iterations."""
-    from memrl.run.final_agents import agent_rewards, final_params
     from memrl.learn.impala_config import ImpalaConfig
-    from memrl.run.launch import train_seeds
+    from memrl.run.final_agents import agent_rewards, final_params
     from memrl.run.folder import RunFolder
+    from memrl.run.launch import train_seeds
 
     config = ImpalaConfig(
-        env="graph-nav/5", env_args={"bank_size": 4}, core="epn", core_args={"capacity": 8, "embed_dim": 4, "width": 8},
-        head_widths=(8,), num_envs=2, rollout_len=4, total_steps=8,
+        env="graph-nav/5",
+        env_args={"bank_size": 4},
+        core="epn",
+        core_args={"capacity": 8, "embed_dim": 4, "width": 8},
+        head_widths=(8,),
+        num_envs=2,
+        rollout_len=4,
+        total_steps=8,
     )
     folder = RunFolder(tmp_path / "run")
     folder.prepare(config)
     train_seeds(config, folder, [0])
-    rewards = agent_rewards(config, final_params(folder), jax.random.PRNGKey(0), 6, env="graph-nav/7", core_args={**config.core_args, "iterations": 4})
+    rewards = agent_rewards(
+        config,
+        final_params(folder),
+        jax.random.PRNGKey(0),
+        6,
+        env="graph-nav/7",
+        core_args={**config.core_args, "iterations": 4},
+    )
     assert len(rewards) == 1 and rewards[0].shape == (6, 2)
 
 
@@ -351,7 +522,7 @@ def test_tlb_copying_compares_tlb_with_the_feedback_transformer_and_counts_sampl
 
     paper = experiments.get("tlb-copying", "paper")
     assert sorted(paper.panels()) == sorted(f"gap {g}" for g in (100, 200, 300, 400, 500, 600))
-    for run, config in paper.runs.items():
+    for config in paper.runs.values():
         gap = config.task_args["gap"]
         assert (config.batch_size, config.lr) == (100, 1e-4)
         assert {k: config.core_args[k] for k in ("d_model", "mlp_dim")} == dict(d_model=256, mlp_dim=512)
@@ -363,12 +534,21 @@ def test_tlb_copying_compares_tlb_with_the_feedback_transformer_and_counts_sampl
     assert {config.core for config in paper.runs.values()} == {"tlb", "feedback-transformer", "transformer"}
     against = [(e.run, e.against) for e in paper.expectations if e.against]
     assert against == [(f"gap {g}/tlb", f"gap {g}/feedback-transformer") for g in (100, 200, 300, 400, 500, 600)]
-    assert [e.run for e in paper.expectations if e.run.endswith("/feedback-transformer")] == [f"gap {g}/feedback-transformer" for g in (400, 500, 600)]
+    assert [e.run for e in paper.expectations if e.run.endswith("/feedback-transformer")] == [
+        f"gap {g}/feedback-transformer" for g in (400, 500, 600)
+    ]
 
     config = experiments.get("tlb-copying", "cpu").runs["gap 100/tlb"]
     folder = RunFolder(tmp_path / "gap 100/tlb")
     folder.prepare(config)
-    folder.append_metrics(0, [{"sequences": 1000, "test_accuracy": 0.5}, {"sequences": 2000, "test_accuracy": 1.0}, {"sequences": 3000, "test_accuracy": 0.99}])
+    folder.append_metrics(
+        0,
+        [
+            {"sequences": 1000, "test_accuracy": 0.5},
+            {"sequences": 2000, "test_accuracy": 1.0},
+            {"sequences": 3000, "test_accuracy": 0.99},
+        ],
+    )
     folder.append_metrics(1, [{"sequences": 1000, "test_accuracy": 0.5}, {"sequences": 4000, "test_accuracy": 1.0}])
     folder.append_metrics(2, [{"sequences": 1000, "test_accuracy": 0.9}])  # never: counts as the budget
     row = samples_to_perfect({"gap 100/tlb": folder})["samples_to_perfect"]["gap 100/tlb"]
@@ -381,14 +561,30 @@ def test_tlb_copying_compares_tlb_with_the_feedback_transformer_and_counts_sampl
 
 def test_tlb_listops_is_table_4_with_table_7s_chunk_sizes_in_the_paper_preset():
     paper = experiments.get("tlb-listops", "paper").runs
-    assert sorted(paper) == sorted(["listops/tlb", "listops/transformer"] + [f"chunk size/tlb chunk {k}" for k in (2, 20, 500, 1000)])
+    assert sorted(paper) == sorted(
+        ["listops/tlb", "listops/transformer"] + [f"chunk size/tlb chunk {k}" for k in (2, 20, 500, 1000)]
+    )
     for config in paper.values():
         assert (config.batch_size, config.lr, config.lr_warmup, config.num_updates) == (32, 1e-4, 1000, 5000)
-        assert (config.task_args["min_length"], config.task_args["max_length"], config.task_args["train_size"]) == (500, 2000, 96_000)
-        assert (config.core_args["d_model"], config.core_args["mlp_dim"], config.core_args["num_reads"], config.core_args["self_per_read"]) == (64, 128, 2, 1)
+        assert (config.task_args["min_length"], config.task_args["max_length"], config.task_args["train_size"]) == (
+            500,
+            2000,
+            96_000,
+        )
+        assert (
+            config.core_args["d_model"],
+            config.core_args["mlp_dim"],
+            config.core_args["num_reads"],
+            config.core_args["self_per_read"],
+        ) == (64, 128, 2, 1)
     assert (paper["listops/tlb"].core_args["chunk_size"], paper["listops/tlb"].core_args["num_state"]) == (100, 20)
-    assert paper["listops/transformer"].core == "transformer" and paper["listops/transformer"].core_args["chunk_size"] == 2000
-    assert [(e.run, e.against) for e in experiments.get("tlb-listops", "cpu").expectations] == [("listops/tlb", "listops/transformer")]
+    assert (
+        paper["listops/transformer"].core == "transformer"
+        and paper["listops/transformer"].core_args["chunk_size"] == 2000
+    )
+    assert [(e.run, e.against) for e in experiments.get("tlb-listops", "cpu").expectations] == [
+        ("listops/tlb", "listops/transformer")
+    ]
 
 
 def test_tlb_image_is_table_1_and_2_on_digits_with_the_papers_layers_and_optimiser():
@@ -398,15 +594,36 @@ def test_tlb_image_is_table_1_and_2_on_digits_with_the_papers_layers_and_optimis
         assert (config.batch_size, config.lr, config.weight_decay, config.seeds) == (128, 1e-3, 0.05, 3)
         assert config.total_steps == 100 * 1_500 and config.core_args["causal"] is False
     tlb, vit = paper["digits/tlb"].core_args, paper["digits/vit"].core_args
-    assert (tlb["num_reads"] * tlb["self_per_read"], tlb["self_per_read"], tlb["num_state"], tlb["chunk_size"]) == (6, 2, 5, 16)
+    assert (tlb["num_reads"] * tlb["self_per_read"], tlb["self_per_read"], tlb["num_state"], tlb["chunk_size"]) == (
+        6,
+        2,
+        5,
+        16,
+    )
     assert paper["digits/vit"].core == "transformer" and (vit["num_reads"], vit["chunk_size"]) == (9, 64)
-    assert (tlb["state_reads"], paper["digits/tlb"].readout, paper["digits/vit"].readout) == ("top-down", "state", "steps")
-    assert paper["digits/tlb no past info"].core_args == tlb | {"state_reads": "none"} and paper["digits/tlb no past info"].readout == "state"
-    assert paper["digits/tlb no top-down"].core_args == tlb | {"state_reads": "own-layer"} and paper["digits/tlb no top-down"].readout == "state"
+    assert (tlb["state_reads"], paper["digits/tlb"].readout, paper["digits/vit"].readout) == (
+        "top-down",
+        "state",
+        "steps",
+    )
+    assert (
+        paper["digits/tlb no past info"].core_args == tlb | {"state_reads": "none"}
+        and paper["digits/tlb no past info"].readout == "state"
+    )
+    assert (
+        paper["digits/tlb no top-down"].core_args == tlb | {"state_reads": "own-layer"}
+        and paper["digits/tlb no top-down"].readout == "state"
+    )
     cpu = experiments.get("tlb-image", "cpu").runs
-    assert cpu["digits/tlb"].make_task().length == 16 and (cpu["digits/tlb"].core_args["chunk_size"], cpu["digits/vit"].core_args["chunk_size"]) == (4, 16)
+    assert cpu["digits/tlb"].make_task().length == 16 and (
+        cpu["digits/tlb"].core_args["chunk_size"],
+        cpu["digits/vit"].core_args["chunk_size"],
+    ) == (4, 16)
     assert {(e.run, e.against) for e in experiments.get("tlb-image", "cpu").expectations} == {
-        ("digits/tlb", "digits/vit"), ("digits/tlb", "digits/tlb no past info"), ("digits/tlb", "digits/tlb no top-down")}
+        ("digits/tlb", "digits/vit"),
+        ("digits/tlb", "digits/tlb no past info"),
+        ("digits/tlb", "digits/tlb no top-down"),
+    }
 
 
 def test_tlb_babyai_is_fig_4_bosslevel_and_8_levels_with_the_papers_model():
@@ -416,7 +633,13 @@ def test_tlb_babyai_is_fig_4_bosslevel_and_8_levels_with_the_papers_model():
     for run, config in paper.items():
         assert (config.lr, config.num_updates, config.seeds, config.task_args["episodes"]) == (1e-4, 50_000, 3, 100_000)
         args = config.core_args
-        assert (args["d_model"], args["num_heads"], args["mlp_dim"], args["num_reads"], args["self_per_read"]) == (512, 4, 1024, 6, 1)
+        assert (args["d_model"], args["num_heads"], args["mlp_dim"], args["num_reads"], args["self_per_read"]) == (
+            512,
+            4,
+            1024,
+            6,
+            1,
+        )
         if run.endswith("/tlb"):
             assert (args["chunk_size"], args["num_state"]) == (30, 5)
         else:
@@ -431,8 +654,15 @@ def test_tlb_babyai_plays_each_final_model_in_the_real_level(tmp_path):
     from memrl.run.launch import train_seeds
 
     config = SupervisedConfig(
-        task="babyai", task_args=dict(levels="GoToLocal", episodes=4, test_episodes=2, max_steps=12), core="gru",
-        core_args={"hidden": 8}, embed_dim=8, batch_size=4, total_steps=8, updates_per_chunk=2, seeds=2,
+        task="babyai",
+        task_args=dict(levels="GoToLocal", episodes=4, test_episodes=2, max_steps=12),
+        core="gru",
+        core_args={"hidden": 8},
+        embed_dim=8,
+        batch_size=4,
+        total_steps=8,
+        updates_per_chunk=2,
+        seeds=2,
     )
     folder = RunFolder(tmp_path / "GoToLocal/gru")
     folder.prepare(config)
@@ -446,7 +676,13 @@ def test_tlb_decision_is_table_3s_model_against_a_decision_transformers_context(
     paper = experiments.get("tlb-decision", "paper").runs
     assert sorted(paper) == ["T-LN 100/tlb", "T-LN 100/transformer", "T-LN 100/transformer, whole episode"]
     for config in paper.values():
-        assert (config.lr, config.weight_decay, config.seeds, config.core_args["d_model"], config.core_args["mlp_dim"]) == (6e-4, 0.1, 10, 128, 512)
+        assert (
+            config.lr,
+            config.weight_decay,
+            config.seeds,
+            config.core_args["d_model"],
+            config.core_args["mlp_dim"],
+        ) == (6e-4, 0.1, 10, 128, 512)
         assert config.core_args["num_reads"] * config.core_args["self_per_read"] == 6
     tlb = paper["T-LN 100/tlb"].core_args
     assert (tlb["chunk_size"], tlb["self_per_read"], tlb["num_state"]) == (12, 2, 6)
@@ -462,8 +698,15 @@ def test_tlb_decision_plays_each_final_model_asked_for_both_returns(tmp_path, mo
 
     monkeypatch.setattr(tlb_decision, "EVAL_EPISODES", 8)
     config = SupervisedConfig(
-        task="tmaze-returns", task_args=dict(maze_length=3, episodes=8, test_episodes=4), core="gru", core_args={"hidden": 8},
-        embed_dim=8, batch_size=4, total_steps=8, updates_per_chunk=2, seeds=2,
+        task="tmaze-returns",
+        task_args=dict(maze_length=3, episodes=8, test_episodes=4),
+        core="gru",
+        core_args={"hidden": 8},
+        embed_dim=8,
+        batch_size=4,
+        total_steps=8,
+        updates_per_chunk=2,
+        seeds=2,
     )
     folder = RunFolder(tmp_path / "T-LN 3/gru")
     folder.prepare(config)
@@ -473,7 +716,9 @@ def test_tlb_decision_plays_each_final_model_asked_for_both_returns(tmp_path, mo
     assert all(-3.0 <= r <= 4.0 for v in returns.values() for r in v)
     row = tlb_decision.evaluate_returns({"T-LN 3/gru": folder}, tmp_path)["returns"]["T-LN 3/gru"]
     assert {name: entry["per_seed"] for name, entry in row.items()} == returns
-    assert {name: entry["mean"] for name, entry in row.items()} == {name: float(np.mean(v)) for name, v in returns.items()}
+    assert {name: entry["mean"] for name, entry in row.items()} == {
+        name: float(np.mean(v)) for name, v in returns.items()
+    }
 
 
 def test_held_out_evaluation_scores_the_final_model_on_fresh_held_out_sequences(tmp_path):
@@ -484,15 +729,22 @@ def test_held_out_evaluation_scores_the_final_model_on_fresh_held_out_sequences(
     import numpy as np
 
     from memrl.experiments.evaluations import held_out_evaluation
-    from memrl.run.final_agents import final_params, held_out_batches
     from memrl.learn.supervised import SupervisedLearner
     from memrl.learn.supervised_config import SupervisedConfig
+    from memrl.run.final_agents import final_params, held_out_batches
     from memrl.run.folder import RunFolder
     from memrl.run.launch import train_seeds
 
     config = SupervisedConfig(
-        task="nth-farthest", task_args=dict(num_objects=4, num_features=4), core="lstm", core_args={"hidden": 8},
-        embed_dim=8, head_widths=(8,), batch_size=8, total_steps=16, updates_per_chunk=1,
+        task="nth-farthest",
+        task_args=dict(num_objects=4, num_features=4),
+        core="lstm",
+        core_args={"hidden": 8},
+        embed_dim=8,
+        head_widths=(8,),
+        batch_size=8,
+        total_steps=16,
+        updates_per_chunk=1,
     )
     folders = {"p/a": RunFolder(tmp_path / "a"), "p/b": RunFolder(tmp_path / "b")}
     folders["p/a"].prepare(config)
@@ -514,7 +766,11 @@ def test_held_out_evaluation_scores_the_final_model_on_fresh_held_out_sequences(
     rows = held_out_evaluation(40, batch_size=20)(folders, tmp_path)["held_out"]
     entry = rows["p/a"]["accuracy"]
     assert entry == rows["p/b"]["accuracy"] and rows["p/a"]["seeds"] == 1
-    assert entry["mean"] == pytest.approx(np.mean(right)) and entry["episodes"] == 40 and entry["per_seed"] == [pytest.approx(np.mean(right))]
+    assert (
+        entry["mean"] == pytest.approx(np.mean(right))
+        and entry["episodes"] == 40
+        and entry["per_seed"] == [pytest.approx(np.mean(right))]
+    )
     assert entry["standard_error"] == pytest.approx(np.std(right, ddof=1) / np.sqrt(2))
     assert {"accuracy_rank0", "accuracy_beyond_rank0"} <= rows["p/a"].keys()  # the task's kinds of trial, scored apart
     with pytest.raises(ValueError, match="multiple of batch_size 1280"):
@@ -528,7 +784,10 @@ def test_htm_ballet_presets_cover_the_issue(preset):
     runs = preset_runs(preset)
     assert set(runs) == {f"{panel}/{core}" for panel in ("mixed", "2-6 mixed") for core in ("htm", "gtrxl", "lstm")}
     assert all(c.learner == "impala" and c.encoder == "conv" for c in runs.values())
-    losses = {(c.policy_coef, c.value_coef, c.reconstruction_coef, c.entropy_coef, c.optimizer, c.lr, c.rollout_len) for c in runs.values()}
+    losses = {
+        (c.policy_coef, c.value_coef, c.reconstruction_coef, c.entropy_coef, c.optimizer, c.lr, c.rollout_len)
+        for c in runs.values()
+    }
     assert losses == {(0.1, 1.0, 1.0, 1e-3, "adam", 2e-4, 64)}  # HTM's Table 1, Ballet column
     assert {c.env for c in runs.values()} == {"ballet/mixed", "ballet/2-6_mixed"}
     image = {c.env_args.get("observation", "image") for c in runs.values()}
@@ -577,7 +836,10 @@ def test_every_preset_builds_and_every_settings_row_reads_a_value():
             assert experiment.preset == preset and experiment.settings, name
             for config in experiment.runs.values():  # configs are data: each is checked where its run is prepared
                 config.validate()
-            assert all(e.run in experiment.runs and (not e.against or e.against in experiment.runs) for e in experiment.expectations)
+            assert all(
+                e.run in experiment.runs and (not e.against or e.against in experiment.runs)
+                for e in experiment.expectations
+            )
         for row in next(iter(built.values())).settings:
             values = [row.fixed or preset_value(e, row.field) for e in built.values()]
             assert any(v != "-" for v in values), f"{name}: {row.setting} ({row.field}) reads no value"
@@ -589,7 +851,9 @@ def test_the_docs_hold_the_settings_tables_the_code_gives():
     from memrl.experiments.settings_table import settings_document
 
     docs = Path(__file__).parents[2] / "docs" / "experiment_settings.md"
-    assert docs.read_text() == settings_document(), "regenerate: python -m memrl.experiments.settings_table > docs/experiment_settings.md"
+    assert docs.read_text() == settings_document(), (
+        "regenerate: python -m memrl.experiments.settings_table > docs/experiment_settings.md"
+    )
 
 
 def test_settings_table_marks_where_runs_differ():
@@ -619,19 +883,28 @@ def test_other_htm_experiments_are_well_formed(name, preset):
 def test_htm_ballet_evaluation_scores_each_test_level(tmp_path):
     """A (barely trained) agent is scored on a test level (one, to keep compiling short); returns are
     0/1 per episode."""
-    from memrl.experiments.htm_ballet import TEST_LEVELS, evaluate_levels, preset_runs
-    from memrl.run.launch import train_seeds
-    from memrl.run.folder import RunFolder
     import dataclasses
 
+    from memrl.experiments.htm_ballet import TEST_LEVELS, evaluate_levels, preset_runs
+    from memrl.run.folder import RunFolder
+    from memrl.run.launch import train_seeds
+
     config = dataclasses.replace(
-        preset_runs("cpu")["mixed/lstm"], core_args={"hidden": 8}, conv_channels=(2, 2, 2), head_widths=(8,),
-        num_envs=2, rollout_len=4, total_steps=8, env="ballet/2_delay16",
+        preset_runs("cpu")["mixed/lstm"],
+        core_args={"hidden": 8},
+        conv_channels=(2, 2, 2),
+        head_widths=(8,),
+        num_envs=2,
+        rollout_len=4,
+        total_steps=8,
+        env="ballet/2_delay16",
     )
     folder = RunFolder(tmp_path / "run")
     folder.prepare(config)
     train_seeds(config, folder, [0])
-    results = evaluate_levels({"mixed/lstm": folder}, tmp_path, steps=330, levels=("2_delay16",))["fraction_correct"]["mixed/lstm"]
+    results = evaluate_levels({"mixed/lstm": folder}, tmp_path, steps=330, levels=("2_delay16",))["fraction_correct"][
+        "mixed/lstm"
+    ]
     assert set(results) == {"2_delay16"} and "2_delay16" in TEST_LEVELS
     assert 0.0 <= results["2_delay16"]["correct"] <= 1.0 and results["2_delay16"]["episodes"] >= 2
 
@@ -654,18 +927,31 @@ def test_htm_pai_pairs_each_memory_with_its_one_layer_control():
 def test_htm_pai_paper_preset_is_the_papers_model_on_memos_batches():
     experiment = experiments.get("htm-pai", "paper")
     deep = [c for r, c in experiment.runs.items() if "4 layers" in r]
-    assert len(deep) == 2 and all((c.core_args["d_model"], c.core_args["num_heads"], c.core_args["k"], c.lr, c.batch_size) == (512, 8, 32, 1e-4, 32) for c in deep)
+    assert len(deep) == 2 and all(
+        (c.core_args["d_model"], c.core_args["num_heads"], c.core_args["k"], c.lr, c.batch_size)
+        == (512, 8, 32, 1e-4, 32)
+        for c in deep
+    )
     assert all(not c.stages for c in experiment.runs.values())
     assert all(e.run in experiment.runs for e in experiment.expectations)
 
 
 def test_the_demo_is_amrl_tmazes_contrast_with_the_lstms_positive_control():
     demo = experiments.get("tln-demo")
-    assert set(demo.runs) == {"T-L/lstm", "T-LN/amrl-max", "T-LN/lstm"} and all(c.seeds == 1 for c in demo.runs.values())
-    assert {(e.run, e.op) for e in demo.expectations} == {("T-L/lstm", ">="), ("T-LN/amrl-max", ">="), ("T-LN/lstm", "<=")}
+    assert set(demo.runs) == {"T-L/lstm", "T-LN/amrl-max", "T-LN/lstm"} and all(
+        c.seeds == 1 for c in demo.runs.values()
+    )
+    assert {(e.run, e.op) for e in demo.expectations} == {
+        ("T-L/lstm", ">="),
+        ("T-LN/amrl-max", ">="),
+        ("T-LN/lstm", "<="),
+    }
     full = experiments.get("amrl-tmaze", "cpu").runs
     budgets = {"T-L": 48_000, "T-LN": 80_000}
-    assert all(config == dataclasses.replace(full[run], seeds=1, total_steps=budgets[run.split("/")[0]]) for run, config in demo.runs.items())
+    assert all(
+        config == dataclasses.replace(full[run], seeds=1, total_steps=budgets[run.split("/")[0]])
+        for run, config in demo.runs.items()
+    )
 
 
 @pytest.mark.parametrize("preset", ["cpu", "paper"])
@@ -674,11 +960,17 @@ def test_htm_graph_nav_trains_every_memory_with_the_streets_settings(preset):
 
     experiment = experiments.get("htm-graph-nav", preset)
     configs = experiment.runs
-    assert {c.core for c in configs.values()} == {"htm", "epn", "gtrxl"} and all(c.env == "graph-nav/5" for c in configs.values())
+    assert {c.core for c in configs.values()} == {"htm", "epn", "gtrxl"} and all(
+        c.env == "graph-nav/5" for c in configs.values()
+    )
     assert all(getattr(c, field) == value for c in configs.values() for field, value in HTM_STREETS_LOSSES.items())
     htm = configs["5 junctions/htm"].core_args
-    assert htm["chunk_size"] == 4 and htm["num_chunks"] * htm["chunk_size"] > 200  # Table 1: a store longer than the episode
-    assert len({(c.num_envs, c.total_steps, c.seeds, c.encoder) for c in configs.values()}) == 1  # only the memory differs
+    assert (
+        htm["chunk_size"] == 4 and htm["num_chunks"] * htm["chunk_size"] > 200
+    )  # Table 1: a store longer than the episode
+    assert (
+        len({(c.num_envs, c.total_steps, c.seeds, c.encoder) for c in configs.values()}) == 1
+    )  # only the memory differs
     json.dumps(experiment.describe())
 
 
@@ -701,11 +993,15 @@ def test_htm_word_learning_trains_on_0_to_2_distractors_with_the_words_settings(
 
     experiment = experiments.get("htm-word-learning", preset)
     runs = experiment.runs
-    assert set(runs) == {"train/htm", "train/gtrxl", "train/lstm"} and {c.env for c in runs.values()} == {"word-learning/train"}
+    assert set(runs) == {"train/htm", "train/gtrxl", "train/lstm"} and {c.env for c in runs.values()} == {
+        "word-learning/train"
+    }
     assert all(getattr(c, field) == value for c in runs.values() for field, value in WORDS_LOSSES.items())
     htm = runs["train/htm"].core_args
     assert (htm["chunk_size"], htm["chunk_overlap"], htm["k"]) == (16, 1, 16)
-    assert htm["num_chunks"] * (htm["chunk_size"] - htm["chunk_overlap"]) > TIME_LIMIT  # the store spans the longest episode
+    assert (
+        htm["num_chunks"] * (htm["chunk_size"] - htm["chunk_overlap"]) > TIME_LIMIT
+    )  # the store spans the longest episode
     assert {e.evaluated[1] for e in experiment.expectations} == {"distractors20", "episodes2"}
 
 
@@ -714,15 +1010,29 @@ def test_amrl_minecraft_is_figure_5_with_amrls_image_agent(preset):
     experiment = experiments.get("amrl-minecraft", preset)
     assert set(experiment.panels()) == {"MC-LS", "MC-LSO", "MC-LSN"}
     for panel, runs in experiment.panels().items():
-        assert sorted(r.split("/")[1] for r in runs) == sorted(["amrl-max", "amrl-avg", "set", "lstm", "lstm-stack", "dnc"])
+        assert sorted(r.split("/")[1] for r in runs) == sorted(
+            ["amrl-max", "amrl-avg", "set", "lstm", "lstm-stack", "dnc"]
+        )
         assert {experiment.runs[r].env for r in runs} == {f"minecraft-maze/{panel}"}
     for config in experiment.runs.values():  # A.5's image FF1 and FF2
-        assert (config.encoder, config.conv_channels, config.conv_kernels, config.conv_strides) == ("conv", (16, 32), (4, 4), (2, 2))
+        assert (config.encoder, config.conv_channels, config.conv_kernels, config.conv_strides) == (
+            "conv",
+            (16, 32),
+            (4, 4),
+            (2, 2),
+        )
         assert config.encoder_widths == (256,) and config.head_widths == (256,) and config.gamma == 0.98
-    assert experiment.runs["MC-LSO/dnc"].core_args == dict(memory_size=16, word_size=16, num_reads=4, num_writes=1, hidden=256, output_size=256)
-    assert all(e.run in experiment.runs and (not e.against or e.against in experiment.runs) for e in experiment.expectations)
+    assert experiment.runs["MC-LSO/dnc"].core_args == dict(
+        memory_size=16, word_size=16, num_reads=4, num_writes=1, hidden=256, output_size=256
+    )
+    assert all(
+        e.run in experiment.runs and (not e.against or e.against in experiment.runs) for e in experiment.expectations
+    )
     seeds, steps = {"cpu": (2, 64_000), "paper": (5, 1_000_000)}[preset]  # both with AMRL's batching (A.5) and lr 5e-4
-    assert all((c.steps_per_update, c.minibatch_steps, c.update_epochs, c.lr) == (4000, 200, 30, 5e-4) for c in experiment.runs.values())
+    assert all(
+        (c.steps_per_update, c.minibatch_steps, c.update_epochs, c.lr) == (4000, 200, 30, 5e-4)
+        for c in experiment.runs.values()
+    )
     assert all((c.seeds, c.total_steps) == (seeds, steps) for c in experiment.runs.values())
 
 
@@ -734,10 +1044,18 @@ def test_amrl_minecraft_measures_learning_speed_as_the_mean_return_over_training
     folder = RunFolder(tmp_path / "MC-LS/set")
     folder.prepare(config)
     folder.append_metrics(0, [{"env_steps": 4000, "episode_return": 2.0}, {"env_steps": 8000, "episode_return": 6.0}])
-    folder.append_metrics(1, [{"env_steps": 4000, "episode_return": float("nan")}, {"env_steps": 8000, "episode_return": 0.0},
-                              {"env_steps": 12000, "episode_return": 3.0}])
+    folder.append_metrics(
+        1,
+        [
+            {"env_steps": 4000, "episode_return": float("nan")},
+            {"env_steps": 8000, "episode_return": 0.0},
+            {"env_steps": 12000, "episode_return": 3.0},
+        ],
+    )
     training = mean_training_return({"MC-LS/set": folder}, tmp_path)["training"]["MC-LS/set"]
-    assert training["per_seed"] == [4.0, 1.5] and training["mean"] == 2.75  # updates without an ended episode skipped, zeros kept
+    assert (
+        training["per_seed"] == [4.0, 1.5] and training["mean"] == 2.75
+    )  # updates without an ended episode skipped, zeros kept
     assert training["standard_error"] is None and training["episodes"] is None  # no spread recorded
 
 
@@ -750,15 +1068,26 @@ def test_amrl_minecraft_learning_speed_carries_the_standard_error_of_its_episode
     for folder, base in zip(folders.values(), (7.0, 6.8)):
         folder.prepare(config)
         for seed in (0, 1):  # two updates of 26 episodes (std 3.0) then 11 (std 2.0) per seed
-            folder.append_metrics(seed, [{"env_steps": 4000, "episode_return": base, "episode_return_std": 3.0, "episodes": 26},
-                                         {"env_steps": 8000, "episode_return": base + 1, "episode_return_std": 2.0, "episodes": 11}])
+            folder.append_metrics(
+                seed,
+                [
+                    {"env_steps": 4000, "episode_return": base, "episode_return_std": 3.0, "episodes": 26},
+                    {"env_steps": 8000, "episode_return": base + 1, "episode_return_std": 2.0, "episodes": 11},
+                ],
+            )
     training = mean_training_return(folders, tmp_path)["training"]
     seed_error = np.sqrt(3.0**2 / 25 + 2.0**2 / 10) / 2
-    assert training["MC-LS/set"]["standard_error"] == pytest.approx(seed_error / np.sqrt(2)) and training["MC-LS/set"]["episodes"] == 74
+    assert (
+        training["MC-LS/set"]["standard_error"] == pytest.approx(seed_error / np.sqrt(2))
+        and training["MC-LS/set"]["episodes"] == 74
+    )
     outcome = learns_faster("MC-LS", "amrl-max", "set").outcome({}, {"training": training})
     assert outcome["passed"] and outcome["value"] == 7.5  # 0.2 above, but two seeds decide nothing
     assert not outcome["decided"] and outcome["per_seed"] == [7.5, 7.5] and outcome["against_per_seed"] == [7.3, 7.3]
-    assert "fewer than 3 seeds" in outcome["note"] and f"±{training['MC-LS/set']['standard_error']:.3f} over 74 episodes" in outcome["note"]
+    assert (
+        "fewer than 3 seeds" in outcome["note"]
+        and f"±{training['MC-LS/set']['standard_error']:.3f} over 74 episodes" in outcome["note"]
+    )
 
 
 def test_every_htm_agent_sees_each_step_in_its_window_or_its_store():
@@ -776,16 +1105,32 @@ def test_frozen_returns_score_each_seeds_finished_episodes_with_and_without_memo
     from memrl.run.folder import RunFolder
     from memrl.run.launch import train_seeds
 
-    config = PPOConfig(env="tmaze/T-L", env_args={"maze_length": 4}, core="lstm", core_args={"hidden": 8}, encoder_widths=(8,),
-                       head_widths=(8,), num_envs=2, rollout_len=4, num_minibatches=1, update_epochs=1, total_steps=8, seeds=2)
+    config = PPOConfig(
+        env="tmaze/T-L",
+        env_args={"maze_length": 4},
+        core="lstm",
+        core_args={"hidden": 8},
+        encoder_widths=(8,),
+        head_widths=(8,),
+        num_envs=2,
+        rollout_len=4,
+        num_minibatches=1,
+        update_epochs=1,
+        total_steps=8,
+        seeds=2,
+    )
     folder = RunFolder(tmp_path / "T-L/lstm")
     folder.prepare(config)
     train_seeds(config, folder, [0, 1])
     results = frozen_returns(num_steps=20)({"T-L/lstm": folder}, tmp_path)
     for table in ("returns", "returns_without_memory"):
         entry = results[table]["T-L/lstm"]
-        assert len(entry["per_seed"]) == 2 and entry["episodes"] == 2 * 2 * 5  # seeds x envs x 4-step episodes in 20 steps
-        assert entry["mean"] == pytest.approx(np.mean(entry["per_seed"])) and all(-3 <= v <= 4 for v in entry["per_seed"])
+        assert (
+            len(entry["per_seed"]) == 2 and entry["episodes"] == 2 * 2 * 5
+        )  # seeds x envs x 4-step episodes in 20 steps
+        assert entry["mean"] == pytest.approx(np.mean(entry["per_seed"])) and all(
+            -3 <= v <= 4 for v in entry["per_seed"]
+        )
 
 
 def test_htm_rl_control_trains_htm_as_amrl_tmaze_trains_its_models():
@@ -794,7 +1139,9 @@ def test_htm_rl_control_trains_htm_as_amrl_tmaze_trains_its_models():
     htm = control.runs["T-L/htm-ppo"].core_args
     assert htm["num_chunks"] * htm["chunk_size"] >= 100  # the store holds a whole T-maze episode
     for env in ("T-L", "T-LN"):
-        assert control.runs[f"{env}/htm-ppo"] == dataclasses.replace(tmaze.runs[f"{env}/lstm"], core="htm", core_args=htm)
+        assert control.runs[f"{env}/htm-ppo"] == dataclasses.replace(
+            tmaze.runs[f"{env}/lstm"], core="htm", core_args=htm
+        )
     assert control.runs["T-L/htm-vtrace"].learner == "impala"
     checked = {(e.run, e.evaluated) for e in control.expectations}
     assert checked == {(run, (table,)) for run in control.runs for table in ("returns", "returns_without_memory")}

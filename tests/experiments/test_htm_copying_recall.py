@@ -19,11 +19,16 @@ def test_the_event_is_beyond_the_trxl_and_inside_the_htm_store(preset):
             assert args["memory_length"] * args["num_layers"] == trxl_reach(preset)
             assert (trxl_reach(preset) < recall_distance) == (gap == setup["gap"]), name
         if config.core == "htm":
-            assert args["num_chunks"] * args["chunk_size"] >= sequence_length(gap) and args["window"] >= args["chunk_size"]
+            assert (
+                args["num_chunks"] * args["chunk_size"] >= sequence_length(gap) and args["window"] >= args["chunk_size"]
+            )
             assert args["window"] < recall_distance  # the digits are read from the store, not the window
         assert config.seeds >= 3
     htm, gtrxl, lstm = (experiment.runs[f"gap {setup['gap']}/{core}"] for core in ("htm", "gtrxl", "lstm"))
-    assert htm.core_args["d_model"] == gtrxl.core_args["d_model"] and htm.core_args["num_layers"] == gtrxl.core_args["num_layers"]
+    assert (
+        htm.core_args["d_model"] == gtrxl.core_args["d_model"]
+        and htm.core_args["num_layers"] == gtrxl.core_args["num_layers"]
+    )
     assert lstm.core == "lstm"
 
 
@@ -32,10 +37,17 @@ def test_the_central_checks_compare_recall_beyond_noise():
     central = [e for e in experiment.expectations if e.central]
     assert {e.against for e in central} == {"", "gap 100/gtrxl", "gap 100/lstm"}
     assert all(e.evaluated == ("held_out", "token_accuracy") for e in experiment.expectations)
-    entry = lambda *seeds: {"mean": sum(seeds) / 3, "standard_error": 0.001, "episodes": 6000, "per_seed": list(seeds)}  # noqa: E731
-    evaluation = {"held_out": {"gap 100/htm": {"token_accuracy": entry(0.95, 0.93, 0.97)}, "gap 100/gtrxl": {"token_accuracy": entry(0.93, 0.95, 0.91)},
-                               "gap 100/lstm": {"token_accuracy": entry(0.125, 0.124, 0.126)}}}
+    entry = lambda *seeds: {"mean": sum(seeds) / 3, "standard_error": 0.001, "episodes": 6000, "per_seed": list(seeds)}
+    evaluation = {
+        "held_out": {
+            "gap 100/htm": {"token_accuracy": entry(0.95, 0.93, 0.97)},
+            "gap 100/gtrxl": {"token_accuracy": entry(0.93, 0.95, 0.91)},
+            "gap 100/lstm": {"token_accuracy": entry(0.125, 0.124, 0.126)},
+        }
+    }
     by_rival = {e.against: e.outcome({}, evaluation) for e in central}
-    assert by_rival[""]["decided"] and by_rival["gap 100/lstm"]["decided"] and by_rival["gap 100/lstm"]["test"] == "paired"
+    assert (
+        by_rival[""]["decided"] and by_rival["gap 100/lstm"]["decided"] and by_rival["gap 100/lstm"]["test"] == "paired"
+    )
     gtrxl = by_rival["gap 100/gtrxl"]  # 0.02 apart, inside two standard errors of the seeds' differences (0.046)
     assert gtrxl["passed"] and not gtrxl["decided"]

@@ -18,24 +18,42 @@ RECORDS = ROOT / "docs" / "results"
 
 
 def check(central=True, passed=True, decided=True, reversed=False, learning=False, margin=0.1, seeds=3):
-    return {"description": "", "central": central, "learning": learning, "value": 1.0, "margin": margin, "passed": passed,
-            "decided": decided, "reversed": reversed, "per_seed": [1.0] * seeds}
+    return {
+        "description": "",
+        "central": central,
+        "learning": learning,
+        "value": 1.0,
+        "margin": margin,
+        "passed": passed,
+        "decided": decided,
+        "reversed": reversed,
+        "per_seed": [1.0] * seeds,
+    }
 
 
-@pytest.mark.parametrize("checks, expected", [
-    ([check(), check(), check(central=False, passed=False, decided=False)], "reproduced"),
-    ([check(), check(decided=False)], "partly"),
-    ([check(decided=False), check(decided=False)], "direction only"),
-    ([check(decided=False), check(passed=False, decided=False)], "not reproduced"),
-    ([check(passed=False, decided=False, reversed=True)], "not reproduced"),  # reversed, but nothing says the model learned
-    ([check(passed=False, decided=False, reversed=True), check(central=False, learning=True)], "reversed"),
-    ([check(passed=False, decided=False, reversed=True), check(central=False, learning=True, decided=False)], "not trained"),
-    ([check(decided=False), check(central=False, learning=True, passed=False, decided=False)], "not trained"),
-    # a learning check undecided on two seeds cannot say the model did not learn
-    ([check(decided=False), check(central=False, learning=True, decided=False, seeds=2)], "direction only"),
-    ([check(central=False)], "not run"),
-    ([], "not run"),
-])
+@pytest.mark.parametrize(
+    "checks, expected",
+    [
+        ([check(), check(), check(central=False, passed=False, decided=False)], "reproduced"),
+        ([check(), check(decided=False)], "partly"),
+        ([check(decided=False), check(decided=False)], "direction only"),
+        ([check(decided=False), check(passed=False, decided=False)], "not reproduced"),
+        (
+            [check(passed=False, decided=False, reversed=True)],
+            "not reproduced",
+        ),  # reversed, but nothing says the model learned
+        ([check(passed=False, decided=False, reversed=True), check(central=False, learning=True)], "reversed"),
+        (
+            [check(passed=False, decided=False, reversed=True), check(central=False, learning=True, decided=False)],
+            "not trained",
+        ),
+        ([check(decided=False), check(central=False, learning=True, passed=False, decided=False)], "not trained"),
+        # a learning check undecided on two seeds cannot say the model did not learn
+        ([check(decided=False), check(central=False, learning=True, decided=False, seeds=2)], "direction only"),
+        ([check(central=False)], "not run"),
+        ([], "not run"),
+    ],
+)
 def test_the_verdict_follows_the_central_checks_and_whether_the_model_learned(checks, expected):
     assert verdict(checks) == expected
 
@@ -50,7 +68,9 @@ def test_a_records_margins_recompute_by_hand_from_its_per_seed_values():
     amrl = json.loads((RECORDS / "amrl-tmaze" / "v2.json").read_text())
     level = next(c for c in amrl["checks"] if c["run"] == "T-LN/lstm")
     mean = sum(level["per_seed"]) / 3
-    assert level["value"] == pytest.approx(mean) and level["margin"] == pytest.approx(2 * standard_error(level["per_seed"]))
+    assert level["value"] == pytest.approx(mean) and level["margin"] == pytest.approx(
+        2 * standard_error(level["per_seed"])
+    )
     assert level["op"] == "<=" and level["decided"] == (mean + level["margin"] <= level["threshold"])
 
     rmc = json.loads((RECORDS / "rmc-lte" / "v4.json").read_text())
@@ -145,7 +165,13 @@ def test_the_docs_hold_the_scoreboard_the_records_give():
 
 
 def test_budgets_are_written_short():
-    assert [amount(n) for n in (1_000_000_000, 600_000, 3_840_000, 64, None)] == ["1e9", "600k", "3.84M", "64", "not stated"]
+    assert [amount(n) for n in (1_000_000_000, 600_000, 3_840_000, 64, None)] == [
+        "1e9",
+        "600k",
+        "3.84M",
+        "64",
+        "not stated",
+    ]
 
 
 def test_memrl_results_prints_the_recomputed_scoreboard_with_benchmarks_apart(capsys):
@@ -157,7 +183,9 @@ def test_memrl_results_prints_the_recomputed_scoreboard_with_benchmarks_apart(ca
     assert "popgym-suite (-, v1) (benchmark)" in printed and "benchmarks, not in the papers' counts" in printed
 
 
-@pytest.mark.parametrize("b", [{"mean": 0.5, "standard_error": None, "episodes": None, "per_seed": [0.4, 0.5, 0.6]}, 0.5])
+@pytest.mark.parametrize(
+    "b", [{"mean": 0.5, "standard_error": None, "episodes": None, "per_seed": [0.4, 0.5, 0.6]}, 0.5]
+)
 def test_a_check_the_runner_writes_recomputes_to_itself(b):
     """Whatever the entries hold (per-seed values on both sides, or a pooled number on one), the
     record's check is what ``recomputed`` gives from its own keys."""

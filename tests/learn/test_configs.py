@@ -15,11 +15,38 @@ from memrl.learn.supervised_config import SupervisedConfig
 
 SHARED = {f.name for f in dataclasses.fields(ConfigRecord)}
 TINY = {
-    "ppo": PPOConfig(env="tmaze/T-LN", env_args={"maze_length": 4, "timeout": 10}, core="gru", core_args={"hidden": 4},
-                     encoder_widths=(4,), head_widths=(4,), num_envs=2, rollout_len=4, num_minibatches=1, total_steps=8),
-    "impala": ImpalaConfig(env="tmaze/T-LN", env_args={"maze_length": 4, "timeout": 10}, core="gru", core_args={"hidden": 4},
-                           encoder_widths=(4,), head_widths=(4,), num_envs=2, rollout_len=4, total_steps=8),
-    "supervised": SupervisedConfig(task="copying", task_args={"gap": 2}, core="gru", core_args={"hidden": 4}, embed_dim=4, batch_size=2, total_steps=4),
+    "ppo": PPOConfig(
+        env="tmaze/T-LN",
+        env_args={"maze_length": 4, "timeout": 10},
+        core="gru",
+        core_args={"hidden": 4},
+        encoder_widths=(4,),
+        head_widths=(4,),
+        num_envs=2,
+        rollout_len=4,
+        num_minibatches=1,
+        total_steps=8,
+    ),
+    "impala": ImpalaConfig(
+        env="tmaze/T-LN",
+        env_args={"maze_length": 4, "timeout": 10},
+        core="gru",
+        core_args={"hidden": 4},
+        encoder_widths=(4,),
+        head_widths=(4,),
+        num_envs=2,
+        rollout_len=4,
+        total_steps=8,
+    ),
+    "supervised": SupervisedConfig(
+        task="copying",
+        task_args={"gap": 2},
+        core="gru",
+        core_args={"hidden": 4},
+        embed_dim=4,
+        batch_size=2,
+        total_steps=4,
+    ),
 }
 
 
@@ -29,24 +56,33 @@ def test_every_learner_shares_the_fields_declared_once_with_its_own_defaults():
         assert SHARED <= fields
         redeclared = set(vars(config_class).get("__annotations__", {})) & SHARED
         assert redeclared == set(vars(config_class).get("DEFAULTS", {})), config_class  # only to give another default
-    assert (PPOConfig().lr, ImpalaConfig().max_grad_norm, SupervisedConfig().lr, SupervisedConfig().head_widths) == (5e-4, 40.0, 3e-4, ())
+    assert (PPOConfig().lr, ImpalaConfig().max_grad_norm, SupervisedConfig().lr, SupervisedConfig().head_widths) == (
+        5e-4,
+        40.0,
+        3e-4,
+        (),
+    )
     assert RunConfig.DEFAULTS == {} and PPOConfig().max_grad_norm == 0.5 and SupervisedConfig().core == "lstm"
 
 
 def test_a_learner_default_must_name_a_shared_field():
     with pytest.raises(TypeError, match="does not declare: \\['gamma'\\]"):
+
         @dataclasses.dataclass(frozen=True)
         class Wrong(ConfigRecord):
             DEFAULTS = dict(gamma=0.9)
 
 
-@pytest.mark.parametrize("config, message", [
-    (PPOConfig(env="tmaze/T-XX"), "unknown env 'tmaze/T-XX'"),
-    (ImpalaConfig(optimizer="sgd"), "optimizer must be one of 'rmsprop', 'adam', got 'sgd'"),
-    (SupervisedConfig(task="copying", core="nope"), "unknown core or task model 'nope'"),
-    (PPOConfig(total_steps=10), "total_steps \\(10\\) is less than one update \\(3200 environment steps\\)"),
-    (SupervisedConfig(head_widths=(0,)), "head_widths must be positive integers"),
-])
+@pytest.mark.parametrize(
+    "config, message",
+    [
+        (PPOConfig(env="tmaze/T-XX"), "unknown env 'tmaze/T-XX'"),
+        (ImpalaConfig(optimizer="sgd"), "optimizer must be one of 'rmsprop', 'adam', got 'sgd'"),
+        (SupervisedConfig(task="copying", core="nope"), "unknown core or task model 'nope'"),
+        (PPOConfig(total_steps=10), "total_steps \\(10\\) is less than one update \\(3200 environment steps\\)"),
+        (SupervisedConfig(head_widths=(0,)), "head_widths must be positive integers"),
+    ],
+)
 def test_a_config_is_plain_data_until_it_is_validated(config, message):
     # constructing it checked and built nothing; validate names what is wrong
     with pytest.raises(ValueError, match=message):

@@ -9,8 +9,14 @@ from memrl.learn.impala_config import ImpalaConfig
 from memrl.learn.learners import make_train
 
 TINY = dict(
-    env="tmaze/T-LN", env_args={"maze_length": 6, "timeout": 20}, core="gru", core_args={"hidden": 32},
-    encoder_widths=(32,), head_widths=(32,), num_envs=16, rollout_len=24,
+    env="tmaze/T-LN",
+    env_args={"maze_length": 6, "timeout": 20},
+    core="gru",
+    core_args={"hidden": 32},
+    encoder_widths=(32,),
+    head_widths=(32,),
+    num_envs=16,
+    rollout_len=24,
 )
 
 
@@ -42,7 +48,9 @@ def test_actor_uses_the_parameters_of_lag_updates_ago():
         history.append(runner.params)
     # after 4 updates the actor holds the parameters after updates 2 and 3
     for index, expected in enumerate(history[2:4]):
-        jax.tree.map(lambda stacked, p: np.testing.assert_array_equal(stacked[index], p), runner.behaviour_params, expected)
+        jax.tree.map(
+            lambda stacked, p: np.testing.assert_array_equal(stacked[index], p), runner.behaviour_params, expected
+        )
     assert float(metrics["mean_abs_log_rho"]) > 0
 
 
@@ -88,7 +96,13 @@ def test_an_amnesic_evaluation_resets_the_memory_before_every_step(memory):
     learner = Impala(tiny(feed_prev_action=memory))
     params = learner.init(jax.random.PRNGKey(0)).params
     params = jax.tree_util.tree_map_with_path(
-        lambda path, x: x * 1000 if "policy" in jax.tree_util.keystr(path) else x * (memory or "core" not in jax.tree_util.keystr(path)), params)
+        lambda path, x: (
+            x * 1000
+            if "policy" in jax.tree_util.keystr(path)
+            else x * (memory or "core" not in jax.tree_util.keystr(path))
+        ),
+        params,
+    )
     evaluate = jax.jit(learner.evaluate, static_argnums=(2, 3))
     _, _, rewards = evaluate(params, jax.random.PRNGKey(1), 60, False)
     _, _, amnesic_rewards = evaluate(params, jax.random.PRNGKey(1), 60, True)
@@ -112,10 +126,20 @@ def test_htm_agent_on_ballet_trains_with_the_reconstruction_loss():
     """The HTM agent's whole path: Ballet cells + instruction -> CNN and language LSTM -> htm ->
     heads, with the reconstruction decoders' loss in the update."""
     config = ImpalaConfig(
-        env="ballet/2_delay16", env_args={"observation": "cells"}, core="htm",
+        env="ballet/2_delay16",
+        env_args={"observation": "cells"},
+        core="htm",
         core_args=dict(num_layers=1, d_model=16, num_heads=2, mlp_dim=16, window=4, chunk_size=4, num_chunks=4, k=2),
-        encoder="conv", conv_channels=(4, 8, 8), conv_kernels=(1, 3, 3), conv_strides=(1, 1, 1),
-        encoder_widths=(), head_widths=(16,), reconstruction_coef=1.0, num_envs=2, rollout_len=8, total_steps=32,
+        encoder="conv",
+        conv_channels=(4, 8, 8),
+        conv_kernels=(1, 3, 3),
+        conv_strides=(1, 1, 1),
+        encoder_widths=(),
+        head_widths=(16,),
+        reconstruction_coef=1.0,
+        num_envs=2,
+        rollout_len=8,
+        total_steps=32,
     )
     learner = Impala(config)
     _, metrics = jax.jit(lambda r: learner.run(r, 2))(learner.init(jax.random.PRNGKey(0)))
@@ -126,20 +150,32 @@ def test_htm_agent_on_ballet_trains_with_the_reconstruction_loss():
 def test_epn_on_graph_nav_views_trains_through_the_shared_cnn():
     """EPN on procedural street views: both views through one CNN, the current one reconstructed."""
     config = ImpalaConfig(
-        env="graph-nav/5", env_args={"observation": "images", "image_size": 8, "bank_size": 4}, core="epn",
-        core_args=dict(capacity=16, embed_dim=8, width=8, iterations=1), encoder="conv", conv_channels=(4, 4),
-        conv_kernels=(2, 3), conv_strides=(2, 1), head_widths=(16,), reconstruction_coef=1.0, num_envs=2, rollout_len=8, total_steps=32,
+        env="graph-nav/5",
+        env_args={"observation": "images", "image_size": 8, "bank_size": 4},
+        core="epn",
+        core_args=dict(capacity=16, embed_dim=8, width=8, iterations=1),
+        encoder="conv",
+        conv_channels=(4, 4),
+        conv_kernels=(2, 3),
+        conv_strides=(2, 1),
+        head_widths=(16,),
+        reconstruction_coef=1.0,
+        num_envs=2,
+        rollout_len=8,
+        total_steps=32,
     )
     learner = Impala(config)
     _, metrics = jax.jit(lambda r: learner.run(r, 2))(learner.init(jax.random.PRNGKey(0)))
-    assert np.all(np.asarray(metrics["reconstruction_loss"]) > 0) and np.all(np.isfinite(np.asarray(metrics["policy_loss"])))
+    assert np.all(np.asarray(metrics["reconstruction_loss"]) > 0) and np.all(
+        np.isfinite(np.asarray(metrics["policy_loss"]))
+    )
 
 
 def test_lagged_run_resumes_from_its_checkpoint(tmp_path):
     """The behaviour parameters are part of the checkpoint: a resumed lagged run ends where an
     uninterrupted one does."""
-    from memrl.run.launch import train_seeds
     from memrl.run.folder import RunFolder
+    from memrl.run.launch import train_seeds
 
     config = tiny(total_steps=16 * 24 * 4, updates_per_chunk=2, policy_lag=1)
     resumed, straight = RunFolder(tmp_path / "resumed"), RunFolder(tmp_path / "straight")
@@ -192,9 +228,22 @@ def test_the_reconstruction_loss_decodes_every_image_part_whatever_its_name_and_
     """pvm's grid is the part "observation", Ballet's cells the part "image": both are decoded (HTM
     App. D.4), so the loss is above zero and falls as the decoder learns."""
     config = ImpalaConfig(
-        env=env, env_args=env_args, core="lstm", core_args={"hidden": 16}, encoder="conv", conv_channels=(8, 8, 8),
-        conv_kernels=(1, 3, 3), conv_strides=(1, 1, 1), encoder_widths=(), head_widths=(16,), reconstruction_coef=1.0,
-        optimizer="adam", lr=3e-3, num_envs=4, rollout_len=16, total_steps=4 * 16 * 30,
+        env=env,
+        env_args=env_args,
+        core="lstm",
+        core_args={"hidden": 16},
+        encoder="conv",
+        conv_channels=(8, 8, 8),
+        conv_kernels=(1, 3, 3),
+        conv_strides=(1, 1, 1),
+        encoder_widths=(),
+        head_widths=(16,),
+        reconstruction_coef=1.0,
+        optimizer="adam",
+        lr=3e-3,
+        num_envs=4,
+        rollout_len=16,
+        total_steps=4 * 16 * 30,
     ).validate()
     learner = Impala(config)
     _, metrics = jax.jit(learner.run, static_argnums=1)(learner.init(jax.random.PRNGKey(0)), 30)
@@ -203,5 +252,7 @@ def test_the_reconstruction_loss_decodes_every_image_part_whatever_its_name_and_
 
 
 def test_a_reconstruction_that_would_decode_nothing_is_refused_naming_the_parts():
-    with pytest.raises(ValueError, match=r"pvm's observation parts are \{'observation': \(7, 7, 11\)\}, read by encoder 'mlp'"):
+    with pytest.raises(
+        ValueError, match=r"pvm's observation parts are \{'observation': \(7, 7, 11\)\}, read by encoder 'mlp'"
+    ):
         Impala(ImpalaConfig(env="pvm", core="gru", core_args={"hidden": 4}, reconstruction_coef=1.0))

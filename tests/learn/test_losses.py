@@ -37,7 +37,7 @@ def test_gae_hand_case_and_batching():
     v_next = jnp.array([0.5, 0.5, 10.0])
     np.testing.assert_allclose(generalized_advantage_estimation(r, jnp.ones(3), v, v_next, 1.0), [15.5, 14.5, 12.5])
     batched = jax.vmap(generalized_advantage_estimation, (1, 1, 1, 1, None), 1)
-    stacked = lambda x: jnp.stack([x, x], 1)  # noqa: E731
+    stacked = lambda x: jnp.stack([x, x], 1)
     out = batched(stacked(r), stacked(jnp.ones(3)), stacked(v), stacked(v_next), 1.0)
     np.testing.assert_allclose(out[:, 1], [15.5, 14.5, 12.5])
 
@@ -69,7 +69,9 @@ def test_clipped_value_loss_matches_numpy_loop():
     rng = np.random.default_rng(2)
     v, old, target = rng.normal(size=(3, 40)).astype(np.float32)
     eps = 0.3
-    expected = np.mean([max((v[t] - target[t]) ** 2, (old[t] + np.clip(v[t] - old[t], -eps, eps) - target[t]) ** 2) for t in range(40)])
+    expected = np.mean(
+        [max((v[t] - target[t]) ** 2, (old[t] + np.clip(v[t] - old[t], -eps, eps) - target[t]) ** 2) for t in range(40)]
+    )
     np.testing.assert_allclose(clipped_value_loss(v, old, target, eps), 0.5 * expected, rtol=1e-5)
 
 
@@ -140,7 +142,11 @@ def test_vtrace_cuts_traces_at_episode_ends_and_with_small_ratios():
 
 def test_masked_sequence_cross_entropy_matches_a_numpy_loop():
     rng = np.random.default_rng(0)
-    logits, targets, mask = rng.normal(size=(6, 4)).astype(np.float32), rng.integers(0, 4, 6), np.array([0, 1, 1, 0, 1, 1], bool)
+    logits, targets, mask = (
+        rng.normal(size=(6, 4)).astype(np.float32),
+        rng.integers(0, 4, 6),
+        np.array([0, 1, 1, 0, 1, 1], bool),
+    )
     expected = 0.0
     for t in range(6):
         if mask[t]:
@@ -151,7 +157,11 @@ def test_masked_sequence_cross_entropy_matches_a_numpy_loop():
 
 def test_masked_bit_cross_entropy_matches_a_numpy_loop():
     rng = np.random.default_rng(1)
-    logits, targets, mask = rng.normal(size=(5, 3)).astype(np.float32), rng.integers(0, 2, (5, 3)).astype(np.float32), np.array([1, 0, 1, 1, 0], bool)
+    logits, targets, mask = (
+        rng.normal(size=(5, 3)).astype(np.float32),
+        rng.integers(0, 2, (5, 3)).astype(np.float32),
+        np.array([1, 0, 1, 1, 0], bool),
+    )
     expected = 0.0
     for t in range(5):
         for i in range(3):

@@ -24,8 +24,18 @@ def tf1_rmsprop(params, grads_per_step, lr, decay, eps, momentum):
 def test_rmsprop_with_initial_scale_1_is_tensorflow_1s(momentum):
     rng = np.random.default_rng(0)
     params = rng.normal(size=5).astype(np.float32)
-    grads = [3.0 * rng.normal(size=5).astype(np.float32) for _ in range(6)]  # global norms ~7: clipping at 40 or 1 would show
-    optimizer = make_optimizer(2e-3, None, "rmsprop", rmsprop_decay=0.99, rmsprop_eps=1e-4, rmsprop_momentum=momentum, rmsprop_initial_scale=1.0)
+    grads = [
+        3.0 * rng.normal(size=5).astype(np.float32) for _ in range(6)
+    ]  # global norms ~7: clipping at 40 or 1 would show
+    optimizer = make_optimizer(
+        2e-3,
+        None,
+        "rmsprop",
+        rmsprop_decay=0.99,
+        rmsprop_eps=1e-4,
+        rmsprop_momentum=momentum,
+        rmsprop_initial_scale=1.0,
+    )
     theta, state = jnp.asarray(params), optimizer.init(jnp.asarray(params))
     for g in grads:
         updates, state = optimizer.update(jnp.asarray(g), state, theta)

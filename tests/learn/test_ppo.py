@@ -6,15 +6,22 @@ import jax
 import numpy as np
 import pytest
 
-from memrl.run.launch import train_seeds
 from memrl.learn.learners import make_train
 from memrl.learn.ppo import PPO
 from memrl.learn.ppo_config import PPOConfig
 from memrl.run.folder import ConfigMismatch, RunFolder
+from memrl.run.launch import train_seeds
 
 TINY = dict(
-    env="tmaze/T-LN", env_args={"maze_length": 6, "timeout": 20}, core="gru", core_args={"hidden": 32},
-    encoder_widths=(32,), head_widths=(32,), num_envs=16, rollout_len=24, lr=3e-3,
+    env="tmaze/T-LN",
+    env_args={"maze_length": 6, "timeout": 20},
+    core="gru",
+    core_args={"hidden": 32},
+    encoder_widths=(32,),
+    head_widths=(32,),
+    num_envs=16,
+    rollout_len=24,
+    lr=3e-3,
 )
 
 
@@ -48,8 +55,12 @@ def test_episode_metrics_are_the_mean_and_spread_of_the_ended_episodes():
     segment = SimpleNamespace(episode_done=done, episode_return=returns)
     metrics = PPO(tiny()).episode_metrics(SimpleNamespace(update=2), segment)
     assert metrics["episodes"] == 3 and metrics["env_steps"] == 2 * tiny().steps_per_update
-    np.testing.assert_allclose([metrics["episode_return"], metrics["episode_return_std"]], [np.mean([1, 4, 3]), np.std([1, 4, 3])], rtol=1e-6)
-    none = PPO(tiny()).episode_metrics(SimpleNamespace(update=1), SimpleNamespace(episode_done=done & False, episode_return=returns))
+    np.testing.assert_allclose(
+        [metrics["episode_return"], metrics["episode_return_std"]], [np.mean([1, 4, 3]), np.std([1, 4, 3])], rtol=1e-6
+    )
+    none = PPO(tiny()).episode_metrics(
+        SimpleNamespace(update=1), SimpleNamespace(episode_done=done & False, episode_return=returns)
+    )
     assert np.isnan(none["episode_return"]) and np.isnan(none["episode_return_std"])
 
 
@@ -110,7 +121,10 @@ def test_checkpoint_of_another_shape_is_refused(tmp_path):
         (dict(num_envs=0), "num_envs must be a positive integer"),
         (dict(core_args={"width": 3}), r"core 'gru' has no setting 'width' \(--core-args\); its settings: hidden"),
         (dict(total_steps=10), "less than one update"),
-        (dict(advantage_normalization="episode"), r"advantage_normalization must be one of \('minibatch', 'batch'\), got 'episode'"),
+        (
+            dict(advantage_normalization="episode"),
+            r"advantage_normalization must be one of \('minibatch', 'batch'\), got 'episode'",
+        ),
         (dict(value_clip=0.0), "value_clip must be > 0"),
     ],
 )
@@ -143,6 +157,7 @@ def test_advantage_normalization_over_the_batch_is_the_minibatchs_when_they_coin
     """With one minibatch per epoch, standardising over the update's batch and over the minibatch
     are the same update; with several, the loss itself standardises only in "minibatch" mode (its
     value is unchanged by an affine rescaling of the advantages there, and changed in "batch")."""
+
     def one_update(**overrides):
         trainer = PPO(tiny(total_steps=16 * 24, **overrides))
         runner, _ = jax.jit(trainer.update)(trainer.init(jax.random.PRNGKey(0)))
@@ -158,9 +173,12 @@ def test_advantage_normalization_over_the_batch_is_the_minibatchs_when_they_coin
         runner = trainer.init(jax.random.PRNGKey(0))
         _, segment = trainer.rollout(runner, runner.params)
         advantages = jax.random.normal(jax.random.PRNGKey(1), segment.transitions.reward.shape)
-        grad = lambda adv: jax.grad(lambda p: trainer._loss(p, segment.initial_carry, segment.transitions, adv, advantages)[0])(runner.params)  # noqa: E731
-        return np.concatenate([np.ravel(g) for g in jax.tree.leaves(grad(advantages))]), \
-            np.concatenate([np.ravel(g) for g in jax.tree.leaves(grad(3.0 * advantages + 2.0))])
+        grad = lambda adv: jax.grad(
+            lambda p: trainer._loss(p, segment.initial_carry, segment.transitions, adv, advantages)[0]
+        )(runner.params)
+        return np.concatenate([np.ravel(g) for g in jax.tree.leaves(grad(advantages))]), np.concatenate(
+            [np.ravel(g) for g in jax.tree.leaves(grad(3.0 * advantages + 2.0))]
+        )
 
     plain, rescaled = gradients("minibatch")
     np.testing.assert_allclose(plain, rescaled, rtol=1e-4, atol=1e-6)

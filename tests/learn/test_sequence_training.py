@@ -31,8 +31,15 @@ def tiny_config(task: str, core: str, **kwargs) -> SupervisedConfig:
     """One layer for the transformer cores (their layers are tested in tests/cores): one compile per pair stays short."""
     core_args = SMALL_CORES[core] | ({"num_layers": 1} if "num_layers" in SMALL_CORES[core] else {})
     return SupervisedConfig(
-        task=task, task_args=TINY_TASKS[task], core=core, core_args=core_args, embed_dim=6, batch_size=4, total_steps=16,
-        updates_per_chunk=2, **kwargs,
+        task=task,
+        task_args=TINY_TASKS[task],
+        core=core,
+        core_args=core_args,
+        embed_dim=6,
+        batch_size=4,
+        total_steps=16,
+        updates_per_chunk=2,
+        **kwargs,
     )
 
 

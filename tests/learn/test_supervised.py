@@ -18,7 +18,16 @@ SMALL_PAI = {"num_chains": 3, "stimulus_dim": 8, "pool_size": 50}
 
 
 def pai_config(**kwargs) -> SupervisedConfig:
-    return SupervisedConfig(**{"task": "pai", "core": "htm-pai", "core_args": SMALL_PAI_MODEL, "task_args": SMALL_PAI, "batch_size": 8, **kwargs})
+    return SupervisedConfig(
+        **{
+            "task": "pai",
+            "core": "htm-pai",
+            "core_args": SMALL_PAI_MODEL,
+            "task_args": SMALL_PAI,
+            "batch_size": 8,
+            **kwargs,
+        }
+    )
 
 
 def test_loss_and_accuracies_match_numpy():
@@ -27,7 +36,9 @@ def test_loss_and_accuracies_match_numpy():
     targets = rng.integers(0, 5, (4, 3))
     targets[:, 0] = logits[:, 0].argmax(-1)  # sequence 0 right everywhere
     mask = np.array([[0, 0, 1], [1, 1, 1], [1, 0, 0], [1, 1, 0]], bool)
-    batch = SequenceBatch(jnp.zeros((4, 3)), jnp.asarray(targets), jnp.asarray(mask), {"even": jnp.array([True, False, True])})
+    batch = SequenceBatch(
+        jnp.zeros((4, 3)), jnp.asarray(targets), jnp.asarray(mask), {"even": jnp.array([True, False, True])}
+    )
     log_p = logits - np.log(np.exp(logits).sum(-1, keepdims=True))
     expected = -sum(log_p[t, b, targets[t, b]] for t in range(4) for b in range(3) if mask[t, b]) / mask.sum()
     np.testing.assert_allclose(sequence_loss(jnp.asarray(logits), batch, "classes"), expected, rtol=1e-5)
@@ -35,7 +46,10 @@ def test_loss_and_accuracies_match_numpy():
     scores = accuracies(jnp.asarray(logits), batch, "classes", "sequence")
     assert float(scores["token_accuracy"]) == pytest.approx((right & mask).sum() / mask.sum())
     whole = [all(right[t, b] for t in range(4) if mask[t, b]) for b in range(3)]
-    assert float(scores["sequence_accuracy"]) == pytest.approx(np.mean(whole)) and scores["accuracy"] == scores["sequence_accuracy"]
+    assert (
+        float(scores["sequence_accuracy"]) == pytest.approx(np.mean(whole))
+        and scores["accuracy"] == scores["sequence_accuracy"]
+    )
     assert float(scores["accuracy_even"]) == pytest.approx((whole[0] + whole[2]) / 2)
     assert accuracies(jnp.asarray(logits), batch, "classes", "token")["accuracy"] == scores["token_accuracy"]
 
@@ -59,7 +73,10 @@ def test_bit_targets_score_a_step_right_only_when_every_bit_is():
         (dict(core="htm-pai"), "task model 'htm-pai' reads only the task\\(s\\) pai, not 'copying'"),
         (dict(task="pai", core="htm-pai", embed_dim=32), "embed_dim, head_widths and readout set the sequence model"),
         (dict(readout="pooled"), r"readout must be one of \('steps', 'state'\), got 'pooled'"),
-        (dict(task="digits", readout="state"), 'readout "state" reads the core.s final state vectors; core LSTM has none'),
+        (
+            dict(task="digits", readout="state"),
+            'readout "state" reads the core.s final state vectors; core LSTM has none',
+        ),
         (dict(task="digits", core="transformer", readout="state"), "has none"),
         (dict(core="tlb", readout="state"), "task 'copying' is scored at other steps too"),
         (dict(core_args={"layers": 2}), "layers"),
@@ -79,7 +96,10 @@ def test_bit_targets_score_a_step_right_only_when_every_bit_is():
         (dict(stages=("10 gap=4",)), r"stage '10 gap=4' changes the shapes of the batches"),
         (dict(stages=("10 gap=-1",)), r"stage '10 gap=-1': .*gap must be a positive integer"),
         (dict(stages=("10 gapp=2",)), r"no setting 'gapp' \(--stages '10 gapp=2'\); its settings: "),
-        (dict(stages=("20 num_digits=10", "12 num_digits=10"), total_steps=32 * 32), "the stages take 32 of the run's 32 updates"),
+        (
+            dict(stages=("20 num_digits=10", "12 num_digits=10"), total_steps=32 * 32),
+            "the stages take 32 of the run's 32 updates",
+        ),
     ],
 )
 def test_bad_config_is_refused(kwargs, message):
@@ -125,7 +145,9 @@ def test_runs_are_deterministic_count_sequences_and_score_held_out_batches_per_c
     (a, metrics), (b, _) = run(learner.init(jax.random.PRNGKey(3)), 3), run(learner.init(jax.random.PRNGKey(3)), 3)
     jax.tree.map(np.testing.assert_array_equal, a.params, b.params)
     np.testing.assert_array_equal(metrics["sequences"], [8, 16, 24])
-    assert np.all((0 <= metrics["token_accuracy"]) & (metrics["token_accuracy"] <= 1)) and np.all(np.isfinite(metrics["loss"]))
+    assert np.all((0 <= metrics["token_accuracy"]) & (metrics["token_accuracy"] <= 1)) and np.all(
+        np.isfinite(metrics["loss"])
+    )
     held_out = np.asarray(metrics["test_token_accuracy"])
     assert np.isnan(held_out[:2]).all() and 0 <= held_out[2] <= 1, "held-out accuracy on the chunk's last row only"
     evaluated = learner.evaluate(a.params, jax.random.PRNGKey(0), 16)
@@ -133,7 +155,10 @@ def test_runs_are_deterministic_count_sequences_and_score_held_out_batches_per_c
 
 
 def test_stages_train_on_their_own_task_settings_in_order_then_on_the_task():
-    config = pai_config(task_args={**SMALL_PAI, "num_chains": 4, "direct_fraction": 0.0}, stages=("2 direct_fraction=1.0 stored_chains=2", "1 stored_chains=3"))
+    config = pai_config(
+        task_args={**SMALL_PAI, "num_chains": 4, "direct_fraction": 0.0},
+        stages=("2 direct_fraction=1.0 stored_chains=2", "1 stored_chains=3"),
+    )
     assert config.curriculum == ((2, {"direct_fraction": 1.0, "stored_chains": 2}), (1, {"stored_chains": 3}))
     learner = SupervisedLearner(config)
     batch = jax.jit(learner.training_batch)
@@ -153,17 +178,32 @@ def test_a_record_with_a_warm_up_reads_as_one_stage():
 
 def test_pai_accuracy_is_scored_per_kind_of_query():
     learner = SupervisedLearner(pai_config())
-    accuracy = jax.jit(learner.evaluate, static_argnums=2)(learner.init(jax.random.PRNGKey(0)).params, jax.random.PRNGKey(1), 200)
+    accuracy = jax.jit(learner.evaluate, static_argnums=2)(
+        learner.init(jax.random.PRNGKey(0)).params, jax.random.PRNGKey(1), 200
+    )
     assert set(accuracy) == {"accuracy", "token_accuracy", "sequence_accuracy", "accuracy_direct", "accuracy_indirect"}
-    assert float(accuracy["accuracy"]) == pytest.approx((float(accuracy["accuracy_direct"]) + float(accuracy["accuracy_indirect"])) / 2), "half of each kind"
+    assert float(accuracy["accuracy"]) == pytest.approx(
+        (float(accuracy["accuracy_direct"]) + float(accuracy["accuracy_indirect"])) / 2
+    ), "half of each kind"
 
 
 def test_a_curriculum_that_follows_learning_moves_up_after_held_out_evaluations():
     """Learning to Execute's naive curriculum: the learner carries its state and hands it each chunk's held-out loss."""
     config = SupervisedConfig(
-        task="learn-to-execute", task_args={"program": "addition", "max_length": 3, "max_nesting": 1, "curriculum": "naive",
-                                            "min_tries": 1, "loss_threshold": 1e9, "programs_per_level": 8, "test_programs": 4},
-        core_args={"hidden": 8}, embed_dim=8, batch_size=4,
+        task="learn-to-execute",
+        task_args={
+            "program": "addition",
+            "max_length": 3,
+            "max_nesting": 1,
+            "curriculum": "naive",
+            "min_tries": 1,
+            "loss_threshold": 1e9,
+            "programs_per_level": 8,
+            "test_programs": 4,
+        },
+        core_args={"hidden": 8},
+        embed_dim=8,
+        batch_size=4,
     )
     learner = SupervisedLearner(config)
     run = jax.jit(learner.run, static_argnums=1)
@@ -181,10 +221,16 @@ def test_a_curriculum_that_follows_learning_moves_up_after_held_out_evaluations(
 def test_one_layer_htm_learns_direct_recall_of_held_out_pairs():
     """Chains of length 2 (recall B from A): one chunk read suffices; measured 0.96 held-out
     accuracy after 600 updates, threshold 0.9."""
-    accuracy = optimised(trained_scores, pai_config(
-        core_args={"num_layers": 1, "d_model": 64, "mlp_dim": 128, "k": 2}, task_args={"chain_length": 2, "num_chains": 4, "stimulus_dim": 32},
-        lr=1e-3, batch_size=32,
-    ), 600)
+    accuracy = optimised(
+        trained_scores,
+        pai_config(
+            core_args={"num_layers": 1, "d_model": 64, "mlp_dim": 128, "k": 2},
+            task_args={"chain_length": 2, "num_chains": 4, "stimulus_dim": 32},
+            lr=1e-3,
+            batch_size=32,
+        ),
+        600,
+    )
     assert "accuracy_indirect" not in accuracy, "chains of 2 have only direct queries"
     assert accuracy["accuracy"] >= 0.9, accuracy
 
@@ -195,9 +241,17 @@ def test_an_lstm_learns_nth_farthests_rank_0_shortcut_with_4_vectors_of_4_dims()
     model that reads the query scores 2/N = 0.5 without comparing distances: measured 0.51 after 500
     updates, 0.51-0.54 up to 4000 (docs/results.md). Above 0.4: it reads the reference and the rank;
     scored per rank, rank 0 is right and the ranks above it stay near the shortcut's 1/(N-1)."""
-    accuracy = optimised(trained_scores, SupervisedConfig(
-        task="nth-farthest", task_args={"num_objects": 4, "num_features": 4}, core_args={"hidden": 128}, head_widths=(128, 128),
-        batch_size=256, lr=1e-3,
-    ), 500)
+    accuracy = optimised(
+        trained_scores,
+        SupervisedConfig(
+            task="nth-farthest",
+            task_args={"num_objects": 4, "num_features": 4},
+            core_args={"hidden": 128},
+            head_widths=(128, 128),
+            batch_size=256,
+            lr=1e-3,
+        ),
+        500,
+    )
     assert accuracy["accuracy"] >= 0.4, accuracy
     assert accuracy["accuracy_rank0"] >= 0.8 and accuracy["accuracy_beyond_rank0"] <= 0.45, accuracy

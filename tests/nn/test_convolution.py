@@ -1,10 +1,10 @@
 """memrl's SAME convolutions equal flax's Conv / ConvTranspose with the same parameters, values and gradients."""
 
+import flax.linen as nn
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-import flax.linen as nn
 
 from memrl.nn.convolution import SameConv, SameConvTranspose, max_pool, upsample
 
@@ -42,7 +42,9 @@ def test_same_conv_transpose_equals_flax_conv_transpose(kernel, stride):
     x = jax.random.normal(jax.random.PRNGKey(0), (2, 11, 11, 5))
     reference = nn.ConvTranspose(4, (kernel, kernel), (stride, stride), padding="SAME")
     params = perturbed(reference.init(jax.random.PRNGKey(1), x))
-    np.testing.assert_allclose(SameConvTranspose(4, kernel, stride).apply(params, x), reference.apply(params, x), atol=1e-5)
+    np.testing.assert_allclose(
+        SameConvTranspose(4, kernel, stride).apply(params, x), reference.apply(params, x), atol=1e-5
+    )
 
 
 def test_unsupported_transpose_stride_is_refused():

@@ -17,11 +17,13 @@ def golden(data_dir):
 
 def case(golden, i):
     """(module, flax params, inputs, data) for golden case i, haiku names mapped onto memrl's."""
-    get = lambda name: jnp.asarray(golden[f"case{i}/{name}"])  # noqa: E731
+    get = lambda name: jnp.asarray(golden[f"case{i}/{name}"])
     _, _, _, _, _, _, features, heads, k, position = (int(v) for v in golden[f"case{i}/config"])
     module = HierarchicalMemoryAttention(features, heads, k, memory_position_encoding=bool(position))
-    dense = lambda path, bias=True: (  # noqa: E731
-        {"kernel": get(PREFIX + path + "/w"), "bias": get(PREFIX + path + "/b")} if bias else {"kernel": get(PREFIX + path + "/w")}
+    dense = lambda path, bias=True: (
+        {"kernel": get(PREFIX + path + "/w"), "bias": get(PREFIX + path + "/b")}
+        if bias
+        else {"kernel": get(PREFIX + path + "/w")}
     )
     params = {
         "params": {
@@ -82,7 +84,11 @@ def test_segment_form_equals_query_by_query(golden, i):
 
     def one_by_one(params):
         return jnp.concatenate(
-            [module.apply(params, queries[:, [q]], keys, contents, None if mask is None else mask[:, [q]]) for q in range(queries.shape[1])], axis=1
+            [
+                module.apply(params, queries[:, [q]], keys, contents, None if mask is None else mask[:, [q]])
+                for q in range(queries.shape[1])
+            ],
+            axis=1,
         )
 
     np.testing.assert_allclose(together(params), one_by_one(params), atol=1e-5, rtol=1e-5)

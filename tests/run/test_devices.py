@@ -40,8 +40,12 @@ print(json.dumps({"devices": jax.local_device_count(), "spread": spread, "metric
 
 
 def test_four_devices_train_like_one(tmp_path):
-    env = dict(os.environ, XLA_FLAGS=f"{os.environ.get('XLA_FLAGS', '')} --xla_force_host_platform_device_count=4".strip())
-    done = subprocess.run([sys.executable, "-c", SCRIPT, str(tmp_path)], env=env, capture_output=True, text=True, timeout=600)
+    env = dict(
+        os.environ, XLA_FLAGS=f"{os.environ.get('XLA_FLAGS', '')} --xla_force_host_platform_device_count=4".strip()
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", SCRIPT, str(tmp_path)], env=env, capture_output=True, text=True, timeout=600
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     result = json.loads(done.stdout.strip().splitlines()[-1])
     assert result["devices"] == 4 and result["spread"] == {"obs": [4, False], "carry": [4, False], "params": [4, True]}
@@ -55,5 +59,7 @@ def test_four_devices_train_like_one(tmp_path):
 def test_device_counts_this_machine_lacks_are_refused():
     count = jax.local_device_count()
     for devices in (0, count + 1):
-        with pytest.raises(ValueError, match=rf"--devices must lie in 1\.\.{count} \(the local \w+ devices\), got {devices}"):
+        with pytest.raises(
+            ValueError, match=rf"--devices must lie in 1\.\.{count} \(the local \w+ devices\), got {devices}"
+        ):
             check_devices(devices, PPOConfig())

@@ -19,7 +19,9 @@ def test_a_second_writer_is_refused_until_the_holder_dies(tmp_path):
     holder = subprocess.Popen([sys.executable, "-c", HOLD, str(tmp_path)], stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout.readline().strip() == "held"
-        with pytest.raises(FolderBusy, match=f"{tmp_path} is being written by process {holder.pid} \\(the test holder\\)"):
+        with pytest.raises(
+            FolderBusy, match=f"{tmp_path} is being written by process {holder.pid} \\(the test holder\\)"
+        ):
             with writing(tmp_path):
                 pass
     finally:
@@ -32,9 +34,33 @@ def test_a_second_writer_is_refused_until_the_holder_dies(tmp_path):
 
 def test_two_training_commands_on_one_folder(tmp_path):
     out = tmp_path / "run"
-    argv = [sys.executable, "-m", "memrl.cli", "train", "supervised", "--task", "copying", "--task-args", "gap", "3", "--batch-size", "8",
-            "--core", "lstm", "--core-args", "hidden", "8", "--total-steps", "4000", "--updates-per-chunk", "25", "--embed-dim", "8",
-            "--out", str(out)]
+    argv = [
+        sys.executable,
+        "-m",
+        "memrl.cli",
+        "train",
+        "supervised",
+        "--task",
+        "copying",
+        "--task-args",
+        "gap",
+        "3",
+        "--batch-size",
+        "8",
+        "--core",
+        "lstm",
+        "--core-args",
+        "hidden",
+        "8",
+        "--total-steps",
+        "4000",
+        "--updates-per-chunk",
+        "25",
+        "--embed-dim",
+        "8",
+        "--out",
+        str(out),
+    ]
     env = os.environ | {"JAX_PLATFORMS": "cpu"}
     first = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     lock = out / ".writer.lock"

@@ -30,7 +30,9 @@ def test_final_value_carries_the_standard_error_of_its_episodes(tmp_path):
 def test_no_standard_error_without_the_spread_or_from_one_episode(tmp_path):
     folder = RunFolder(tmp_path / "run")
     folder.prepare(CONFIG)
-    folder.append_metrics(0, [{"env_steps": 20 * u, "episode_return": 1.0, "episodes": 3} for u in range(20)])  # no spread recorded
+    folder.append_metrics(
+        0, [{"env_steps": 20 * u, "episode_return": 1.0, "episodes": 3} for u in range(20)]
+    )  # no spread recorded
     folder.append_metrics(1, [update(20 * u, 1.0, 0.5, 3) for u in range(19)] + [update(380, 2.0, 0.0, 1)])
     summary = folder.write_summary(CONFIG)
     assert summary["seeds"][0] == {"final": 1.0, "updates": 20, "episodes": None, "standard_error": None}

@@ -14,14 +14,40 @@ from memrl.run.folder import RunFolder
 from memrl.run.launch import train_seeds
 
 TRAIN = [
-    "train", "--env", "tmaze/T-LN", "--env-args", "maze_length", "4", "timeout", "10", "--core", "gru", "--core-args", "hidden", "8",
-    "--encoder-widths", "8", "--head-widths", "8", "--num-envs", "8", "--rollout-len", "8", "--num-minibatches", "2",
-    "--total-steps", str(8 * 8 * 3), "--updates-per-chunk", "2",
+    "train",
+    "--env",
+    "tmaze/T-LN",
+    "--env-args",
+    "maze_length",
+    "4",
+    "timeout",
+    "10",
+    "--core",
+    "gru",
+    "--core-args",
+    "hidden",
+    "8",
+    "--encoder-widths",
+    "8",
+    "--head-widths",
+    "8",
+    "--num-envs",
+    "8",
+    "--rollout-len",
+    "8",
+    "--num-minibatches",
+    "2",
+    "--total-steps",
+    str(8 * 8 * 3),
+    "--updates-per-chunk",
+    "2",
 ]
 
 
 def memrl(*args: str) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "memrl.cli", *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    return subprocess.Popen(
+        [sys.executable, "-m", "memrl.cli", *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
 
 
 def free_port() -> int:
@@ -48,8 +74,17 @@ def test_two_processes_resume_a_run_and_train_like_one(tmp_path):
     checkpoint) and ends as one process does uninterrupted (in this process: one program fewer to
     start and compile)."""
     config = PPOConfig(
-        env="tmaze/T-LN", env_args={"maze_length": 4, "timeout": 10}, core="gru", core_args={"hidden": 8}, encoder_widths=(8,), head_widths=(8,),
-        num_envs=8, rollout_len=8, num_minibatches=2, total_steps=8 * 8 * 3, updates_per_chunk=2,
+        env="tmaze/T-LN",
+        env_args={"maze_length": 4, "timeout": 10},
+        core="gru",
+        core_args={"hidden": 8},
+        encoder_widths=(8,),
+        head_widths=(8,),
+        num_envs=8,
+        rollout_len=8,
+        num_minibatches=2,
+        total_steps=8 * 8 * 3,
+        updates_per_chunk=2,
     )  # what TRAIN says
     one, interrupted = RunFolder(tmp_path / "one"), RunFolder(tmp_path / "two")
     for folder in (one, interrupted):
@@ -59,7 +94,20 @@ def test_two_processes_resume_a_run_and_train_like_one(tmp_path):
         train_seeds(config, interrupted, [0], on_chunk=interrupt_after_first_chunk)
 
     coordinator = f"127.0.0.1:{free_port()}"
-    both = [memrl(*TRAIN, "--out", str(tmp_path / "two"), "--coordinator", coordinator, "--num-processes", "2", "--process-id", str(i)) for i in (0, 1)]
+    both = [
+        memrl(
+            *TRAIN,
+            "--out",
+            str(tmp_path / "two"),
+            "--coordinator",
+            coordinator,
+            "--num-processes",
+            "2",
+            "--process-id",
+            str(i),
+        )
+        for i in (0, 1)
+    ]
     for proc in both:
         out, _ = proc.communicate(timeout=600)
         assert proc.returncode == 0, out[-3000:]

@@ -11,15 +11,45 @@ from memrl.run import train
 from memrl.run.folder import RunFolder
 from memrl.run.launch import train_seeds
 
-TINY = ["--task", "copying", "--task-args", "gap", "2", "num_digits", "2", "--core", "gru", "--core-args", "hidden", "8",
-        "--embed-dim", "8", "--batch-size", "4", "--total-steps", "32", "--updates-per-chunk", "2", "--workers", "1"]
+TINY = [
+    "--task",
+    "copying",
+    "--task-args",
+    "gap",
+    "2",
+    "num_digits",
+    "2",
+    "--core",
+    "gru",
+    "--core-args",
+    "hidden",
+    "8",
+    "--embed-dim",
+    "8",
+    "--batch-size",
+    "4",
+    "--total-steps",
+    "32",
+    "--updates-per-chunk",
+    "2",
+    "--workers",
+    "1",
+]
 
 
 def test_ctrl_c_says_where_the_run_is_saved_and_how_to_resume(tmp_path, monkeypatch, capsys):
     out = tmp_path / "run"
     args = ["train", "supervised", *TINY, "--out", str(out)]
-    config = SupervisedConfig(task="copying", task_args={"gap": 2, "num_digits": 2}, core="gru", core_args={"hidden": 8}, embed_dim=8,
-                              batch_size=4, total_steps=16, updates_per_chunk=2)
+    config = SupervisedConfig(
+        task="copying",
+        task_args={"gap": 2, "num_digits": 2},
+        core="gru",
+        core_args={"hidden": 8},
+        embed_dim=8,
+        batch_size=4,
+        total_steps=16,
+        updates_per_chunk=2,
+    )
     folder = RunFolder(out)
     folder.prepare(config)
     train_seeds(config, folder, [0])  # 4 updates in the checkpoint, as if a longer run had been stopped there
@@ -34,7 +64,9 @@ def test_ctrl_c_says_where_the_run_is_saved_and_how_to_resume(tmp_path, monkeypa
         main(args)
     err = capsys.readouterr().err.strip().splitlines()
     assert exit_info.value.code == 130 and len(err) == 1
-    assert err[0].startswith("memrl: interrupted, saved at update 4 of 8; the same command resumes: memrl train supervised --task copying")
+    assert err[0].startswith(
+        "memrl: interrupted, saved at update 4 of 8; the same command resumes: memrl train supervised --task copying"
+    )
     assert folder.checkpoint_update(0) == 4 and RunFolder(tmp_path / "none").checkpoint_update(0) == 0
 
 

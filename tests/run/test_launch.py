@@ -12,9 +12,19 @@ def test_cpu_jobs_start_first_seeds_together_and_follow_with_the_rest():
     dirs = [Path("a"), Path("b"), Path("c")]
     jobs = jobs_for(dirs, [seeds(3), seeds(2), seeds(3)], on_cpu=True, workers=2)
     assert [(j.run_dir.name, j.seeds) for j in jobs] == [
-        ("a", (0,)), ("b", (0,)), ("a", (1,)), ("a", (2,)), ("b", (1,)), ("c", (0,)), ("c", (1,)), ("c", (2,)),
+        ("a", (0,)),
+        ("b", (0,)),
+        ("a", (1,)),
+        ("a", (2,)),
+        ("b", (1,)),
+        ("c", (0,)),
+        ("c", (1,)),
+        ("c", (2,)),
     ]
 
 
 def test_gpu_jobs_are_whole_runs():
-    assert jobs_for([Path("a"), Path("b")], [seeds(3), seeds(1)], on_cpu=False, workers=2) == [Job(Path("a"), (0, 1, 2)), Job(Path("b"), (0,))]
+    assert jobs_for([Path("a"), Path("b")], [seeds(3), seeds(1)], on_cpu=False, workers=2) == [
+        Job(Path("a"), (0, 1, 2)),
+        Job(Path("b"), (0,)),
+    ]

@@ -11,18 +11,39 @@ from memrl.cli import main
 from memrl.learn.ppo_config import PPOConfig
 
 MODULE = "memrl_test_own_env"
-ARGS = ["--core", "gru", "--core-args", "hidden", "4", "--encoder-widths", "4", "--head-widths", "4", "--num-envs", "2",
-        "--rollout-len", "4", "--num-minibatches", "1", "--total-steps", "16", "--workers", "1"]
+ARGS = [
+    "--core",
+    "gru",
+    "--core-args",
+    "hidden",
+    "4",
+    "--encoder-widths",
+    "4",
+    "--head-widths",
+    "4",
+    "--num-envs",
+    "2",
+    "--rollout-len",
+    "4",
+    "--num-minibatches",
+    "1",
+    "--total-steps",
+    "16",
+    "--workers",
+    "1",
+]
 
 
 @pytest.fixture
 def own_module(tmp_path, monkeypatch):
-    (tmp_path / f"{MODULE}.py").write_text(textwrap.dedent('''
+    (tmp_path / f"{MODULE}.py").write_text(
+        textwrap.dedent("""
         from memrl import envs
         from memrl.envs.tmaze import make_variant
 
         envs.register("own/short-tmaze", lambda **settings: make_variant("T-LN", maze_length=3, **settings))
-    '''))
+    """)
+    )
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.setenv("PYTHONPATH", str(tmp_path))  # the worker processes
     yield
@@ -40,7 +61,19 @@ def test_an_unknown_environment_and_an_unimportable_module_are_named(tmp_path, c
         main(["train", "ppo", "--env", "own/nothing", *ARGS, "--out", str(tmp_path / "a")])
     assert "unknown env 'own/nothing'" in capsys.readouterr().err
     with pytest.raises(SystemExit):
-        main(["train", "ppo", "--env", "tmaze/T-LN", "--imports", "no_such_module_here", *ARGS, "--out", str(tmp_path / "b")])
+        main(
+            [
+                "train",
+                "ppo",
+                "--env",
+                "tmaze/T-LN",
+                "--imports",
+                "no_such_module_here",
+                *ARGS,
+                "--out",
+                str(tmp_path / "b"),
+            ]
+        )
     assert "imports: cannot import 'no_such_module_here'" in capsys.readouterr().err
     assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
     assert PPOConfig().imports == ()

@@ -20,8 +20,20 @@ ENV_ARGS = {"maze_length": 3, "timeout": 8}
 
 @pytest.fixture(scope="module")
 def run_folder(tmp_path_factory):
-    config = PPOConfig(env="tmaze/T-LN", env_args=ENV_ARGS, core="gru", core_args={"hidden": 8}, encoder_widths=(8,), head_widths=(8,),
-                       feed_prev_action=True, num_envs=4, rollout_len=8, num_minibatches=1, total_steps=64, updates_per_chunk=2)
+    config = PPOConfig(
+        env="tmaze/T-LN",
+        env_args=ENV_ARGS,
+        core="gru",
+        core_args={"hidden": 8},
+        encoder_widths=(8,),
+        head_widths=(8,),
+        feed_prev_action=True,
+        num_envs=4,
+        rollout_len=8,
+        num_minibatches=1,
+        total_steps=64,
+        updates_per_chunk=2,
+    )
     folder = RunFolder(tmp_path_factory.mktemp("policy") / "run")
     folder.prepare(config)
     train_seeds(config, folder, [0])
@@ -38,11 +50,20 @@ def test_acting_step_by_step_chooses_what_the_unroll_chooses(run_folder):
     for t in range(12):  # episodes end within the timeout: resets inside the sequence
         action, new_state = policy.act(obs, state, start)
         steps.append((obs, state.prev_action, start, action))
-        obs, env_state, _, done, _ = jax.vmap(env.step)(jax.random.split(jax.random.PRNGKey(100 + t), 3), env_state, action[:, None])
+        obs, env_state, _, done, _ = jax.vmap(env.step)(
+            jax.random.split(jax.random.PRNGKey(100 + t), 3), env_state, action[:, None]
+        )
         state, start = new_state, np.asarray(done)
     observations, prev_actions, starts, actions = (jnp.stack(x) for x in zip(*steps))
-    _, (logits, _, _) = learner.agent.apply(policy.params, learner.agent.initialize_carry((3,)), observations, prev_actions,
-                                       jnp.zeros(starts.shape), starts, method=learner.agent.unroll)
+    _, (logits, _, _) = learner.agent.apply(
+        policy.params,
+        learner.agent.initialize_carry((3,)),
+        observations,
+        prev_actions,
+        jnp.zeros(starts.shape),
+        starts,
+        method=learner.agent.unroll,
+    )
     assert np.asarray(starts)[1:].any()
     np.testing.assert_array_equal(np.asarray(dist.greedy(logits, env.action_dims))[..., 0], np.asarray(actions))
 
@@ -69,7 +90,17 @@ def test_a_policy_acts_in_a_gymnasium_loop_and_samples_with_a_key(run_folder):
 
 def test_a_supervised_run_is_not_a_policy(tmp_path):
     folder = RunFolder(tmp_path / "run")
-    folder.prepare(SupervisedConfig(task="copying", task_args={"gap": 2}, core="gru", core_args={"hidden": 4}, embed_dim=4, batch_size=2, total_steps=4))
+    folder.prepare(
+        SupervisedConfig(
+            task="copying",
+            task_args={"gap": 2},
+            core="gru",
+            core_args={"hidden": 4},
+            embed_dim=4,
+            batch_size=2,
+            total_steps=4,
+        )
+    )
     with pytest.raises(ValueError, match="loads actor-critic runs"):
         memrl.load_policy(folder.path)
 

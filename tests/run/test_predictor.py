@@ -15,8 +15,17 @@ from memrl.run.launch import train_seeds
 
 @pytest.fixture(scope="module")
 def run_folder(tmp_path_factory):
-    config = SupervisedConfig(task="copying", task_args={"gap": 2, "num_digits": 3}, core="gru", core_args={"hidden": 16}, embed_dim=8,
-                              batch_size=16, total_steps=16 * 200, lr=1e-2, updates_per_chunk=100)
+    config = SupervisedConfig(
+        task="copying",
+        task_args={"gap": 2, "num_digits": 3},
+        core="gru",
+        core_args={"hidden": 16},
+        embed_dim=8,
+        batch_size=16,
+        total_steps=16 * 200,
+        lr=1e-2,
+        updates_per_chunk=100,
+    )
     folder = RunFolder(tmp_path_factory.mktemp("predictor") / "run")
     folder.prepare(config)
     train_seeds(config, folder, [0])
@@ -38,9 +47,21 @@ def test_predictions_score_what_the_learner_evaluates(run_folder):
 
 def test_what_load_predictor_cannot_load_is_refused(run_folder, tmp_path):
     folder = RunFolder(tmp_path / "ppo")
-    folder.prepare(PPOConfig(env="tmaze/T-LN", env_args={"maze_length": 3, "timeout": 8}, core="gru", core_args={"hidden": 4}, num_envs=2,
-                             rollout_len=4, num_minibatches=1, total_steps=8))
-    with pytest.raises(ValueError, match="loads supervised runs; .* holds a ppo run \\(load it with memrl.load_policy\\)"):
+    folder.prepare(
+        PPOConfig(
+            env="tmaze/T-LN",
+            env_args={"maze_length": 3, "timeout": 8},
+            core="gru",
+            core_args={"hidden": 4},
+            num_envs=2,
+            rollout_len=4,
+            num_minibatches=1,
+            total_steps=8,
+        )
+    )
+    with pytest.raises(
+        ValueError, match="loads supervised runs; .* holds a ppo run \\(load it with memrl.load_policy\\)"
+    ):
         memrl.load_predictor(folder.path)
     with pytest.raises(ValueError, match="seeds \\[0\\], not 2"):
         memrl.load_predictor(run_folder.path, seed=2)
@@ -50,7 +71,10 @@ def test_inputs_unlike_the_tasks_are_named_at_the_boundary(run_folder):
     predictor = memrl.load_predictor(run_folder.path)
     tokens = np.asarray(predictor.held_out_batch(2).inputs)  # [T, B] token ids
     assert predictor.predict(tokens[:, :1]).shape == (tokens.shape[0], 1)  # any batch size
-    with pytest.raises(ValueError, match="inputs must be time-major \\[T, B\\] token ids \\(the task's\\), got shape \\(.*\\) of float32"):
+    with pytest.raises(
+        ValueError,
+        match="inputs must be time-major \\[T, B\\] token ids \\(the task's\\), got shape \\(.*\\) of float32",
+    ):
         predictor.predict(tokens.astype(np.float32))
     with pytest.raises(ValueError, match="got shape \\(.*, 2, 1\\)"):
         predictor.predict(tokens[..., None])

@@ -33,26 +33,61 @@ def test_a_grid_of_two_trials_makes_two_run_folders_and_one_table(tmp_path, caps
     assert sorted(int(r["core_args.hidden"]) for r in rows) == [4, 8]
     for row in rows:
         assert 0 <= float(row["test_accuracy"]) <= 1 and int(row["steps"]) == 16
-        config = json.loads((tmp_path / "sweep" / "trials" / row["run"].split("/")[-1] / "config.json").read_text())["config"]
-        assert config["core_args"]["hidden"] == int(row["core_args.hidden"]) and config["task_args"] == {"gap": 2, "num_digits": 2}
-        assert len((tmp_path / "sweep" / "trials" / row["run"].split("/")[-1] / "seed_0" / "metrics.jsonl").read_text().splitlines()) == 4
+        config = json.loads((tmp_path / "sweep" / "trials" / row["run"].split("/")[-1] / "config.json").read_text())[
+            "config"
+        ]
+        assert config["core_args"]["hidden"] == int(row["core_args.hidden"]) and config["task_args"] == {
+            "gap": 2,
+            "num_digits": 2,
+        }
+        assert (
+            len(
+                (tmp_path / "sweep" / "trials" / row["run"].split("/")[-1] / "seed_0" / "metrics.jsonl")
+                .read_text()
+                .splitlines()
+            )
+            == 4
+        )
     assert (tmp_path / "sweep" / "sweep.png").exists()
-    assert "2 trials, best first" in " ".join(capsys.readouterr().out.split())  # rich wraps the title at 80 columns where the path is long
+    assert "2 trials, best first" in " ".join(
+        capsys.readouterr().out.split()
+    )  # rich wraps the title at 80 columns where the path is long
 
 
-@pytest.mark.parametrize("spec, message", [
-    ("learner: ppo\nspace: {lr: {grid: [0.1]}}\nseed: 3\n", "has unknown keys seed; its keys: learner, base, space"),
-    ("learner: dqn\nspace: {lr: {grid: [0.1]}}\n", "sweep learner must be one of"),
-    ("learner: ppo\nspace: {lr: {normal: [0.1, 1]}}\n", "space field 'lr' must be one {KIND: VALUES} with KIND one of grid, choice, uniform"),
-    ("learner: ppo\nspace: {lr: {uniform: [1, 0.1]}}\n", "space field 'lr': uniform takes [low, high] with low < high, got [1, 0.1]"),
-    ("learner: ppo\nspace: {lr: {loguniform: [0, 1]}}\n", "loguniform needs low > 0"),
-    ("learner: ppo\nspace: {lr: {loguniform: [1e-4, 1e-2]}}\n", "loguniform takes two numbers [low, high], got the string '1e-4' (YAML reads 1e-4 as a string: write 1.0e-4)"),
-    ("learner: ppo\nspace: {learning_rate: {grid: [0.1]}}\n", "ppo configs have no field 'learning_rate'; their fields: "),
-    ("learner: ppo\nspace: {lr: {grid: [-1.0]}}\n", "lr must be > 0, got -1.0"),
-    ("learner: ppo\nspace: {lr: {grid: [0.1]}}\nscheduler: pbt\n", "sweep scheduler must be one of fifo, asha, got 'pbt'"),
-    ("learner: ppo\n", "lacks 'space'"),
-    ("- a list\n", "must be a mapping"),
-])
+@pytest.mark.parametrize(
+    "spec, message",
+    [
+        (
+            "learner: ppo\nspace: {lr: {grid: [0.1]}}\nseed: 3\n",
+            "has unknown keys seed; its keys: learner, base, space",
+        ),
+        ("learner: dqn\nspace: {lr: {grid: [0.1]}}\n", "sweep learner must be one of"),
+        (
+            "learner: ppo\nspace: {lr: {normal: [0.1, 1]}}\n",
+            "space field 'lr' must be one {KIND: VALUES} with KIND one of grid, choice, uniform",
+        ),
+        (
+            "learner: ppo\nspace: {lr: {uniform: [1, 0.1]}}\n",
+            "space field 'lr': uniform takes [low, high] with low < high, got [1, 0.1]",
+        ),
+        ("learner: ppo\nspace: {lr: {loguniform: [0, 1]}}\n", "loguniform needs low > 0"),
+        (
+            "learner: ppo\nspace: {lr: {loguniform: [1e-4, 1e-2]}}\n",
+            "loguniform takes two numbers [low, high], got the string '1e-4' (YAML reads 1e-4 as a string: write 1.0e-4)",
+        ),
+        (
+            "learner: ppo\nspace: {learning_rate: {grid: [0.1]}}\n",
+            "ppo configs have no field 'learning_rate'; their fields: ",
+        ),
+        ("learner: ppo\nspace: {lr: {grid: [-1.0]}}\n", "lr must be > 0, got -1.0"),
+        (
+            "learner: ppo\nspace: {lr: {grid: [0.1]}}\nscheduler: pbt\n",
+            "sweep scheduler must be one of fifo, asha, got 'pbt'",
+        ),
+        ("learner: ppo\n", "lacks 'space'"),
+        ("- a list\n", "must be a mapping"),
+    ],
+)
 def test_bad_specs_are_refused_before_ray_starts(spec, message, tmp_path, capsys):
     path = tmp_path / "spec.yaml"
     path.write_text(spec)

@@ -48,31 +48,59 @@ def test_a_figure_is_written_as_an_image_of_its_size(tmp_path):
     fig.savefig(tmp_path / "curve.png")
     plt.close(fig)
     write_figure(tmp_path / "tb", "curves", tmp_path / "curve.png", 7)
-    images = [(step, value.tag, value.image.width, value.image.height) for step, value in read_events(tmp_path / "tb") if value.HasField("image")]
+    images = [
+        (step, value.tag, value.image.width, value.image.height)
+        for step, value in read_events(tmp_path / "tb")
+        if value.HasField("image")
+    ]
     assert images == [(7, "curves", 100, 50)]
 
 
 def test_a_run_writes_every_metric_of_every_update_as_a_scalar_at_the_steps_done(tmp_path):
     pytest.importorskip("tensorboardX")
-    config = SupervisedConfig(task_args={"gap": 2, "num_digits": 2}, core="gru", core_args={"hidden": 8}, embed_dim=8, batch_size=4, total_steps=4 * 4, updates_per_chunk=2)
+    config = SupervisedConfig(
+        task_args={"gap": 2, "num_digits": 2},
+        core="gru",
+        core_args={"hidden": 8},
+        embed_dim=8,
+        batch_size=4,
+        total_steps=4 * 4,
+        updates_per_chunk=2,
+    )
     folder = RunFolder(tmp_path / "run")
     folder.prepare(config)
     train_seeds(config, folder, [0], tensorboard=True)
     rows = folder.read_metrics(0)
     scalars = read_scalars(folder.seed_dir(0) / "tensorboard")
-    assert [step for step, _ in scalars["losses/loss"]] == [4, 8, 12, 16] == [row["sequences"] for row in rows]  # batches of 4 sequences
+    assert (
+        [step for step, _ in scalars["losses/loss"]] == [4, 8, 12, 16] == [row["sequences"] for row in rows]
+    )  # batches of 4 sequences
     assert [value for _, value in scalars["losses/loss"]] == pytest.approx([row["loss"] for row in rows], rel=1e-6)
-    assert [value for _, value in scalars["charts/accuracy"]] == pytest.approx([row["accuracy"] for row in rows], rel=1e-6)
+    assert [value for _, value in scalars["charts/accuracy"]] == pytest.approx(
+        [row["accuracy"] for row in rows], rel=1e-6
+    )
     measured = [row["sequences"] for row in rows if row["test_accuracy"] is not None]
     assert measured and [step for step, _ in scalars["eval/accuracy"]] == measured  # unmeasured updates are not logged
-    assert [step for step, _ in scalars["charts/SPS"]] == [4, 8, 12, 16] and all(value > 0 for _, value in scalars["charts/SPS"])
+    assert [step for step, _ in scalars["charts/SPS"]] == [4, 8, 12, 16] and all(
+        value > 0 for _, value in scalars["charts/SPS"]
+    )
 
 
 def test_tags_follow_cleanrl_and_stable_baselines3():
     from memrl.run.tensorboard import tag
 
-    assert [tag(m) for m in ("episode_return", "value_loss", "entropy", "approx_kl", "test_accuracy", "episodes", "env_steps")] == [
-        "charts/episodic_return", "losses/value_loss", "losses/entropy", "losses/approx_kl", "eval/accuracy", "charts/episodes", "charts/env_steps"]
+    assert [
+        tag(m)
+        for m in ("episode_return", "value_loss", "entropy", "approx_kl", "test_accuracy", "episodes", "env_steps")
+    ] == [
+        "charts/episodic_return",
+        "losses/value_loss",
+        "losses/entropy",
+        "losses/approx_kl",
+        "eval/accuracy",
+        "charts/episodes",
+        "charts/env_steps",
+    ]
 
 
 @pytest.mark.parametrize("command", [["train-supervised"], ["reproduce", "tln-demo"]])

@@ -46,10 +46,24 @@ def test_each_seed_with_metrics_becomes_one_run_with_its_config_and_rows(tmp_pat
     main(["wandb", str(tmp_path / "exp"), "--project", "p"])
     assert [r.kwargs["name"] for r in fake.runs] == ["a/seed_0", "b/seed_0"]
     first = fake.runs[0]
-    assert first.kwargs["mode"] == "offline" and first.kwargs["project"] == "p" and first.kwargs["group"] == str(tmp_path / "exp" / "a")
-    assert first.kwargs["config"]["learner"] == "ppo" and first.kwargs["config"]["core_args"] == {"hidden": 8} and first.kwargs["config"]["seed"] == 0
-    assert first.logged == [(3200, {"episode_return": 0.5, "env_steps": 64}), (6400, {"episode_return": 1.0, "env_steps": 128, "loss": 0.25})]
-    assert fake.runs[1].logged[-1] == (6400, {"curves": ("image", str(tmp_path / "exp" / "b" / "curves.png"))})  # steps of 3200-step updates
+    assert (
+        first.kwargs["mode"] == "offline"
+        and first.kwargs["project"] == "p"
+        and first.kwargs["group"] == str(tmp_path / "exp" / "a")
+    )
+    assert (
+        first.kwargs["config"]["learner"] == "ppo"
+        and first.kwargs["config"]["core_args"] == {"hidden": 8}
+        and first.kwargs["config"]["seed"] == 0
+    )
+    assert first.logged == [
+        (3200, {"episode_return": 0.5, "env_steps": 64}),
+        (6400, {"episode_return": 1.0, "env_steps": 128, "loss": 0.25}),
+    ]
+    assert fake.runs[1].logged[-1] == (
+        6400,
+        {"curves": ("image", str(tmp_path / "exp" / "b" / "curves.png"))},
+    )  # steps of 3200-step updates
     assert all(r.finished for r in fake.runs)
     main(["wandb", str(tmp_path / "exp" / "a"), "--online"])
     assert fake.runs[-1].kwargs["mode"] == "online"
@@ -57,7 +71,11 @@ def test_each_seed_with_metrics_becomes_one_run_with_its_config_and_rows(tmp_pat
 
 @pytest.mark.parametrize(
     ("what", "message"),
-    [("missing", "does not exist"), ("empty", "holds no run folder"), ("bad config", "is not a readable memrl run config")],
+    [
+        ("missing", "does not exist"),
+        ("empty", "holds no run folder"),
+        ("bad config", "is not a readable memrl run config"),
+    ],
 )
 def test_bad_paths_are_refused_with_the_path(tmp_path, monkeypatch, capsys, what, message):
     monkeypatch.setitem(sys.modules, "wandb", FakeWandb())
@@ -102,13 +120,25 @@ def test_a_run_trained_with_wandb_logs_every_update_as_it_trains(tmp_path, monke
     fake = FakeWandb()
     monkeypatch.setitem(sys.modules, "wandb", fake)
     monkeypatch.delenv("WANDB_MODE", raising=False)
-    config = SupervisedConfig(task_args={"gap": 2, "num_digits": 2}, core="gru", core_args={"hidden": 8}, embed_dim=8, batch_size=4,
-                              total_steps=4 * 4, updates_per_chunk=2)
+    config = SupervisedConfig(
+        task_args={"gap": 2, "num_digits": 2},
+        core="gru",
+        core_args={"hidden": 8},
+        embed_dim=8,
+        batch_size=4,
+        total_steps=4 * 4,
+        updates_per_chunk=2,
+    )
     folder = RunFolder(tmp_path / "run")
     folder.prepare(config)
     train_seeds(config, folder, [0], wandb=True)
     (run,) = fake.runs
-    assert run.kwargs["mode"] == "offline" and run.kwargs["name"] == "run/seed_0" and run.kwargs["project"] == "memrl" and run.finished
+    assert (
+        run.kwargs["mode"] == "offline"
+        and run.kwargs["name"] == "run/seed_0"
+        and run.kwargs["project"] == "memrl"
+        and run.finished
+    )
     assert [step for step, _ in run.logged] == [4, 8, 12, 16] == [row["sequences"] for row in folder.read_metrics(0)]
     assert [row["loss"] for _, row in run.logged] == [row["loss"] for row in folder.read_metrics(0)]
 
@@ -117,7 +147,32 @@ def test_the_real_wandb_logs_a_training_run_offline_from_the_command_line(tmp_pa
     pytest.importorskip("wandb")
     monkeypatch.setenv("WANDB_SILENT", "true")
     monkeypatch.delenv("WANDB_MODE", raising=False)
-    main(["train", "--out", str(tmp_path / "run"), "--wandb", "supervised", "--task-args", "gap", "2", "num_digits", "2", "--core", "gru",
-          "--core-args", "hidden", "8", "--embed-dim", "8", "--batch-size", "4", "--total-steps", "8", "--updates-per-chunk", "1"])
+    main(
+        [
+            "train",
+            "--out",
+            str(tmp_path / "run"),
+            "--wandb",
+            "supervised",
+            "--task-args",
+            "gap",
+            "2",
+            "num_digits",
+            "2",
+            "--core",
+            "gru",
+            "--core-args",
+            "hidden",
+            "8",
+            "--embed-dim",
+            "8",
+            "--batch-size",
+            "4",
+            "--total-steps",
+            "8",
+            "--updates-per-chunk",
+            "1",
+        ]
+    )
     written = list((tmp_path / "run" / "wandb").glob("offline-run-*/run-*.wandb"))
     assert len(written) == 1 and written[0].stat().st_size > 0

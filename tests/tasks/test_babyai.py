@@ -24,7 +24,9 @@ def task(tmp_path_factory):
 
 def test_the_bots_demos_succeed_when_their_actions_are_replayed(task):
     bank = task.demos()
-    assert len(bank["lengths"]) == 16 and (bank["lengths"] <= 24).all() and bank["lengths"].sum() == len(bank["actions"])
+    assert (
+        len(bank["lengths"]) == 16 and (bank["lengths"] <= 24).all() and bank["lengths"].sum() == len(bank["actions"])
+    )
     env = babyai.make_env(LEVEL)
     for episode in range(16):
         start, length = bank["starts"][episode], bank["lengths"][episode]
@@ -51,11 +53,21 @@ def test_batches_decode_back_to_whole_demos_from_their_first_step(task):
         images = np.stack([cells[..., :11].argmax(-1), cells[..., 11:17].argmax(-1), cells[..., 17:].argmax(-1)], -1)
         words = inputs[0, b, view + 4 :].reshape(babyai.MAX_MISSION_WORDS, len(babyai.VOCABULARY))
         mission = np.where(words.any(-1), words.argmax(-1), 0)
-        matches = [e for e in range(12) if bank["lengths"][e] == length and np.array_equal(bank["images"][bank["starts"][e] : bank["starts"][e] + length], images)]
+        matches = [
+            e
+            for e in range(12)
+            if bank["lengths"][e] == length
+            and np.array_equal(bank["images"][bank["starts"][e] : bank["starts"][e] + length], images)
+        ]
         assert matches, "every sequence is a stored training demo"
         e = matches[0]
-        np.testing.assert_array_equal(targets[:length, b], bank["actions"][bank["starts"][e] : bank["starts"][e] + length])
-        np.testing.assert_array_equal(inputs[:length, b, view : view + 4].argmax(-1), bank["directions"][bank["starts"][e] : bank["starts"][e] + length])
+        np.testing.assert_array_equal(
+            targets[:length, b], bank["actions"][bank["starts"][e] : bank["starts"][e] + length]
+        )
+        np.testing.assert_array_equal(
+            inputs[:length, b, view : view + 4].argmax(-1),
+            bank["directions"][bank["starts"][e] : bank["starts"][e] + length],
+        )
         np.testing.assert_array_equal(mission, bank["missions"][e])
 
 
@@ -73,7 +85,12 @@ def test_the_rollout_counts_successes_of_the_played_policy(task):
     assert all(seed + i in first for i in range(n)), "the bot succeeded on consecutive seeds"
 
     def replay(images, directions, missions, valid, t):
-        return np.array([bank["actions"][bank["starts"][first[seed + i]] + min(t, bank["lengths"][first[seed + i]] - 1)] for i in range(len(missions))])
+        return np.array(
+            [
+                bank["actions"][bank["starts"][first[seed + i]] + min(t, bank["lengths"][first[seed + i]] - 1)]
+                for i in range(len(missions))
+            ]
+        )
 
     assert babyai.rollout_success(LEVEL, replay, n, seed, max_steps=24, batch=n) == 1.0
     assert babyai.rollout_success(LEVEL, lambda *args: np.full(3, 6), 3, seed, max_steps=4, batch=3) == 0.0

@@ -14,7 +14,21 @@ def task():
 
 
 def test_tokens_are_words_numbers_and_marks_with_line_ends():
-    assert tokenize("Return x[0] if it's 42.\n\n  next line") == ["Return", "x", "[", "0", "]", "if", "it's", "42", ".", "<eos>", "next", "line", "<eos>"]
+    assert tokenize("Return x[0] if it's 42.\n\n  next line") == [
+        "Return",
+        "x",
+        "[",
+        "0",
+        "]",
+        "if",
+        "it's",
+        "42",
+        ".",
+        "<eos>",
+        "next",
+        "line",
+        "<eos>",
+    ]
 
 
 def test_the_corpus_is_the_documentation_split_by_document(task):

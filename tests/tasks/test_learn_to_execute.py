@@ -11,10 +11,26 @@ import numpy as np
 import pytest
 
 from memrl import tasks
-from memrl.tasks.learn_to_execute import DECODE, MEMORISATION, PAD, PROGRAMS, VOCABULARY, generate_program, sequence_sizes
+from memrl.tasks.learn_to_execute import (
+    DECODE,
+    MEMORISATION,
+    PAD,
+    PROGRAMS,
+    VOCABULARY,
+    generate_program,
+    sequence_sizes,
+)
 
-GOLDEN_PROGRAMS = {"ADDITION": "addition", "ALGEBRA": "algebra", "CONTROL": "control", "ALG_CTRL": "alg-ctrl", "ALL": "all",
-                   "COPY": "copy", "REVERSE": "reverse", "DOUBLE": "double"}
+GOLDEN_PROGRAMS = {
+    "ADDITION": "addition",
+    "ALGEBRA": "algebra",
+    "CONTROL": "control",
+    "ALG_CTRL": "alg-ctrl",
+    "ALL": "all",
+    "COPY": "copy",
+    "REVERSE": "reverse",
+    "DOUBLE": "double",
+}
 
 
 @pytest.fixture(scope="module")
@@ -40,7 +56,9 @@ def test_vocabulary_and_sequence_sizes_are_sonnets(golden):
     for row in golden["num_steps_table"]:
         assert tuple(row["prog"]) == sequence_sizes("addition", row["L"], row["N"])
         if row["N"] == 1:
-            assert tuple(row["memory1"]) == sequence_sizes("copy", row["L"], 1) and tuple(row["memory2"]) == sequence_sizes("double", row["L"], 1)
+            assert tuple(row["memory1"]) == sequence_sizes("copy", row["L"], 1) and tuple(
+                row["memory2"]
+            ) == sequence_sizes("double", row["L"], 1)
 
 
 @pytest.fixture(scope="module")
@@ -48,8 +66,16 @@ def small(tmp_path_factory):
     import os
 
     os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("cache"))
-    return tasks.make("learn-to-execute", batch_size=64, program="all", max_length=2, max_nesting=2, programs_per_level=50,
-                      test_programs=30, curriculum="baseline")
+    return tasks.make(
+        "learn-to-execute",
+        batch_size=64,
+        program="all",
+        max_length=2,
+        max_nesting=2,
+        programs_per_level=50,
+        test_programs=30,
+        curriculum="baseline",
+    )
 
 
 def decode(ids) -> str:
@@ -60,12 +86,17 @@ def test_a_batch_is_the_program_then_decoding_steps_scored_at_the_output(small):
     steps, steps_out = small.sizes
     batch = jax.jit(small.sample)(jax.random.PRNGKey(0))
     inputs, targets, mask = map(np.asarray, batch[:3])
-    assert inputs.shape == targets.shape == mask.shape == (steps + steps_out, 64) and small.num_outputs == small.input_size == 45
+    assert (
+        inputs.shape == targets.shape == mask.shape == (steps + steps_out, 64)
+        and small.num_outputs == small.input_size == 45
+    )
     assert not mask[:steps].any() and (inputs[steps:] == DECODE).all()
     bank = {decode(row[row != PAD]) for row in small.banks["train"][0][-1]}
     for b in range(64):
         program = decode(inputs[:steps, b][inputs[:steps, b] != PAD])
-        assert program in bank and decode(inputs[:steps, b]).endswith(program), "left-padded, from the target level's bank"
+        assert program in bank and decode(inputs[:steps, b]).endswith(program), (
+            "left-padded, from the target level's bank"
+        )
         output = decode(targets[steps:, b][mask[steps:, b]])
         assert output and set(decode(targets[steps:, b][~mask[steps:, b]])) <= {"."}, "padding is not scored"
         assert program.count("(") == 1 and len(output) <= 3, "nesting 2, output modulo 10**3"
@@ -84,8 +115,16 @@ def test_mix_draws_every_level_and_the_held_out_split_is_the_target(small):
 
 
 def test_naive_moves_up_length_first_then_nesting_and_combine_samples_below_the_current_level():
-    task = tasks.make("learn-to-execute", program="addition", max_length=2, max_nesting=2, curriculum="naive", min_tries=2,
-                      programs_per_level=5, test_programs=5)
+    task = tasks.make(
+        "learn-to-execute",
+        program="addition",
+        max_length=2,
+        max_nesting=2,
+        curriculum="naive",
+        min_tries=2,
+        programs_per_level=5,
+        test_programs=5,
+    )
     state = task.initial_state()
     levels = []
     for loss in (3.0, 2.0, 1.9, 1.8, 1.7, 1.6, 1.5, 1.4):  # falling: sonnet's rule moves up after min_tries
@@ -103,12 +142,15 @@ def test_naive_moves_up_length_first_then_nesting_and_combine_samples_below_the_
     assert all("(" not in p for p in programs) and {len(p.split("+")[0]) for p in programs} == {1, 2}
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    (dict(program="sort"), "program must be one of"),
-    (dict(curriculum="random"), "curriculum must be one of"),
-    (dict(program="copy", max_nesting=2), "memorisation tasks .* have max_nesting 1"),
-    (dict(max_length=0), "max_length must be a positive integer"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (dict(program="sort"), "program must be one of"),
+        (dict(curriculum="random"), "curriculum must be one of"),
+        (dict(program="copy", max_nesting=2), "memorisation tasks .* have max_nesting 1"),
+        (dict(max_length=0), "max_length must be a positive integer"),
+    ],
+)
 def test_bad_settings_are_refused(kwargs, message):
     with pytest.raises(ValueError, match=message):
         tasks.make("learn-to-execute", **kwargs)

@@ -22,7 +22,11 @@ def evaluate(tokens: list[str]) -> int:
                 args.append(stack.pop())
             op = stack.pop()
             args = args[::-1]
-            stack.append({"[MIN": min, "[MAX": max, "[MED": lambda a: int(np.median(a)), "[SM": lambda a: int(np.sum(a)) % 10}[op](args))
+            stack.append(
+                {"[MIN": min, "[MAX": max, "[MED": lambda a: int(np.median(a)), "[SM": lambda a: int(np.sum(a)) % 10}[
+                    op
+                ](args)
+            )
         elif token.startswith("["):
             stack.append(token)
         else:
@@ -75,7 +79,9 @@ def small(tmp_path_factory):
 def test_batches_hold_whole_trees_answered_at_their_last_token(small):
     batch = jax.jit(small.sample)(jax.random.PRNGKey(0))
     inputs, targets, mask = map(np.asarray, batch[:3])
-    assert inputs.shape == targets.shape == mask.shape == (40, 64) and small.input_size == 17 and small.num_outputs == 10
+    assert (
+        inputs.shape == targets.shape == mask.shape == (40, 64) and small.input_size == 17 and small.num_outputs == 10
+    )
     np.testing.assert_array_equal(mask.sum(0), 1)
     for b in range(64):
         length = int((inputs[:, b] > 0).sum())
@@ -90,11 +96,14 @@ def test_the_held_out_trees_are_not_training_trees(small):
     assert len({row.tobytes() for row in train}) == 60, "each tree once"
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    (dict(min_length=40, max_length=40), "min_length must be an integer in"),
-    (dict(max_args=1), "max_args must be >= 2"),
-    (dict(train_size=0), "train_size must be a positive integer"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (dict(min_length=40, max_length=40), "min_length must be an integer in"),
+        (dict(max_args=1), "max_args must be >= 2"),
+        (dict(train_size=0), "train_size must be a positive integer"),
+    ],
+)
 def test_bad_settings_are_refused(kwargs, message):
     with pytest.raises(ValueError, match=message):
         tasks.make("listops", **kwargs)

@@ -41,15 +41,21 @@ def test_the_golden_batch_is_replayed_exactly(data_dir):
     np.testing.assert_array_equal(inputs, golden["inputs"])
     np.testing.assert_array_equal(labels, golden["labels"].astype(int))
     assert [label_rule(rows, 8, 16) for rows in golden["inputs"]] == golden["labels"].astype(int).tolist()
-    assert (golden["labels"][golden["derived_nth"] == 0] == golden["derived_reference_id"][golden["derived_nth"] == 0]).all(), \
-        "n = 0 names the reference itself"
+    assert (
+        golden["labels"][golden["derived_nth"] == 0] == golden["derived_reference_id"][golden["derived_nth"] == 0]
+    ).all(), "n = 0 names the reference itself"
 
 
 def test_the_sampler_has_the_official_layout_and_label_rule():
     task = tasks.make("nth-farthest", batch_size=512, num_objects=5, num_features=3)
     batch = jax.jit(task.sample)(jax.random.PRNGKey(0))
     inputs, targets, mask = map(np.asarray, batch[:3])
-    assert inputs.shape == (5, 512, 3 + 15) and task.input_size == 18 and task.num_outputs == 5 and task.input_kind == "vectors"
+    assert (
+        inputs.shape == (5, 512, 3 + 15)
+        and task.input_size == 18
+        and task.num_outputs == 5
+        and task.input_kind == "vectors"
+    )
     np.testing.assert_array_equal(mask, np.arange(5)[:, None] == 4 + np.zeros((1, 512)), "only the last step is scored")
     sequences = np.swapaxes(inputs, 0, 1)
     for b in range(512):

@@ -11,7 +11,9 @@ from memrl.tasks.paired_associative_inference import PairedAssociativeInference
 def trials(task: PairedAssociativeInference, key, batch_size: int, split: str = "train") -> SimpleNamespace:
     """A batch of ``batch_size`` trials, its parts by name; the hops from the batch's kinds of query."""
     batch = task.with_batch_size(batch_size).sample(key, split)
-    assert batch.targets.shape == batch.target_mask.shape == (1, batch_size) and batch.target_mask.all(), "one scored step"
+    assert batch.targets.shape == batch.target_mask.shape == (1, batch_size) and batch.target_mask.all(), (
+        "one scored step"
+    )
     assert set(batch.kinds) == ({"direct", "indirect"} if task.chain_length > 2 else {"direct"})
     hops = np.where(batch.kinds["direct"], 1, task.chain_length - 1)
     return SimpleNamespace(**batch.inputs._asdict(), label=np.asarray(batch.targets[0]), hops=hops, kinds=batch.kinds)
@@ -47,7 +49,9 @@ def chain_of(pairs: np.ndarray, item: int) -> list[int]:
 
 @pytest.mark.parametrize("length, stored", [(2, 0), (3, 0), (4, 0), (3, 2), (4, 3)])
 def test_trials_need_exactly_the_chain_of_pairs(length, stored):
-    task = PairedAssociativeInference(num_chains=5, chain_length=length, stimulus_dim=16, pool_size=100, stored_chains=stored)
+    task = PairedAssociativeInference(
+        num_chains=5, chain_length=length, stimulus_dim=16, pool_size=100, stored_chains=stored
+    )
     batch = trials(task, jax.random.PRNGKey(length), 64)
     pool = task.stimuli("train")
     assert batch.memory.shape == (64, 5 * (length - 1), 2, 16) and batch.memory_mask.shape == (64, 5 * (length - 1))
@@ -62,7 +66,9 @@ def test_trials_need_exactly_the_chain_of_pairs(length, stored):
         assert len(np.unique(pairs)) == chains * length, "the stored chains use distinct stimuli"
         match, lure = choices[b, batch.label[b]], choices[b, 1 - batch.label[b]]
         cue_chain, lure_chain = chain_of(pairs, query[b]), chain_of(pairs, lure)
-        assert len(cue_chain) == len(lure_chain) == length and cue_chain != lure_chain, "the lure is in another stored chain"
+        assert len(cue_chain) == len(lure_chain) == length and cue_chain != lure_chain, (
+            "the lure is in another stored chain"
+        )
         cue_at = cue_chain.index(query[b])
         assert follow(pairs, query[b], int(batch.hops[b])) == match, "the match is where the cue's pairs lead"
         assert lure_chain.index(lure) == cue_at + batch.hops[b], "the lure stands in the match's place"
@@ -77,7 +83,9 @@ def test_trials_need_exactly_the_chain_of_pairs(length, stored):
 def test_storing_every_chain_is_the_default():
     key = jax.random.PRNGKey(4)
     default = PairedAssociativeInference(num_chains=4, stimulus_dim=16, pool_size=100, batch_size=8).sample(key)
-    every = PairedAssociativeInference(num_chains=4, stimulus_dim=16, pool_size=100, stored_chains=4, batch_size=8).sample(key)
+    every = PairedAssociativeInference(
+        num_chains=4, stimulus_dim=16, pool_size=100, stored_chains=4, batch_size=8
+    ).sample(key)
     jax.tree.map(np.testing.assert_array_equal, default, every)
     default = default.inputs
     assert default.memory_mask.all()
@@ -101,7 +109,10 @@ def test_sampling_is_deterministic_and_splits_are_disjoint():
         (dict(chain_length=1), "chain_length must be >= 2"),
         (dict(num_chains=10, chain_length=3, pool_size=20), "pool_size"),
         (dict(direct_fraction=1.5), r"direct_fraction must be in \[0, 1\]"),
-        (dict(num_chains=4, stored_chains=1), r"stored_chains must be 0 \(all\) or between 2 and num_chains \(4\), got 1"),
+        (
+            dict(num_chains=4, stored_chains=1),
+            r"stored_chains must be 0 \(all\) or between 2 and num_chains \(4\), got 1",
+        ),
         (dict(num_chains=4, stored_chains=5), "stored_chains must be 0"),
         (dict(batch_size=0), "batch_size must be a positive integer"),
     ],

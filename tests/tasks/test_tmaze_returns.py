@@ -52,12 +52,18 @@ def test_play_follows_the_target_return(task):
     play = jax.jit(task.play, static_argnums=(0, 2))
     np.testing.assert_array_equal(play(conditional, jax.random.PRNGKey(1), 64, 4.0), 4.0)
     np.testing.assert_array_equal(play(conditional, jax.random.PRNGKey(1), 64, -3.0), -3.0)
-    always_up = lambda inputs: jax.nn.one_hot(jnp.full(inputs.shape[:2], UP), 4)  # noqa: E731
+    always_up = lambda inputs: jax.nn.one_hot(jnp.full(inputs.shape[:2], UP), 4)
     returns = np.asarray(play(always_up, jax.random.PRNGKey(2), 400, 4.0))
     assert set(returns) == {4.0, -3.0} and 0.4 < (returns > 0).mean() < 0.6
 
 
-@pytest.mark.parametrize("settings, message", [(dict(maze_length=1), "maze_length must be an integer >= 2"), (dict(episodes=0), "episodes must be a positive integer")])
+@pytest.mark.parametrize(
+    "settings, message",
+    [
+        (dict(maze_length=1), "maze_length must be an integer >= 2"),
+        (dict(episodes=0), "episodes must be a positive integer"),
+    ],
+)
 def test_bad_settings_are_refused(settings, message):
     with pytest.raises(ValueError, match=message):
         tasks.make("tmaze-returns", **settings)

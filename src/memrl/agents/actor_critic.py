@@ -22,11 +22,11 @@ or, with an image encoder, with image parts through the shared CNN; the MLP enco
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
+import flax.linen as nn
 import jax
 import jax.numpy as jnp
-import flax.linen as nn
 
 from memrl.agents.encoders import (
     ConvEncoder,
@@ -63,7 +63,11 @@ def split_observation(obs, batch_ndim: int, encoder: str, token_vocab: dict[str,
     have three trailing axes (height, width, channels) after ``batch_ndim`` batch axes."""
     parts = obs if isinstance(obs, dict) else {"observation": obs}
     tokens = {k: v for k, v in parts.items() if k in token_vocab}
-    images = {k: v for k, v in parts.items() if k not in token_vocab and encoder in IMAGE_ENCODERS and v.ndim == batch_ndim + 3}
+    images = {
+        k: v
+        for k, v in parts.items()
+        if k not in token_vocab and encoder in IMAGE_ENCODERS and v.ndim == batch_ndim + 3
+    }
     rest = {k: v for k, v in parts.items() if k not in token_vocab and k not in images}
     return images, tokens, rest
 
@@ -95,13 +99,24 @@ class ActorCritic(nn.Module):
         carry = self.core.initialize_carry(jax.random.PRNGKey(0), batch_shape)
         return {"actor": carry, "critic": carry} if self.separate_critic else carry
 
-    def _critic(self) -> "ActorCritic":
+    def _critic(self) -> ActorCritic:
         """The separate critic: this agent's sizes, its own parameters (``critic``), no decoder."""
-        return self.clone(parent=self, core=self.core.clone(), separate_critic=False, critic_only=True, reconstruct=False, name="critic")
+        return self.clone(
+            parent=self,
+            core=self.core.clone(),
+            separate_critic=False,
+            critic_only=True,
+            reconstruct=False,
+            name="critic",
+        )
 
     def _core_input(self, obs, prev_action, prev_reward, reset, batch_ndim):
         starts = reset[..., None]
-        prev_action_one_hot = jnp.where(starts, 0.0, jnp.concatenate([jax.nn.one_hot(prev_action[..., c], n) for c, n in enumerate(self.action_dims)], -1))
+        prev_action_one_hot = jnp.where(
+            starts,
+            0.0,
+            jnp.concatenate([jax.nn.one_hot(prev_action[..., c], n) for c, n in enumerate(self.action_dims)], -1),
+        )
         if getattr(self.core, "named_inputs", False):
             if not isinstance(obs, dict) or "goal" not in obs:
                 raise ValueError(f"core {type(self.core).__name__} needs dict observations with a 'goal' part")
@@ -128,7 +143,9 @@ class ActorCritic(nn.Module):
         """The CNN shared by every image part."""
         if self.encoder == "resnet":
             return ResNetEncoder(self.conv_channels, name="image_encoder")
-        return ConvEncoder(self.conv_channels, self.conv_kernels, self.conv_strides, self.conv_coordinates, name="image_encoder")
+        return ConvEncoder(
+            self.conv_channels, self.conv_kernels, self.conv_strides, self.conv_coordinates, name="image_encoder"
+        )
 
     def _encode(self, obs, batch_ndim, image_encoder):
         if self.encoder not in ENCODERS:
@@ -137,7 +154,9 @@ class ActorCritic(nn.Module):
         images, tokens, rest = self._split(obs, batch_ndim)
         if self.encoder in IMAGE_ENCODERS and not images:
             parts = list(obs) if isinstance(obs, dict) else ["observation"]
-            raise ValueError(f"encoder {self.encoder!r} needs an image part ([height, width, channels]) in the observation; its parts are {parts}")
+            raise ValueError(
+                f"encoder {self.encoder!r} needs an image part ([height, width, channels]) in the observation; its parts are {parts}"
+            )
         features = [flatten_observation(rest, batch_ndim)] if rest else []
         features += [image_encoder(image) for _, image in sorted(images.items())]
         for name, words in sorted(tokens.items()):
@@ -157,7 +176,13 @@ class ActorCritic(nn.Module):
             if self.encoder == "resnet":
                 decoder = ResNetDecoder(image.shape[batch_ndim:], self.conv_channels, name=f"{name}_decoder")
             else:
-                decoder = ImageDecoder(image.shape[batch_ndim:], self.conv_channels, self.conv_kernels, self.conv_strides, name=f"{name}_decoder")
+                decoder = ImageDecoder(
+                    image.shape[batch_ndim:],
+                    self.conv_channels,
+                    self.conv_kernels,
+                    self.conv_strides,
+                    name=f"{name}_decoder",
+                )
             loss = loss + image_reconstruction_loss(decoder(ys), image)
         vocab = dict(self.token_vocab)
         for name, words in sorted(tokens.items()):
@@ -169,8 +194,16 @@ class ActorCritic(nn.Module):
     def _heads(self, y):
         """(logits, value) of the memory output ``y``; None for a head this network does not have."""
         y = MLP(self.head_widths, name="head")(y)
-        logits = None if self.critic_only else nn.Dense(sum(self.action_dims), kernel_init=nn.initializers.orthogonal(0.01), name="policy")(y)
-        value = None if self.separate_critic else nn.Dense(1, kernel_init=nn.initializers.orthogonal(1.0), name="value")(y)[..., 0]
+        logits = (
+            None
+            if self.critic_only
+            else nn.Dense(sum(self.action_dims), kernel_init=nn.initializers.orthogonal(0.01), name="policy")(y)
+        )
+        value = (
+            None
+            if self.separate_critic
+            else nn.Dense(1, kernel_init=nn.initializers.orthogonal(1.0), name="value")(y)[..., 0]
+        )
         return logits, value
 
     @nn.compact

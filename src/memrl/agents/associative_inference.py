@@ -14,8 +14,8 @@ takes a second read with B, so a single layer is the control that cannot infer.
 
 from __future__ import annotations
 
-import jax.numpy as jnp
 import flax.linen as nn
+import jax.numpy as jnp
 
 from memrl.nn.hierarchical_attention import HierarchicalMemoryAttention
 from memrl.tasks.paired_associative_inference import PAITrial
@@ -35,7 +35,7 @@ class HTMAssociativeInference(nn.Module):
     def __call__(self, batch: PAITrial):
         """trials [B] -> logits [1, B, 2] (one step)."""
         dense, norm = nn.Dense(self.d_model, name="stimulus_embedding"), nn.LayerNorm(name="embedding_norm")
-        embed = lambda stimuli: norm(dense(stimuli))  # noqa: E731  (rows on the scale of the position encoding)
+        embed = lambda stimuli: norm(dense(stimuli))  # rows on the scale of the position encoding
         contents = embed(batch.memory)  # [B, M, 2, d]
         keys = contents.mean(axis=-2)
         x = embed(batch.query)[:, None]  # a query sequence of one token

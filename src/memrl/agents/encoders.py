@@ -16,11 +16,11 @@ single word), with a vocabulary size the environment declares (``token_vocab``).
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
+import flax.linen as nn
 import jax
 import jax.numpy as jnp
-import flax.linen as nn
 import optax
 
 from memrl.nn.convolution import SameConv, SameConvTranspose, max_pool, same_padding, upsample
@@ -86,7 +86,9 @@ class ImageDecoder(nn.Module):
             scale *= s
         grid = (-(-height // scale), -(-width // scale))
         batch = features.shape[:-1]
-        x = nn.relu(nn.Dense(grid[0] * grid[1] * self.channels[-1], name="to_grid")(features.reshape((-1, features.shape[-1]))))
+        x = nn.relu(
+            nn.Dense(grid[0] * grid[1] * self.channels[-1], name="to_grid")(features.reshape((-1, features.shape[-1])))
+        )
         x = x.reshape((-1, *grid, self.channels[-1]))
         outputs = list(self.channels[:-1])[::-1] + [out_channels]
         layers = list(zip(self.kernels, self.strides))[::-1]

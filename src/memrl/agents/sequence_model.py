@@ -18,9 +18,9 @@ observation, goal, previous action) take no plain sequence and are refused when 
 
 from __future__ import annotations
 
+import flax.linen as nn
 import jax
 import jax.numpy as jnp
-import flax.linen as nn
 
 from memrl.agents.actor_critic import MLP
 from memrl.cores.base import MemoryCore
@@ -61,7 +61,9 @@ class SequenceModel(nn.Module):
         if self.readout not in READOUTS:
             raise ValueError(f"the sequence model's readout must be one of {READOUTS}, got {self.readout!r}")
         if self.readout == "state" and not has_state_vectors(self.core):
-            raise ValueError(f'readout "state" reads the core\'s final state vectors; core {type(self.core).__name__} has none (tlb with num_state > 0 has)')
+            raise ValueError(
+                f'readout "state" reads the core\'s final state vectors; core {type(self.core).__name__} has none (tlb with num_state > 0 has)'
+            )
         super().__post_init__()
 
     @nn.compact
@@ -73,7 +75,7 @@ class SequenceModel(nn.Module):
             x = nn.Embed(self.input_size, self.embed_dim, name="embedding")(inputs)
         else:
             x = nn.Dense(self.embed_dim, name="embedding")(inputs)
-        head = lambda y: nn.Dense(self.num_outputs, name="output")(MLP(self.head_widths, name="head")(y))  # noqa: E731
+        head = lambda y: nn.Dense(self.num_outputs, name="output")(MLP(self.head_widths, name="head")(y))
         if self.readout == "state":
             if resets is not None:
                 raise ValueError('readout "state" reads the state at the end of whole sequences; it takes no resets')

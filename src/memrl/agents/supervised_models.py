@@ -26,7 +26,15 @@ def registry_of(core: str) -> Registry:
     return TASK_MODELS if core in TASK_MODELS.names() else cores.CORES
 
 
-def make_model(core: str, core_args: dict, task_name: str, task, embed_dim: int, head_widths: tuple[int, ...], readout: str = "steps"):
+def make_model(
+    core: str,
+    core_args: dict,
+    task_name: str,
+    task,
+    embed_dim: int,
+    head_widths: tuple[int, ...],
+    readout: str = "steps",
+):
     """The model for ``task`` (registered as ``task_name``): the task model ``core`` (with
     ``core_args`` its settings), or the sequence model around the registered core ``core`` (with
     ``embed_dim``, ``head_widths`` and ``readout``, which a task model does not use)."""
@@ -41,6 +49,15 @@ def make_model(core: str, core_args: dict, task_name: str, task, embed_dim: int,
             f"{task.input_kind!r}: train it with a task model ({', '.join(TASK_MODELS.names())})"
         )
     if readout == "state" and not task.scored_at_final_step:
-        raise ValueError(f'readout "state" answers once, from the final state; task {task_name!r} is scored at other steps too')
-    return SequenceModel(cores.make(core, **core_args), task.input_kind, task.input_size, task.num_outputs, embed_dim, tuple(head_widths), readout)
-
+        raise ValueError(
+            f'readout "state" answers once, from the final state; task {task_name!r} is scored at other steps too'
+        )
+    return SequenceModel(
+        cores.make(core, **core_args),
+        task.input_kind,
+        task.input_size,
+        task.num_outputs,
+        embed_dim,
+        tuple(head_widths),
+        readout,
+    )

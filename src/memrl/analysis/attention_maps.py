@@ -34,7 +34,9 @@ def attention_over_sequences(learner, params, inputs) -> tuple[np.ndarray, ...]:
     _, state = learner.model.apply(params, inputs, mutable=["intermediates"])
     weights = sown_attention(state.get("intermediates", {}))
     if not weights:
-        raise ValueError(f"core {learner.config.core!r} records no attention weights; `analyze attention` reads an rmc core")
+        raise ValueError(
+            f"core {learner.config.core!r} records no attention weights; `analyze attention` reads an rmc core"
+        )
     return weights
 
 
@@ -95,14 +97,16 @@ def command(run: tyro.conf.Positional[Path], seed: int = 0, sequences: int = 3, 
         out: folder for attention.png and attention.npz (default RUN/analysis).
     """
     from memrl.console import console
-    from memrl.run.final_agents import seed_params
     from memrl.learn.learners import learner_for
+    from memrl.run.final_agents import seed_params
     from memrl.run.folder import RunFolder
 
     folder = RunFolder(Path(run))
     config = folder.load_config()
     if getattr(config, "learner", "") != "supervised":
-        raise ValueError(f"{run} is a {config.learner} run; `analyze attention` reads a supervised run (train supervised)")
+        raise ValueError(
+            f"{run} is a {config.learner} run; `analyze attention` reads a supervised run (train supervised)"
+        )
     if sequences < 1:
         raise ValueError(f"sequences must be >= 1, got {sequences}")
     params = seed_params(folder, seed)
@@ -114,7 +118,12 @@ def command(run: tyro.conf.Positional[Path], seed: int = 0, sequences: int = 3, 
     out = Path(out) if out is not None else folder.path / "analysis"
     out.mkdir(parents=True, exist_ok=True)
     slots = weights[0].shape[-1] - 1
-    draw(weights[0], picks, out / "attention.png", f"{config.core} on {config.task}: block 1, mean over heads\n"
-         f"rows = queries, columns = keys (slots 1-{slots}, then the input)")
+    draw(
+        weights[0],
+        picks,
+        out / "attention.png",
+        f"{config.core} on {config.task}: block 1, mean over heads\n"
+        f"rows = queries, columns = keys (slots 1-{slots}, then the input)",
+    )
     np.savez(out / "attention.npz", **{f"block_{i}": w[:, [b for b, _ in picks]] for i, w in enumerate(weights)})
     console.print(f"attention of {len(picks)} sequences over {weights[0].shape[0]} steps -> {out / 'attention.png'}")

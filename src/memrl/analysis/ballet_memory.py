@@ -59,24 +59,43 @@ def command(
     single = [name for name, level_set in ballet.LEVEL_SETS.items() if len(level_set) == 1]
     for level in levels:
         if level not in single:
-            raise ValueError(f"unknown Ballet level {level!r} (the probe trains on one level); known: {', '.join(single)}")
+            raise ValueError(
+                f"unknown Ballet level {level!r} (the probe trains on one level); known: {', '.join(single)}"
+            )
     check_chunks(steps, CHUNK_STEPS)
     configs = {(level, core): probe_config(core, level) for level in levels for core in cores}
     probes = {pair: BalletMemoryProbe(config) for pair, config in configs.items()}
     train_key, test_key = jax.random.split(jax.random.PRNGKey(seed))
     results = {}
     for (level, core), probe in probes.items():
-        settings = {"level": level, "core": core, "config": json.loads(configs[level, core].to_json()), "steps": steps,
-                    "batch_size": batch_size, "lr": lr, "seed": seed}
+        settings = {
+            "level": level,
+            "core": core,
+            "config": json.loads(configs[level, core].to_json()),
+            "steps": steps,
+            "batch_size": batch_size,
+            "lr": lr,
+            "seed": seed,
+        }
         console.print(f"{level} / {core}: {probe.frames} frames per episode, {steps} steps of {batch_size} episodes")
         params, curve = train_probe(
-            probe, train_key, steps, batch_size, lr, checkpoint_dir=out / level / core, settings=settings,
-            on_chunk=lambda done, loss, acc: console.print(f"  step {done}/{steps}  loss {loss:.3f}  batch accuracy {acc:.2f}"),
+            probe,
+            train_key,
+            steps,
+            batch_size,
+            lr,
+            checkpoint_dir=out / level / core,
+            settings=settings,
+            on_chunk=lambda done, loss, acc: console.print(
+                f"  step {done}/{steps}  loss {loss:.3f}  batch accuracy {acc:.2f}"
+            ),
         )
         accuracy = probe.accuracy(params, test_key, test_episodes, batch_size)
         results.setdefault(level, {})[core] = {"test_accuracy": accuracy, "curve": curve.tolist()}
 
-    table = Table(title=f"target slot named at the first choice frame: accuracy on {test_episodes} fresh episodes after {steps} steps")
+    table = Table(
+        title=f"target slot named at the first choice frame: accuracy on {test_episodes} fresh episodes after {steps} steps"
+    )
     table.add_column("level (chance)")
     for core in cores:
         table.add_column(core)

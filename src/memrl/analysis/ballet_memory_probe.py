@@ -37,7 +37,9 @@ def watch_frames(env: ballet.Ballet) -> int:
     """Observations from the reset one to the first choice frame, N·(15 + delay) + 1, of a one-level Ballet."""
     levels = np.asarray(env.default_params.levels)
     if len(levels) != 1:
-        raise ValueError(f"the probe needs one Ballet level (its episodes have one length), got levels {levels[:, :2].tolist()}")
+        raise ValueError(
+            f"the probe needs one Ballet level (its episodes have one length), got levels {levels[:, :2].tolist()}"
+        )
     num_dancers, delay, _ = levels[0]
     return int(num_dancers * (ballet.NUM_MOVES - 1 + delay) + 1)
 
@@ -51,6 +53,7 @@ def watch_episodes(env: ballet.Ballet, key, batch_size: int):
 
     def episode(key):
         first, state = env.reset_env(key, params)
+
         def step(state, _):
             obs, state, *_ = env.step_env(key, state, no_move, params)
             return state, obs
@@ -83,20 +86,33 @@ class BalletMemoryProbe:
         resets = jnp.zeros((self.frames, batch), bool).at[0].set(True)
         no_action, no_reward = jnp.zeros((self.frames, batch, 1), jnp.int32), jnp.zeros((self.frames, batch))
         carry = self.agent.initialize_carry((batch,))
-        _, (logits, _, _) = self.agent.apply(params, carry, observations, no_action, no_reward, resets, method=self.agent.unroll)
+        _, (logits, _, _) = self.agent.apply(
+            params, carry, observations, no_action, no_reward, resets, method=self.agent.unroll
+        )
         return logits[-1]
 
     def init(self, key):
         observations, _ = watch_episodes(self.env, key, 1)
         carry = self.agent.initialize_carry((1,))
         resets = jnp.zeros((self.frames, 1), bool).at[0].set(True)
-        return compiled_init(self.agent, "unroll", key, carry, observations, jnp.zeros((self.frames, 1, 1), jnp.int32), jnp.zeros((self.frames, 1)), resets)
+        return compiled_init(
+            self.agent,
+            "unroll",
+            key,
+            carry,
+            observations,
+            jnp.zeros((self.frames, 1, 1), jnp.int32),
+            jnp.zeros((self.frames, 1)),
+            resets,
+        )
 
     def loss(self, params, key, batch_size: int):
         """(mean L, fraction of the batch classified right) on fresh episodes."""
         observations, labels = watch_episodes(self.env, key, batch_size)
         logits = self.slot_logits(params, observations)
-        return optax.softmax_cross_entropy_with_integer_labels(logits, labels).mean(), (logits.argmax(-1) == labels).mean()
+        return optax.softmax_cross_entropy_with_integer_labels(logits, labels).mean(), (
+            logits.argmax(-1) == labels
+        ).mean()
 
     def accuracy(self, params, key, episodes: int, batch_size: int) -> float:
         """Fraction of ``episodes`` fresh episodes classified right, ``batch_size`` at a time."""
@@ -111,14 +127,31 @@ def probe_loss(params, key, probe: BalletMemoryProbe, batch_size: int):
 
 
 def train_probe(
-    probe: BalletMemoryProbe, key, steps: int, batch_size: int = 16, lr: float = 3e-4, chunk: int = CHUNK_STEPS,
-    checkpoint_dir: Path | None = None, settings: dict | None = None, on_chunk: Callable[[int, float, float], None] | None = None,
+    probe: BalletMemoryProbe,
+    key,
+    steps: int,
+    batch_size: int = 16,
+    lr: float = 3e-4,
+    chunk: int = CHUNK_STEPS,
+    checkpoint_dir: Path | None = None,
+    settings: dict | None = None,
+    on_chunk: Callable[[int, float, float], None] | None = None,
 ):
     """Train the probe's agent by Adam on L (gradients clipped to norm 1); returns (params, per
     chunk: (mean loss, mean batch accuracy)). With ``checkpoint_dir`` the state is saved there after
     every chunk, and a call with the same ``settings`` continues from it."""
     init_key, data_key = jax.random.split(key)
     return train_in_chunks(
-        probe_loss, (probe, batch_size), probe.init(init_key), data_key, steps, chunk, lr, clip_norm=1.0,
-        checkpoint_dir=checkpoint_dir, settings=settings, what="a ballet-memory probe", on_chunk=on_chunk,
+        probe_loss,
+        (probe, batch_size),
+        probe.init(init_key),
+        data_key,
+        steps,
+        chunk,
+        lr,
+        clip_norm=1.0,
+        checkpoint_dir=checkpoint_dir,
+        settings=settings,
+        what="a ballet-memory probe",
+        on_chunk=on_chunk,
     )

@@ -32,7 +32,10 @@ def sown_chunk_selection(recorded) -> list[tuple[np.ndarray, np.ndarray]]:
         if isinstance(tree, dict):
             if "chunk_relevance" in tree:
                 layer = next(int(p.rsplit("_", 1)[1]) for p in path if p.startswith("layer_"))
-                found[layer] = (np.asarray(tree["chunk_relevance"][0])[:, :, 0], np.asarray(tree["chunk_selected"][0])[:, :, 0])
+                found[layer] = (
+                    np.asarray(tree["chunk_relevance"][0])[:, :, 0],
+                    np.asarray(tree["chunk_selected"][0])[:, :, 0],
+                )
             for name, value in tree.items():
                 walk(value, (*path, name))
 
@@ -69,7 +72,9 @@ def relevance_by_chunk(relevance: np.ndarray, selected: np.ndarray, holder: np.n
     return scores, read
 
 
-def draw(layers: list[tuple[np.ndarray, np.ndarray]], rewards: np.ndarray, chunk_stride: int, path: Path, title: str) -> None:
+def draw(
+    layers: list[tuple[np.ndarray, np.ndarray]], rewards: np.ndarray, chunk_stride: int, path: Path, title: str
+) -> None:
     """One panel per layer: R over (step, chunk) with the chunks read marked; reward steps as lines."""
     import matplotlib
 
@@ -78,7 +83,9 @@ def draw(layers: list[tuple[np.ndarray, np.ndarray]], rewards: np.ndarray, chunk
 
     fig, axes = plt.subplots(len(layers), 1, figsize=(10, 2.6 * len(layers)), squeeze=False, sharex=True)
     for i, (ax, (scores, read)) in enumerate(zip(axes[:, 0], layers)):
-        image = ax.imshow(scores.T, aspect="auto", origin="lower", cmap="viridis", vmin=0.0, vmax=1.0, interpolation="nearest")
+        image = ax.imshow(
+            scores.T, aspect="auto", origin="lower", cmap="viridis", vmin=0.0, vmax=1.0, interpolation="nearest"
+        )
         t, j = np.nonzero(read)
         ax.scatter(t, j, s=5, c="white", marker="s", edgecolors="black", linewidths=0.3, label="read (top-k)")
         for step in np.flatnonzero(rewards):
@@ -114,7 +121,11 @@ def record_episode(config, params, key, steps: int):
 
 
 def command(
-    run: tyro.conf.Positional[Path], seed: int = 0, env: str | None = None, steps: int = 1024, out: Path | None = None,
+    run: tyro.conf.Positional[Path],
+    seed: int = 0,
+    env: str | None = None,
+    steps: int = 1024,
+    out: Path | None = None,
 ) -> None:
     """Draw which chunks a trained HTM agent reads at each step of an episode, per layer.
 
@@ -135,7 +146,9 @@ def command(
     folder = RunFolder(Path(run))
     config = folder.load_config()
     if config.learner == "supervised":
-        raise ValueError(f"{run} is a supervised run; `analyze chunk-selection` reads an RL run (train ppo, train impala) with an htm core")
+        raise ValueError(
+            f"{run} is a supervised run; `analyze chunk-selection` reads an RL run (train ppo, train impala) with an htm core"
+        )
     if config.core != "htm":
         raise ValueError(f"{run} has core {config.core!r}; `analyze chunk-selection` reads an htm core")
     if steps < 1:
@@ -150,8 +163,17 @@ def command(
     by_chunk = [relevance_by_chunk(relevance[:length], selected[:length], holder) for relevance, selected in layers]
     out = Path(out) if out is not None else folder.path / "analysis"
     out.mkdir(parents=True, exist_ok=True)
-    draw(by_chunk, rewards[:length], core.chunk_size - core.chunk_overlap, out / "chunk_selection.png",
-         f"htm on {config.trained_on} (seed {seed}): chunk relevance R per step, top-{core.k} read marked; episode of {length} steps")
-    np.savez(out / "chunk_selection.npz", rewards=rewards[:length], holder=holder,
-             **{f"layer_{i}_{name}": a for i, pair in enumerate(by_chunk) for name, a in zip(("relevance", "read"), pair)})
+    draw(
+        by_chunk,
+        rewards[:length],
+        core.chunk_size - core.chunk_overlap,
+        out / "chunk_selection.png",
+        f"htm on {config.trained_on} (seed {seed}): chunk relevance R per step, top-{core.k} read marked; episode of {length} steps",
+    )
+    np.savez(
+        out / "chunk_selection.npz",
+        rewards=rewards[:length],
+        holder=holder,
+        **{f"layer_{i}_{name}": a for i, pair in enumerate(by_chunk) for name, a in zip(("relevance", "read"), pair)},
+    )
     console.print(f"chunk selection over {length} steps, {len(layers)} layers -> {out / 'chunk_selection.png'}")

@@ -46,8 +46,18 @@ def check_chunks(steps: int, chunk: int) -> None:
 
 
 def train_in_chunks(
-    loss: Callable, loss_args: tuple, params, key, steps: int, chunk: int, lr: float, clip_norm: float | None = None,
-    checkpoint_dir: Path | None = None, settings: dict | None = None, what: str = "a training", on_chunk: Callable | None = None,
+    loss: Callable,
+    loss_args: tuple,
+    params,
+    key,
+    steps: int,
+    chunk: int,
+    lr: float,
+    clip_norm: float | None = None,
+    checkpoint_dir: Path | None = None,
+    settings: dict | None = None,
+    what: str = "a training",
+    on_chunk: Callable | None = None,
 ):
     """Train ``params`` for ``steps`` Adam steps of ``loss`` on data from ``key``; returns (params,
     curve [steps // chunk, 1 + metrics]: each chunk's mean loss and mean metrics).
@@ -60,7 +70,11 @@ def train_in_chunks(
     check_chunks(steps, chunk)
     chunk_keys = jax.random.split(key, steps).reshape(steps // chunk, chunk, -1)
     metrics = jax.eval_shape(lambda p: loss(p, key, *loss_args)[1], params)
-    saved = {"carry": (params, adam(lr, clip_norm).init(params)), "curve": np.full((len(chunk_keys), 1 + len(metrics)), np.nan), "chunks_done": 0}
+    saved = {
+        "carry": (params, adam(lr, clip_norm).init(params)),
+        "curve": np.full((len(chunk_keys), 1 + len(metrics)), np.nan),
+        "chunks_done": 0,
+    }
     if checkpoint_dir is not None:
         saved = resume_training(checkpoint_dir, settings or {}, saved, what)
     carry, curve = saved["carry"], np.array(saved["curve"])
@@ -68,7 +82,10 @@ def train_in_chunks(
         carry, (values, chunk_metrics) = train_chunk(loss, loss_args, lr, clip_norm, carry, chunk_keys[done])
         curve[done] = [float(values.mean()), *(float(m.mean()) for m in chunk_metrics)]
         if checkpoint_dir is not None:
-            atomic_write(checkpoint_dir / "checkpoint.msgpack", serialization.to_bytes({"carry": carry, "curve": curve, "chunks_done": done + 1}))
+            atomic_write(
+                checkpoint_dir / "checkpoint.msgpack",
+                serialization.to_bytes({"carry": carry, "curve": curve, "chunks_done": done + 1}),
+            )
         if on_chunk is not None:
             on_chunk((done + 1) * chunk, *curve[done])
     return carry[0], curve

@@ -40,7 +40,15 @@ def accuracy_per_class(predicted, labels, classes: int) -> np.ndarray:
     return np.array([np.mean(predicted[labels == c] == c) if np.any(labels == c) else np.nan for c in range(classes)])
 
 
-def probe_dataset(core: cores.MemoryCore, params, key, maps: int, queries: int, maze_size: int = 4, iterations: Sequence[int] | None = None):
+def probe_dataset(
+    core: cores.MemoryCore,
+    params,
+    key,
+    maps: int,
+    queries: int,
+    maze_size: int = 4,
+    iterations: Sequence[int] | None = None,
+):
     """(planner outputs [len(iterations), maps · queries, width] after each of ``iterations``
     (default: the core's own count), true distances [maps · queries]) for fresh maps."""
     iterations = (core.iterations,) if iterations is None else tuple(iterations)
@@ -51,20 +59,26 @@ def probe_dataset(core: cores.MemoryCore, params, key, maps: int, queries: int, 
     def one_map(key):
         label_key, query_key = jax.random.split(key)
         labels = jax.random.permutation(label_key, n)
-        one_hot = lambda nodes: jax.nn.one_hot(labels[nodes], n)  # noqa: E731
+        one_hot = lambda nodes: jax.nn.one_hot(labels[nodes], n)
         sources = jnp.repeat(jnp.arange(n), 4)
         actions = jnp.tile(jnp.arange(4), n)
         targets = env.node((xy[sources] + MOVES[actions]) % maze_size)
-        embed = lambda o: core.apply(params, o, o, method=core.embed)[0]  # noqa: E731
-        rows = core.apply(params, embed(one_hot(targets)), jax.nn.one_hot(actions, 5), embed(one_hot(sources)), method=core.memory_row)
+        embed = lambda o: core.apply(params, o, o, method=core.embed)[0]
+        rows = core.apply(
+            params, embed(one_hot(targets)), jax.nn.one_hot(actions, 5), embed(one_hot(sources)), method=core.memory_row
+        )
         memory = jnp.zeros((core.capacity, rows.shape[-1])).at[: len(rows)].set(rows)
         starts, goals = jax.random.randint(query_key, (2, queries), 0, n)
         state, goal = core.apply(params, one_hot(starts), one_hot(goals), method=core.embed)
         memories = jnp.broadcast_to(memory, (queries, *memory.shape))
-        outputs = core.apply(params, memories, jnp.full((queries,), len(rows)), state, goal, iterations, method=core.plan_readouts)
+        outputs = core.apply(
+            params, memories, jnp.full((queries,), len(rows)), state, goal, iterations, method=core.plan_readouts
+        )
         return outputs, torus_distance(xy[starts], xy[goals], maze_size)
 
-    outputs, distances = jax.jit(jax.vmap(one_map))(jax.random.split(key, maps))  # [maps, len(iterations), queries, width]
+    outputs, distances = jax.jit(jax.vmap(one_map))(
+        jax.random.split(key, maps)
+    )  # [maps, len(iterations), queries, width]
     return jnp.moveaxis(outputs, 0, 1).reshape(len(iterations), -1, outputs.shape[-1]), distances.reshape(-1)
 
 
@@ -89,7 +103,9 @@ def decoding_accuracy(train, test, classes: int, steps: int = 500, lr: float = 1
     return accuracy_per_class(jnp.argmax(x_test @ params["w"] + params["b"], -1), y_test, classes)
 
 
-def distance_probe(core: cores.MemoryCore, params, max_iterations: int = 6, maps: int = 64, queries: int = 64, seed: int = 0) -> dict[int, np.ndarray]:
+def distance_probe(
+    core: cores.MemoryCore, params, max_iterations: int = 6, maps: int = 64, queries: int = 64, seed: int = 0
+) -> dict[int, np.ndarray]:
     """Iterations i -> decoding accuracy per true distance 0 .. 4 (held-out maps)."""
     train_key, test_key = jax.random.split(jax.random.PRNGKey(seed))
     iterations = range(1, max_iterations + 1)
@@ -139,6 +155,7 @@ def command(run: tyro.conf.Positional[Path], seed: int = 0, max_iterations: int 
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
     from memrl.console import console
     from memrl.learn.learners import learner_for
     from memrl.run.folder import RunFolder
@@ -146,7 +163,9 @@ def command(run: tyro.conf.Positional[Path], seed: int = 0, max_iterations: int 
     folder = RunFolder(run)
     config = folder.load_config()
     if config.trained_on != "memory-planning/4x4" or config.core not in ("epn", "epn-nxk"):
-        raise ValueError(f"the distance probe needs an epn or epn-nxk run on memory-planning/4x4, got {config.core} on {config.trained_on}")
+        raise ValueError(
+            f"the distance probe needs an epn or epn-nxk run on memory-planning/4x4, got {config.core} on {config.trained_on}"
+        )
     learner = learner_for(config)
     runner = folder.load_checkpoint(seed, learner.init(jax.random.PRNGKey(0)))
     if runner is None:
@@ -160,7 +179,9 @@ def command(run: tyro.conf.Positional[Path], seed: int = 0, max_iterations: int 
     fig, ax = plt.subplots(figsize=(6, 4))
     plot_accuracy_by_distance(ax, results, "decoding accuracy (held-out maps)")
     ax.axhline(0.2, color="gray", linestyle="--", linewidth=1)
-    ax.set_title(f"distance probe, {config.core} (trained with {config.core_args.get('iterations', core.iterations)} iterations)")
+    ax.set_title(
+        f"distance probe, {config.core} (trained with {config.core_args.get('iterations', core.iterations)} iterations)"
+    )
     fig.tight_layout()
     fig.savefig(out / "distance_probe.png", dpi=120)
     plt.close(fig)

@@ -47,10 +47,18 @@ def gradient_strength(core: cores.MemoryCore, key, steps: int) -> np.ndarray:
 def gradient_table(names, steps: int = 100, inits: int = 3, seed: int = 0) -> dict[str, np.ndarray]:
     """Mean gradient strength over ``inits`` initialisations, per core: name -> [steps]."""
     keys = jax.random.split(jax.random.PRNGKey(seed), inits)
-    return {name: np.mean([gradient_strength(make_core_for_width(name, 1), k, steps) for k in keys], axis=0) for name in names}
+    return {
+        name: np.mean([gradient_strength(make_core_for_width(name, 1), k, steps) for k in keys], axis=0)
+        for name in names
+    }
 
 
-def command(core_names: Annotated[tuple[str, ...], tyro.conf.arg(name="cores")] = DEFAULT_CORES, steps: int = 100, inits: int = 3, out: Path = Path("runs/analysis/gradients")) -> None:
+def command(
+    core_names: Annotated[tuple[str, ...], tyro.conf.arg(name="cores")] = DEFAULT_CORES,
+    steps: int = 100,
+    inits: int = 3,
+    out: Path = Path("runs/analysis/gradients"),
+) -> None:
     """Gradient of the output at step t with respect to the input at step 0 (AMRL Sec. 6).
 
     Args:
@@ -62,4 +70,10 @@ def command(core_names: Annotated[tuple[str, ...], tyro.conf.arg(name="cores")] 
     from memrl.analysis.series_report import write_series_report
 
     table = gradient_table(core_names, steps, inits)
-    write_series_report(out, "gradients", {f"gradient decay (mean of {inits} initialisations)": table}, "‖∂y_t/∂x_0‖", tuple(t for t in (1, 10, 50, steps - 1) if t < steps))
+    write_series_report(
+        out,
+        "gradients",
+        {f"gradient decay (mean of {inits} initialisations)": table},
+        "‖∂y_t/∂x_0‖",
+        tuple(t for t in (1, 10, 50, steps - 1) if t < steps),
+    )

@@ -31,7 +31,13 @@ import optax
 
 from memrl import cores
 from memrl.analysis.chunked_training import train_in_chunks
-from memrl.analysis.distance_probe import accuracy_per_class, accuracy_table, distance_classes, plot_accuracy_by_distance, probe_dataset
+from memrl.analysis.distance_probe import (
+    accuracy_per_class,
+    accuracy_table,
+    distance_classes,
+    plot_accuracy_by_distance,
+    probe_dataset,
+)
 from memrl.nn.compiled_init import compiled_init
 
 
@@ -43,7 +49,10 @@ def init_planner(core: cores.MemoryCore, key, maze_size: int, outputs: int | Non
     core_key, decoder_key = jax.random.split(key)
     core_params = compiled_init(core, None, core_key, core.initialize_carry(None, (1,)), x, jnp.ones(1, bool))
     outputs = distance_classes(maze_size) if outputs is None else outputs
-    decoder = {"w": jax.random.normal(decoder_key, (core.width, outputs)) / np.sqrt(core.width), "b": jnp.zeros(outputs)}
+    decoder = {
+        "w": jax.random.normal(decoder_key, (core.width, outputs)) / np.sqrt(core.width),
+        "b": jnp.zeros(outputs),
+    }
     return core_params, decoder
 
 
@@ -52,12 +61,23 @@ def distance_loss(params, key, core, maps: int, queries: int, maze_size: int, it
     core_params, decoder = params
     outputs, distances = probe_dataset(core, core_params, key, maps, queries, maze_size, iterations)
     logits = outputs @ decoder["w"] + decoder["b"]
-    return optax.softmax_cross_entropy_with_integer_labels(logits, jnp.broadcast_to(distances, logits.shape[:-1])).mean(), ()
+    return optax.softmax_cross_entropy_with_integer_labels(
+        logits, jnp.broadcast_to(distances, logits.shape[:-1])
+    ).mean(), ()
 
 
 def train_planner_on_distances(
-    core, key, maze_size: int = 4, steps: int = 2000, maps: int = 16, queries: int = 16, lr: float = 1e-3, chunk: int = 100,
-    iterations: Sequence[int] | None = None, checkpoint_dir: Path | None = None, on_chunk: Callable[[int, float], None] | None = None,
+    core,
+    key,
+    maze_size: int = 4,
+    steps: int = 2000,
+    maps: int = 16,
+    queries: int = 16,
+    lr: float = 1e-3,
+    chunk: int = 100,
+    iterations: Sequence[int] | None = None,
+    checkpoint_dir: Path | None = None,
+    on_chunk: Callable[[int, float], None] | None = None,
 ):
     """Train planner and decoder by Adam with the loss averaged over ``iterations`` (default: the
     core's own count); returns (core params, decoder, mean loss per ``chunk`` steps). With
@@ -69,17 +89,35 @@ def train_planner_on_distances(
         raise ValueError(f"training iterations must be a non-empty list of counts >= 1, got {iterations}")
     init_key, data_key = jax.random.split(key)
     settings = {
-        "core": repr(core), "key": np.asarray(jax.random.key_data(key)).tolist(), "maze_size": maze_size, "steps": steps,
-        "maps": maps, "queries": queries, "lr": lr, "chunk": chunk, "iterations": list(iterations),
+        "core": repr(core),
+        "key": np.asarray(jax.random.key_data(key)).tolist(),
+        "maze_size": maze_size,
+        "steps": steps,
+        "maps": maps,
+        "queries": queries,
+        "lr": lr,
+        "chunk": chunk,
+        "iterations": list(iterations),
     }
     (core_params, decoder), curve = train_in_chunks(
-        distance_loss, (core, maps, queries, maze_size, iterations), init_planner(core, init_key, maze_size), data_key, steps, chunk, lr,
-        checkpoint_dir=checkpoint_dir, settings=settings, what="a planner-distance run", on_chunk=on_chunk,
+        distance_loss,
+        (core, maps, queries, maze_size, iterations),
+        init_planner(core, init_key, maze_size),
+        data_key,
+        steps,
+        chunk,
+        lr,
+        checkpoint_dir=checkpoint_dir,
+        settings=settings,
+        what="a planner-distance run",
+        on_chunk=on_chunk,
     )
     return core_params, decoder, curve[:, 0]
 
 
-def accuracy_by_distance(core, core_params, decoder, key, iterations, maze_size: int = 4, maps: int = 64, queries: int = 64) -> dict[int, np.ndarray]:
+def accuracy_by_distance(
+    core, core_params, decoder, key, iterations, maze_size: int = 4, maps: int = 64, queries: int = 64
+) -> dict[int, np.ndarray]:
     """Iterations i -> held-out accuracy per true distance of the trained planner run for i iterations."""
     outputs, distances = probe_dataset(core, core_params, key, maps, queries, maze_size, iterations)
     predicted = jnp.argmax(outputs @ decoder["w"] + decoder["b"], -1)
@@ -114,6 +152,7 @@ def command(
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
     from memrl.console import console
 
     if maze_size < 3:
@@ -122,9 +161,17 @@ def command(
     core = cores.make("epn" if variant == "a2a" else "epn-nxk", capacity=memory_rows)
     train_key, test_key = jax.random.split(jax.random.PRNGKey(seed))
     trained_with = "/".join(map(str, iterations))
-    console.print(f"training a {variant} planner ({trained_with} iterations) on {maze_size}x{maze_size} maps for {steps} steps")
+    console.print(
+        f"training a {variant} planner ({trained_with} iterations) on {maze_size}x{maze_size} maps for {steps} steps"
+    )
     core_params, decoder, losses = train_planner_on_distances(
-        core, train_key, maze_size, steps, lr=lr, iterations=iterations, checkpoint_dir=out,
+        core,
+        train_key,
+        maze_size,
+        steps,
+        lr=lr,
+        iterations=iterations,
+        checkpoint_dir=out,
         on_chunk=lambda done, loss: console.print(f"step {done}/{steps}  loss {loss:.4f}"),
     )
     results = accuracy_by_distance(core, core_params, decoder, test_key, range(1, max_iterations + 1), maze_size)
@@ -139,7 +186,15 @@ def command(
     fig.tight_layout()
     fig.savefig(out / "planner_distance.png", dpi=120)
     plt.close(fig)
-    (out / "planner_distance.json").write_text(json.dumps({"trained_iterations": list(iterations), "losses": losses.tolist(), "accuracy": {i: a.tolist() for i, a in results.items()}}))
+    (out / "planner_distance.json").write_text(
+        json.dumps(
+            {
+                "trained_iterations": list(iterations),
+                "losses": losses.tolist(),
+                "accuracy": {i: a.tolist() for i, a in results.items()},
+            }
+        )
+    )
     table = accuracy_table(results, f"held-out accuracy by true distance (final loss {losses[-1]:.3f})")
     console.print(table)
     console.print(f"figure {out / 'planner_distance.png'}")

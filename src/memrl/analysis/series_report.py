@@ -35,7 +35,9 @@ def write_series_report(
             ax.semilogy(np.arange(len(values)), np.maximum(values, 1e-30), label=label)
         for label, values in reference_lines.get(title, {}).items():
             ax.semilogy(np.arange(len(values)), np.maximum(values, 1e-30), "--", color="0.4", lw=1)
-            ax.annotate(label, (len(values) - 1, max(values[-1], 1e-30)), fontsize=7, color="0.3", ha="right", va="bottom")
+            ax.annotate(
+                label, (len(values) - 1, max(values[-1], 1e-30)), fontsize=7, color="0.3", ha="right", va="bottom"
+            )
         ax.set_xlabel("t")
         ax.set_ylabel(ylabel)
         ax.set_title(title)
@@ -45,8 +47,10 @@ def write_series_report(
     figure = out / f"{name}.png"
     fig.savefig(figure, dpi=120)
     plt.close(fig)
-    data = {"panels": {t: {k: v.tolist() for k, v in s.items()} for t, s in panels.items()},
-            "reference_lines": {t: {k: v.tolist() for k, v in s.items()} for t, s in reference_lines.items()}}
+    data = {
+        "panels": {t: {k: v.tolist() for k, v in s.items()} for t, s in panels.items()},
+        "reference_lines": {t: {k: v.tolist() for k, v in s.items()} for t, s in reference_lines.items()},
+    }
     (out / f"{name}.json").write_text(json.dumps(data))
 
     for title, series in panels.items():

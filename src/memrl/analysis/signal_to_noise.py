@@ -40,6 +40,7 @@ DEFAULT_CORES = ("lstm", "lstm-stack", "gru", "amrl-max", "amrl-avg", "amrl-sum"
 @dataclasses.dataclass(frozen=True)
 class Setting:
     """A signal of size ``signal`` at step 0, then N(0, ``noise_std``²) noise at every later step."""
+
     signal: float
     noise_std: float
 
@@ -85,13 +86,24 @@ def empirical_snr(core: cores.MemoryCore, key, setting: Setting, steps: int, seq
         return np.asarray(signal_power, np.float64) / np.asarray(noise_power, np.float64)
 
 
-def snr_table(names, setting: Setting, steps: int = 100, sequences: int = 20, inits: int = 3, seed: int = 0) -> dict[str, np.ndarray]:
+def snr_table(
+    names, setting: Setting, steps: int = 100, sequences: int = 20, inits: int = 3, seed: int = 0
+) -> dict[str, np.ndarray]:
     """Mean over ``inits`` initialisations of each core's empirical SNR_t: name -> [steps]."""
     keys = jax.random.split(jax.random.PRNGKey(seed), inits)
-    return {name: np.mean([empirical_snr(make_core_for_width(name, 1), k, setting, steps, sequences) for k in keys], axis=0) for name in names}
+    return {
+        name: np.mean([empirical_snr(make_core_for_width(name, 1), k, setting, steps, sequences) for k in keys], axis=0)
+        for name in names
+    }
 
 
-def command(core_names: Annotated[tuple[str, ...], tyro.conf.arg(name="cores")] = DEFAULT_CORES, steps: int = 100, sequences: int = 20, inits: int = 3, out: Path = Path("runs/analysis/snr")) -> None:
+def command(
+    core_names: Annotated[tuple[str, ...], tyro.conf.arg(name="cores")] = DEFAULT_CORES,
+    steps: int = 100,
+    sequences: int = 20,
+    inits: int = 3,
+    out: Path = Path("runs/analysis/snr"),
+) -> None:
     """Signal-to-noise ratio of each core's output over time, weak and strong signal (AMRL App. A.3-A.4).
 
     Args:

@@ -72,6 +72,7 @@ def known_moves(nodes, actions) -> jax.Array:
 
 def count_only_loss(key, maze_size: int, length: int, walks: int = 2000) -> float:
     """The cross-entropy of p(label | t), estimated on ``walks`` walks: what a reader of t alone reaches."""
+
     def labels(key):
         _, nodes, actions = random_walk(key, maze_size, length)
         return known_moves(nodes, actions)
@@ -104,12 +105,17 @@ def epn_loss(params, key, core, walks: int, queries: int, maze_size: int, length
     def one_walk(key):
         walk_key, time_key, goal_key = jax.random.split(key, 3)
         labels, nodes, actions = random_walk(walk_key, maze_size, length)
-        one_hot = lambda n: jax.nn.one_hot(labels[n], num_labels)  # noqa: E731
+        one_hot = lambda n: jax.nn.one_hot(labels[n], num_labels)
         state = core.apply(core_params, one_hot(nodes), one_hot(nodes), method=core.embed)[0]
         previous_state = jnp.concatenate([jnp.zeros_like(state[:1]), state[:-1]])
         rows = core.apply(core_params, state, previous_actions(actions), previous_state, method=core.memory_row)
         t = jax.random.randint(time_key, (queries,), 0, length)
-        query_state, goal = core.apply(core_params, one_hot(nodes[t]), one_hot(jax.random.randint(goal_key, (queries,), 0, num_labels)), method=core.embed)
+        query_state, goal = core.apply(
+            core_params,
+            one_hot(nodes[t]),
+            one_hot(jax.random.randint(goal_key, (queries,), 0, num_labels)),
+            method=core.embed,
+        )
         memories = jnp.broadcast_to(rows, (queries, *rows.shape))
         plan = core.apply(core_params, memories, (t + 1).astype(jnp.float32), query_state, goal, method=core.plan)
         return plan @ decoder["w"] + decoder["b"], known_moves(nodes, actions)[t]
@@ -121,6 +127,7 @@ def epn_loss(params, key, core, walks: int, queries: int, maze_size: int, length
 
 def lstm_loss(params, key, model, walks: int, queries: int, maze_size: int, length: int):
     """The LSTM on ``walks`` walks, scored at ``queries`` random steps of each: (loss, (accuracy,))."""
+
     def one_walk(key):
         walk_key, time_key = jax.random.split(key)
         labels, nodes, actions = random_walk(walk_key, maze_size, length)
@@ -129,7 +136,7 @@ def lstm_loss(params, key, model, walks: int, queries: int, maze_size: int, leng
 
     inputs, known, t = jax.vmap(one_walk)(jax.random.split(key, walks))
     logits = jnp.swapaxes(model.apply(params, jnp.swapaxes(inputs, 0, 1)), 0, 1)  # [walks, length, 4]
-    pick = lambda x: jnp.take_along_axis(x, t[..., None], axis=1)  # noqa: E731
+    pick = lambda x: jnp.take_along_axis(x, t[..., None], axis=1)
     loss, accuracy = bit_loss(pick(logits), pick(known))
     return loss, (accuracy,)
 
@@ -145,21 +152,57 @@ def init_model(name: str, key, maze_size: int, length: int, **sizes):
     raise ValueError(f"unknown model {name!r}; known: {', '.join(MODELS)}")
 
 
-def train_model(name: str, key, maze_size: int = 3, length: int = 100, steps: int = 2000, walks: int = 16, queries: int = 16,
-                lr: float = 1e-3, chunk: int = 100, checkpoint_dir: Path | None = None, on_chunk=None, **sizes):
+def train_model(
+    name: str,
+    key,
+    maze_size: int = 3,
+    length: int = 100,
+    steps: int = 2000,
+    walks: int = 16,
+    queries: int = 16,
+    lr: float = 1e-3,
+    chunk: int = 100,
+    checkpoint_dir: Path | None = None,
+    on_chunk=None,
+    **sizes,
+):
     """Train model ``name``; returns its curve [steps // chunk, 2] (mean loss, mean accuracy per chunk).
     An interrupted training continues from ``checkpoint_dir`` (:func:`train_in_chunks`)."""
     init_key, data_key = jax.random.split(key)
     loss, model, params = init_model(name, init_key, maze_size, length, **sizes)
-    settings = {"model": name, "key": np.asarray(jax.random.key_data(key)).tolist(), "maze_size": maze_size, "length": length, "steps": steps,
-                "walks": walks, "queries": queries, "lr": lr, "chunk": chunk, "sizes": sizes}
-    _, curve = train_in_chunks(loss, (model, walks, queries, maze_size, length), params, data_key, steps, chunk, lr,
-                               checkpoint_dir=checkpoint_dir, settings=settings, what="a visited-moves run", on_chunk=on_chunk)
+    settings = {
+        "model": name,
+        "key": np.asarray(jax.random.key_data(key)).tolist(),
+        "maze_size": maze_size,
+        "length": length,
+        "steps": steps,
+        "walks": walks,
+        "queries": queries,
+        "lr": lr,
+        "chunk": chunk,
+        "sizes": sizes,
+    }
+    _, curve = train_in_chunks(
+        loss,
+        (model, walks, queries, maze_size, length),
+        params,
+        data_key,
+        steps,
+        chunk,
+        lr,
+        checkpoint_dir=checkpoint_dir,
+        settings=settings,
+        what="a visited-moves run",
+        on_chunk=on_chunk,
+    )
     return curve
 
 
 def command(
-    models: tuple[Literal["epn", "lstm"], ...] = MODELS, maze_size: int = 3, steps: int = 2000, seed: int = 0,
+    models: tuple[Literal["epn", "lstm"], ...] = MODELS,
+    maze_size: int = 3,
+    steps: int = 2000,
+    seed: int = 0,
     out: Path = Path("runs/analysis/visited-moves"),
 ) -> None:
     """Train an EPN planner and an LSTM to tell which moves from the current cell a random walk's
@@ -178,6 +221,7 @@ def command(
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
     from memrl.console import console
 
     if maze_size < 3:
@@ -189,8 +233,14 @@ def command(
     curves = {}
     for name in models:
         curves[name] = train_model(
-            name, key, maze_size, steps=steps, checkpoint_dir=out / name,
-            on_chunk=lambda done, loss, accuracy, name=name: console.print(f"{name} step {done}/{steps}  loss {loss:.4f}  accuracy {accuracy:.3f}"),
+            name,
+            key,
+            maze_size,
+            steps=steps,
+            checkpoint_dir=out / name,
+            on_chunk=lambda done, loss, accuracy, name=name: console.print(
+                f"{name} step {done}/{steps}  loss {loss:.4f}  accuracy {accuracy:.3f}"
+            ),
         )
     fig, ax = plt.subplots(figsize=(6, 4))
     for name, curve in curves.items():
@@ -204,7 +254,11 @@ def command(
     fig.tight_layout()
     fig.savefig(out / "visited_moves.png", dpi=120)
     plt.close(fig)
-    (out / "visited_moves.json").write_text(json.dumps({"count_only_loss": reference, "curves": {k: v.tolist() for k, v in curves.items()}}))
+    (out / "visited_moves.json").write_text(
+        json.dumps({"count_only_loss": reference, "curves": {k: v.tolist() for k, v in curves.items()}})
+    )
     for name, curve in curves.items():
-        console.print(f"{name}: final loss {curve[-1, 0]:.4f}, accuracy {curve[-1, 1]:.3f} (step count alone: {reference:.4f})")
+        console.print(
+            f"{name}: final loss {curve[-1, 0]:.4f}, accuracy {curve[-1, 1]:.3f} (step count alone: {reference:.4f})"
+        )
     console.print(f"figure {out / 'visited_moves.png'}")

@@ -40,7 +40,9 @@ def time_training(learner, updates: int) -> tuple[float, float]:
 
 def measure_memrl(core: str, updates: int, separate_critic: bool = False, **core_args) -> tuple[float, float]:
     """PPO on T-LN with the benchmark shapes (and, with ``separate_critic``, a critic network of its own)."""
-    config = PPOConfig(core=core, core_args=core_args, total_steps=updates * 64 * 128, separate_critic=separate_critic, **BENCH_SHAPES)
+    config = PPOConfig(
+        core=core, core_args=core_args, total_steps=updates * 64 * 128, separate_critic=separate_critic, **BENCH_SHAPES
+    )
     return time_training(PPO(config), updates)
 
 
@@ -59,19 +61,25 @@ def host_table(updates: int) -> None:
     ``gymnasium/<id>``), benchmark shapes."""
     import gymnasium
 
-    from memrl.envs.gymnasium_adapter import GymnasiumEnv
-
     from memrl import envs
+    from memrl.envs.gymnasium_adapter import GymnasiumEnv
 
     if "memrl-bench/TLN-v0" not in gymnasium.registry:
         tln = envs.make("tmaze/T-LN")  # one environment object: the copies share its compiled steps
         gymnasium.register("memrl-bench/TLN-v0", entry_point=lambda: GymnasiumEnv(tln))
-    table = Table(title="PPO-GRU (hidden 128), 64 envs x 128 steps: T-LN in JAX and stepped on the host through gymnasium")
+    table = Table(
+        title="PPO-GRU (hidden 128), 64 envs x 128 steps: T-LN in JAX and stepped on the host through gymnasium"
+    )
     for column in ("environment", "compile s", "env steps/s", "ratio to JAX"):
         table.add_column(column)
     rows = {}
-    for label, env in (("tmaze/T-LN (JAX)", "tmaze/T-LN"), ("gymnasium/memrl-bench/TLN-v0 (host, sync)", "gymnasium/memrl-bench/TLN-v0")):
-        config = PPOConfig(core="gru", core_args={"hidden": 128}, total_steps=updates * 64 * 128, **{**BENCH_SHAPES, "env": env})
+    for label, env in (
+        ("tmaze/T-LN (JAX)", "tmaze/T-LN"),
+        ("gymnasium/memrl-bench/TLN-v0 (host, sync)", "gymnasium/memrl-bench/TLN-v0"),
+    ):
+        config = PPOConfig(
+            core="gru", core_args={"hidden": 128}, total_steps=updates * 64 * 128, **{**BENCH_SHAPES, "env": env}
+        )
         rows[label] = time_training(PPO(config), updates)
     jax_sps = rows["tmaze/T-LN (JAX)"][1]
     for label, (compile_s, sps) in rows.items():
@@ -84,7 +92,15 @@ def measure_vtrace(core: str, updates: int, **core_args) -> tuple[float, float]:
     from memrl.learn.impala import Impala
     from memrl.learn.impala_config import ImpalaConfig
 
-    config = ImpalaConfig(env="memory-planning/4x4", core=core, core_args=core_args, head_widths=(64, 64), num_envs=16, rollout_len=100, total_steps=updates * 1600)
+    config = ImpalaConfig(
+        env="memory-planning/4x4",
+        core=core,
+        core_args=core_args,
+        head_widths=(64, 64),
+        num_envs=16,
+        rollout_len=100,
+        total_steps=updates * 1600,
+    )
     return time_training(Impala(config), updates)
 
 
@@ -129,7 +145,9 @@ def epn_tables(updates: int, capacities: tuple[int, ...]) -> None:
 
 SUPERVISED_SHAPES = {
     "copying": dict(task_args={"gap": 100}, batch_size=100),  # TLB's batch, gap 100: 121 steps
-    "nth-farthest": dict(task_args={}, batch_size=1600, head_widths=(256, 256, 256, 256)),  # RMC's batch and MLP, 8 x 16
+    "nth-farthest": dict(
+        task_args={}, batch_size=1600, head_widths=(256, 256, 256, 256)
+    ),  # RMC's batch and MLP, 8 x 16
 }
 
 
@@ -154,7 +172,9 @@ def supervised_table(updates: int, cores: tuple[str, ...] = ("lstm", "gtrxl", "r
     for task, shapes in SUPERVISED_SHAPES.items():
         for core in cores:
             compile_s, sequences, tokens = measure_supervised(task, core, updates)
-            table.add_row(task, core, str(shapes["batch_size"]), f"{compile_s:.1f}", f"{sequences:,.0f}", f"{tokens:,.0f}")
+            table.add_row(
+                task, core, str(shapes["batch_size"]), f"{compile_s:.1f}", f"{sequences:,.0f}", f"{tokens:,.0f}"
+            )
     console.print(table)
 
 
@@ -164,13 +184,25 @@ def rmc_tables(updates: int, slots: tuple[int, ...], heads: tuple[int, ...], hea
     from memrl.experiments.rmc_boxworld import boxworld_runs
     from memrl.learn.impala import Impala
 
-    table = Table(title=f"RMC (head size {head_size}, input 64, batch 32): one acting step, and the gradient of a 32-step unroll per step")
+    table = Table(
+        title=f"RMC (head size {head_size}, input 64, batch 32): one acting step, and the gradient of a 32-step unroll per step"
+    )
     for column in ("slots", "heads", "units", "step ms", "step MB", "train ms/step", "train MB"):
         table.add_column(column)
     for row in rmc_cost_rows(slots, heads, head_size):
-        table.add_row(str(row.slots), str(row.heads), f"{row.units:,}", f"{row.step_ms:.2f}", f"{row.step_mb:.1f}", f"{row.train_ms:.2f}", f"{row.train_mb:.1f}")
+        table.add_row(
+            str(row.slots),
+            str(row.heads),
+            f"{row.units:,}",
+            f"{row.step_ms:.2f}",
+            f"{row.step_mb:.1f}",
+            f"{row.train_ms:.2f}",
+            f"{row.train_mb:.1f}",
+        )
     console.print(table)
-    table = Table(title=f"V-trace on boxworld/viewport, the RMC paper's agents, 32 envs x 40 steps, {jax.default_backend()}")
+    table = Table(
+        title=f"V-trace on boxworld/viewport, the RMC paper's agents, 32 envs x 40 steps, {jax.default_backend()}"
+    )
     for column in ("agent", "compile s", "env steps/s"):
         table.add_column(column)
     for run, config in boxworld_runs("cpu").items():
@@ -179,18 +211,43 @@ def rmc_tables(updates: int, slots: tuple[int, ...], heads: tuple[int, ...], hea
     console.print(table)
 
 
-def check_bench_settings(cores, updates, epn_capacities, htm_pasts, htm_width, htm_layers, rmc_slots, rmc_heads, rmc_head_size,
-                         tlb_chunks, tlb_length, tlb_lengths, tlb_batch) -> None:
+def check_bench_settings(
+    cores,
+    updates,
+    epn_capacities,
+    htm_pasts,
+    htm_width,
+    htm_layers,
+    rmc_slots,
+    rmc_heads,
+    rmc_head_size,
+    tlb_chunks,
+    tlb_length,
+    tlb_lengths,
+    tlb_batch,
+) -> None:
     """Refuse ``memrl bench``'s own settings before anything is measured, naming the flag."""
     from memrl import cores as registered
 
     unknown = [c for c in cores if c not in registered.names()]
     if unknown:
         raise ValueError(f"--cores: {registered.CORES.unknown(unknown[0])}")
-    single = {"updates": updates, "htm-width": htm_width, "htm-layers": htm_layers, "rmc-head-size": rmc_head_size,
-              "tlb-length": tlb_length, "tlb-batch": tlb_batch}
-    several = {"epn-capacities": epn_capacities, "htm-pasts": htm_pasts, "rmc-slots": rmc_slots, "rmc-heads": rmc_heads,
-               "tlb-chunks": tlb_chunks, "tlb-lengths": tlb_lengths}
+    single = {
+        "updates": updates,
+        "htm-width": htm_width,
+        "htm-layers": htm_layers,
+        "rmc-head-size": rmc_head_size,
+        "tlb-length": tlb_length,
+        "tlb-batch": tlb_batch,
+    }
+    several = {
+        "epn-capacities": epn_capacities,
+        "htm-pasts": htm_pasts,
+        "rmc-slots": rmc_slots,
+        "rmc-heads": rmc_heads,
+        "tlb-chunks": tlb_chunks,
+        "tlb-lengths": tlb_lengths,
+    }
     for flag, value in single.items():
         if value < 1:
             raise ValueError(f"--{flag} must be a positive integer, got {value}")
@@ -253,10 +310,25 @@ def command(
         host: also measure T-LN stepped on the host through gymnasium (gymnasium/<id>) against T-LN in JAX.
         baseline: a git revision of this checkout: the HTM, EPN and RMC agents' updates are measured with its code too, each run in a fresh process, the two in turn, with the speed-up.
     """
-    check_bench_settings(cores, updates, epn_capacities, htm_pasts, htm_width, htm_layers, rmc_slots, rmc_heads, rmc_head_size,
-                         tlb_chunks, tlb_length, tlb_lengths, tlb_batch)
+    check_bench_settings(
+        cores,
+        updates,
+        epn_capacities,
+        htm_pasts,
+        htm_width,
+        htm_layers,
+        rmc_slots,
+        rmc_heads,
+        rmc_head_size,
+        tlb_chunks,
+        tlb_length,
+        tlb_lengths,
+        tlb_batch,
+    )
     baseline_source = revision_source(baseline) if baseline else None  # a bad revision stops here, before any measuring
-    table = Table(title=f"PPO on tmaze/T-LN, 64 envs x 128 steps, {jax.default_backend()} ({jax.devices()[0].device_kind})")
+    table = Table(
+        title=f"PPO on tmaze/T-LN, 64 envs x 128 steps, {jax.default_backend()} ({jax.devices()[0].device_kind})"
+    )
     for column in ("trainer", "compile s", "env steps/s", "ratio to minimal"):
         table.add_column(column)
     minimal = measure_minimal(updates)
@@ -267,7 +339,9 @@ def command(
         table.add_row("minimal PPO-GRU (benchmarks/)", f"{minimal[0]:.1f}", f"{minimal[1]:,.0f}", "1.00")
     for core, (compile_s, sps) in results.items():
         ratio = f"{sps / minimal[1]:.2f}" if minimal else "-"
-        table.add_row(f"memrl {core}" + (" (hidden 128)" if core == "gru" else ""), f"{compile_s:.1f}", f"{sps:,.0f}", ratio)
+        table.add_row(
+            f"memrl {core}" + (" (hidden 128)" if core == "gru" else ""), f"{compile_s:.1f}", f"{sps:,.0f}", ratio
+        )
     console.print(table)
     if host:
         host_table(updates)
@@ -294,25 +368,57 @@ def tlb_tables(chunks: tuple[int, ...], length: int, lengths: tuple[int, ...], b
     from memrl.bench.tlb_scaling import PAPER_RATIOS, ratios, tlb_cost, transformer_cost
 
     base = transformer_cost(length, batch, repeats)
-    by_chunk = Table(title=f"TLB vs Transformer (Table 5), {length} steps, batch {batch}, width 256: speed = Transformer time / TLB time, "
-                           "memory = TLB / Transformer (paper's in brackets)")
-    for column in ("chunk", "TLB infer ms", "TLB train ms", "infer speed", "infer memory", "train speed", "train memory"):
+    by_chunk = Table(
+        title=f"TLB vs Transformer (Table 5), {length} steps, batch {batch}, width 256: speed = Transformer time / TLB time, "
+        "memory = TLB / Transformer (paper's in brackets)"
+    )
+    for column in (
+        "chunk",
+        "TLB infer ms",
+        "TLB train ms",
+        "infer speed",
+        "infer memory",
+        "train speed",
+        "train memory",
+    ):
         by_chunk.add_column(column)
-    by_chunk.add_row("Transformer", f"{base.inference_ms:.1f}", f"{base.training_ms:.1f}", "1", f"1 ({base.inference_mb:.0f} MB)", "1",
-                     f"1 ({base.training_mb:.0f} MB)")
+    by_chunk.add_row(
+        "Transformer",
+        f"{base.inference_ms:.1f}",
+        f"{base.training_ms:.1f}",
+        "1",
+        f"1 ({base.inference_mb:.0f} MB)",
+        "1",
+        f"1 ({base.training_mb:.0f} MB)",
+    )
     for chunk in chunks:
         cost = tlb_cost(chunk, length, batch, repeats)
         paper = PAPER_RATIOS.get(chunk)
-        cells = [f"{ours:.2f}" + (f" ({theirs})" if paper else "") for ours, theirs in zip(ratios(cost, base), paper or (None,) * 4)]
+        cells = [
+            f"{ours:.2f}" + (f" ({theirs})" if paper else "")
+            for ours, theirs in zip(ratios(cost, base), paper or (None,) * 4)
+        ]
         by_chunk.add_row(str(chunk), f"{cost.inference_ms:.1f}", f"{cost.training_ms:.1f}", *cells)
     console.print(by_chunk)
     growth = Table(title=f"TLB (chunks of 100) vs Transformer as the sequence grows, batch {batch}")
-    for column in ("steps", "Transformer infer / train ms", "TLB infer / train ms", "infer speed", "infer memory", "train speed", "train memory"):
+    for column in (
+        "steps",
+        "Transformer infer / train ms",
+        "TLB infer / train ms",
+        "infer speed",
+        "infer memory",
+        "train speed",
+        "train memory",
+    ):
         growth.add_column(column)
     for steps in lengths:
         base, cost = transformer_cost(steps, batch, repeats), tlb_cost(100, steps, batch, repeats)
-        growth.add_row(str(steps), f"{base.inference_ms:.1f} / {base.training_ms:.1f}", f"{cost.inference_ms:.1f} / {cost.training_ms:.1f}",
-                       *(f"{r:.2f}" for r in ratios(cost, base)))
+        growth.add_row(
+            str(steps),
+            f"{base.inference_ms:.1f} / {base.training_ms:.1f}",
+            f"{cost.inference_ms:.1f} / {cost.training_ms:.1f}",
+            *(f"{r:.2f}" for r in ratios(cost, base)),
+        )
     console.print(growth)
 
 
@@ -321,8 +427,10 @@ def htm_agents_table(baseline: str | None = None, baseline_source: Path | None =
     baseline revision, the update with that revision's code beside it."""
     from memrl.bench.htm_agents import htm_agent_rows, htm_agent_rows_beside
 
-    title = ("One V-trace update of HTM's image agents (cpu presets of htm-pvm and htm-ballet), seconds; acting and the gradient are "
-             "compiled apart, so they add up to more than the update, whose scan fuses them")
+    title = (
+        "One V-trace update of HTM's image agents (cpu presets of htm-pvm and htm-ballet), seconds; acting and the gradient are "
+        "compiled apart, so they add up to more than the update, whose scan fuses them"
+    )
     if baseline_source is None:
         rows = [(run, label, cost, None) for run, label, cost in htm_agent_rows()]
     else:
@@ -333,8 +441,15 @@ def htm_agents_table(baseline: str | None = None, baseline_source: Path | None =
     for column in columns + ((f"update at {baseline}", "speed-up") if baseline_source else ()):
         table.add_column(column)
     for run, label, cost, base in rows:
-        cells = [run.split(" ")[-1], label, str(cost.steps), f"{cost.update_s:.3f}", f"{cost.acting_s:.3f}", f"{cost.gradient_s:.3f}",
-                 f"{cost.steps / cost.update_s:,.0f}"]
+        cells = [
+            run.split(" ")[-1],
+            label,
+            str(cost.steps),
+            f"{cost.update_s:.3f}",
+            f"{cost.acting_s:.3f}",
+            f"{cost.gradient_s:.3f}",
+            f"{cost.steps / cost.update_s:,.0f}",
+        ]
         if base:
             cells += [f"{base.update_s:.3f}", f"{base.update_s / cost.update_s:.2f}"]
         table.add_row(*cells)
@@ -345,7 +460,6 @@ def agent_updates_table(name: str, baseline: str | None = None, baseline_source:
     """One V-trace update of the cpu-preset agents of ``AGENT_PROFILES[name]``; with a baseline
     revision, the update with that revision's code beside it."""
     from memrl.bench.agent_updates import AGENT_PROFILES, agent_update_rows
-
     from memrl.experiments import get
 
     profile = AGENT_PROFILES[name]
@@ -354,10 +468,19 @@ def agent_updates_table(name: str, baseline: str | None = None, baseline_source:
     if baseline_source is not None:
         title += f"; each run in a fresh process, this checkout and then revision {baseline}"
     table = Table(title=title)
-    for column in ("run", "steps", "update", "acting", "gradient", "steps/s") + ((f"update at {baseline}", "speed-up") if baseline_source else ()):
+    for column in ("run", "steps", "update", "acting", "gradient", "steps/s") + (
+        (f"update at {baseline}", "speed-up") if baseline_source else ()
+    ):
         table.add_column(column)
     for run, cost, base in agent_update_rows(profile, baseline_source):
-        cells = [run, str(cost.steps), f"{cost.update_s:.3f}", f"{cost.acting_s:.3f}", f"{cost.gradient_s:.3f}", f"{cost.steps / cost.update_s:,.0f}"]
+        cells = [
+            run,
+            str(cost.steps),
+            f"{cost.update_s:.3f}",
+            f"{cost.acting_s:.3f}",
+            f"{cost.gradient_s:.3f}",
+            f"{cost.steps / cost.update_s:,.0f}",
+        ]
         if base:
             cells += [f"{base.update_s:.3f}", f"{base.update_s / cost.update_s:.2f}"]
         table.add_row(*cells)
@@ -376,9 +499,21 @@ def htm_table(pasts: tuple[int, ...], width: int, layers: int) -> None:
         for column in ("past steps", "htm ms", "trxl ms", "trxl / htm", "htm MB", "trxl MB"):
             table.add_column(column)
     for row in rows:
-        acting.add_row(str(row.past), f"{row.htm_step_ms:.2f}", f"{row.trxl_step_ms:.2f}", f"{row.trxl_step_ms / row.htm_step_ms:.2f}",
-                       f"{row.htm_step_mb:.1f}", f"{row.trxl_step_mb:.1f}")
-        learning.add_row(str(row.past), f"{row.htm_train_ms:.2f}", f"{row.trxl_train_ms:.2f}", f"{row.trxl_train_ms / row.htm_train_ms:.2f}",
-                         f"{row.htm_train_mb:.1f}", f"{row.trxl_train_mb:.1f}")
+        acting.add_row(
+            str(row.past),
+            f"{row.htm_step_ms:.2f}",
+            f"{row.trxl_step_ms:.2f}",
+            f"{row.trxl_step_ms / row.htm_step_ms:.2f}",
+            f"{row.htm_step_mb:.1f}",
+            f"{row.trxl_step_mb:.1f}",
+        )
+        learning.add_row(
+            str(row.past),
+            f"{row.htm_train_ms:.2f}",
+            f"{row.trxl_train_ms:.2f}",
+            f"{row.trxl_train_ms / row.htm_train_ms:.2f}",
+            f"{row.htm_train_mb:.1f}",
+            f"{row.trxl_train_mb:.1f}",
+        )
     console.print(acting)
     console.print(learning)

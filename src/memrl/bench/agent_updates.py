@@ -22,13 +22,22 @@ class AgentProfile(NamedTuple):
 
 
 AGENT_PROFILES = {
-    "epn": AgentProfile("epn-memory-planning", ("3x3/epn", "3x3/lstm"), updates=5),  # a 100-step episode of 20-step unrolls (3x3 since version 4: a baseline revision needs these runs)
+    "epn": AgentProfile(
+        "epn-memory-planning", ("3x3/epn", "3x3/lstm"), updates=5
+    ),  # a 100-step episode of 20-step unrolls (3x3 since version 4: a baseline revision needs these runs)
     "rmc": AgentProfile("rmc-pacman", ("full/rmc", "viewport/rmc", "full/lstm")),
 }
 
 
-def agent_update_rows(profile: AgentProfile, baseline: Path | None = None) -> list[tuple[str, UpdateCost, UpdateCost | None]]:
+def agent_update_rows(
+    profile: AgentProfile, baseline: Path | None = None
+) -> list[tuple[str, UpdateCost, UpdateCost | None]]:
     """(run, cost, cost with the code in ``baseline`` or None) for each of ``profile``'s runs."""
     if baseline is None:
-        return [(run, update_cost(get(profile.experiment, "cpu").runs[run], updates=profile.updates), None) for run in profile.runs]
-    return [(run, *update_costs_beside(baseline, profile.experiment, run, 0.0, profile.updates)) for run in profile.runs]
+        return [
+            (run, update_cost(get(profile.experiment, "cpu").runs[run], updates=profile.updates), None)
+            for run in profile.runs
+        ]
+    return [
+        (run, *update_costs_beside(baseline, profile.experiment, run, 0.0, profile.updates)) for run in profile.runs
+    ]

@@ -12,7 +12,12 @@ from pathlib import Path
 from memrl.bench.update_cost import UpdateCost, update_cost, update_costs_beside
 from memrl.experiments import get
 
-PROFILED_RUNS = (("htm-pvm", "pvm/htm"), ("htm-pvm", "pvm/lstm"), ("htm-ballet", "mixed/htm"), ("htm-ballet", "mixed/lstm"))
+PROFILED_RUNS = (
+    ("htm-pvm", "pvm/htm"),
+    ("htm-pvm", "pvm/lstm"),
+    ("htm-ballet", "mixed/htm"),
+    ("htm-ballet", "mixed/lstm"),
+)
 
 
 def profiled_configs():

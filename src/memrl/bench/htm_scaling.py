@@ -35,7 +35,9 @@ def full_memory(core_name: str, core_args: dict, batch: int, width: int):
     """(model, params, carry) with every memory slot valid."""
     model = cores.make(core_name, **core_args)
     carry = jax.tree.map(lambda a: jnp.ones_like(a) if a.dtype == bool else a, model.initialize_carry(None, (batch,)))
-    params = compiled_init(model, None, jax.random.PRNGKey(0), carry, jnp.ones((batch, width)), jnp.zeros((batch,), bool))
+    params = compiled_init(
+        model, None, jax.random.PRNGKey(0), carry, jnp.ones((batch, width)), jnp.zeros((batch,), bool)
+    )
     return model, params, carry
 
 
@@ -55,10 +57,14 @@ def step_cost(core_name: str, core_args: dict, batch: int, width: int, repeats: 
     x, reset = jnp.ones((batch, width)), jnp.zeros((batch,), bool)
     compiled = jax.jit(lambda p, c: model.apply(p, c, x, reset)).lower(params, carry).compile()
     carry_mb = sum(a.nbytes for a in jax.tree.leaves(carry)) / 2**20
-    return timed_ms(compiled, params, carry, repeats=repeats), carry_mb + compiled.memory_analysis().temp_size_in_bytes / 2**20
+    return timed_ms(
+        compiled, params, carry, repeats=repeats
+    ), carry_mb + compiled.memory_analysis().temp_size_in_bytes / 2**20
 
 
-def training_cost(core_name: str, core_args: dict, batch: int, width: int, steps: int, repeats: int) -> tuple[float, float]:
+def training_cost(
+    core_name: str, core_args: dict, batch: int, width: int, steps: int, repeats: int
+) -> tuple[float, float]:
     """(ms per unrolled step, XLA working MB) of the gradient of mean(y²) over a ``steps``-step
     unroll that starts from a full memory."""
     model, params, carry = full_memory(core_name, core_args, batch, width)
@@ -73,16 +79,40 @@ def training_cost(core_name: str, core_args: dict, batch: int, width: int, steps
     return timed_ms(compiled, params, repeats=repeats) / steps, compiled.memory_analysis().temp_size_in_bytes / 2**20
 
 
-def htm_scaling_rows(pasts, width: int, layers: int, chunk_size: int, k: int, batch: int = 1, train_batch: int = 8,
-                     train_steps: int = 32, repeats: int = 5) -> list[ScalingRow]:
+def htm_scaling_rows(
+    pasts,
+    width: int,
+    layers: int,
+    chunk_size: int,
+    k: int,
+    batch: int = 1,
+    train_batch: int = 8,
+    train_steps: int = 32,
+    repeats: int = 5,
+) -> list[ScalingRow]:
     """One row per attended past; HTM's window is one chunk."""
     shared = dict(num_layers=layers, d_model=width, num_heads=8, mlp_dim=2 * width)
     rows = []
     for past in pasts:
         htm = {**shared, "window": chunk_size, "chunk_size": chunk_size, "num_chunks": past // chunk_size, "k": k}
         trxl = {**shared, "memory_length": past}
-        htm_step, trxl_step = step_cost("htm", htm, batch, width, repeats), step_cost("trxl", trxl, batch, width, repeats)
+        htm_step, trxl_step = (
+            step_cost("htm", htm, batch, width, repeats),
+            step_cost("trxl", trxl, batch, width, repeats),
+        )
         htm_train = training_cost("htm", htm, train_batch, width, train_steps, repeats)
         trxl_train = training_cost("trxl", trxl, train_batch, width, train_steps, repeats)
-        rows.append(ScalingRow(past, htm_step[0], trxl_step[0], htm_step[1], trxl_step[1], htm_train[0], trxl_train[0], htm_train[1], trxl_train[1]))
+        rows.append(
+            ScalingRow(
+                past,
+                htm_step[0],
+                trxl_step[0],
+                htm_step[1],
+                trxl_step[1],
+                htm_train[0],
+                trxl_train[0],
+                htm_train[1],
+                trxl_train[1],
+            )
+        )
     return rows

@@ -30,7 +30,9 @@ def revision_source(revision: str) -> Path:
         raise ValueError(f"--baseline needs memrl imported from a git checkout; {root} is not one")
     archive = git("archive", "--format=tar", revision, "src")
     if archive.returncode:
-        raise ValueError(f"--baseline {revision!r}: git cannot read that revision's src folder ({archive.stderr.decode().strip()})")
+        raise ValueError(
+            f"--baseline {revision!r}: git cannot read that revision's src folder ({archive.stderr.decode().strip()})"
+        )
     folder = Path(tempfile.mkdtemp(prefix="memrl-baseline-"))
     with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
         tar.extractall(folder, filter="data")
@@ -40,8 +42,15 @@ def revision_source(revision: str) -> Path:
 def run_script(source: Path, script: str, argument) -> object:
     """Run ``script`` in a fresh Python process that imports memrl from ``source``; it gets
     ``argument`` as JSON in ``sys.argv[1]`` and prints its result as JSON on its last line."""
-    environment = {**os.environ, "PYTHONPATH": os.pathsep.join([str(source), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep)}
-    done = subprocess.run([sys.executable, "-c", script, json.dumps(argument)], capture_output=True, text=True, env=environment)
+    environment = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(source), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep),
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", script, json.dumps(argument)], capture_output=True, text=True, env=environment
+    )
     if done.returncode:
-        raise RuntimeError(f"measuring with the code in {source} failed (exit {done.returncode}): {done.stderr.strip()[-2000:]}")
+        raise RuntimeError(
+            f"measuring with the code in {source} failed (exit {done.returncode}): {done.stderr.strip()[-2000:]}"
+        )
     return json.loads(done.stdout.strip().splitlines()[-1])

@@ -24,8 +24,15 @@ class RMCCostRow(NamedTuple):
     train_mb: float
 
 
-def rmc_cost_rows(slots: tuple[int, ...], heads: tuple[int, ...], head_size: int, width: int = 64, batch: int = 32,
-                  train_steps: int = 32, repeats: int = 5) -> list[RMCCostRow]:
+def rmc_cost_rows(
+    slots: tuple[int, ...],
+    heads: tuple[int, ...],
+    head_size: int,
+    width: int = 64,
+    batch: int = 32,
+    train_steps: int = 32,
+    repeats: int = 5,
+) -> list[RMCCostRow]:
     """One row per (slots, heads), inputs of ``width``."""
     rows = []
     for n in slots:

@@ -19,7 +19,11 @@ from memrl.bench.htm_scaling import timed_ms
 from memrl.nn.compiled_init import compiled_init
 
 PAPER_RATIOS = {  # Table 5: chunk -> (inference speed, inference memory, training speed, training memory), Transformer = 1
-    1000: (3.5, 0.09, 4.4, 0.14), 100: (3.6, 0.08, 4.4, 0.08), 40: (3.3, 0.12, 2.2, 0.49), 20: (2.2, 0.08, 1.4, 0.40), 10: (1.2, 0.1, 0.7, 0.42),
+    1000: (3.5, 0.09, 4.4, 0.14),
+    100: (3.6, 0.08, 4.4, 0.08),
+    40: (3.3, 0.12, 2.2, 0.49),
+    20: (2.2, 0.08, 1.4, 0.40),
+    10: (1.2, 0.1, 0.7, 0.42),
 }
 SHARED = dict(d_model=256, mlp_dim=1024, num_heads=4)
 TRANSFORMER = dict(num_reads=2, self_per_read=2)  # 4 self-attention layers
@@ -33,22 +37,33 @@ class SequenceCost(NamedTuple):
     training_mb: float
 
 
-def sequence_cost(core_name: str, core_args: dict, length: int, batch: int, repeats: int, training: bool = True) -> SequenceCost:
+def sequence_cost(
+    core_name: str, core_args: dict, length: int, batch: int, repeats: int, training: bool = True
+) -> SequenceCost:
     """Time (after compile) and XLA working memory of the forward pass and (unless not
     ``training``: NaN) of the gradient of the core's sequence form on ``length`` steps of random inputs."""
     model = cores.make(core_name, **core_args)
     xs = jax.random.normal(jax.random.PRNGKey(1), (length, batch, core_args["d_model"]))
-    params = compiled_init(model, None, jax.random.PRNGKey(0), model.initialize_carry(None, (batch,)), xs[0], jnp.ones((batch,), bool))
+    params = compiled_init(
+        model, None, jax.random.PRNGKey(0), model.initialize_carry(None, (batch,)), xs[0], jnp.ones((batch,), bool)
+    )
 
     def forward(p):
         return model.apply(p, xs, method=model.sequence)[1]
 
     inference = jax.jit(forward).lower(params).compile()
-    inference_cost = (timed_ms(inference, params, repeats=repeats), inference.memory_analysis().temp_size_in_bytes / 2**20)
+    inference_cost = (
+        timed_ms(inference, params, repeats=repeats),
+        inference.memory_analysis().temp_size_in_bytes / 2**20,
+    )
     if not training:
         return SequenceCost(*inference_cost, float("nan"), float("nan"))
     gradient = jax.jit(jax.grad(lambda p: jnp.mean(forward(p) ** 2))).lower(params).compile()
-    return SequenceCost(*inference_cost, timed_ms(gradient, params, repeats=repeats), gradient.memory_analysis().temp_size_in_bytes / 2**20)
+    return SequenceCost(
+        *inference_cost,
+        timed_ms(gradient, params, repeats=repeats),
+        gradient.memory_analysis().temp_size_in_bytes / 2**20,
+    )
 
 
 def transformer_cost(length: int, batch: int, repeats: int) -> SequenceCost:
@@ -62,6 +77,8 @@ def tlb_cost(chunk_size: int, length: int, batch: int, repeats: int) -> Sequence
 def ratios(tlb: SequenceCost, transformer: SequenceCost) -> tuple[float, float, float, float]:
     """Table 5's ratios: speed = Transformer time / TLB time, memory = TLB memory / Transformer memory."""
     return (
-        transformer.inference_ms / tlb.inference_ms, tlb.inference_mb / max(transformer.inference_mb, 1e-9),
-        transformer.training_ms / tlb.training_ms, tlb.training_mb / max(transformer.training_mb, 1e-9),
+        transformer.inference_ms / tlb.inference_ms,
+        tlb.inference_mb / max(transformer.inference_mb, 1e-9),
+        transformer.training_ms / tlb.training_ms,
+        tlb.training_mb / max(transformer.training_mb, 1e-9),
     )

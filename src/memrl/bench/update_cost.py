@@ -75,7 +75,9 @@ print(json.dumps(cost._asdict()))
 """
 
 
-def update_costs_beside(baseline: Path, experiment: str, run: str, reconstruction_coef: float, updates: int = 2) -> tuple[UpdateCost, UpdateCost]:
+def update_costs_beside(
+    baseline: Path, experiment: str, run: str, reconstruction_coef: float, updates: int = 2
+) -> tuple[UpdateCost, UpdateCost]:
     """The update cost (over ``updates`` updates) of ``experiment``'s cpu-preset ``run`` (at
     ``reconstruction_coef``) with this checkout's code and with the code in ``baseline``, each in a
     fresh process, the two in turn."""

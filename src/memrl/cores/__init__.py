@@ -1,6 +1,6 @@
 """Memory cores behind one contract (see ``base``); importing this package registers them all."""
 
+from memrl.cores import amrl, conv_lstm, dnc, epn, feedback_transformer, gru, htm, lstm, rmc, tlb, transformer_xl
 from memrl.cores.base import CORES, MemoryCore, make, names, register
-from memrl.cores import amrl, conv_lstm, dnc, epn, feedback_transformer, gru, htm, lstm, rmc, tlb, transformer_xl  # noqa: F401  (registration)
 
 __all__ = ["CORES", "MemoryCore", "make", "names", "register"]

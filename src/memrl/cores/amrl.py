@@ -19,9 +19,9 @@ from __future__ import annotations
 
 from typing import Literal
 
+import flax.linen as nn
 import jax
 import jax.numpy as jnp
-import flax.linen as nn
 
 from memrl.cores.base import MemoryCore, register
 from memrl.cores.lstm import LSTMCellFused, lstm_zeros
@@ -102,7 +102,9 @@ class SET(MemoryCore):
 
     def step(self, carry, x, reset):
         if x.shape[-1] != self.features:
-            raise ValueError(f"SET.features must equal the width of its inputs ({x.shape[-1]}: the encoder's output), got {self.features}")
+            raise ValueError(
+                f"SET.features must equal the width of its inputs ({x.shape[-1]}: the encoder's output), got {self.features}"
+            )
         count = carry["count"] + 1.0
         total, mean = aggregate("avg", carry["total"], count, x, use_straight_through=False)
         return {"total": total, "count": count}, mean

@@ -14,9 +14,9 @@ uniform for cores that may want a random start.
 
 from __future__ import annotations
 
+import flax.linen as nn
 import jax
 import jax.numpy as jnp
-import flax.linen as nn
 
 from memrl.registry import Registry
 
@@ -90,7 +90,12 @@ class MemoryCore(nn.Module):
         if self.unroll_saves is not None:
             body = nn.checkpoint(body, policy=self.unroll_saves)
         scan = nn.scan(
-            body, variable_broadcast="params", variable_axes={"intermediates": 0}, split_rngs={"params": False}, in_axes=0, out_axes=0
+            body,
+            variable_broadcast="params",
+            variable_axes={"intermediates": 0},
+            split_rngs={"params": False},
+            in_axes=0,
+            out_axes=0,
         )
         return scan(self, carry, (self.map_input(xs, 2), resets))
 

@@ -12,9 +12,9 @@ The output is flatten(h') [B, grid² · channels].
 
 from __future__ import annotations
 
+import flax.linen as nn
 import jax
 import jax.numpy as jnp
-import flax.linen as nn
 
 from memrl.cores.base import MemoryCore, register
 from memrl.nn.convolution import SameConv
@@ -44,7 +44,9 @@ class ConvLSTM(MemoryCore):
         c, h = carry
         cells = self.grid * self.grid
         if x.shape[-1] % cells:
-            raise ValueError(f"conv-lstm reads its input as a {self.grid}x{self.grid} map; {x.shape[-1]} features are not a multiple of {cells}")
+            raise ValueError(
+                f"conv-lstm reads its input as a {self.grid}x{self.grid} map; {x.shape[-1]} features are not a multiple of {cells}"
+            )
         x = x.reshape(x.shape[0], self.grid, self.grid, x.shape[-1] // cells)
         gates = SameConv(4 * self.channels, self.kernel, name="gates")(jnp.concatenate([x, h], axis=-1))
         i, f, g, o = jnp.split(gates, 4, axis=-1)

@@ -22,9 +22,9 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
+import flax.linen as nn
 import jax
 import jax.numpy as jnp
-import flax.linen as nn
 
 from memrl.cores import dnc_addressing as addressing
 from memrl.cores.base import MemoryCore, register
@@ -66,7 +66,9 @@ class DNC(MemoryCore):
     """the controller LSTMs' ``weight_init`` (cores/lstm.py): "fused" (sonnet's, default) or "split" (per part)"""
 
     def __post_init__(self):
-        check_positive(self, "memory_size", "word_size", "num_reads", "num_writes", "hidden", "controller_layers", "output_size")
+        check_positive(
+            self, "memory_size", "word_size", "num_reads", "num_writes", "hidden", "controller_layers", "output_size"
+        )
         check_weight_init(self, "controller_weight_init")
         if self.clip_value < 0:
             raise ValueError(f"dnc clip_value must be >= 0 (0: no clipping), got {self.clip_value}")
@@ -74,11 +76,16 @@ class DNC(MemoryCore):
 
     def initialize_carry(self, rng, batch_shape):
         n, w, r, h = self.memory_size, self.word_size, self.num_reads, self.num_writes
-        zeros = lambda *shape: jnp.zeros((*batch_shape, *shape))  # noqa: E731
+        zeros = lambda *shape: jnp.zeros((*batch_shape, *shape))
         return DNCState(
             controller=tuple(lstm_zeros(batch_shape, self.hidden) for _ in range(self.controller_layers)),
-            read_words=zeros(r, w), memory=zeros(n, w), read_weights=zeros(r, n), write_weights=zeros(h, n),
-            link=zeros(h, n, n), precedence=zeros(h, n), usage=zeros(n),
+            read_words=zeros(r, w),
+            memory=zeros(n, w),
+            read_weights=zeros(r, n),
+            write_weights=zeros(h, n),
+            link=zeros(h, n, n),
+            precedence=zeros(h, n),
+            usage=zeros(n),
         )
 
     def _clip(self, x):
@@ -92,24 +99,34 @@ class DNC(MemoryCore):
         for layer in range(self.controller_layers):
             # each layer reads the unclipped output of the one below; the state is clipped after
             # the whole stack, as the official core clips its controller's output and state
-            (c, h), _ = LSTMCellFused(self.hidden, self.controller_weight_init, name=f"controller_{layer}")(state.controller[layer], h)
+            (c, h), _ = LSTMCellFused(self.hidden, self.controller_weight_init, name=f"controller_{layer}")(
+                state.controller[layer], h
+            )
             controller.append((self._clip(c), self._clip(h)))
         h = controller[-1][1]
         interface = self._interface(h)
-        usage = addressing.usage_after_write_and_read(state.usage, state.write_weights, interface["free_gates"], state.read_weights)
+        usage = addressing.usage_after_write_and_read(
+            state.usage, state.write_weights, interface["free_gates"], state.read_weights
+        )
         write_weights = self._write_weights(interface, state.memory, usage)
-        memory = addressing.erase_and_write(state.memory, write_weights, interface["erase_vectors"], interface["write_vectors"])
+        memory = addressing.erase_and_write(
+            state.memory, write_weights, interface["erase_vectors"], interface["write_vectors"]
+        )
         link, precedence = addressing.link_and_precedence(state.link, state.precedence, write_weights)
         read_weights = self._read_weights(interface, memory, state.read_weights, link)
         read_words = jnp.einsum("brn,bnw->brw", read_weights, memory)
-        output = self._clip(nn.Dense(self.output_size, name="output")(jnp.concatenate([h, read_words.reshape(batch, -1)], axis=-1)))
-        return DNCState(tuple(controller), read_words, memory, read_weights, write_weights, link, precedence, usage), output
+        output = self._clip(
+            nn.Dense(self.output_size, name="output")(jnp.concatenate([h, read_words.reshape(batch, -1)], axis=-1))
+        )
+        return DNCState(
+            tuple(controller), read_words, memory, read_weights, write_weights, link, precedence, usage
+        ), output
 
     @nn.nowrap
     def _interface(self, h):
         """The controller output mapped to the memory's read and write instructions."""
         r, hw, w = self.num_reads, self.num_writes, self.word_size
-        linear = lambda name, *shape: nn.Dense(math.prod(shape), name=name)(h).reshape(h.shape[0], *shape)  # noqa: E731
+        linear = lambda name, *shape: nn.Dense(math.prod(shape), name=name)(h).reshape(h.shape[0], *shape)
         return dict(
             read_keys=linear("read_keys", r, w),
             read_strengths=linear("read_strengths", r),

@@ -14,7 +14,7 @@ EPSILON = 1e-6  # the official _EPSILON: in norms, the cosine denominator and th
 def content_weights(memory: jax.Array, keys: jax.Array, strengths: jax.Array) -> jax.Array:
     """C(M, k, β)[i] = softmax_i(softplus(β) · cos(k, M_i)), with the official ε's:
     cos = k·M_i / (‖k‖‖M_i‖ + ε), ‖v‖ = sqrt(Σ v² + ε). keys [B, K, W], strengths [B, K] -> [B, K, N]."""
-    norm = lambda v: jnp.sqrt(jnp.sum(v * v, axis=-1, keepdims=True) + EPSILON)  # noqa: E731
+    norm = lambda v: jnp.sqrt(jnp.sum(v * v, axis=-1, keepdims=True) + EPSILON)
     dot = jnp.einsum("bkw,bnw->bkn", keys, memory)
     similarity = dot / (norm(keys) * jnp.swapaxes(norm(memory), -1, -2) + EPSILON)
     return jax.nn.softmax(similarity * jax.nn.softplus(strengths)[..., None], axis=-1)
@@ -36,7 +36,9 @@ def allocation(usage: jax.Array) -> jax.Array:
     usage = EPSILON + (1.0 - EPSILON) * usage
     order = jnp.argsort(usage, axis=-1, stable=True)
     sorted_usage = jnp.take_along_axis(usage, order, axis=-1)
-    exclusive_product = jnp.cumprod(jnp.concatenate([jnp.ones_like(sorted_usage[:, :1]), sorted_usage[:, :-1]], axis=-1), axis=-1)
+    exclusive_product = jnp.cumprod(
+        jnp.concatenate([jnp.ones_like(sorted_usage[:, :1]), sorted_usage[:, :-1]], axis=-1), axis=-1
+    )
     sorted_allocation = (1.0 - sorted_usage) * exclusive_product
     return jnp.take_along_axis(sorted_allocation, jnp.argsort(order, axis=-1), axis=-1)
 

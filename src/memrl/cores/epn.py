@@ -37,9 +37,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar, Literal
 
+import flax.linen as nn
 import jax
 import jax.numpy as jnp
-import flax.linen as nn
 from jax.custom_batching import custom_vmap
 
 from memrl.cores.base import MemoryCore, register, reset_carry
@@ -94,10 +94,14 @@ class PlannerIteration(nn.Module):
 
     @nn.compact
     def __call__(self, belief, belief_valid, memory, memory_valid):
-        mha = lambda name: nn.MultiHeadDotProductAttention(self.num_heads, qkv_features=self.width, out_features=self.width, name=name)  # noqa: E731
+        mha = lambda name: nn.MultiHeadDotProductAttention(
+            self.num_heads, qkv_features=self.width, out_features=self.width, name=name
+        )
         if self.variant == "nxk":
             normed_memory = nn.LayerNorm(name="memory_norm")(memory)
-            belief = belief + mha("to_memory")(nn.LayerNorm(name="belief_norm")(belief), normed_memory, mask=attention_mask(belief_valid, memory_valid))
+            belief = belief + mha("to_memory")(
+                nn.LayerNorm(name="belief_norm")(belief), normed_memory, mask=attention_mask(belief_valid, memory_valid)
+            )
         normed = nn.LayerNorm(name="self_norm")(belief)
         belief = belief + mha("self_attention")(normed, normed, mask=attention_mask(belief_valid, belief_valid))
         hidden = nn.relu(nn.Dense(self.width, name="f_hidden")(nn.relu(belief)))
@@ -159,7 +163,9 @@ class EPN(MemoryCore):
         """(e(o), e(g)) [B, embed_dim] each."""
         if self.share_goal_embedding:
             if goal.shape[-1] != observation.shape[-1]:
-                raise ValueError(f"share_goal_embedding needs goals as wide as observations, got {goal.shape[-1]} and {observation.shape[-1]}")
+                raise ValueError(
+                    f"share_goal_embedding needs goals as wide as observations, got {goal.shape[-1]} and {observation.shape[-1]}"
+                )
             return self.embed_observation(observation), self.embed_observation(goal)
         return self.embed_observation(observation), self.embed_goal(goal)
 
@@ -177,7 +183,7 @@ class EPN(MemoryCore):
         ``after``, from one pass of max(after) iterations (for probing several thinking times)."""
         if not after or min(after) < 1:
             raise ValueError(f"after must list iteration counts >= 1, got {tuple(after)}")
-        plan = lambda core, memory, *args: core.plan_prefix(core.planner_input.memory(memory), *args, after)  # noqa: E731
+        plan = lambda core, memory, *args: core.plan_prefix(core.planner_input.memory(memory), *args, after)
         return self.on_prefix(plan, memory, count, state, goal)
 
     def on_prefix(self, plan, memory, count, state, goal):
@@ -185,14 +191,19 @@ class EPN(MemoryCore):
         prefix lengths that holds every valid row: rows are written in order from an episode's
         start, so the valid ones are a prefix (all n = capacity rows once a memory wraps around)."""
         count = count.astype(jnp.int32)
-        lengths = sorted({-(-self.capacity * i // self.prefixes) for i in range(1, self.prefixes + 1)})  # distinct where prefixes > capacity
+        lengths = sorted(
+            {-(-self.capacity * i // self.prefixes) for i in range(1, self.prefixes + 1)}
+        )  # distinct where prefixes > capacity
         if len(lengths) == 1:
             return plan(self, memory, count, state, goal)
         shortest = jnp.searchsorted(jnp.array(lengths), batch_maximum(jnp.max(jnp.minimum(count, self.capacity))))
         # the gradient of a switch keeps the residuals of every branch (zeros for those not taken):
         # each branch keeps only its inputs and recomputes its forward pass in the backward
         branches = [
-            nn.checkpoint(lambda core, memory, *args, n=n: plan(core, memory[:, :n], *args), policy=jax.checkpoint_policies.nothing_saveable)
+            nn.checkpoint(
+                lambda core, memory, *args, n=n: plan(core, memory[:, :n], *args),
+                policy=jax.checkpoint_policies.nothing_saveable,
+            )
             for n in lengths
         ]
         if self.is_initializing():  # every branch creates the same parameters
@@ -221,7 +232,9 @@ class EPN(MemoryCore):
 
     def readout(self, belief, belief_valid, state):
         """Append the state embedding to every row, a row-wise 2-layer MLP, max over valid rows."""
-        with_state = jnp.concatenate([belief, jnp.broadcast_to(state[:, None], (*belief.shape[:2], self.embed_dim))], -1)
+        with_state = jnp.concatenate(
+            [belief, jnp.broadcast_to(state[:, None], (*belief.shape[:2], self.embed_dim))], -1
+        )
         readout = self.readout_out(nn.relu(self.readout_hidden(with_state)))
         return jnp.max(jnp.where(belief_valid[..., None], readout, -jnp.inf), axis=1)
 
@@ -237,7 +250,11 @@ class EPN(MemoryCore):
         row = self.memory_row(state, x["prev_action"], carry["prev_embedding"])
         count = carry["count"].astype(jnp.int32)
         slot = jax.nn.one_hot(count % self.capacity, self.capacity, dtype=bool)[..., None]
-        carry = {"memory": jnp.where(slot, row[:, None], carry["memory"]), "count": (count + 1).astype(jnp.float32), "prev_embedding": state}
+        carry = {
+            "memory": jnp.where(slot, row[:, None], carry["memory"]),
+            "count": (count + 1).astype(jnp.float32),
+            "prev_embedding": state,
+        }
         return carry, state, goal, row, slot
 
     def step(self, carry, x, reset):
@@ -256,10 +273,19 @@ class EPN(MemoryCore):
             carry, projected = reset_carry(carried, initial, reset)
             carry, state, goal, row, slot = core.write(carry, x)
             projected = jnp.where(slot, core.planner_input.memory(row)[:, None], projected)
-            plan = lambda core, rows, *args: core.plan_prefix(rows, *args, (core.iterations,))[0]  # noqa: E731
-            return (carry, projected), jnp.concatenate([core.on_prefix(plan, projected, carry["count"], state, goal), state, goal], -1)
+            plan = lambda core, rows, *args: core.plan_prefix(rows, *args, (core.iterations,))[0]
+            return (carry, projected), jnp.concatenate(
+                [core.on_prefix(plan, projected, carry["count"], state, goal), state, goal], -1
+            )
 
-        scan = nn.scan(body, variable_broadcast="params", variable_axes={"intermediates": 0}, split_rngs={"params": False}, in_axes=0, out_axes=0)
+        scan = nn.scan(
+            body,
+            variable_broadcast="params",
+            variable_axes={"intermediates": 0},
+            split_rngs={"params": False},
+            in_axes=0,
+            out_axes=0,
+        )
         (carry, _), ys = scan(self, (carry, self.planner_input.memory(carry["memory"])), (xs, resets))
         return carry, ys
 

@@ -32,9 +32,9 @@ from __future__ import annotations
 
 import math
 
+import flax.linen as nn
 import jax
 import jax.numpy as jnp
-import flax.linen as nn
 
 from memrl.cores.base import SegmentCore, register
 from memrl.cores.sliding_window import slide, window_mask
@@ -76,7 +76,12 @@ def memory_keys_values(num_heads: int, params: dict, memory):
     head_shape = memory.shape[:-1] + (num_heads, memory.shape[-1] // num_heads)
 
     def project(name):
-        return jnp.stack([(layer_norm(memory, *layer["attention_norm"]) @ layer[name]).reshape(head_shape) for layer in params["layers"]])
+        return jnp.stack(
+            [
+                (layer_norm(memory, *layer["attention_norm"]) @ layer[name]).reshape(head_shape)
+                for layer in params["layers"]
+            ]
+        )
 
     return project("key"), project("value")
 
@@ -95,7 +100,7 @@ def _segment(num_heads: int, params: dict, xs, keys0, values0, masks):
 
 def _segment_forward(num_heads, params, xs, keys0, values0, masks):
     size = keys0.shape[0]
-    pad = lambda first: jnp.concatenate([first, jnp.zeros((xs.shape[0],) + first.shape[1:], first.dtype)])  # noqa: E731
+    pad = lambda first: jnp.concatenate([first, jnp.zeros((xs.shape[0],) + first.shape[1:], first.dtype)])
 
     def body(buffers, inputs):
         keys, values = buffers
@@ -117,7 +122,7 @@ def _segment_backward(num_heads, residuals, cotangents):
     def body(carry, inputs):
         dkeys, dvalues, dparams = carry
         t, x, mask, dy, dmemory = inputs
-        step = lambda p, x, k, v: feedback_step(num_heads, p, x, k, v, mask)  # noqa: E731
+        step = lambda p, x, k, v: feedback_step(num_heads, p, x, k, v, mask)
         _, pullback = jax.vjp(step, params, x, _window(keys, t, size), _window(values, t, size))
         dk_new, dv_new = dkeys[size + t], dvalues[size + t]  # what later steps sent back to this step's memory
         dp, dx, dk, dv = pullback((dy, dmemory, dk_new, dv_new))
@@ -146,11 +151,15 @@ def window_masks(valid, resets, size: int):
 
 def arrange_parameters(flat: dict, num_layers: int) -> dict:
     """The core's flat parameters (``params["params"]``) in the nested form ``feedback_step`` takes."""
+
     def layer(l):
-        g = lambda name: flat[f"layer_{l}_{name}"]  # noqa: E731
+        g = lambda name: flat[f"layer_{l}_{name}"]
         return {
             "attention_norm": (g("attention_norm_scale"), g("attention_norm_bias")),
-            "query": g("query"), "key": g("key"), "value": g("value"), "output": g("output"),
+            "query": g("query"),
+            "key": g("key"),
+            "value": g("value"),
+            "output": g("output"),
             "mlp_norm": (g("mlp_norm_scale"), g("mlp_norm_bias")),
             "mlp_in": (g("mlp_in_kernel"), g("mlp_in_bias")),
             "mlp_out": (g("mlp_out_kernel"), g("mlp_out_bias")),
@@ -181,7 +190,9 @@ class FeedbackTransformer(SegmentCore):
     def __post_init__(self):
         check_positive(self, "num_layers", "d_model", "num_heads", "mlp_dim", "memory_length")
         if self.d_model % self.num_heads:
-            raise ValueError(f"FeedbackTransformer.d_model ({self.d_model}) must be divisible by num_heads ({self.num_heads})")
+            raise ValueError(
+                f"FeedbackTransformer.d_model ({self.d_model}) must be divisible by num_heads ({self.num_heads})"
+            )
         super().__post_init__()
 
     def initialize_carry(self, rng, batch_shape):
@@ -195,9 +206,12 @@ class FeedbackTransformer(SegmentCore):
         width, mlp = self.d_model, self.mlp_dim
         dense = nn.initializers.lecun_normal()
         residual_out = nn.initializers.variance_scaling(1.0 / (2 * self.num_layers), "fan_in", "truncated_normal")
-        shapes = {"position": (nn.initializers.normal(1.0), (self.memory_length, width // self.num_heads)),
-                  "layer_weights": (nn.initializers.zeros, (self.num_layers + 1,)),
-                  "output_norm_scale": (nn.initializers.ones, (width,)), "output_norm_bias": (nn.initializers.zeros, (width,))}
+        shapes = {
+            "position": (nn.initializers.normal(1.0), (self.memory_length, width // self.num_heads)),
+            "layer_weights": (nn.initializers.zeros, (self.num_layers + 1,)),
+            "output_norm_scale": (nn.initializers.ones, (width,)),
+            "output_norm_bias": (nn.initializers.zeros, (width,)),
+        }
         for l in range(self.num_layers):
             shapes |= {
                 f"layer_{l}_attention_norm_scale": (nn.initializers.ones, (width,)),
@@ -220,7 +234,7 @@ class FeedbackTransformer(SegmentCore):
         params = arrange_parameters(self.declare_parameters(), self.num_layers)
         h = nn.Dense(self.d_model, name="input_projection")(xs)
         keys0, values0 = memory_keys_values(self.num_heads, params, carry["memory"])  # [L, B, S, H, d]
-        to_rows = lambda a: a.transpose(2, 0, 1, 3, 4)  # noqa: E731  [S, L, B, H, d]
+        to_rows = lambda a: a.transpose(2, 0, 1, 3, 4)  # [S, L, B, H, d]
         masks = window_masks(carry["valid"], resets, self.memory_length)
         ys, memories = feedback_segment(self.num_heads, params, h, to_rows(keys0), to_rows(values0), masks)
         memory, valid = slide(carry["memory"][:, None], carry["valid"], jnp.swapaxes(memories, 0, 1)[:, None], resets)

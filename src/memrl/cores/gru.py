@@ -1,14 +1,14 @@
 """GRU core (Cho et al. 2014).
 
-    r = σ(W_r x + U_r h + b_r),  z = σ(W_z x + U_z h + b_z)
-    n = tanh(W_n x + b_n + r ⊙ (U_n h + b_hn)),  h' = (1 − z) ⊙ n + z ⊙ h
+r = σ(W_r x + U_r h + b_r),  z = σ(W_z x + U_z h + b_z)
+n = tanh(W_n x + b_n + r ⊙ (U_n h + b_hn)),  h' = (1 − z) ⊙ n + z ⊙ h
 """
 
 from __future__ import annotations
 
+import flax.linen as nn
 import jax
 import jax.numpy as jnp
-import flax.linen as nn
 
 from memrl.cores.base import MemoryCore, register
 from memrl.settings import check_positive

@@ -18,9 +18,9 @@ before the current step is written, and a step with no written chunk reads nothi
 
 from __future__ import annotations
 
+import flax.linen as nn
 import jax
 import jax.numpy as jnp
-import flax.linen as nn
 
 from memrl.cores.base import SegmentCore, register, reset_carry
 from memrl.cores.sliding_window import slide, window_mask
@@ -28,7 +28,6 @@ from memrl.nn.attention import RelativeMultiHeadAttention
 from memrl.nn.gating import residual
 from memrl.nn.hierarchical_attention import HierarchicalMemoryAttention
 from memrl.settings import check_positive
-
 
 STORE_FIELDS = ("contents", "keys", "store_valid", "pointer")  # what ``cross_episode`` keeps at a reset
 
@@ -60,7 +59,9 @@ class HTMLayer(nn.Module):
         read = jnp.where(store_mask.any(axis=-1, keepdims=True), read, 0.0)
         z = residual(self.gated, self.gate_bias, "memory_gate")(y, read)
         hidden = nn.Dense(self.mlp_dim, name="mlp_in")(nn.LayerNorm(name="mlp_norm")(z))
-        return residual(self.gated, self.gate_bias, "mlp_gate")(z, nn.Dense(self.d_model, name="mlp_out")(nn.relu(hidden)))
+        return residual(self.gated, self.gate_bias, "mlp_gate")(
+            z, nn.Dense(self.d_model, name="mlp_out")(nn.relu(hidden))
+        )
 
 
 def write_schedule(count, pointer, resets, chunk_size: int, overlap: int, num_chunks: int, cross_episode: bool):
@@ -157,7 +158,9 @@ class HierarchicalTransformerMemory(SegmentCore):
     def __call__(self, carry, x, reset):
         initial = self.initialize_carry(None, reset.shape)
         kept = STORE_FIELDS if self.cross_episode else ()
-        carry = {name: value if name in kept else reset_carry(value, initial[name], reset) for name, value in carry.items()}
+        carry = {
+            name: value if name in kept else reset_carry(value, initial[name], reset) for name, value in carry.items()
+        }
         return self.step(carry, x, reset)
 
     @nn.compact
@@ -174,21 +177,37 @@ class HierarchicalTransformerMemory(SegmentCore):
 
         # the store: candidates [N old slots, T chunks written after steps 0..T-1]
         written, slot, rows, open_rows, count, pointer = write_schedule(
-            carry["count"], carry["pointer"], resets, self.chunk_size, self.chunk_overlap, self.num_chunks, self.cross_episode
+            carry["count"],
+            carry["pointer"],
+            resets,
+            self.chunk_size,
+            self.chunk_overlap,
+            self.num_chunks,
+            self.cross_episode,
         )
-        candidate_slot = jnp.concatenate([jnp.broadcast_to(jnp.arange(self.num_chunks), carry["store_valid"].shape), slot], axis=1)
-        candidate_time = jnp.concatenate([jnp.full(carry["store_valid"].shape, -1), jnp.broadcast_to(time, resets.shape)], axis=1)
+        candidate_slot = jnp.concatenate(
+            [jnp.broadcast_to(jnp.arange(self.num_chunks), carry["store_valid"].shape), slot], axis=1
+        )
+        candidate_time = jnp.concatenate(
+            [jnp.full(carry["store_valid"].shape, -1), jnp.broadcast_to(time, resets.shape)], axis=1
+        )
         candidate_written = jnp.concatenate([carry["store_valid"], written], axis=1)
-        candidate_episode = jnp.concatenate([jnp.zeros_like(carry["store_valid"], dtype=episode.dtype), episode], axis=1)
+        candidate_episode = jnp.concatenate(
+            [jnp.zeros_like(carry["store_valid"], dtype=episode.dtype), episode], axis=1
+        )
 
         # the first step after each candidate whose chunk goes to the candidate's slot (``steps``: none)
         same_slot = (candidate_slot[:, :, None] == slot[:, None, :]) & written[:, None, :]  # [B, E, T]
-        overwritten_at = jnp.min(jnp.where(same_slot & (time > candidate_time[..., None]), time, steps), axis=-1)  # [B, E]
+        overwritten_at = jnp.min(
+            jnp.where(same_slot & (time > candidate_time[..., None]), time, steps), axis=-1
+        )  # [B, E]
 
         def readable(query_time, query_episode):
             """[B, Q, N + T]: the candidates the store holds before the writes of ``query_time`` [Q]."""
             before = candidate_time[:, None] < query_time[None, :, None]  # [B, Q, E]
-            overwritten = overwritten_at[:, None] < query_time[None, :, None]  # overwritten after the candidate, before the query
+            overwritten = (
+                overwritten_at[:, None] < query_time[None, :, None]
+            )  # overwritten after the candidate, before the query
             same_episode = True if self.cross_episode else candidate_episode[:, None] == query_episode[:, :, None]
             return candidate_written[:, None] & before & ~overwritten & same_episode
 
@@ -210,7 +229,9 @@ class HierarchicalTransformerMemory(SegmentCore):
         layer_inputs, written_contents, written_keys, accumulators = [], [], [], []
         for layer in range(self.num_layers):
             layer_inputs.append(h)
-            sources = jnp.concatenate([carry["accumulator"][:, layer], h, jnp.zeros_like(h[:, :1])], axis=1)  # [B, C + T + 1, D]
+            sources = jnp.concatenate(
+                [carry["accumulator"][:, layer], h, jnp.zeros_like(h[:, :1])], axis=1
+            )  # [B, C + T + 1, D]
             new_contents = jax.vmap(lambda source, index: source[index])(sources, rows)  # [B, T, C, D]
             new_keys = new_contents.mean(axis=2)
             layer_contents, layer_keys = carry["contents"][:, layer], carry["keys"][:, layer]

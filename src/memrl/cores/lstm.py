@@ -13,9 +13,9 @@ sqrt((x + h) / x) times more at the start. On Nth Farthest the two differ qualit
 
 from __future__ import annotations
 
+import flax.linen as nn
 import jax
 import jax.numpy as jnp
-import flax.linen as nn
 
 from memrl.cores.base import MemoryCore, register
 from memrl.settings import check_positive
@@ -37,7 +37,9 @@ def _lstm_kernel_init(inputs: int, weight_init: str):
 
     def init(key, shape, dtype=jnp.float32):
         input_key, recurrent_key = jax.random.split(key)
-        return jnp.concatenate([lecun(input_key, (inputs, shape[1]), dtype), lecun(recurrent_key, (shape[0] - inputs, shape[1]), dtype)])
+        return jnp.concatenate(
+            [lecun(input_key, (inputs, shape[1]), dtype), lecun(recurrent_key, (shape[0] - inputs, shape[1]), dtype)]
+        )
 
     return init
 
@@ -60,7 +62,9 @@ class SplitGates(nn.Module):
     @nn.compact
     def __call__(self, x, h=None):
         """W [x, h] + b, or W_x x + b when ``h`` is None."""
-        kernel = self.param("kernel", _lstm_kernel_init(x.shape[-1], self.weight_init), (x.shape[-1] + self.hidden, 4 * self.hidden))
+        kernel = self.param(
+            "kernel", _lstm_kernel_init(x.shape[-1], self.weight_init), (x.shape[-1] + self.hidden, 4 * self.hidden)
+        )
         bias = self.param("bias", _lstm_bias_init(self.hidden), (4 * self.hidden,))
         if h is None:
             return x @ kernel[: x.shape[-1]] + bias

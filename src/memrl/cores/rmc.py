@@ -26,9 +26,9 @@ from __future__ import annotations
 
 from typing import Literal
 
+import flax.linen as nn
 import jax
 import jax.numpy as jnp
-import flax.linen as nn
 
 from memrl.cores.base import MemoryCore, register
 from memrl.settings import check_positive

@@ -42,8 +42,8 @@ layer"; sequence form only). The carry's state is then [B, num_reads, N, D].
 
 from __future__ import annotations
 
-import jax.numpy as jnp
 import flax.linen as nn
+import jax.numpy as jnp
 
 from memrl.cores.base import MemoryCore, register
 from memrl.nn.attention import sinusoid_encoding
@@ -99,13 +99,21 @@ class TemporalLatentBottleneck(MemoryCore):
     """attend to the chunk's earlier steps only (False: the whole chunk, ViT's form; sequence form only)"""
 
     def __post_init__(self):
-        check_positive(self, "chunk_size", "d_model", "num_heads", "mlp_dim", "num_reads", "self_per_read", "num_updates")
+        check_positive(
+            self, "chunk_size", "d_model", "num_heads", "mlp_dim", "num_reads", "self_per_read", "num_updates"
+        )
         if not isinstance(self.num_state, int) or self.num_state < 0:
-            raise ValueError(f"TemporalLatentBottleneck.num_state must be a non-negative integer, got {self.num_state!r}")
+            raise ValueError(
+                f"TemporalLatentBottleneck.num_state must be a non-negative integer, got {self.num_state!r}"
+            )
         if self.state_reads not in STATE_READS:
-            raise ValueError(f"TemporalLatentBottleneck.state_reads must be one of {STATE_READS}, got {self.state_reads!r}")
+            raise ValueError(
+                f"TemporalLatentBottleneck.state_reads must be one of {STATE_READS}, got {self.state_reads!r}"
+            )
         if self.d_model % self.num_heads or self.d_model % 2:
-            raise ValueError(f"TemporalLatentBottleneck.d_model must be even and divisible by num_heads ({self.num_heads}), got {self.d_model}")
+            raise ValueError(
+                f"TemporalLatentBottleneck.d_model must be even and divisible by num_heads ({self.num_heads}), got {self.d_model}"
+            )
         super().__post_init__()
 
     @property
@@ -122,10 +130,18 @@ class TemporalLatentBottleneck(MemoryCore):
 
     def setup(self):
         self.input_projection = nn.Dense(self.d_model)
-        self.self_layers = [AttentionBlock(self.num_heads, self.mlp_dim, cross=False) for _ in range(self.num_self_layers)]
-        self.read_layers = [AttentionBlock(self.num_heads, self.mlp_dim, cross=True) for _ in range(self.num_reads if self.reads_state else 0)]
+        self.self_layers = [
+            AttentionBlock(self.num_heads, self.mlp_dim, cross=False) for _ in range(self.num_self_layers)
+        ]
+        self.read_layers = [
+            AttentionBlock(self.num_heads, self.mlp_dim, cross=True)
+            for _ in range(self.num_reads if self.reads_state else 0)
+        ]
         states = self.num_reads if self.own_layer_states else 1
-        self.update_layers = [AttentionBlock(self.num_heads, self.mlp_dim, cross=True) for _ in range(states * self.num_updates if self.num_state else 0)]
+        self.update_layers = [
+            AttentionBlock(self.num_heads, self.mlp_dim, cross=True)
+            for _ in range(states * self.num_updates if self.num_state else 0)
+        ]
 
     def initialize_carry(self, rng, batch_shape):
         per_read = (self.num_reads,) if self.own_layer_states else ()
@@ -158,19 +174,25 @@ class TemporalLatentBottleneck(MemoryCore):
     def update_state(self, state, chunk_outputs, read: int = 0):
         """Eq. 4 on the state (with its slot encoding) and a complete chunk's outputs [B, K, D], by
         the update layers of state ``read`` (own-layer states: one state per read)."""
-        for layer in self.update_layers[read * self.num_updates:(read + 1) * self.num_updates]:
+        for layer in self.update_layers[read * self.num_updates : (read + 1) * self.num_updates]:
             state = layer(state, chunk_outputs)
         return state
 
     def update_own_layer_states(self, states, read_inputs):
         """Eq. 4 on each read's state [B, num_reads, N, D] from the chunk's activations at that read."""
-        return jnp.stack([self.update_state(states[:, read], chunk, read) for read, chunk in enumerate(read_inputs)], axis=1)
+        return jnp.stack(
+            [self.update_state(states[:, read], chunk, read) for read, chunk in enumerate(read_inputs)], axis=1
+        )
 
     def step(self, carry, x, reset):
         if not self.causal:
-            raise ValueError("a TemporalLatentBottleneck with causal=False sees whole chunks and has no streaming form (step, unroll); use sequence")
+            raise ValueError(
+                "a TemporalLatentBottleneck with causal=False sees whole chunks and has no streaming form (step, unroll); use sequence"
+            )
         if self.own_layer_states:
-            raise ValueError('a TemporalLatentBottleneck with state_reads="own-layer" has no streaming form (step, unroll); use sequence')
+            raise ValueError(
+                'a TemporalLatentBottleneck with state_reads="own-layer" has no streaming form (step, unroll); use sequence'
+            )
         position = carry["position"]
         rows = jnp.arange(position.shape[0])
         state = self.state_with_positions(carry["state"])
@@ -189,7 +211,9 @@ class TemporalLatentBottleneck(MemoryCore):
             if self.is_initializing():
                 updated = self.update_state(state, outputs)
             else:  # skipped when no row completes a chunk (the common case when acting)
-                updated = nn.cond(jnp.any(complete), TemporalLatentBottleneck.update_state, lambda _, s, __: s, self, state, outputs)
+                updated = nn.cond(
+                    jnp.any(complete), TemporalLatentBottleneck.update_state, lambda _, s, __: s, self, state, outputs
+                )
             state = jnp.where(complete[:, None, None], updated, carry["state"])
         else:
             state = carry["state"]
@@ -228,7 +252,9 @@ class TemporalLatentBottleneck(MemoryCore):
             return state, (y, jnp.stack(layer_inputs, axis=1))
 
         scan = nn.scan(chunk_step, variable_broadcast="params", split_rngs={"params": False}, in_axes=0, out_axes=0)
-        state, (chunk_ys, layer_inputs) = scan(self, self.initialize_carry(None, (batch,))["state"], (h, complete, visible))
+        state, (chunk_ys, layer_inputs) = scan(
+            self, self.initialize_carry(None, (batch,))["state"], (h, complete, visible)
+        )
         partial = (jnp.arange(k) < length % k)[:, None]  # the last chunk's steps, if it is incomplete
         carry = {
             "state": state,

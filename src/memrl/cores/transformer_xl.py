@@ -19,8 +19,8 @@ while steps inside the unroll keep their gradient.
 
 from __future__ import annotations
 
-import jax.numpy as jnp
 import flax.linen as nn
+import jax.numpy as jnp
 
 from memrl.cores.base import SegmentCore, register
 from memrl.cores.sliding_window import slide, window_mask
@@ -101,7 +101,13 @@ class TransformerXL(SegmentCore):
         for layer in range(self.num_layers):
             layer_inputs.append(h)
             h = TransformerXLLayer(
-                self.d_model, self.num_heads, self.mlp_dim, self.gated, self.gate_bias, self.top_k, name=f"layer_{layer}"
+                self.d_model,
+                self.num_heads,
+                self.mlp_dim,
+                self.gated,
+                self.gate_bias,
+                self.top_k,
+                name=f"layer_{layer}",
             )(h, carry["cache"][:, layer], distances, mask)
         cache, valid = slide(carry["cache"], carry["valid"], jnp.stack(layer_inputs, axis=1), resets)
         return {"cache": cache, "valid": valid}, jnp.swapaxes(h, 0, 1)

@@ -37,7 +37,17 @@ from flax import struct
 
 from memrl.envs import ballet_tables as tables
 from memrl.envs.base import Environment, register, replace_params
-from memrl.envs.room_view import ACTION_DIMS, DELTAS, ROOM_WALLS, blocked, check_observation, egocentric_crop, picture, solid, view_shape
+from memrl.envs.room_view import (
+    ACTION_DIMS,
+    DELTAS,
+    ROOM_WALLS,
+    blocked,
+    check_observation,
+    egocentric_crop,
+    picture,
+    solid,
+    view_shape,
+)
 
 NUM_MOVES = 16
 MAX_DANCERS = len(tables.DANCER_SLOTS)
@@ -52,8 +62,15 @@ CELL_CHANNELS = 2 + len(SHAPE_NAMES) + len(COLOR_NAMES)
 # DANCE_OFFSETS[d, j + 1]: a dancer's displacement from its slot after moves 0..j of dance d (j = -1: none).
 DANCE_OFFSETS = jnp.asarray(
     np.concatenate(
-        [np.zeros((len(DANCE_NAMES), 1, 2), np.int32),
-         np.cumsum(np.asarray(tables.DIRECTION_DELTAS, np.int32)[[[tables.DIRECTIONS.index(m) for m in moves.split()] for moves in tables.DANCES.values()]], axis=1)],
+        [
+            np.zeros((len(DANCE_NAMES), 1, 2), np.int32),
+            np.cumsum(
+                np.asarray(tables.DIRECTION_DELTAS, np.int32)[
+                    [[tables.DIRECTIONS.index(m) for m in moves.split()] for moves in tables.DANCES.values()]
+                ],
+                axis=1,
+            ),
+        ],
         axis=1,
     )
 )
@@ -64,11 +81,13 @@ COLOR_RGB = jnp.asarray(list(tables.COLORS.values()), jnp.uint8)
 @struct.dataclass
 class BalletParams:
     """Numeric settings: the levels an episode is drawn from, as (dancers, delay, max_steps) rows."""
+
     levels: jax.Array = dataclasses.field(default_factory=lambda: jnp.array([[2, 16, 320]], jnp.int32))
 
 
 class BalletState(NamedTuple):
     """One episode's layout (dancer rows beyond ``num_dancers`` are unused) and its progress."""
+
     slots: jax.Array  # int32 [8, 2]: each dancer's home cell (row, col)
     dances: jax.Array  # int32 [8]: index into DANCE_NAMES
     shapes: jax.Array  # int32 [8]
@@ -153,20 +172,29 @@ class Ballet(Environment):
     # ----- episodes -------------------------------------------------------------------------
     def initial_state(self, slots, dances, shapes, colors, target, num_dancers, delay, max_steps) -> BalletState:
         """The reset state of a given layout (rows beyond ``num_dancers`` are padded with zeros)."""
+
         def pad(rows):
             rows = jnp.asarray(rows, jnp.int32)
             return jnp.zeros((MAX_DANCERS,) + rows.shape[1:], jnp.int32).at[: len(rows)].set(rows)
 
-        as_int = lambda v: jnp.asarray(v, jnp.int32)  # noqa: E731
+        as_int = lambda v: jnp.asarray(v, jnp.int32)
         return BalletState(
-            pad(slots), pad(dances), pad(shapes), pad(colors), as_int(target), as_int(num_dancers), as_int(delay),
-            as_int(max_steps), jnp.array(tables.AGENT_START, jnp.int32), jnp.int32(0),
+            pad(slots),
+            pad(dances),
+            pad(shapes),
+            pad(colors),
+            as_int(target),
+            as_int(num_dancers),
+            as_int(delay),
+            as_int(max_steps),
+            jnp.array(tables.AGENT_START, jnp.int32),
+            jnp.int32(0),
         )
 
     def reset_env(self, key, params):
         level_key, slot_key, dance_key, shape_key, color_key, target_key = jax.random.split(key, 6)
         num_dancers, delay, max_steps = jax.random.choice(level_key, params.levels)
-        draw = lambda k, n: jax.random.permutation(k, n)[:MAX_DANCERS]  # noqa: E731  distinct per episode
+        draw = lambda k, n: jax.random.permutation(k, n)[:MAX_DANCERS]  # distinct per episode
         state = BalletState(
             slots=jnp.array(tables.DANCER_SLOTS, jnp.int32)[draw(slot_key, MAX_DANCERS)],
             dances=draw(dance_key, len(DANCE_NAMES)),
@@ -186,7 +214,9 @@ class Ballet(Environment):
         delta = jnp.where(moving, DELTAS[jnp.clip(action[0], 0, len(DELTAS) - 1)], 0)
         agent = jnp.where(blocked(state.agent, delta), state.agent, state.agent + delta)
         state = state._replace(agent=agent, frame=state.frame + 1)
-        on_dancer = jnp.all(self.dancer_positions(state) == agent, axis=-1) & (jnp.arange(MAX_DANCERS) < state.num_dancers)
+        on_dancer = jnp.all(self.dancer_positions(state) == agent, axis=-1) & (
+            jnp.arange(MAX_DANCERS) < state.num_dancers
+        )
         terminated = on_dancer.any()
         reward = jnp.where(on_dancer[state.target], 1.0, 0.0).astype(jnp.float32)
         truncated = ~terminated & (state.frame >= state.max_steps)

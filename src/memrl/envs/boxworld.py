@@ -110,17 +110,25 @@ class BoxWorld(Environment):
         if self.viewport < 1 or self.viewport % 2 == 0:
             raise ValueError(f"viewport must be an odd number >= 1 (centred on the agent), got {self.viewport}")
         if self.path_capacity < 1 or self.distractor_capacity < 0:
-            raise ValueError(f"path_capacity must be >= 1 and distractor_capacity >= 0, got {self.path_capacity} and {self.distractor_capacity}")
+            raise ValueError(
+                f"path_capacity must be >= 1 and distractor_capacity >= 0, got {self.path_capacity} and {self.distractor_capacity}"
+            )
         if self.path_capacity + self.distractor_capacity > NUM_KEY_COLORS:
             raise ValueError(f"path_capacity + distractor_capacity must be <= {NUM_KEY_COLORS} (one colour per key)")
         p = self.params
         if not 1 <= p.min_path <= p.max_path <= self.path_capacity:
-            raise ValueError(f"need 1 <= min_path <= max_path <= path_capacity ({self.path_capacity}), got min_path {p.min_path}, max_path {p.max_path}")
+            raise ValueError(
+                f"need 1 <= min_path <= max_path <= path_capacity ({self.path_capacity}), got min_path {p.min_path}, max_path {p.max_path}"
+            )
         if not 0 <= p.max_distractors <= self.distractor_capacity:
-            raise ValueError(f"max_distractors must lie in 0..distractor_capacity ({self.distractor_capacity}), got {p.max_distractors}")
+            raise ValueError(
+                f"max_distractors must lie in 0..distractor_capacity ({self.distractor_capacity}), got {p.max_distractors}"
+            )
         if p.max_steps < 2 * p.min_path + 1:
-            raise ValueError(f"max_steps must be >= 2 * min_path + 1 = {2 * p.min_path + 1}, got {p.max_steps}: no level could be solved "
-                             f"(the first key, then each of min_path boxes takes a step to open and one onto the key it held)")
+            raise ValueError(
+                f"max_steps must be >= 2 * min_path + 1 = {2 * p.min_path + 1}, got {p.max_steps}: no level could be solved "
+                f"(the first key, then each of min_path boxes takes a step to open and one onto the key it held)"
+            )
 
     @property
     def default_params(self) -> BoxWorldParams:
@@ -192,7 +200,9 @@ class BoxWorld(Environment):
             return (cells, lock_grid, distractor_grid, occupied, placed), None
 
         boxes = (keys[: len(locks)], active, contents, locks, is_distractor)
-        (cells, lock_grid, distractor_grid, occupied, placed), _ = jax.lax.scan(place_box, (cells, lock_grid, distractor_grid, occupied, jnp.bool_(True)), boxes)
+        (cells, lock_grid, distractor_grid, occupied, placed), _ = jax.lax.scan(
+            place_box, (cells, lock_grid, distractor_grid, occupied, jnp.bool_(True)), boxes
+        )
         allowed = _clear_cells(occupied, width=1)
         r, c = _random_cell(keys[-2], allowed)
         cells = cells.at[r, c].set(loose_key)
@@ -232,7 +242,9 @@ class BoxWorld(Environment):
         if self.observation == "viewport":
             half = self.viewport // 2
             padded = jnp.pad(image, ((half, half), (half, half), (0, 0)))  # beyond the grid: black
-            image = jax.lax.dynamic_slice(padded, (state.agent[0], state.agent[1], 0), (self.viewport, self.viewport, 3))
+            image = jax.lax.dynamic_slice(
+                padded, (state.agent[0], state.agent[1], 0), (self.viewport, self.viewport, 3)
+            )
         held = jnp.where(state.held == FLOOR, 0.0, PALETTE[state.held])
         return jnp.concatenate([image, jnp.broadcast_to(held, image.shape)], axis=-1)
 
@@ -262,8 +274,12 @@ def _random_cell(key, allowed: jax.Array) -> tuple[jax.Array, jax.Array]:
 
 def make_boxworld(kind: str, **overrides) -> BoxWorld:
     if "observation" in overrides:
-        raise ValueError(f"the observation is fixed by the env's name (boxworld/{kind}); boxworld/viewport or boxworld/full")
-    shape = {k: overrides.pop(k) for k in ("grid_size", "viewport", "path_capacity", "distractor_capacity") if k in overrides}
+        raise ValueError(
+            f"the observation is fixed by the env's name (boxworld/{kind}); boxworld/viewport or boxworld/full"
+        )
+    shape = {
+        k: overrides.pop(k) for k in ("grid_size", "viewport", "path_capacity", "distractor_capacity") if k in overrides
+    }
     return BoxWorld(kind, **shape, params=replace_params(BoxWorldParams(), "BoxWorld", **overrides))
 
 

@@ -38,12 +38,14 @@ OBSERVATIONS = ("labels", "images")
 @struct.dataclass
 class GraphNavParams:
     """Numeric settings: episode length and the reward per goal."""
+
     max_steps: int = 200
     target_reward: float = 1.0
 
 
 class GraphNavState(NamedTuple):
     """Episode graph, label permutation, junction colours, agent and goal states, step count."""
+
     graph: jax.Array  # int32 index into the bank
     labels: jax.Array  # int32 [S_max]: observation label of each state
     colours: jax.Array  # float32 [S_max, 3]: colour of each junction in the views (nodes <= states)
@@ -55,6 +57,7 @@ class GraphNavState(NamedTuple):
 @dataclasses.dataclass(frozen=True)
 class GraphNav(Environment):
     """One-shot navigation on neighbourhoods with ``junctions`` junctions; see the module docstring."""
+
     junctions: int = 5
     num_labels: int = 64
     bank_size: int = 512
@@ -73,14 +76,18 @@ class GraphNav(Environment):
         if self.image_size < 8:
             raise ValueError(f"image_size must be >= 8 pixels, got {self.image_size}")
         if self.params.max_steps < 2:
-            raise ValueError(f"max_steps must be >= 2 (steps per episode; the goal is never the start state, so a reward takes a move and a collect), got {self.params.max_steps}")
+            raise ValueError(
+                f"max_steps must be >= 2 (steps per episode; the goal is never the start state, so a reward takes a move and a collect), got {self.params.max_steps}"
+            )
 
     @functools.cached_property
     def bank(self) -> GraphBank:
         """The episode graphs as NumPy arrays (constants inside jit); built on first use."""
         bank = graph_bank(self.junctions, self.bank_size, self.bank_seed)
         if bank.transitions.shape[1] > self.num_labels:
-            raise ValueError(f"graphs with {self.junctions} junctions have up to {bank.transitions.shape[1]} states; num_labels ({self.num_labels}) must be at least that")
+            raise ValueError(
+                f"graphs with {self.junctions} junctions have up to {bank.transitions.shape[1]} states; num_labels ({self.num_labels}) must be at least that"
+            )
         return bank
 
     @property
@@ -125,7 +132,9 @@ class GraphNav(Environment):
 
     def reset_env(self, key, params):
         graph_key, label_key, place_key = jax.random.split(key, 3)
-        colour_key = jax.random.fold_in(key, 3)  # apart from the split, so labelled episodes are as before views existed
+        colour_key = jax.random.fold_in(
+            key, 3
+        )  # apart from the split, so labelled episodes are as before views existed
         graph = jax.random.randint(graph_key, (), 0, self.bank_size)
         max_states = self.bank.transitions.shape[1]
         labels = jax.random.permutation(label_key, self.num_labels)[:max_states].astype(jnp.int32)
@@ -147,7 +156,15 @@ class GraphNav(Environment):
         return self.observe(state), state, reward, jnp.bool_(False), timestep >= params.max_steps, {}
 
 
-def make_graph_nav(junctions: int, num_labels: int = 64, bank_size: int = 512, bank_seed: int = 0, observation: str = "labels", image_size: int = 16, **params) -> GraphNav:
+def make_graph_nav(
+    junctions: int,
+    num_labels: int = 64,
+    bank_size: int = 512,
+    bank_seed: int = 0,
+    observation: str = "labels",
+    image_size: int = 16,
+    **params,
+) -> GraphNav:
     """``graph-nav/N`` with its shape settings and numeric params optionally overridden."""
     params = replace_params(GraphNavParams(), "graph-nav", **params)
     return GraphNav(junctions, num_labels, bank_size, bank_seed, params, observation, image_size)

@@ -21,7 +21,7 @@ def oracle(env: GraphNav) -> ScriptedPolicy:
 
     def act(key, obs, memory):
         views = memory["views"].reshape(memory["views"].shape[0], -1)
-        state_of = lambda seen: jnp.argmax(jnp.all(views == seen.reshape(-1), axis=-1))  # noqa: E731
+        state_of = lambda seen: jnp.argmax(jnp.all(views == seen.reshape(-1), axis=-1))
         here, goal = state_of(obs[env.position_part]), state_of(obs["goal"])
         step = breadth_first(memory["neighbors"], here).first_action[goal]
         return jnp.where(here == goal, COLLECT, step)[None].astype(jnp.int32), memory

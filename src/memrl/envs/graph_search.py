@@ -10,9 +10,12 @@ import jax.numpy as jnp
 
 class BFSResult(NamedTuple):
     """Per node: discovery order, distance and first action from the source."""
+
     rank: jax.Array  # int32 [N]: discovery order (0 for the source), N if unreachable
     distance: jax.Array  # int32 [N]: edges from the source, -1 if unreachable
-    first_action: jax.Array  # int32 [N]: the action leaving the source on the BFS-tree path, -1 for the source/unreachable
+    first_action: (
+        jax.Array
+    )  # int32 [N]: the action leaving the source on the BFS-tree path, -1 for the source/unreachable
 
 
 def breadth_first(neighbors: jax.Array, source: jax.Array) -> BFSResult:
@@ -39,5 +42,7 @@ def breadth_first(neighbors: jax.Array, source: jax.Array) -> BFSResult:
             tail = tail + new
         return rank, distance, first_action, queue, tail
 
-    rank, distance, first_action, _, _ = jax.lax.fori_loop(0, num_nodes, expand, (rank, distance, first_action, queue, jnp.int32(1)))
+    rank, distance, first_action, _, _ = jax.lax.fori_loop(
+        0, num_nodes, expand, (rank, distance, first_action, queue, jnp.int32(1))
+    )
     return BFSResult(rank, distance, first_action)

@@ -15,7 +15,9 @@ import numpy as np
 from memrl.envs.base import Environment, make
 
 
-def part_space(leaf: jax.ShapeDtypeStruct, vocabulary: int | None, bounds: tuple[float, float] | None) -> gymnasium.spaces.Space:
+def part_space(
+    leaf: jax.ShapeDtypeStruct, vocabulary: int | None, bounds: tuple[float, float] | None
+) -> gymnasium.spaces.Space:
     if vocabulary is not None and leaf.shape == ():
         return gymnasium.spaces.Discrete(vocabulary)
     if leaf.dtype == np.uint8:
@@ -30,7 +32,9 @@ def observation_space(env: Environment) -> gymnasium.spaces.Space:
     obs, _ = jax.eval_shape(env.reset_env, jax.random.PRNGKey(0), env.default_params)
     bounds = env.observation_bounds
     if isinstance(obs, dict):
-        return gymnasium.spaces.Dict({name: part_space(part, env.token_vocab.get(name), (bounds or {}).get(name)) for name, part in obs.items()})
+        return gymnasium.spaces.Dict(
+            {name: part_space(part, env.token_vocab.get(name), (bounds or {}).get(name)) for name, part in obs.items()}
+        )
     return part_space(obs, None, bounds)
 
 
@@ -53,7 +57,9 @@ class GymnasiumEnv(gymnasium.Env):
         self.env = make(env, **env_kwargs) if isinstance(env, str) else env
         self.params = self.env.default_params
         dims = self.env.action_dims
-        self.action_space = gymnasium.spaces.Discrete(dims[0]) if len(dims) == 1 else gymnasium.spaces.MultiDiscrete(dims)
+        self.action_space = (
+            gymnasium.spaces.Discrete(dims[0]) if len(dims) == 1 else gymnasium.spaces.MultiDiscrete(dims)
+        )
         self.observation_space = observation_space(self.env)
         self._reset = jax.jit(self.env.reset_env)
         self._step = jax.jit(self.env.step_env)

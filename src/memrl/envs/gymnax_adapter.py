@@ -21,10 +21,25 @@ from gymnax.environments import environment, spaces
 from memrl.envs.base import Environment, make, register
 
 DISCRETE_GYMNAX_ENVS = (
-    "CartPole-v1", "Acrobot-v1", "MountainCar-v0", "Catch-bsuite", "DeepSea-bsuite", "MemoryChain-bsuite",
-    "UmbrellaChain-bsuite", "DiscountingChain-bsuite", "SimpleBandit-bsuite", "FourRooms-misc", "MetaMaze-misc",
-    "BernoulliBandit-misc", "GaussianBandit-misc", "Pong-misc",
-    "Asterix-MinAtar", "Breakout-MinAtar", "Freeway-MinAtar", "Seaquest-MinAtar", "SpaceInvaders-MinAtar",
+    "CartPole-v1",
+    "Acrobot-v1",
+    "MountainCar-v0",
+    "Catch-bsuite",
+    "DeepSea-bsuite",
+    "MemoryChain-bsuite",
+    "UmbrellaChain-bsuite",
+    "DiscountingChain-bsuite",
+    "SimpleBandit-bsuite",
+    "FourRooms-misc",
+    "MetaMaze-misc",
+    "BernoulliBandit-misc",
+    "GaussianBandit-misc",
+    "Pong-misc",
+    "Asterix-MinAtar",
+    "Breakout-MinAtar",
+    "Freeway-MinAtar",
+    "Seaquest-MinAtar",
+    "SpaceInvaders-MinAtar",
 )
 """every gymnax environment with discrete actions, but those of ``UNWRAPPED_GYMNAX_ENVS``"""
 UNWRAPPED_GYMNAX_ENVS = {
@@ -40,7 +55,9 @@ class GymnaxEnv(Environment):
     def __init__(self, env: Any, params: Any):
         space = env.action_space(params)
         if not hasattr(space, "n"):
-            raise ValueError(f"{type(env).__name__} has a {type(space).__name__} action space; memrl's learners need discrete actions")
+            raise ValueError(
+                f"{type(env).__name__} has a {type(space).__name__} action space; memrl's learners need discrete actions"
+            )
         self.gymnax_env = env
         self.params = params
         self._action_dims = (int(space.n),)
@@ -63,7 +80,9 @@ class GymnaxEnv(Environment):
 
     def step_env(self, key, state, action, params):
         obs, state, reward, terminated, info = self.gymnax_env.step_env(key, state, action[0], params)
-        truncated = self.gymnax_env.is_truncated(state, params)  # as gymnax 1.0's step: true at the time limit even on a terminal step
+        truncated = self.gymnax_env.is_truncated(
+            state, params
+        )  # as gymnax 1.0's step: true at the time limit even on a terminal step
         info = {k: v for k, v in info.items() if k != "discount"}
         return obs, state, jnp.asarray(reward, jnp.float32), terminated, truncated, info
 
@@ -97,7 +116,9 @@ class AsGymnax(environment.Environment):
     def __init__(self, env: Environment | str, **env_kwargs):
         self.env = make(env, **env_kwargs) if isinstance(env, str) else env
         if len(self.env.action_dims) != 1:
-            raise ValueError(f"gymnax actions are one discrete choice; {type(self.env).__name__} has {len(self.env.action_dims)} components {self.env.action_dims}")
+            raise ValueError(
+                f"gymnax actions are one discrete choice; {type(self.env).__name__} has {len(self.env.action_dims)} components {self.env.action_dims}"
+            )
         self._observation = jax.eval_shape(self.env.reset, jax.random.PRNGKey(0))[0]
 
     @property
@@ -123,12 +144,16 @@ class AsGymnax(environment.Environment):
         return obs, state, reward, terminated, {**info, "truncated": truncated}
 
     def step(self, key, state, action, params=None):
-        obs, state, reward, _, info = self.env.step(key, state, as_memrl_action(action), params)  # memrl's auto-reset splits the key as gymnax does
+        obs, state, reward, _, info = self.env.step(
+            key, state, as_memrl_action(action), params
+        )  # memrl's auto-reset splits the key as gymnax does
         final = info.pop("final_obs")
         return obs, state, reward, info["terminated"], info["truncated"], {**info, "final_observation": final}
 
     def is_truncated(self, state, params):
-        raise NotImplementedError("a memrl environment says truncation in step_env (info['truncated']), not from its state")
+        raise NotImplementedError(
+            "a memrl environment says truncation in step_env (info['truncated']), not from its state"
+        )
 
     def action_space(self, params=None):
         return spaces.Discrete(self.env.action_dims[0])
@@ -146,6 +171,10 @@ class AsGymnax(environment.Environment):
             return spaces.Box(low, high, leaf.shape, leaf.dtype)
 
         if isinstance(self._observation, dict):
-            return spaces.Dict({name: part(leaf, self.env.token_vocab.get(name), (bounds or {}).get(name))
-                                for name, leaf in self._observation.items()})
+            return spaces.Dict(
+                {
+                    name: part(leaf, self.env.token_vocab.get(name), (bounds or {}).get(name))
+                    for name, leaf in self._observation.items()
+                }
+            )
         return part(self._observation, None, bounds)

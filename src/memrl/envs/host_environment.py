@@ -48,7 +48,9 @@ def action_dims(space: gymnasium.Space, env_id: str) -> tuple[int, ...]:
         return (int(space.n),)
     if isinstance(space, gymnasium.spaces.MultiDiscrete) and space.nvec.ndim == 1:
         return tuple(int(n) for n in space.nvec)
-    raise ValueError(f"{env_id}: memrl's agents take Discrete or (one-dimensional) MultiDiscrete actions; its action space is {space}")
+    raise ValueError(
+        f"{env_id}: memrl's agents take Discrete or (one-dimensional) MultiDiscrete actions; its action space is {space}"
+    )
 
 
 def observation_structure(space: gymnasium.Space, env_id: str):
@@ -65,7 +67,9 @@ def observation_structure(space: gymnasium.Space, env_id: str):
         return {name: observation_structure(part, env_id) for name, part in space.spaces.items()}
     if isinstance(space, gymnasium.spaces.Tuple):
         return {str(i): observation_structure(part, env_id) for i, part in enumerate(space.spaces)}
-    raise ValueError(f"{env_id}: observation space {space} is not one memrl reads (Box, Discrete, MultiDiscrete, MultiBinary, Dict, Tuple)")
+    raise ValueError(
+        f"{env_id}: observation space {space} is not one memrl reads (Box, Discrete, MultiDiscrete, MultiBinary, Dict, Tuple)"
+    )
 
 
 def as_memrl_observation(space: gymnasium.Space, batch):
@@ -76,7 +80,9 @@ def as_memrl_observation(space: gymnasium.Space, batch):
         return np.eye(int(space.n), dtype=np.float32)[np.asarray(batch) - space.start]
     if isinstance(space, gymnasium.spaces.MultiDiscrete):
         values = np.asarray(batch).reshape(len(batch), -1) - space.start.reshape(-1)
-        return np.concatenate([np.eye(int(n), dtype=np.float32)[values[:, i]] for i, n in enumerate(space.nvec.reshape(-1))], axis=-1)
+        return np.concatenate(
+            [np.eye(int(n), dtype=np.float32)[values[:, i]] for i, n in enumerate(space.nvec.reshape(-1))], axis=-1
+        )
     if isinstance(space, gymnasium.spaces.MultiBinary):
         return np.asarray(batch, np.float32)
     if isinstance(space, gymnasium.spaces.Dict):
@@ -111,7 +117,7 @@ class HostEnvironment(Environment):
         except (gymnasium.error.Error, ImportError) as err:
             module = env_id.split(":", 1)[0].split(".")[0] if ":" in env_id else getattr(err, "name", None) or ""
             extra = EXTRAS.get(module) if isinstance(err, ImportError) else None
-            install = f" (install it: pip install \"memrl[{extra}]\")" if extra else ""
+            install = f' (install it: pip install "memrl[{extra}]")' if extra else ""
             raise ValueError(f"gymnasium cannot make {env_id!r}: {err}{install}") from None
         except Exception as err:  # the environment's own module or constructor failed
             raise ValueError(f"gymnasium cannot make {env_id!r}: it raised {type(err).__name__}: {err}") from None
@@ -164,14 +170,20 @@ class HostEnvironment(Environment):
         else:
             vector_id = int(vector_ids.reshape(-1)[0])
             flat_actions = actions.reshape(count, -1)
-            step_actions = flat_actions[:, 0] if isinstance(self.action_space, gymnasium.spaces.Discrete) else flat_actions
+            step_actions = (
+                flat_actions[:, 0] if isinstance(self.action_space, gymnasium.spaces.Discrete) else flat_actions
+            )
             raw, reward, terminated, truncated, info = vector.step(step_actions)
             obs = as_memrl_observation(self.observation_space, raw)
             final = self._last_observations(obs, np.logical_or(terminated, truncated), info)
-        shaped = lambda x: np.asarray(x).reshape(batch + np.shape(x)[1:])  # noqa: E731
+        shaped = lambda x: np.asarray(x).reshape(batch + np.shape(x)[1:])
         return (
-            jax.tree.map(shaped, obs), np.full(batch, vector_id, np.int32), shaped(np.asarray(reward, np.float32)),
-            shaped(np.asarray(terminated, bool)), shaped(np.asarray(truncated, bool)), jax.tree.map(shaped, final),
+            jax.tree.map(shaped, obs),
+            np.full(batch, vector_id, np.int32),
+            shaped(np.asarray(reward, np.float32)),
+            shaped(np.asarray(terminated, bool)),
+            shaped(np.asarray(truncated, bool)),
+            jax.tree.map(shaped, final),
         )
 
     def _last_observations(self, obs, ended, info):
@@ -181,7 +193,9 @@ class HostEnvironment(Environment):
             return obs
         final = jax.tree.map(np.copy, obs)
         for i in np.flatnonzero(ended):
-            last = as_memrl_observation(self.observation_space, jax.tree.map(lambda x: np.asarray(x)[None], info["final_obs"][i]))
+            last = as_memrl_observation(
+                self.observation_space, jax.tree.map(lambda x: np.asarray(x)[None], info["final_obs"][i])
+            )
             for row, value in zip(jax.tree.leaves(final), jax.tree.leaves(last)):
                 row[i] = value[0]
         return final
@@ -197,8 +211,15 @@ class HostEnvironment(Environment):
 
     def step(self, key, state, action, params=None):
         action = self.checked_action(action)
-        scalar = lambda dtype: jax.ShapeDtypeStruct((), dtype)  # noqa: E731
-        result = (self._observation, scalar(jnp.int32), scalar(jnp.float32), scalar(bool), scalar(bool), self._observation)
+        scalar = lambda dtype: jax.ShapeDtypeStruct((), dtype)
+        result = (
+            self._observation,
+            scalar(jnp.int32),
+            scalar(jnp.float32),
+            scalar(bool),
+            scalar(bool),
+            self._observation,
+        )
         obs, state, reward, terminated, truncated, final_obs = jax.pure_callback(
             self._host_step, result, raw_key(key), state, action, vmap_method="broadcast_all"
         )

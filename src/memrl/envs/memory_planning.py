@@ -31,6 +31,7 @@ INVERSE_MOVES = jnp.array([DOWN, UP, RIGHT, LEFT], jnp.int32)  # the move that u
 @struct.dataclass
 class MemoryPlanningParams:
     """Numeric settings (the official defaults)."""
+
     max_steps: int = 100
     target_reward: float = 1.0
     per_step_reward: float = 0.0
@@ -38,6 +39,7 @@ class MemoryPlanningParams:
 
 class MemoryPlanningState(NamedTuple):
     """The map, the agent's and the goal's cells, and the step count."""
+
     labels: jax.Array  # int32 [n²]: label of node x·n + y
     position: jax.Array  # int32 [2]: (x, y)
     goal: jax.Array  # int32 [2]
@@ -55,7 +57,9 @@ class MemoryPlanningGame(Environment):
         if not isinstance(self.maze_size, int) or self.maze_size < 2:
             raise ValueError(f"maze_size must be an integer >= 2, got {self.maze_size!r}")
         if self.params.max_steps < 2:
-            raise ValueError(f"max_steps must be >= 2 (steps per episode; the goal is never the start cell, so a reward takes a move and a collect), got {self.params.max_steps}")
+            raise ValueError(
+                f"max_steps must be >= 2 (steps per episode; the goal is never the start cell, so a reward takes a move and a collect), got {self.params.max_steps}"
+            )
 
     @property
     def num_nodes(self) -> int:
@@ -84,18 +88,22 @@ class MemoryPlanningGame(Environment):
 
     def observe(self, state: MemoryPlanningState) -> dict:
         """One-hots of the labels of the agent's node and of the goal's node."""
-        one_hot = lambda xy: jax.nn.one_hot(state.labels[self.node(xy)], self.num_nodes, dtype=jnp.float32)  # noqa: E731
+        one_hot = lambda xy: jax.nn.one_hot(state.labels[self.node(xy)], self.num_nodes, dtype=jnp.float32)
         return {"goal": one_hot(state.goal), "position": one_hot(state.position)}
 
     def initial_state(self, labels, position, goal) -> MemoryPlanningState:
         """The state at an episode start from a given map, start cell and goal cell."""
-        return MemoryPlanningState(jnp.asarray(labels, jnp.int32), jnp.asarray(position, jnp.int32), jnp.asarray(goal, jnp.int32), jnp.int32(0))
+        return MemoryPlanningState(
+            jnp.asarray(labels, jnp.int32), jnp.asarray(position, jnp.int32), jnp.asarray(goal, jnp.int32), jnp.int32(0)
+        )
 
     def reset_env(self, key, params):
         label_key, start_key, goal_key = jax.random.split(key, 3)
         start = jax.random.randint(start_key, (), 0, self.num_nodes)
         state = self.initial_state(
-            jax.random.permutation(label_key, self.num_nodes), self.xy(start), self.xy(random_other(goal_key, start, self.num_nodes))
+            jax.random.permutation(label_key, self.num_nodes),
+            self.xy(start),
+            self.xy(random_other(goal_key, start, self.num_nodes)),
         )
         return self.observe(state), state
 
@@ -118,7 +126,9 @@ class MemoryPlanningGame(Environment):
 
 def make_game(maze_size: int, **params) -> MemoryPlanningGame:
     """The n×n game with its numeric params optionally overridden, e.g. ``max_steps=50``."""
-    return MemoryPlanningGame(maze_size=maze_size, params=replace_params(MemoryPlanningParams(), "Memory&Planning Game", **params))
+    return MemoryPlanningGame(
+        maze_size=maze_size, params=replace_params(MemoryPlanningParams(), "Memory&Planning Game", **params)
+    )
 
 
 for _size in range(3, 9):

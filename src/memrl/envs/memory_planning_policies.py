@@ -77,7 +77,10 @@ def _explorer(env: MemoryPlanningGame, forget_at_new_goal: bool) -> ScriptedPoli
         if forget_at_new_goal:
             forget = goal_label != memory["goal_label"]
             blank_map, blank_visited = empty_map()
-            cell_of_label, visited = jnp.where(forget, blank_map, cell_of_label), jnp.where(forget, blank_visited, visited)
+            cell_of_label, visited = (
+                jnp.where(forget, blank_map, cell_of_label),
+                jnp.where(forget, blank_visited, visited),
+            )
         here = memory["cell"]
         cell_of_label, visited = cell_of_label.at[label].set(here), visited.at[here].set(True)
         search = breadth_first(neighbors, here)
@@ -116,7 +119,11 @@ def transition_planner(env: MemoryPlanningGame) -> ScriptedPolicy:
         next_label = jnp.where(memory["action"] < 4, learnt, memory["next_label"])  # the episode starts with Collect
         search = breadth_first(next_label, label)
         unknown = next_label[label] < 0
-        explore = jnp.where(jnp.any(unknown), jax.random.categorical(key, jnp.where(unknown, 0.0, -jnp.inf)), jax.random.randint(key, (), 0, 4))
+        explore = jnp.where(
+            jnp.any(unknown),
+            jax.random.categorical(key, jnp.where(unknown, 0.0, -jnp.inf)),
+            jax.random.randint(key, (), 0, 4),
+        )
         step = jnp.where(search.distance[goal_label] > 0, search.first_action[goal_label], explore)
         action = jnp.where(label == goal_label, COLLECT, step).astype(jnp.int32)
         return action[None], {"next_label": next_label, "label": label, "action": action}
@@ -151,14 +158,31 @@ def uniform_random(env: MemoryPlanningGame) -> ScriptedPolicy:
 
 
 POLICIES = {
-    "oracle": oracle, "explorer": explorer, "within_trial_explorer": within_trial_explorer, "transition_planner": transition_planner, "random_walk": random_walk,
-    "two_move_walk": two_move_walk, "random": uniform_random,
+    "oracle": oracle,
+    "explorer": explorer,
+    "within_trial_explorer": within_trial_explorer,
+    "transition_planner": transition_planner,
+    "random_walk": random_walk,
+    "two_move_walk": two_move_walk,
+    "random": uniform_random,
 }
 
-RETURNS_4X4 = {"oracle": 31.56, "explorer": 28.88, "within_trial_explorer": 10.83, "two_move_walk": 7.29, "random_walk": 5.13}
+RETURNS_4X4 = {
+    "oracle": 31.56,
+    "explorer": 28.88,
+    "within_trial_explorer": 10.83,
+    "two_move_walk": 7.29,
+    "random_walk": 5.13,
+}
 """the mean return per 100-step episode of five of these policies on ``memory-planning/4x4``, measured
 over 4000 episodes (docs/results.md): the levels an agent's return is read against"""
-RETURNS_3X3 = {"oracle": 39.72, "explorer": 38.10, "within_trial_explorer": 17.86, "two_move_walk": 12.21, "random_walk": 9.93}
+RETURNS_3X3 = {
+    "oracle": 39.72,
+    "explorer": 38.10,
+    "within_trial_explorer": 17.86,
+    "two_move_walk": 12.21,
+    "random_walk": 9.93,
+}
 """the same on ``memory-planning/3x3`` (4000 episodes, key 2021; docs/results.md)"""
 RETURNS = {"3x3": RETURNS_3X3, "4x4": RETURNS_4X4}
 """the reference returns of each game size the experiments use, by ``memory-planning/SIZE``'s size"""

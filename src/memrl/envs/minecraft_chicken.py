@@ -46,6 +46,7 @@ WALLS = np.pad(np.zeros((4, 3), bool), 1, constant_values=True)
 @struct.dataclass
 class ChickenParams:
     """Numeric settings: the signal's and the grey floor's steps and the three rewards."""
+
     signal_steps: int = 48
     grey_steps: int = 96
     chicken_reward: float = 0.1
@@ -55,6 +56,7 @@ class ChickenParams:
 
 class ChickenState(NamedTuple):
     """The agent's and the chicken's cells, the steps taken and the floor's colour."""
+
     agent: jax.Array  # int32 [2] (row, col)
     chicken: jax.Array  # int32 [2]
     timestep: jax.Array  # int32 steps taken
@@ -92,7 +94,11 @@ class MinecraftChicken(Environment):
     def world(self, state: ChickenState, params: ChickenParams) -> jax.Array:
         """[6, 5] block codes: walls, the floor's current colour, the chicken."""
         signal = jnp.where(state.green, CODE["green"], CODE["red"])
-        floor = jnp.where(state.timestep < params.signal_steps, signal, jnp.where(state.timestep < self.choice_step(params), CODE["grey"], CODE["end"]))
+        floor = jnp.where(
+            state.timestep < params.signal_steps,
+            signal,
+            jnp.where(state.timestep < self.choice_step(params), CODE["grey"], CODE["end"]),
+        )
         world = jnp.where(jnp.asarray(WALLS), CODE["wall"], floor)
         return world.at[state.chicken[0], state.chicken[1]].set(CODE["chicken"])
 
@@ -107,7 +113,9 @@ class MinecraftChicken(Environment):
 
     def initial_state(self, green, chicken) -> ChickenState:
         """The reset state with the floor colour and the first chicken's cell."""
-        return ChickenState(jnp.asarray(START, jnp.int32), jnp.asarray(chicken, jnp.int32), jnp.int32(0), jnp.asarray(green, bool))
+        return ChickenState(
+            jnp.asarray(START, jnp.int32), jnp.asarray(chicken, jnp.int32), jnp.int32(0), jnp.asarray(green, bool)
+        )
 
     def reset_env(self, key, params):
         green_key, chicken_key = jax.random.split(key)
@@ -121,11 +129,17 @@ class MinecraftChicken(Environment):
         blocked = jnp.asarray(WALLS)[onto[0], onto[1]] | jnp.all(onto == state.chicken)
         agent = jnp.where(choosing | blocked, state.agent, onto)
         collected = ~choosing & (choice == COLLECT) & jnp.all(state.agent + MOVES[FORWARD] == state.chicken)
-        next_chicken = jnp.where(jnp.all(state.chicken == jnp.asarray(C3)), self.first_chicken(key), jnp.asarray(C3, jnp.int32))
+        next_chicken = jnp.where(
+            jnp.all(state.chicken == jnp.asarray(C3)), self.first_chicken(key), jnp.asarray(C3, jnp.int32)
+        )
         right = jnp.where(state.green, choice == RIGHT, choice == LEFT)
-        reward = jnp.where(collected, params.chicken_reward, 0.0) + jnp.where(choosing, jnp.where(right, params.success_reward, params.fail_reward), 0.0)
+        reward = jnp.where(collected, params.chicken_reward, 0.0) + jnp.where(
+            choosing, jnp.where(right, params.success_reward, params.fail_reward), 0.0
+        )
         state = ChickenState(agent, jnp.where(collected, next_chicken, state.chicken), state.timestep + 1, state.green)
         return self.observe(state, params), state, reward.astype(jnp.float32), choosing, jnp.bool_(False), {}
 
 
-register("minecraft-maze/chicken", lambda **params: MinecraftChicken(replace_params(ChickenParams(), "Chicken", **params)))
+register(
+    "minecraft-maze/chicken", lambda **params: MinecraftChicken(replace_params(ChickenParams(), "Chicken", **params))
+)

@@ -21,7 +21,9 @@ def _collector(env: MinecraftChicken, final_choice):
         along = jnp.where(below[0] > state.agent[0], FORWARD, BACKWARD)
         move = jnp.where((across != 0) & sideways_free, sideways, along)
         collect = jnp.all(state.agent == below)
-        action = jnp.where(state.timestep >= env.choice_step(params), final_choice(state), jnp.where(collect, COLLECT, move))
+        action = jnp.where(
+            state.timestep >= env.choice_step(params), final_choice(state), jnp.where(collect, COLLECT, move)
+        )
         return action.astype(jnp.int32)[None], memory
 
     return ScriptedPolicy(lambda state: jnp.int32(0), act, reads_state=True)

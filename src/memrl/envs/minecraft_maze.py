@@ -53,6 +53,7 @@ FIRST_ROOM_ROW = 1
 @struct.dataclass
 class MinecraftMazeParams:
     """Numeric settings: the timeout, the three rewards and MC-LSN's pixel-noise std."""
+
     timeout: int = 200
     step_reward: float = 0.1
     success_reward: float = 4.0
@@ -62,6 +63,7 @@ class MinecraftMazeParams:
 
 class MinecraftMazeState(NamedTuple):
     """The agent's cell, the steps taken and this episode's indicators and columns."""
+
     row: jax.Array  # int32
     col: jax.Array  # int32
     timestep: jax.Array  # int32 steps taken
@@ -132,8 +134,10 @@ class MinecraftMaze(Environment):
             raise ValueError(f"num_rooms must be an integer >= 1, got {self.num_rooms!r}")
         p = self.params
         if p.timeout <= self.rewarded_steps:
-            raise ValueError(f"timeout must be > {self.rewarded_steps}, got {p.timeout}: the shortest episode of {self.num_rooms} rooms "
-                             f"takes {self.rewarded_steps + 1} steps ({self.rewarded_steps} moves and the choice), so none could end")
+            raise ValueError(
+                f"timeout must be > {self.rewarded_steps}, got {p.timeout}: the shortest episode of {self.num_rooms} rooms "
+                f"takes {self.rewarded_steps + 1} steps ({self.rewarded_steps} moves and the choice), so none could end"
+            )
         if p.noise_std < 0:
             raise ValueError(f"noise_std must be >= 0 (the pixel noise's standard deviation), got {p.noise_std}")
 
@@ -202,7 +206,9 @@ class MinecraftMaze(Environment):
 
     def reset_env(self, key, params):
         green_key, column_key, noise_key = jax.random.split(key, 3)
-        state = self.initial_state(jax.random.bernoulli(green_key, shape=(2,)), jax.random.bernoulli(column_key, shape=(self.num_rooms,)))
+        state = self.initial_state(
+            jax.random.bernoulli(green_key, shape=(2,)), jax.random.bernoulli(column_key, shape=(self.num_rooms,))
+        )
         return self.observe(noise_key, state, params), state
 
     def step_env(self, key, state, action, params):
@@ -212,11 +218,19 @@ class MinecraftMaze(Environment):
         deciding = (needed == DECIDE) & ((choice == EAST) | (choice == WEST))
         moves = (needed >= 0) & (needed < 4) & (choice == needed)
         ledge = required[state.row, state.col] == LEDGE
-        onto = jnp.where(ledge, jnp.stack([state.row, state.col + jnp.where(needed == EAST, 1, -1)]), destination[state.row, state.col])
+        onto = jnp.where(
+            ledge,
+            jnp.stack([state.row, state.col + jnp.where(needed == EAST, 1, -1)]),
+            destination[state.row, state.col],
+        )
         right = (choice == EAST) == self.goal_east(state)
-        reward = jnp.where(moves, params.step_reward, 0.0) + jnp.where(deciding, jnp.where(right, params.success_reward, params.fail_reward), 0.0)
+        reward = jnp.where(moves, params.step_reward, 0.0) + jnp.where(
+            deciding, jnp.where(right, params.success_reward, params.fail_reward), 0.0
+        )
         state = state._replace(
-            row=jnp.where(moves, onto[0], state.row), col=jnp.where(moves, onto[1], state.col), timestep=state.timestep + 1
+            row=jnp.where(moves, onto[0], state.row),
+            col=jnp.where(moves, onto[1], state.col),
+            timestep=state.timestep + 1,
         )
         truncated = ~deciding & (state.timestep >= params.timeout)
         return self.observe(key, state, params), state, reward.astype(jnp.float32), deciding, truncated, {}

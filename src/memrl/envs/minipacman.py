@@ -39,23 +39,26 @@ from flax import struct
 
 from memrl.envs.base import Environment, register, replace_params
 
-STANDARD_MAZE = np.array([
-    [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1],
-    [1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1],
-    [1, 0, 1, 0, 1, 0, 1, 1, 1, 1, 1, 1, 1, 0, 1, 0, 1, 0, 1],
-    [1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1],
-    [1, 0, 1, 0, 1, 0, 1, 1, 1, 1, 1, 1, 1, 0, 1, 0, 1, 0, 1],
-    [1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 1],
-    [1, 0, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 0, 1],
-    [1, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 1],
-    [1, 0, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 0, 1],
-    [1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 1],
-    [1, 0, 1, 0, 1, 0, 1, 1, 1, 1, 1, 1, 1, 0, 1, 0, 1, 0, 1],
-    [1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1],
-    [1, 0, 1, 0, 1, 0, 1, 1, 1, 1, 1, 1, 1, 0, 1, 0, 1, 0, 1],
-    [1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1],
-    [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1],
-], bool)
+STANDARD_MAZE = np.array(
+    [
+        [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1],
+        [1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1],
+        [1, 0, 1, 0, 1, 0, 1, 1, 1, 1, 1, 1, 1, 0, 1, 0, 1, 0, 1],
+        [1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1],
+        [1, 0, 1, 0, 1, 0, 1, 1, 1, 1, 1, 1, 1, 0, 1, 0, 1, 0, 1],
+        [1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 1],
+        [1, 0, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 0, 1],
+        [1, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 1],
+        [1, 0, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 0, 1],
+        [1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 1],
+        [1, 0, 1, 0, 1, 0, 1, 1, 1, 1, 1, 1, 1, 0, 1, 0, 1, 0, 1],
+        [1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1],
+        [1, 0, 1, 0, 1, 0, 1, 1, 1, 1, 1, 1, 1, 0, 1, 0, 1, 0, 1],
+        [1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1],
+        [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1],
+    ],
+    bool,
+)
 """PillEater's STANDARD_MAP (1 = wall)"""
 MOVES = jnp.array([(0, 0), (0, 1), (-1, 0), (0, -1), (1, 0)], jnp.int32)
 """stay, right, up, left, down as (row, col); ghosts use 1-4"""
@@ -119,7 +122,9 @@ class MiniPacman(Environment):
             raise ValueError(f"max_ghosts must be >= 1, got {self.max_ghosts}")
         p = self.params
         if p.pill_duration < 1 or p.max_steps < 1 or p.safe_distance < 0:
-            raise ValueError(f"pill_duration and max_steps must be >= 1 and safe_distance >= 0, got {p.pill_duration}, {p.max_steps}, {p.safe_distance}")
+            raise ValueError(
+                f"pill_duration and max_steps must be >= 1 and safe_distance >= 0, got {p.pill_duration}, {p.max_steps}, {p.safe_distance}"
+            )
         for name in ("ghost_speed", "stochasticity"):
             if not 0.0 <= getattr(p, name) <= 1.0:
                 raise ValueError(f"{name} must lie in [0, 1], got {getattr(p, name)}")
@@ -177,7 +182,10 @@ class MiniPacman(Environment):
         on_pill = state.pills_left & jnp.all(state.pills == state.agent, axis=-1)
         first_pill = on_pill & (jnp.cumsum(on_pill) == 1)  # one pill per step, as PillEater's loop breaks
         reward = reward + jnp.where(first_pill.any(), params.pill_reward, 0.0)
-        state = state._replace(pills_left=state.pills_left & ~first_pill, power=jnp.where(first_pill.any(), params.pill_duration, state.power))
+        state = state._replace(
+            pills_left=state.pills_left & ~first_pill,
+            power=jnp.where(first_pill.any(), params.pill_duration, state.power),
+        )
         state, ghost_reward, died = self._move_ghosts(ghost_key, state, params)
         reward = reward + ghost_reward + jnp.where(died, params.death_reward, 0.0)
         truncated = ~died & (state.step >= params.max_steps)
@@ -185,7 +193,9 @@ class MiniPacman(Environment):
 
     def _move_ghosts(self, key, state: MiniPacmanState, params):
         """Each ghost in turn: meet the agent, else maybe move and meet it (module docstring)."""
-        speed = (params.ghost_speed + params.ghost_speed_increase * (state.level - 1).astype(jnp.float32)) * jnp.where(state.power > 0, 0.5, 1.0)
+        speed = (params.ghost_speed + params.ghost_speed_increase * (state.level - 1).astype(jnp.float32)) * jnp.where(
+            state.power > 0, 0.5, 1.0
+        )
         keys = jax.random.split(key, self.max_ghosts)
 
         def ghost(i, carry):
@@ -198,16 +208,30 @@ class MiniPacman(Environment):
                 met = active & jnp.all(position == state.agent)
                 eaten = met & powered
                 state = state._replace(ghosts_left=state.ghosts_left.at[i].set(state.ghosts_left[i] & ~eaten))
-                return state, reward + jnp.where(eaten, params.ghost_reward, 0.0), died | (met & ~powered), stopped | eaten
+                return (
+                    state,
+                    reward + jnp.where(eaten, params.ghost_reward, 0.0),
+                    died | (met & ~powered),
+                    stopped | eaten,
+                )
 
             state, reward, died, stopped = meet(state, reward, died, stopped, state.ghosts[i])
             moves = active & ~stopped & (jax.random.uniform(move_key) < speed)
-            direction = ghost_direction(choice_key, state.ghosts[i], state.ghost_dirs[i], state.agent, powered, params.stochasticity)
+            direction = ghost_direction(
+                choice_key, state.ghosts[i], state.ghost_dirs[i], state.agent, powered, params.stochasticity
+            )
             position = jnp.where(moves, _moved(state.ghosts[i], direction), state.ghosts[i])
-            state = state._replace(ghosts=state.ghosts.at[i].set(position), ghost_dirs=state.ghost_dirs.at[i].set(jnp.where(moves, direction, state.ghost_dirs[i])))
-            return jax.lax.cond(moves, lambda: meet(state, reward, died, stopped, position), lambda: (state, reward, died, stopped))
+            state = state._replace(
+                ghosts=state.ghosts.at[i].set(position),
+                ghost_dirs=state.ghost_dirs.at[i].set(jnp.where(moves, direction, state.ghost_dirs[i])),
+            )
+            return jax.lax.cond(
+                moves, lambda: meet(state, reward, died, stopped, position), lambda: (state, reward, died, stopped)
+            )
 
-        state, reward, died, _ = jax.lax.fori_loop(0, self.max_ghosts, ghost, (state, jnp.float32(0.0), jnp.bool_(False), jnp.bool_(False)))
+        state, reward, died, _ = jax.lax.fori_loop(
+            0, self.max_ghosts, ghost, (state, jnp.float32(0.0), jnp.bool_(False), jnp.bool_(False))
+        )
         return state, reward, died
 
     def observe(self, state: MiniPacmanState, params) -> jax.Array:
@@ -265,7 +289,9 @@ def _random_cells(key, allowed: jax.Array, count: int) -> jax.Array:
 
 def make_minipacman(kind: str, **overrides) -> MiniPacman:
     if "observation" in overrides:
-        raise ValueError(f"the observation is fixed by the env's name (minipacman/{kind}); minipacman/viewport or minipacman/full")
+        raise ValueError(
+            f"the observation is fixed by the env's name (minipacman/{kind}); minipacman/viewport or minipacman/full"
+        )
     shape = {k: overrides.pop(k) for k in ("viewport", "max_ghosts") if k in overrides}
     return MiniPacman(kind, **shape, params=replace_params(MiniPacmanParams(), "Mini Pacman", **overrides))
 

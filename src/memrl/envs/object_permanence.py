@@ -44,7 +44,19 @@ from flax import struct
 from memrl.envs import ballet_tables as tables
 from memrl.envs.ballet import COLOR_RGB, SHAPE_MASKS, SHAPE_NAMES
 from memrl.envs.base import Environment, register, replace_params
-from memrl.envs.room_view import ACTION_DIMS, DELTAS, ROOM_WALLS, STEPS_PER_SECOND, blocked, check_observation, egocentric_crop, one_hot_cells, picture, solid, view_shape
+from memrl.envs.room_view import (
+    ACTION_DIMS,
+    DELTAS,
+    ROOM_WALLS,
+    STEPS_PER_SECOND,
+    blocked,
+    check_observation,
+    egocentric_crop,
+    one_hot_cells,
+    picture,
+    solid,
+    view_shape,
+)
 
 DELAYS_SECONDS = (0, 10, 20, 30)
 JUMPS, JUMP_FRAMES = 3, 2  # out for 2 frames, in for 2, three times
@@ -61,22 +73,52 @@ WATCH, LOOK_BACK = 0, 1  # language tokens; kind k is named by 2 + k
 FLOOR, WALL, AGENT, OPEN_BOX, CLOSED_BOX, FIRST_OBJECT = range(6)  # board codes; object kind k is FIRST_OBJECT + k
 CELL_CHANNELS = 4 + NUM_KINDS
 BOX_RGB = (150, 100, 50)
-OPEN_BOX_MASK = jnp.asarray([[c == "#" for c in row] for row in (
-    "#.......#", "#.......#", "#.......#", "#.......#", "#.......#", "#.......#", "#.......#", "#########", "#########",
-)], jnp.uint8)
-CLOSED_BOX_MASK = jnp.asarray([[c == "#" for c in row] for row in (
-    "#########", "#########", "#.......#", "#########", "#########", "#########", "#########", "#########", "#########",
-)], jnp.uint8)
+OPEN_BOX_MASK = jnp.asarray(
+    [
+        [c == "#" for c in row]
+        for row in (
+            "#.......#",
+            "#.......#",
+            "#.......#",
+            "#.......#",
+            "#.......#",
+            "#.......#",
+            "#.......#",
+            "#########",
+            "#########",
+        )
+    ],
+    jnp.uint8,
+)
+CLOSED_BOX_MASK = jnp.asarray(
+    [
+        [c == "#" for c in row]
+        for row in (
+            "#########",
+            "#########",
+            "#.......#",
+            "#########",
+            "#########",
+            "#########",
+            "#########",
+            "#########",
+            "#########",
+        )
+    ],
+    jnp.uint8,
+)
 
 
 @struct.dataclass
 class ObjectPermanenceParams:
     """Numeric settings: the delays (frames after each reveal) an episode draws from, uniformly."""
+
     delays: jax.Array = dataclasses.field(default_factory=lambda: jnp.array([0], jnp.int32))
 
 
 class ObjectPermanenceState(NamedTuple):
     """One episode's layout (rows beyond ``num_boxes`` unused) and progress."""
+
     box_cols: jax.Array  # int32 [9]: each box's column on BOX_ROW
     kinds: jax.Array  # int32 [9]: the kind of object each box holds
     order: jax.Array  # int32 [9]: order[j] is the box revealed j-th
@@ -132,7 +174,11 @@ class ObjectPermanence(Environment):
     def jumping_box(self, state: ObjectPermanenceState) -> jax.Array:
         """The box whose object is out at ``state.frame`` (−1 if none)."""
         turn, within = jnp.divmod(state.frame, REVEAL_FRAMES + state.delay)
-        out = (state.frame < self.lids_close(state)) & (within < REVEAL_FRAMES) & (within % (2 * JUMP_FRAMES) < JUMP_FRAMES)
+        out = (
+            (state.frame < self.lids_close(state))
+            & (within < REVEAL_FRAMES)
+            & (within % (2 * JUMP_FRAMES) < JUMP_FRAMES)
+        )
         return jnp.where(out, state.order[jnp.clip(turn, 0, MAX_BOXES - 1)], -1)
 
     def board(self, state: ObjectPermanenceState) -> jax.Array:
@@ -142,7 +188,9 @@ class ObjectPermanence(Environment):
         board = jnp.where(ROOM_WALLS, WALL, FLOOR).at[cells[:, 0], cells[:, 1]].set(box, mode="drop")
         jumping = self.jumping_box(state)
         row = jnp.where(jumping >= 0, OBJECT_ROW, tables.ROOM_SIZE)
-        board = board.at[row, state.box_cols[jnp.maximum(jumping, 0)]].set(FIRST_OBJECT + state.kinds[jnp.maximum(jumping, 0)], mode="drop")
+        board = board.at[row, state.box_cols[jnp.maximum(jumping, 0)]].set(
+            FIRST_OBJECT + state.kinds[jnp.maximum(jumping, 0)], mode="drop"
+        )
         return board.at[state.agent[0], state.agent[1]].set(AGENT)
 
     def boxes_in_view(self, state: ObjectPermanenceState) -> jax.Array:
@@ -153,20 +201,30 @@ class ObjectPermanence(Environment):
     def observe(self, state: ObjectPermanenceState) -> dict:
         crop = egocentric_crop(self.board(state), state.agent, FLOOR)
         named = (2 + state.kinds[state.target]).astype(jnp.int32)
-        language = jnp.where(state.choosing, named, jnp.where(state.frame < self.lids_close(state), WATCH, LOOK_BACK)).astype(jnp.int32)
+        language = jnp.where(
+            state.choosing, named, jnp.where(state.frame < self.lids_close(state), WATCH, LOOK_BACK)
+        ).astype(jnp.int32)
         image = render_image(crop) if self.observation == "image" else render_cells(crop)
         return {"image": image, "language": language}
 
     # ----- episodes -------------------------------------------------------------------------
     def initial_state(self, box_cols, kinds, order, target, delay) -> ObjectPermanenceState:
         """The reset state of a given layout (``num_boxes`` rows each)."""
+
         def pad(rows):
             rows = jnp.asarray(rows, jnp.int32)
             return jnp.zeros(MAX_BOXES, jnp.int32).at[: len(rows)].set(rows)
 
         return ObjectPermanenceState(
-            pad(box_cols), pad(kinds), pad(order), jnp.int32(target), jnp.int32(self.num_boxes), jnp.int32(delay),
-            jnp.array(AGENT_START, jnp.int32), jnp.int32(0), jnp.bool_(False),
+            pad(box_cols),
+            pad(kinds),
+            pad(order),
+            jnp.int32(target),
+            jnp.int32(self.num_boxes),
+            jnp.int32(delay),
+            jnp.array(AGENT_START, jnp.int32),
+            jnp.int32(0),
+            jnp.bool_(False),
         )
 
     def reset_env(self, key, params):
@@ -207,9 +265,18 @@ def _first_permuted(key, count: int) -> jax.Array:
 
 def cell_appearance() -> jax.Array:
     """[5 + 15, 9, 9, 3] uint8 pixels of each board code."""
-    box = lambda mask: (mask[..., None] * jnp.asarray(BOX_RGB, jnp.uint8))[None]  # noqa: E731
+    box = lambda mask: (mask[..., None] * jnp.asarray(BOX_RGB, jnp.uint8))[None]
     objects = SHAPE_MASKS[..., None] * COLOR_RGB[:NUM_KINDS, None, None, :]
-    return jnp.concatenate([solid((0, 0, 0)), solid(tables.WALL_RGB), solid(tables.AGENT_RGB), box(OPEN_BOX_MASK), box(CLOSED_BOX_MASK), objects])
+    return jnp.concatenate(
+        [
+            solid((0, 0, 0)),
+            solid(tables.WALL_RGB),
+            solid(tables.AGENT_RGB),
+            box(OPEN_BOX_MASK),
+            box(CLOSED_BOX_MASK),
+            objects,
+        ]
+    )
 
 
 def render_image(crop: jax.Array) -> jax.Array:
@@ -222,12 +289,16 @@ def render_cells(crop: jax.Array) -> jax.Array:
     return one_hot_cells(crop, [WALL, AGENT, OPEN_BOX, CLOSED_BOX] + [FIRST_OBJECT + k for k in range(NUM_KINDS)])
 
 
-def make_object_permanence(delays_seconds, observation: str = "image", num_boxes: int = 3, **params) -> ObjectPermanence:
+def make_object_permanence(
+    delays_seconds, observation: str = "image", num_boxes: int = 3, **params
+) -> ObjectPermanence:
     """Object permanence with delays drawn uniformly per episode from ``delays_seconds``."""
     if any(d < 0 for d in delays_seconds):
         raise ValueError(f"delays must be >= 0 seconds, got {delays_seconds}")
     defaults = ObjectPermanenceParams(delays=jnp.array([d * STEPS_PER_SECOND for d in delays_seconds], jnp.int32))
-    return ObjectPermanence(num_boxes=num_boxes, observation=observation, params=replace_params(defaults, "ObjectPermanence", **params))
+    return ObjectPermanence(
+        num_boxes=num_boxes, observation=observation, params=replace_params(defaults, "ObjectPermanence", **params)
+    )
 
 
 LEVEL_SETS = {**{f"delay{d}": (d,) for d in DELAYS_SECONDS}, "mixed": DELAYS_SECONDS}

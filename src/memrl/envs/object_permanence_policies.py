@@ -12,8 +12,8 @@ import jax
 import jax.numpy as jnp
 
 from memrl.envs import ballet_tables as tables
-from memrl.envs.room_view import DELTAS, blocked
 from memrl.envs.object_permanence import AGENT_START, LOOK_BACK, WATCH, ObjectPermanence
+from memrl.envs.room_view import DELTAS, blocked
 from memrl.envs.scripted_policy import ScriptedPolicy
 
 NORTH, EAST, SOUTH, WEST = (tables.DIRECTIONS.index(d) for d in ("N", "E", "S", "W"))
@@ -37,8 +37,13 @@ def _walk(pick):
 
 
 def _initial_memory(state):
-    return {"agent": jnp.array(AGENT_START, jnp.int32), "box_cols": state.box_cols, "target": state.target,
-            "num_boxes": state.num_boxes, "choice": jnp.int32(-1)}
+    return {
+        "agent": jnp.array(AGENT_START, jnp.int32),
+        "box_cols": state.box_cols,
+        "target": state.target,
+        "num_boxes": state.num_boxes,
+        "choice": jnp.int32(-1),
+    }
 
 
 def oracle(env: ObjectPermanence) -> ScriptedPolicy:
@@ -48,4 +53,6 @@ def oracle(env: ObjectPermanence) -> ScriptedPolicy:
 
 def guesser(env: ObjectPermanence) -> ScriptedPolicy:
     """Looks away, then goes to a box drawn uniformly (what an agent without memory can do)."""
-    return ScriptedPolicy(_initial_memory, _walk(lambda key, memory: jax.random.randint(key, (), 0, memory["num_boxes"])))
+    return ScriptedPolicy(
+        _initial_memory, _walk(lambda key, memory: jax.random.randint(key, (), 0, memory["num_boxes"]))
+    )

@@ -38,6 +38,7 @@ COLOR_PHASE, DISTRACTOR_PHASE, CHOICE_PHASE = 0, 1, 2
 @struct.dataclass
 class PVMParams:
     """Numeric settings; phase lengths in seconds of the original level."""
+
     steps_per_second: int = 15
     color_seconds: int = 5
     distractor_seconds: int = 30
@@ -72,9 +73,13 @@ class PassiveVisualMatch(Environment):
             raise ValueError(f"room_size must be >= 4 (a 2×2 floor at least), got {self.room_size}")
         if not 2 <= self.num_colors:
             raise ValueError(f"num_colors must be at least 2, got {self.num_colors}")
-        most = min(self.num_colors, (self.room_size - 2) ** 2 - 2)  # the floor holds the agent, the phase-1 square and the choices apart
+        most = min(
+            self.num_colors, (self.room_size - 2) ** 2 - 2
+        )  # the floor holds the agent, the phase-1 square and the choices apart
         if not 2 <= self.num_choices <= most:
-            raise ValueError(f"num_choices must be between 2 and {most} (num_colors {self.num_colors}, room_size {self.room_size}), got {self.num_choices}")
+            raise ValueError(
+                f"num_choices must be between 2 and {most} (num_colors {self.num_colors}, room_size {self.room_size}), got {self.num_choices}"
+            )
 
     @property
     def default_params(self) -> PVMParams:
@@ -97,7 +102,9 @@ class PassiveVisualMatch(Environment):
 
     def phase(self, state: PVMState, params: PVMParams) -> jax.Array:
         color_end, distractor_end, _ = self.phase_ends(params)
-        return jnp.where(state.step < color_end, COLOR_PHASE, jnp.where(state.step < distractor_end, DISTRACTOR_PHASE, CHOICE_PHASE))
+        return jnp.where(
+            state.step < color_end, COLOR_PHASE, jnp.where(state.step < distractor_end, DISTRACTOR_PHASE, CHOICE_PHASE)
+        )
 
     def floor_cells(self) -> jax.Array:
         inner = jnp.arange(1, self.room_size - 1)
@@ -110,7 +117,9 @@ class PassiveVisualMatch(Environment):
         phase = self.phase(state, params)
         colors = jnp.zeros((size, size, self.num_colors), bool)
         colors = jnp.where(
-            phase == COLOR_PHASE, colors.at[state.target_cell[0], state.target_cell[1], state.target_color].set(True), colors
+            phase == COLOR_PHASE,
+            colors.at[state.target_cell[0], state.target_cell[1], state.target_color].set(True),
+            colors,
         )
         choices = colors.at[state.choice_cells[:, 0], state.choice_cells[:, 1], state.choice_colors].set(True)
         colors = jnp.where(phase == CHOICE_PHASE, choices, colors)
@@ -143,7 +152,9 @@ class PassiveVisualMatch(Environment):
         on_choice = jnp.all(state.choice_cells == agent, axis=-1) & (phase_before == CHOICE_PHASE)
         terminated = on_choice.any()
         reward = jnp.where(apple, params.apple_reward, 0.0) + jnp.where(on_choice[0], params.match_reward, 0.0)
-        state = state._replace(apples=state.apples.at[agent[0], agent[1]].set(state.apples[agent[0], agent[1]] & ~apple))
+        state = state._replace(
+            apples=state.apples.at[agent[0], agent[1]].set(state.apples[agent[0], agent[1]] & ~apple)
+        )
         truncated = ~terminated & (state.step >= self.phase_ends(params)[2])
         return self.observe(state, params), state, reward.astype(jnp.float32), terminated, truncated, {}
 

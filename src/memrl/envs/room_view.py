@@ -33,13 +33,15 @@ def check_observation(observation: str) -> None:
 def view_shape(observation: str, channels: int) -> tuple[int, ...]:
     """The image part's shape: the picture, or the crop's one-hots of ``channels`` codes."""
     size = tables.CROP_SIZE
-    return (size * tables.CELL_PIXELS, size * tables.CELL_PIXELS, 3) if observation == "image" else (size, size, channels)
+    return (
+        (size * tables.CELL_PIXELS, size * tables.CELL_PIXELS, 3) if observation == "image" else (size, size, channels)
+    )
 
 
 def blocked(agent: jax.Array, delta: jax.Array) -> jax.Array:
     """The official move rule: blocked by a wall on the target cell, or (diagonal moves) by walls
     on both orthogonal neighbours."""
-    wall = lambda cell: ROOM_WALLS[cell[0], cell[1]]  # noqa: E731
+    wall = lambda cell: ROOM_WALLS[cell[0], cell[1]]
     diagonal = (delta[0] != 0) & (delta[1] != 0)
     both_sides = wall(agent + delta * jnp.array([1, 0])) & wall(agent + delta * jnp.array([0, 1]))
     return wall(agent + delta) | (diagonal & both_sides)

@@ -8,7 +8,8 @@ environment state there instead).
 
 from __future__ import annotations
 
-from typing import Any, Callable, NamedTuple
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -17,6 +18,7 @@ import jax.numpy as jnp
 class ScriptedPolicy(NamedTuple):
     """``initial_memory(env_state)`` at an episode start, then ``act(key, obs, memory) -> (action,
     memory)``; a policy that ``reads_state`` gets the environment state in place of ``obs``."""
+
     initial_memory: Callable[[Any], Any]
     act: Callable[[jax.Array, Any, Any], tuple[jax.Array, Any]]
     reads_state: bool = False

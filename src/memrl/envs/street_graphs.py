@@ -30,6 +30,7 @@ LATTICE_STEPS = ((1, 0), (0, 1), (-1, 0), (0, -1))
 @dataclasses.dataclass(frozen=True)
 class StateGraph:
     """A street graph as its navigation states (directed edges) and their transitions."""
+
     transitions: np.ndarray  # int32 [S, 3]: next state for Forward, Left, Right
     state_node: np.ndarray  # int32 [S]: the node the agent stands at
     heading: np.ndarray  # float32 [S]: bearing of the road the agent faces (radians counterclockwise from east)
@@ -38,6 +39,7 @@ class StateGraph:
 
 class GraphBank(NamedTuple):
     """Graphs padded to one number of states S_max (transitions and nodes -1, headings 0 past a graph's states)."""
+
     transitions: np.ndarray  # int32 [G, S_max, 3]
     num_states: np.ndarray  # int32 [G]
     state_node: np.ndarray  # int32 [G, S_max]
@@ -70,7 +72,9 @@ def _contract(edges: set[tuple[tuple[int, int], tuple[int, int]]]):
     return kept, list(roads.values())
 
 
-def grow_street_graph(rng: np.random.Generator, junctions: int, lattice: int = 7, jitter: float = 0.25, max_tries: int = 500) -> StateGraph:
+def grow_street_graph(
+    rng: np.random.Generator, junctions: int, lattice: int = 7, jitter: float = 0.25, max_tries: int = 500
+) -> StateGraph:
     """One connected street graph with exactly ``junctions`` nodes of degree >= 3."""
     for _ in range(max_tries):
         offsets = rng.uniform(-jitter, jitter, size=(lattice, lattice, 2))
@@ -122,7 +126,7 @@ def _state_graph(kept, roads, offsets) -> StateGraph:
     slot_of = {}
     for node in range(len(kept)):
         exits[node].sort()
-        for slot, (_, to, road) in enumerate(exits[node]):
+        for slot, (_, _to, road) in enumerate(exits[node]):
             slot_of[(node, road)] = len(states)
             states.append((node, slot))
     transitions = np.zeros((len(states), 3), np.int32)

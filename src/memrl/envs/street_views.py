@@ -21,7 +21,9 @@ ROAD_HALF_WIDTH = 1.0
 SUN_RADIUS = 1.5
 
 
-def render_view(state: jax.Array, state_node: jax.Array, heading: jax.Array, node_colour: jax.Array, size: int) -> jax.Array:
+def render_view(
+    state: jax.Array, state_node: jax.Array, heading: jax.Array, node_colour: jax.Array, size: int
+) -> jax.Array:
     """uint8 [size, size, 3] view from ``state`` of a graph with per-state nodes [S] (-1 padding) and
     headings [S] (radians counterclockwise from east), with junction colours [N, 3] in [0, 1]."""
     centre = (size - 1) / 2
@@ -38,5 +40,7 @@ def render_view(state: jax.Array, state_node: jax.Array, heading: jax.Array, nod
     road = jnp.any(exits[:, None, None] & (distance >= 0) & (across <= ROAD_HALF_WIDTH), axis=0)
     sun_distance, sun_across = along(jnp.pi / 2 - heading[state])
     sun = jnp.hypot(sun_distance - (centre - SUN_RADIUS), sun_across) <= SUN_RADIUS
-    image = jnp.where(sun[..., None], jnp.array(SUN), jnp.where(road[..., None], jnp.array(ROAD), node_colour[state_node[state]]))
+    image = jnp.where(
+        sun[..., None], jnp.array(SUN), jnp.where(road[..., None], jnp.array(ROAD), node_colour[state_node[state]])
+    )
     return jnp.round(image * 255).astype(jnp.uint8)

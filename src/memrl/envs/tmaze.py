@@ -74,14 +74,20 @@ class TMaze(Environment):
         if p.maze_length < 2:
             raise ValueError(f"maze_length must be >= 2 (a start cell and the junction), got {p.maze_length}")
         if not 0 <= p.indicator_pos < p.maze_length - 1:
-            raise ValueError(f"indicator_pos must lie in 0..maze_length - 2 = {p.maze_length - 2} (before the junction), got {p.indicator_pos}")
+            raise ValueError(
+                f"indicator_pos must lie in 0..maze_length - 2 = {p.maze_length - 2} (before the junction), got {p.indicator_pos}"
+            )
         if self.ordered and not 0 <= p.second_indicator_pos < p.maze_length - 1:
-            raise ValueError(f"second_indicator_pos must lie in 0..maze_length - 2 = {p.maze_length - 2} (before the junction), got {p.second_indicator_pos}")
+            raise ValueError(
+                f"second_indicator_pos must lie in 0..maze_length - 2 = {p.maze_length - 2} (before the junction), got {p.second_indicator_pos}"
+            )
         if p.timeout < 1:
             raise ValueError(f"timeout must be >= 1 (steps before an episode is cut), got {p.timeout}")
         if p.timeout < p.maze_length:
-            raise ValueError(f"timeout ({p.timeout}) must be >= maze_length ({p.maze_length}): the shortest episode takes "
-                             f"{p.maze_length} steps ({p.maze_length - 1} to the junction and the turn), so none could end")
+            raise ValueError(
+                f"timeout ({p.timeout}) must be >= maze_length ({p.maze_length}): the shortest episode takes "
+                f"{p.maze_length} steps ({p.maze_length - 1} to the junction and the turn), so none could end"
+            )
 
     @property
     def default_params(self) -> TMazeParams:
@@ -104,7 +110,11 @@ class TMaze(Environment):
         if self.ordered:
             second = jnp.where(state.second_up, 1.0, -1.0) * (state.pos == params.second_indicator_pos)
             indicator = indicator + second
-        obs = [(state.pos == 0).astype(jnp.float32), indicator, (state.pos == params.maze_length - 1).astype(jnp.float32)]
+        obs = [
+            (state.pos == 0).astype(jnp.float32),
+            indicator,
+            (state.pos == params.maze_length - 1).astype(jnp.float32),
+        ]
         if self.noise:
             obs.append(state.noise)
         return jnp.stack(obs).astype(jnp.float32)
@@ -116,7 +126,9 @@ class TMaze(Environment):
 
     def initial_state(self, indicator_up, second_up, noise) -> TMazeState:
         zero = jnp.zeros((), jnp.int32)
-        return TMazeState(zero, zero, jnp.asarray(indicator_up), jnp.asarray(second_up), jnp.asarray(noise, jnp.float32))
+        return TMazeState(
+            zero, zero, jnp.asarray(indicator_up), jnp.asarray(second_up), jnp.asarray(noise, jnp.float32)
+        )
 
     def reset_env(self, key, params):
         k1, k2, k3 = jax.random.split(key, 3)
@@ -160,10 +172,16 @@ class TMaze(Environment):
 VARIANTS = {
     "T-L": dict(params=TMazeParams(indicator_pos=1)),
     "T-LN": dict(noise=True, params=TMazeParams(indicator_pos=0)),
-    "T-LS": dict(noise=True, checks=True, force_right=False, force_final_decision=False, params=TMazeParams(indicator_pos=0)),
+    "T-LS": dict(
+        noise=True, checks=True, force_right=False, force_final_decision=False, params=TMazeParams(indicator_pos=0)
+    ),
     "T-LO": dict(ordered=True, params=TMazeParams(indicator_pos=1, second_indicator_pos=98)),
     "T-LSO": dict(
-        noise=True, checks=True, force_right=False, force_final_decision=False, ordered=True,
+        noise=True,
+        checks=True,
+        force_right=False,
+        force_final_decision=False,
+        ordered=True,
         params=TMazeParams(indicator_pos=1, second_indicator_pos=2),
     ),
 }

@@ -48,7 +48,9 @@ def uniform_random(env: TMaze):
 
     def policy(key, obs, memory):
         keys = jax.random.split(key, len(env.action_dims))
-        return jnp.stack([jax.random.randint(k, (), 0, n) for k, n in zip(keys, env.action_dims)]).astype(jnp.int32), memory
+        return jnp.stack([jax.random.randint(k, (), 0, n) for k, n in zip(keys, env.action_dims)]).astype(
+            jnp.int32
+        ), memory
 
     return ScriptedPolicy(lambda state: EMPTY_MEMORY, policy)
 

@@ -48,7 +48,19 @@ from flax import struct
 from memrl.envs import ballet_tables as tables
 from memrl.envs.ballet import COLOR_RGB, SHAPE_MASKS, SHAPE_NAMES
 from memrl.envs.base import Environment, register, replace_params
-from memrl.envs.room_view import ACTION_DIMS, DELTAS, ROOM_WALLS, STEPS_PER_SECOND, blocked, check_observation, egocentric_crop, one_hot_cells, picture, solid, view_shape
+from memrl.envs.room_view import (
+    ACTION_DIMS,
+    DELTAS,
+    ROOM_WALLS,
+    STEPS_PER_SECOND,
+    blocked,
+    check_observation,
+    egocentric_crop,
+    one_hot_cells,
+    picture,
+    solid,
+    view_shape,
+)
 
 NUM_KINDS = len(SHAPE_NAMES)
 DISTRACTOR_KINDS = (12, 13, 14)
@@ -64,13 +76,16 @@ DISTRACTOR_REWARD, TEST_REWARD = 0.1, 1.0
 LEARNING, DISTRACTOR, TEST = 0, 1, 2  # phases
 FLOOR, WALL, AGENT, FIRST_OBJECT = range(4)  # board codes; kind k is FIRST_OBJECT + k
 CELL_CHANNELS = 2 + NUM_KINDS
-INTERIOR = jnp.asarray([(r, c) for r in range(1, tables.ROOM_SIZE - 1) for c in range(1, tables.ROOM_SIZE - 1)], jnp.int32)
+INTERIOR = jnp.asarray(
+    [(r, c) for r in range(1, tables.ROOM_SIZE - 1) for c in range(1, tables.ROOM_SIZE - 1)], jnp.int32
+)
 MAX_SUB_EPISODES = NUM_WORDS // 3
 
 
 @struct.dataclass
 class WordLearningParams:
     """Numeric settings: the distractor-phase counts a sub-episode draws from, uniformly."""
+
     distractors: jax.Array = dataclasses.field(default_factory=lambda: jnp.array([0, 1, 2], jnp.int32))
 
 
@@ -104,7 +119,9 @@ class WordLearning(Environment):
     def __post_init__(self):
         check_observation(self.observation)
         if not 1 <= self.sub_episodes <= MAX_SUB_EPISODES:
-            raise ValueError(f"sub_episodes must be in 1..{MAX_SUB_EPISODES} (3 new words each, of {NUM_WORDS}), got {self.sub_episodes}")
+            raise ValueError(
+                f"sub_episodes must be in 1..{MAX_SUB_EPISODES} (3 new words each, of {NUM_WORDS}), got {self.sub_episodes}"
+            )
 
     @property
     def default_params(self) -> WordLearningParams:
@@ -152,8 +169,14 @@ class WordLearning(Environment):
         cell_key, target_key = jax.random.split(key)
         cells = INTERIOR[jax.random.permutation(cell_key, len(INTERIOR))[:4]]
         return state._replace(
-            agent=cells[0], objects=cells[1:], kinds=kinds, nouns=nouns, target=jax.random.randint(target_key, (), 0, 3),
-            touched=jnp.zeros(3, bool), phase=jnp.int32(phase), phase_frame=jnp.int32(0),
+            agent=cells[0],
+            objects=cells[1:],
+            kinds=kinds,
+            nouns=nouns,
+            target=jax.random.randint(target_key, (), 0, 3),
+            touched=jnp.zeros(3, bool),
+            phase=jnp.int32(phase),
+            phase_frame=jnp.int32(0),
         )
 
     def reset_env(self, key, params):
@@ -163,10 +186,20 @@ class WordLearning(Environment):
         nouns = FIRST_WORD + jax.random.permutation(word_key, NUM_WORDS)[: 3 * subs].reshape(subs, 3)
         counts = jax.random.choice(count_key, params.distractors, (subs,))
         state = WordLearningState(
-            agent=jnp.zeros(2, jnp.int32), objects=jnp.zeros((3, 2), jnp.int32), kinds=kinds[0], nouns=nouns[0],
-            target=jnp.int32(0), touched=jnp.zeros(3, bool), phase=jnp.int32(LEARNING), phase_frame=jnp.int32(0),
-            distractors_left=counts[0], sub=jnp.int32(0), learned_kinds=kinds.astype(jnp.int32), learned_nouns=nouns.astype(jnp.int32),
-            distractor_counts=counts, frame=jnp.int32(0),
+            agent=jnp.zeros(2, jnp.int32),
+            objects=jnp.zeros((3, 2), jnp.int32),
+            kinds=kinds[0],
+            nouns=nouns[0],
+            target=jnp.int32(0),
+            touched=jnp.zeros(3, bool),
+            phase=jnp.int32(LEARNING),
+            phase_frame=jnp.int32(0),
+            distractors_left=counts[0],
+            sub=jnp.int32(0),
+            learned_kinds=kinds.astype(jnp.int32),
+            learned_nouns=nouns.astype(jnp.int32),
+            distractor_counts=counts,
+            frame=jnp.int32(0),
         )
         state = self.laid_out(state, layout_key, LEARNING, kinds[0], nouns[0])
         return self.observe(state), state
@@ -196,14 +229,18 @@ class WordLearning(Environment):
         on_target = on[state.target]
         learning, distracting, testing = state.phase == LEARNING, state.phase == DISTRACTOR, state.phase == TEST
         state = state._replace(touched=state.touched | (learning & on))
-        reward = jnp.where(distracting & on_target, DISTRACTOR_REWARD, 0.0) + jnp.where(testing & on_target, TEST_REWARD, 0.0)
+        reward = jnp.where(distracting & on_target, DISTRACTOR_REWARD, 0.0) + jnp.where(
+            testing & on_target, TEST_REWARD, 0.0
+        )
         phase_over = (learning & (learned_all | (state.phase_frame >= LEARN_FRAMES))) | (
             distracting & (on_target | (state.phase_frame >= DISTRACTOR_FRAMES))
         )
         tested = testing & on.any()
         last = state.sub == self.sub_episodes - 1
         terminated = tested & last
-        following = jax.tree.map(lambda a, b: jnp.where(tested, a, b), self.next_sub_episode(state, key), self.next_phase(state, key))
+        following = jax.tree.map(
+            lambda a, b: jnp.where(tested, a, b), self.next_sub_episode(state, key), self.next_phase(state, key)
+        )
         state = jax.tree.map(lambda a, b: jnp.where((phase_over | tested) & ~terminated, a, b), following, state)
         truncated = ~terminated & (state.frame >= TIME_LIMIT)
         return self.observe(state), state, reward.astype(jnp.float32), terminated, truncated, {}
@@ -230,7 +267,9 @@ def make_word_learning(distractors, sub_episodes: int = 1, observation: str = "i
     if any(d < 0 for d in distractors):
         raise ValueError(f"distractor-phase counts must be >= 0, got {distractors}")
     defaults = WordLearningParams(distractors=jnp.array(distractors, jnp.int32))
-    return WordLearning(sub_episodes=sub_episodes, observation=observation, params=replace_params(defaults, "WordLearning", **params))
+    return WordLearning(
+        sub_episodes=sub_episodes, observation=observation, params=replace_params(defaults, "WordLearning", **params)
+    )
 
 
 TRAINING_DISTRACTORS = (0, 1, 2)
@@ -240,4 +279,9 @@ LEVELS = {
     **{f"episodes{n}": (TRAINING_DISTRACTORS, n) for n in (2, 3, 4)},
 }
 for _name, (_distractors, _subs) in LEVELS.items():
-    register(f"word-learning/{_name}", lambda _distractors=_distractors, _subs=_subs, **kw: make_word_learning(_distractors, **{"sub_episodes": _subs, **kw}))
+    register(
+        f"word-learning/{_name}",
+        lambda _distractors=_distractors, _subs=_subs, **kw: make_word_learning(
+            _distractors, **{"sub_episodes": _subs, **kw}
+        ),
+    )

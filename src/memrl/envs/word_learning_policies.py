@@ -13,7 +13,6 @@ from memrl.envs.scripted_policy import ScriptedPolicy
 from memrl.envs.word_learning import LEARNING, TEST, WordLearning, WordLearningState
 
 
-
 def step_toward(agent: jax.Array, goal: jax.Array, avoid: jax.Array, avoided: jax.Array) -> jax.Array:
     """The move (8 directions) that brings the agent closest to ``goal`` (Chebyshev distance),
     never into a wall or onto one of the cells ``avoid`` [M, 2] where ``avoided`` [M]."""
@@ -31,7 +30,9 @@ def _lifter(pick):
     def act(key, state: WordLearningState, choice):
         testing = state.phase == TEST
         choice = jnp.where(testing, jnp.where(choice < 0, pick(key, state), choice), -1)
-        goal_index = jnp.where(state.phase == LEARNING, jnp.argmin(state.touched), jnp.where(testing, choice, state.target))
+        goal_index = jnp.where(
+            state.phase == LEARNING, jnp.argmin(state.touched), jnp.where(testing, choice, state.target)
+        )
         others = jnp.arange(3) != goal_index
         action = step_toward(state.agent, state.objects[goal_index], state.objects, others & testing)
         return action[None], choice
@@ -46,4 +47,6 @@ def oracle(env: WordLearning) -> ScriptedPolicy:
 
 def guesser(env: WordLearning) -> ScriptedPolicy:
     """The oracle but for the test, where it lifts a uniformly drawn object."""
-    return ScriptedPolicy(lambda state: jnp.int32(-1), _lifter(lambda key, state: jax.random.randint(key, (), 0, 3)), reads_state=True)
+    return ScriptedPolicy(
+        lambda state: jnp.int32(-1), _lifter(lambda key, state: jax.random.randint(key, (), 0, 3)), reads_state=True
+    )

@@ -32,7 +32,14 @@ OPTIMA = {
     "MC-LSN": [("optimum 10.1", 10.1), ("no memory 6.6", 6.6)],
 }
 MEMORYLESS = {env: lines[1][1] for env, lines in OPTIMA.items()}
-AGENT = dict(encoder="conv", conv_channels=(16, 32), conv_kernels=(4, 4), conv_strides=(2, 2), encoder_widths=(256,), head_widths=(256,))
+AGENT = dict(
+    encoder="conv",
+    conv_channels=(16, 32),
+    conv_kernels=(4, 4),
+    conv_strides=(2, 2),
+    encoder_widths=(256,),
+    head_widths=(256,),
+)
 """A.5's image FF1: convolutions of 16 and 32 channels, 4×4 kernels, stride 2, then a fully connected 256; FF2 256"""
 # Both presets take AMRL's PPO batching (amrl_reference: 20 environments x 200 steps, 30 epochs of
 # 200-step minibatches) at lr 5e-4 from its grid. Version 1's cpu preset took 4 epochs of 4
@@ -51,7 +58,12 @@ def minecraft_runs(envs, cores, preset: str, seeds: int) -> dict[str, PPOConfig]
     """The runs "<env>/<core>" of ``preset`` on the mazes ``envs``."""
     return {
         f"{env}/{core}": amrl_reference(
-            env=f"minecraft-maze/{env}", core=core, core_args=CORE_ARGS.get(core, {}), seeds=seeds, total_steps=TOTAL_STEPS[preset], **AGENT,
+            env=f"minecraft-maze/{env}",
+            core=core,
+            core_args=CORE_ARGS.get(core, {}),
+            seeds=seeds,
+            total_steps=TOTAL_STEPS[preset],
+            **AGENT,
         )
         for env in envs
         for core in cores
@@ -76,14 +88,23 @@ def mean_training_return(folders: dict, out: Path) -> dict:
                 noise.append(episode_noise(rows, config.score_metric))
         if per_seed:
             means[run] = {"mean": float(np.mean(per_seed)), "per_seed": per_seed, **mean_over_seeds_noise(noise)}
-            console.print(f"{run}: mean training return {means[run]['mean']:.2f} (seeds {', '.join(f'{v:.2f}' for v in per_seed)})")
+            console.print(
+                f"{run}: mean training return {means[run]['mean']:.2f} (seeds {', '.join(f'{v:.2f}' for v in per_seed)})"
+            )
     return {"training": means}
 
 
 def learns_faster(env: str, core: str, than: str) -> Expectation:
     """``core``'s mean return over training on ``env`` is above ``than``'s."""
-    return Expectation(f"{env}/{core}", ">", None, f"{core} learns {env} faster than {than} (mean return over training)",
-                       evaluated=("training",), against=f"{env}/{than}", central=True)
+    return Expectation(
+        f"{env}/{core}",
+        ">",
+        None,
+        f"{core} learns {env} faster than {than} (mean return over training)",
+        evaluated=("training",),
+        against=f"{env}/{than}",
+        central=True,
+    )
 
 
 def expectations() -> tuple[Expectation, ...]:
@@ -92,42 +113,92 @@ def expectations() -> tuple[Expectation, ...]:
     others = ("set", "lstm", "lstm-stack", "dnc")
     return (
         *(learns_faster(env, core, other) for env in ("MC-LS", "MC-LSN") for core in amrl for other in others),
-        Expectation("MC-LS/set", "<=", MEMORYLESS["MC-LS"], "SET does not learn MC-LS (no better than the memory-less 10.2)"),
-        *(Expectation("MC-LSO/dnc", ">", None, f"the DNC does better than {other} on MC-LSO", against=f"MC-LSO/{other}")
-          for other in ("amrl-avg", "set", "lstm", "lstm-stack")),
-        *(Expectation("MC-LSO/amrl-max", ">", None, f"AMRL-Max does better than {other} on MC-LSO", against=f"MC-LSO/{other}", central=True)
-          for other in ("set", "lstm")),
-        *(Expectation(f"MC-LSN/{lstm}", "<=", MEMORYLESS["MC-LSN"], f"{lstm} fails MC-LSN (no better than the memory-less 6.6)")
-          for lstm in ("lstm", "lstm-stack")),
+        Expectation(
+            "MC-LS/set", "<=", MEMORYLESS["MC-LS"], "SET does not learn MC-LS (no better than the memory-less 10.2)"
+        ),
+        *(
+            Expectation(
+                "MC-LSO/dnc", ">", None, f"the DNC does better than {other} on MC-LSO", against=f"MC-LSO/{other}"
+            )
+            for other in ("amrl-avg", "set", "lstm", "lstm-stack")
+        ),
+        *(
+            Expectation(
+                "MC-LSO/amrl-max",
+                ">",
+                None,
+                f"AMRL-Max does better than {other} on MC-LSO",
+                against=f"MC-LSO/{other}",
+                central=True,
+            )
+            for other in ("set", "lstm")
+        ),
+        *(
+            Expectation(
+                f"MC-LSN/{lstm}",
+                "<=",
+                MEMORYLESS["MC-LSN"],
+                f"{lstm} fails MC-LSN (no better than the memory-less 6.6)",
+            )
+            for lstm in ("lstm", "lstm-stack")
+        ),
     )
 
 
 SETTINGS = (
-    PaperSetting("task", "Minecraft (Project Malmo) first-person frames (Sec. 4.2)", "",
-                 "Malmo cannot run here: a 2D analogue with the same rooms, steps, rewards and timeouts (envs/minecraft_maze.py)",
-                 fixed="2D grid, 20×20×3 egocentric top-down view of 5×5 cells"),
+    PaperSetting(
+        "task",
+        "Minecraft (Project Malmo) first-person frames (Sec. 4.2)",
+        "",
+        "Malmo cannot run here: a 2D analogue with the same rooms, steps, rewards and timeouts (envs/minecraft_maze.py)",
+        fixed="2D grid, 20×20×3 egocentric top-down view of 5×5 cells",
+    ),
     PaperSetting("rooms (MC-LS, MC-LSO, MC-LSN)", "16, 10, 10 (Sec. 4.2)", "", fixed="16, 10, 10"),
     PaperSetting("timeout", "200 steps (Sec. 4.2)", "", fixed="200 steps"),
-    PaperSetting("MC-LSN pixel noise", "Gaussian, std 0.05, clipped to [-1, 1] (A.1.6)", "", fixed="Gaussian, std 0.05, clipped to [-1, 1]"),
-    PaperSetting("learner", "PPO (A.5; Ray 0.6.2's RLlib)", "", "memrl's recurrent PPO, environments in parallel", fixed="recurrent PPO"),
+    PaperSetting(
+        "MC-LSN pixel noise",
+        "Gaussian, std 0.05, clipped to [-1, 1] (A.1.6)",
+        "",
+        fixed="Gaussian, std 0.05, clipped to [-1, 1]",
+    ),
+    PaperSetting(
+        "learner",
+        "PPO (A.5; Ray 0.6.2's RLlib)",
+        "",
+        "memrl's recurrent PPO, environments in parallel",
+        fixed="recurrent PPO",
+    ),
     PaperSetting("optimiser", "Adam (A.5)", "", "", fixed="Adam (ε 1e-5)"),
-    PaperSetting("learning rate", "best of {5e-3, 5e-4, 5e-5} per experiment (A.5)", "lr",
-                 "5e-4, the middle of the grid, with which AMRL-Max learnt on a GPU (docs/results.md); no grid search was run here"),
+    PaperSetting(
+        "learning rate",
+        "best of {5e-3, 5e-4, 5e-5} per experiment (A.5)",
+        "lr",
+        "5e-4, the middle of the grid, with which AMRL-Max learnt on a GPU (docs/results.md); no grid search was run here",
+    ),
     PaperSetting("discount γ", "0.98 (A.5)", "gamma"),
     PaperSetting("train batch (env steps per update)", "4,000 (A.5)", "steps_per_update"),
     PaperSetting("parallel environments", "not stated", "num_envs"),
     PaperSetting("rollout length (truncated BPTT)", "not stated", "rollout_len", "200: an episode's timeout"),
     PaperSetting("SGD minibatch (env steps)", "200 (A.5)", "minibatch_steps"),
     PaperSetting("SGD iterations (epochs) per batch", "30 (A.5)", "update_epochs"),
-    PaperSetting("image FF1", "conv 16 ch 4×4 stride 2, conv 32 ch 4×4 stride 2, FC 256, ReLU (A.5)", "",
-                 "padding not stated; memrl pads SAME", fixed="conv 16 ch 4×4 stride 2, conv 32 ch 4×4 stride 2 (SAME), FC 256, ReLU"),
+    PaperSetting(
+        "image FF1",
+        "conv 16 ch 4×4 stride 2, conv 32 ch 4×4 stride 2, FC 256, ReLU (A.5)",
+        "",
+        "padding not stated; memrl pads SAME",
+        fixed="conv 16 ch 4×4 stride 2, conv 32 ch 4×4 stride 2 (SAME), FC 256, ReLU",
+    ),
     PaperSetting("FF2 after the memory", "1 layer of 256 (A.5)", "head_widths"),
     PaperSetting("memory size (LSTM, AMRL, SET; DNC controller)", "256 (A.5)", "core_args.hidden"),
     PaperSetting("DNC memory", "16 slots x 16, 4 reads, 1 write (A.5)", "core_args.memory_size"),
     PaperSetting("seeds", "5 (Fig. 5)", "seeds", "cpu: 2 seeds fit the budget"),
-    PaperSetting("env steps per run", "not in the text (the figures' axes were lost)", "total_steps",
-                 "cpu: where AMRL-Max carried MC-LS's indicator, on a GPU and on 2 cores (the MC-LS panel: about 1 h on 2 cores, "
-                 "the whole preset about 3 h); paper: memrl's choice (Sec. 5.2 speaks of 300k interactions on MC-LSN)"),
+    PaperSetting(
+        "env steps per run",
+        "not in the text (the figures' axes were lost)",
+        "total_steps",
+        "cpu: where AMRL-Max carried MC-LS's indicator, on a GPU and on 2 cores (the MC-LS panel: about 1 h on 2 cores, "
+        "the whole preset about 3 h); paper: memrl's choice (Sec. 5.2 speaks of 300k interactions on MC-LSN)",
+    ),
 )
 
 

@@ -54,12 +54,19 @@ SEEDS = {"cpu": 3, "paper": 5}
 def tmaze_runs(envs, cores, preset: str, seeds: int) -> dict[str, PPOConfig]:
     """The runs "<env>/<core>" of ``preset`` on the T-mazes ``envs`` (optional cores with their
     ``OPTIONAL_CORES`` sizes), every one with AMRL's PPO batching (``amrl_reference``)."""
+
     def steps(env: str) -> int:
         return PAPER_STEPS if preset == "paper" else CPU_STEPS[env]
 
     return {
-        f"{env}/{core}": amrl_reference(env=f"tmaze/{env}", core=core, core_args=OPTIONAL_CORES.get(core, {}), seeds=seeds,
-                                        total_steps=steps(env), lr=LR)
+        f"{env}/{core}": amrl_reference(
+            env=f"tmaze/{env}",
+            core=core,
+            core_args=OPTIONAL_CORES.get(core, {}),
+            seeds=seeds,
+            total_steps=steps(env),
+            lr=LR,
+        )
         for env in envs
         for core in cores
     }
@@ -71,7 +78,11 @@ def first_steps_solved(folder, level: float) -> dict[int, int | None]:
     config = folder.load_config()
     first = {}
     for seed in config.seed_list():
-        reached = [row[config.step_metric] for row in folder.read_metrics(seed) if (row.get(config.score_metric) or float("-inf")) >= level]
+        reached = [
+            row[config.step_metric]
+            for row in folder.read_metrics(seed)
+            if (row.get(config.score_metric) or float("-inf")) >= level
+        ]
         first[seed] = reached[0] if reached else None
     return first
 
@@ -100,7 +111,9 @@ def evaluate_solving(folders: dict, out: Path) -> dict:
             "steps_to_solve": seed_entry(to_solve),
         }
         steps = ", ".join("never" if step is None else f"{step:,}" for step in first.values())
-        console.print(f"{run}: solved (return >= {level}) in {solving[run]['seeds_solved']} of {len(first)} seeds, first at {steps} env steps")
+        console.print(
+            f"{run}: solved (return >= {level}) in {solving[run]['seeds_solved']} of {len(first)} seeds, first at {steps} env steps"
+        )
     return {"solving": solving}
 
 
@@ -108,9 +121,23 @@ def solves_more_and_sooner(core: str, than: str) -> tuple[Expectation, Expectati
     """``core`` solves T-LS in more seeds than ``than``, and sooner on average."""
     run, other = f"T-LS/{core}", f"T-LS/{than}"
     return (
-        Expectation(run, ">", None, f"{core} solves T-LS in more seeds than {than}", evaluated=("solving", "solved"), against=other, central=True),
-        Expectation(run, "<", None, f"{core} solves T-LS sooner than {than} (a seed that never solves counts as the whole budget)",
-                    evaluated=("solving", "steps_to_solve"), against=other),
+        Expectation(
+            run,
+            ">",
+            None,
+            f"{core} solves T-LS in more seeds than {than}",
+            evaluated=("solving", "solved"),
+            against=other,
+            central=True,
+        ),
+        Expectation(
+            run,
+            "<",
+            None,
+            f"{core} solves T-LS sooner than {than} (a seed that never solves counts as the whole budget)",
+            evaluated=("solving", "steps_to_solve"),
+            against=other,
+        ),
     )
 
 
@@ -120,20 +147,66 @@ T_L_SOLVED = SOLVED_LEVELS["T-L"]
 def expectations(preset: str) -> tuple[Expectation, ...]:
     solvers = ("amrl-max", "amrl-avg") if preset == "paper" else ("amrl-max",)
     return (
-        *(Expectation(f"T-L/{core}", ">=", 1.0, f"{core} solves T-L in every seed (an update's return reaches {T_L_SOLVED}; "
-                      "the paper: all approaches are able to solve it)", evaluated=("solving", "solved"), central=True,
-                      learning=core == "amrl-max") for core in CORES),
-        *(Expectation(f"T-L/{core}", ">=", T_L_SOLVED, f"{core} still solves T-L at the end (final return; optimum 4.0, memory-less 0.5)")
-          for core in CORES),
+        *(
+            Expectation(
+                f"T-L/{core}",
+                ">=",
+                1.0,
+                f"{core} solves T-L in every seed (an update's return reaches {T_L_SOLVED}; "
+                "the paper: all approaches are able to solve it)",
+                evaluated=("solving", "solved"),
+                central=True,
+                learning=core == "amrl-max",
+            )
+            for core in CORES
+        ),
+        *(
+            Expectation(
+                f"T-L/{core}",
+                ">=",
+                T_L_SOLVED,
+                f"{core} still solves T-L at the end (final return; optimum 4.0, memory-less 0.5)",
+            )
+            for core in CORES
+        ),
         *(check for core in solvers for lstm in LSTMS for check in solves_more_and_sooner(core, lstm)),
-        *(Expectation(f"T-LN/{core}", ">=", 1.0, f"{core} solves T-LN in every seed (an update's return reaches {T_L_SOLVED})",
-                      evaluated=("solving", "solved"), central=True) for core in AMRLS),
-        *(Expectation(f"T-LN/{lstm}", "<=", 0.0, f"{lstm} solves T-LN in no seed (no update's return reaches {T_L_SOLVED})",
-                      evaluated=("solving", "solved"), central=True) for lstm in LSTMS),
-        Expectation("T-LN/gru", "<=", 0.0, "the GRU solves T-LN in no seed either (not in the paper: the stronger baseline)",
-                    evaluated=("solving", "solved")),
-        *(Expectation(f"T-LN/{core}", ">=", 3.8, f"{core} still solves T-LN at the end (final return; optimum 4.0)") for core in AMRLS),
-        *(Expectation(f"T-LN/{lstm}", "<=", 1.0, f"{lstm} ends T-LN near the memory-less 0.5 (final return)") for lstm in LSTMS),
+        *(
+            Expectation(
+                f"T-LN/{core}",
+                ">=",
+                1.0,
+                f"{core} solves T-LN in every seed (an update's return reaches {T_L_SOLVED})",
+                evaluated=("solving", "solved"),
+                central=True,
+            )
+            for core in AMRLS
+        ),
+        *(
+            Expectation(
+                f"T-LN/{lstm}",
+                "<=",
+                0.0,
+                f"{lstm} solves T-LN in no seed (no update's return reaches {T_L_SOLVED})",
+                evaluated=("solving", "solved"),
+                central=True,
+            )
+            for lstm in LSTMS
+        ),
+        Expectation(
+            "T-LN/gru",
+            "<=",
+            0.0,
+            "the GRU solves T-LN in no seed either (not in the paper: the stronger baseline)",
+            evaluated=("solving", "solved"),
+        ),
+        *(
+            Expectation(f"T-LN/{core}", ">=", 3.8, f"{core} still solves T-LN at the end (final return; optimum 4.0)")
+            for core in AMRLS
+        ),
+        *(
+            Expectation(f"T-LN/{lstm}", "<=", 1.0, f"{lstm} ends T-LN near the memory-less 0.5 (final return)")
+            for lstm in LSTMS
+        ),
     )
 
 
@@ -144,21 +217,42 @@ OPTIMA = {
 }
 
 SETTINGS = (
-    PaperSetting("learner", "PPO (A.5; Ray 0.6.2's RLlib)", "", "memrl's recurrent PPO, environments in parallel", fixed="recurrent PPO"),
+    PaperSetting(
+        "learner",
+        "PPO (A.5; Ray 0.6.2's RLlib)",
+        "",
+        "memrl's recurrent PPO, environments in parallel",
+        fixed="recurrent PPO",
+    ),
     PaperSetting("optimiser", "Adam (A.5)", "", "", fixed="Adam (ε 1e-5)"),
-    PaperSetting("learning rate", "best of {5e-3, 5e-4, 5e-5} per experiment (A.5); 5e-4 in the official configs", "lr",
-                 "5e-4 for every model, the official configs' value: the LSTM's pilot at 5e-3 did not learn T-L in 48k steps; "
-                 "a grid per model is left for a GPU (docs/results.md)"),
+    PaperSetting(
+        "learning rate",
+        "best of {5e-3, 5e-4, 5e-5} per experiment (A.5); 5e-4 in the official configs",
+        "lr",
+        "5e-4 for every model, the official configs' value: the LSTM's pilot at 5e-3 did not learn T-L in 48k steps; "
+        "a grid per model is left for a GPU (docs/results.md)",
+    ),
     PaperSetting("discount γ", "0.98 (A.5)", "gamma"),
     PaperSetting("train batch (env steps per update)", "4,000 (A.5)", "steps_per_update"),
-    PaperSetting("parallel environments", "5 workers x 2 envs (official configs)", "num_envs",
-                 "20 envs x 200 steps, a minibatch one environment's rollout: two whole 100-step T-L or T-LN episodes; a 100-151-step "
-                 "T-LS episode at times straddles two rollouts (its carry stored), as one did RLlib's 205-step samples"),
-    PaperSetting("rollout length (truncated BPTT)", "205-step samples, max_seq_len 10000 (official configs)", "rollout_len"),
+    PaperSetting(
+        "parallel environments",
+        "5 workers x 2 envs (official configs)",
+        "num_envs",
+        "20 envs x 200 steps, a minibatch one environment's rollout: two whole 100-step T-L or T-LN episodes; a 100-151-step "
+        "T-LS episode at times straddles two rollouts (its carry stored), as one did RLlib's 205-step samples",
+    ),
+    PaperSetting(
+        "rollout length (truncated BPTT)", "205-step samples, max_seq_len 10000 (official configs)", "rollout_len"
+    ),
     PaperSetting("SGD minibatch (env steps)", "200 (A.5)", "minibatch_steps"),
     PaperSetting("SGD iterations (epochs) per batch", "30 (A.5)", "update_epochs"),
     PaperSetting("memory size (LSTM, AMRL, SET; DNC controller)", "256 (A.5)", "core_args.hidden"),
-    PaperSetting("DNC memory (with --add-cores dnc)", "16 slots x 16, 4 reads, 1 write (A.5)", "", fixed="16 slots x 16, 4 reads, 1 write"),
+    PaperSetting(
+        "DNC memory (with --add-cores dnc)",
+        "16 slots x 16, 4 reads, 1 write (A.5)",
+        "",
+        fixed="16 slots x 16, 4 reads, 1 write",
+    ),
     PaperSetting("FF1 before the memory", "2 layers of 256, ReLU (A.5)", "encoder_widths"),
     PaperSetting("FF2 after the memory", "1 layer of 256 (A.5)", "head_widths"),
     PaperSetting("value loss weight", "not stated", "value_coef"),
@@ -166,8 +260,12 @@ SETTINGS = (
     PaperSetting("PPO clip ε", "not stated", "clip_epsilon"),
     PaperSetting("GAE λ", "not stated", "gae_lambda"),
     PaperSetting("seeds", "5 (Fig. 4)", "seeds", "cpu: 3, the fewest that decide a check"),
-    PaperSetting("env steps per run", "250k (official configs; the figures' axes were lost)", "total_steps",
-                 "cpu: T-L 64k, T-LN and T-LS 160k, above the steps at which the pilots solved: an update takes about 15 s on a core"),
+    PaperSetting(
+        "env steps per run",
+        "250k (official configs; the figures' axes were lost)",
+        "total_steps",
+        "cpu: T-L 64k, T-LN and T-LS 160k, above the steps at which the pilots solved: an update takes about 15 s on a core",
+    ),
 )
 
 
@@ -183,8 +281,8 @@ def amrl_tmaze(preset: str, add_cores: tuple[str, ...] = ()) -> Experiment:
         finding="every model solves T-L; AMRL carries the indicator through noise and distractions, LSTMs do not",
         paper_steps=PAPER_STEPS,
         changes="v2 trained with 2 epochs over 2 minibatches of 3200 steps at lr 5e-3, about 120 times fewer gradient steps per env "
-                "step than AMRL's batching, under which the LSTM could not learn even T-L; v3 gives every model AMRL's batching and "
-                "lr 5e-4, checks that every model solves T-L, and adds a GRU (issue 64)",
+        "step than AMRL's batching, under which the LSTM could not learn even T-L; v3 gives every model AMRL's batching and "
+        "lr 5e-4, checks that every model solves T-L, and adds a GRU (issue 64)",
         runs=tmaze_runs(ENVS, CORES + tuple(dict.fromkeys(add_cores)), preset, SEEDS[preset]),
         expectations=expectations(preset),
         optima=OPTIMA,
@@ -210,14 +308,22 @@ def tln_demo() -> Experiment:
         finding="the LSTM solves T-L; on T-LN's noisy corridor AMRL-Max does and the LSTM does not",
         paper_steps=PAPER_STEPS,
         changes="v2 trained with 2 epochs over 2 minibatches, under which the LSTM could not learn even T-L; v3 used AMRL's batching "
-                "and checked that the LSTM solves T-L, at 48k steps on T-LN too, where AMRL-Max's seed 0 had not solved T-LN (2.25); "
-                "v4 gives the T-LN runs 80k steps, by which all three of AMRL-Max's pilot seeds had solved it (issue 64)",
+        "and checked that the LSTM solves T-L, at 48k steps on T-LN too, where AMRL-Max's seed 0 had not solved T-LN (2.25); "
+        "v4 gives the T-LN runs 80k steps, by which all three of AMRL-Max's pilot seeds had solved it (issue 64)",
         runs={run: dataclasses.replace(full[run], total_steps=DEMO_STEPS[run.split("/")[0]]) for run in DEMO_RUNS},
         expectations=(
-            Expectation("T-L/lstm", ">=", T_L_SOLVED, "the LSTM solves T-L (optimum 4.0, memory-less 0.5): its training works",
-                        central=True, learning=True),
+            Expectation(
+                "T-L/lstm",
+                ">=",
+                T_L_SOLVED,
+                "the LSTM solves T-L (optimum 4.0, memory-less 0.5): its training works",
+                central=True,
+                learning=True,
+            ),
             Expectation("T-LN/amrl-max", ">=", T_L_SOLVED, "AMRL-Max solves T-LN", central=True, learning=True),
-            Expectation("T-LN/lstm", "<=", 1.0, "the LSTM does not solve T-LN at this budget (memory-less 0.5)", central=True),
+            Expectation(
+                "T-LN/lstm", "<=", 1.0, "the LSTM does not solve T-LN at this budget (memory-less 0.5)", central=True
+            ),
         ),
         optima={"T-L": OPTIMA["T-L"], "T-LN": OPTIMA["T-LN"]},
     )

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from memrl.experiments.seed_statistics import MIN_SEEDS, OPS, STANDARD_ERRORS, decide, undecided
 from memrl.learn.run_config import ConfigRecord
@@ -55,7 +56,9 @@ class Expectation:
         if self.op not in OPS:
             raise ValueError(f"op must be one of {tuple(OPS)}, got {self.op!r}")
         if (self.threshold is None) == (not self.against):
-            raise ValueError("an expectation has either a threshold or a run to compare against (threshold None), not both")
+            raise ValueError(
+                "an expectation has either a threshold or a run to compare against (threshold None), not both"
+            )
         if self.paired and not self.against:
             raise ValueError("only an ordering (against another run) can be paired over seeds")
 
@@ -71,8 +74,12 @@ class Expectation:
         if not self.evaluated:
             summary = summaries[run]
             finals = [seed["final"] for seed in summary.get("seeds", {}).values() if seed["final"] is not None]
-            return {"mean": summary["final_mean"], "standard_error": summary.get("final_standard_error"),
-                    "episodes": summary.get("final_episodes"), "per_seed": finals}
+            return {
+                "mean": summary["final_mean"],
+                "standard_error": summary.get("final_standard_error"),
+                "episodes": summary.get("final_episodes"),
+                "per_seed": finals,
+            }
         table, *keys = self.evaluated
         value = (evaluation or {}).get(table, {}).get(run)
         for key in keys:
@@ -101,15 +108,27 @@ class Expectation:
         too_few = [e["episodes"] for e in entries if is_fraction(e) and e["episodes"] < MIN_EPISODES]
         extra = {}
         if None in seeds:
-            result, note = undecided(self.op, self.value(summaries, evaluation), self.bound(summaries, evaluation)), "no per-seed values: not decided"
+            result, note = (
+                undecided(self.op, self.value(summaries, evaluation), self.bound(summaries, evaluation)),
+                "no per-seed values: not decided",
+            )
         elif too_few:
             extra["undecided_because"] = f"on {too_few[0]} episodes: too few (at least {MIN_EPISODES} needed)"
-            result, note = undecided(self.op, self.value(summaries, evaluation), self.bound(summaries, evaluation)), extra["undecided_because"]
+            result, note = (
+                undecided(self.op, self.value(summaries, evaluation), self.bound(summaries, evaluation)),
+                extra["undecided_because"],
+            )
         else:
             result = decide(self.op, seeds[0], self.threshold, seeds[1] if self.against else None, self.paired)
             note = seed_note(result)
         note += f" (within seeds: {within})" if within else ""
-        return {**result, "per_seed": seeds[0], "against_per_seed": seeds[1] if self.against else None, "note": note, **extra}
+        return {
+            **result,
+            "per_seed": seeds[0],
+            "against_per_seed": seeds[1] if self.against else None,
+            "note": note,
+            **extra,
+        }
 
 
 MIN_EPISODES = 16
@@ -134,7 +153,7 @@ def per_seed(entry: Any) -> list[float] | None:
 
 
 def within_seeds(entry: Any) -> str:
-    """"±0.012 over 3840 episodes": an entry's standard error within its seeds, "" where it has none."""
+    """ "±0.012 over 3840 episodes": an entry's standard error within its seeds, "" where it has none."""
     if is_average(entry) and entry["standard_error"] is not None:
         return f"±{entry['standard_error']:.3f} over {entry['episodes']} episodes"
     return f"{entry['episodes']} episodes" if is_fraction(entry) else ""
@@ -165,7 +184,7 @@ class Experiment:
     """the preset these runs are (empty for an experiment without presets)"""
     presets: tuple[str, ...] = ()
     """every preset of the experiment (see ``PRESETS``)"""
-    settings: Sequence["PaperSetting"] = ()
+    settings: Sequence[PaperSetting] = ()
     """the settings compared with the paper's in the experiment's settings table"""
     finding: str = ""
     """the paper's finding that the central checks state, in about a dozen words (the scoreboard's)"""
@@ -183,25 +202,31 @@ class Experiment:
         if self.kind not in KINDS:
             raise ValueError(f"an experiment's kind must be one of {KINDS}, got {self.kind!r}")
 
-    def with_run_settings(self, **settings) -> "Experiment":
+    def with_run_settings(self, **settings) -> Experiment:
         """The same experiment with these config fields set in every run (e.g. ``total_steps``, the
         budget in env steps per run, or ``num_envs``), all at once so that they are checked together."""
         for field in settings:
             lacking = sorted(name for name, config in self.runs.items() if not hasattr(config, field))
             if lacking:
-                raise ValueError(f"experiment {self.name!r} has runs without a {field!r} setting ({', '.join(lacking)})")
+                raise ValueError(
+                    f"experiment {self.name!r} has runs without a {field!r} setting ({', '.join(lacking)})"
+                )
         runs = {name: dataclasses.replace(config, **settings).validate() for name, config in self.runs.items()}
         return dataclasses.replace(self, runs=runs)
 
-    def with_runs(self, runs: Sequence[str]) -> "Experiment":
+    def with_runs(self, runs: Sequence[str]) -> Experiment:
         """The same experiment with only ``runs`` (run names "<panel>/<label>") and the checks
         between them; their run folders are the full experiment's, so the rest can run later in
         the same output folder."""
         unknown = [run for run in runs if run not in self.runs]
         if unknown or not runs:
-            raise ValueError(f"experiment {self.name!r} has runs {', '.join(self.runs)}; got {', '.join(runs) or 'none'}")
+            raise ValueError(
+                f"experiment {self.name!r} has runs {', '.join(self.runs)}; got {', '.join(runs) or 'none'}"
+            )
         kept = [e for e in self.expectations if e.run in runs and (not e.against or e.against in runs)]
-        return dataclasses.replace(self, runs={run: self.runs[run] for run in self.runs if run in runs}, expectations=tuple(kept))
+        return dataclasses.replace(
+            self, runs={run: self.runs[run] for run in self.runs if run in runs}, expectations=tuple(kept)
+        )
 
     def panels(self) -> dict[str, list[str]]:
         panels: dict[str, list[str]] = {}
@@ -211,7 +236,10 @@ class Experiment:
 
     def describe(self) -> dict:
         return {
-            "name": self.name, "version": self.version, "preset": self.preset, "description": self.description,
+            "name": self.name,
+            "version": self.version,
+            "preset": self.preset,
+            "description": self.description,
             "reproduces": self.reproduces,
             "runs": {k: json.loads(v.to_json()) for k, v in self.runs.items()},
             "expectations": [dataclasses.asdict(e) for e in self.expectations],
@@ -243,7 +271,9 @@ class Registration:
     optional_cores: tuple[str, ...] = ()
 
 
-def register(name: str, build: Callable[..., Experiment], presets: Sequence[str] = (), optional_cores: Sequence[str] = ()) -> None:
+def register(
+    name: str, build: Callable[..., Experiment], presets: Sequence[str] = (), optional_cores: Sequence[str] = ()
+) -> None:
     """Register the experiment ``name``: ``build(preset)`` gives it for each preset of ``presets``
     (see ``PRESETS``; none: ``build()``), and ``build(preset, add_cores)`` with some of
     ``optional_cores``. ``get`` checks the preset and the cores before it builds."""
@@ -296,7 +326,9 @@ def get(name: str, preset: str | None = None, add_cores: tuple[str, ...] = ()) -
         extra["add_cores"] = tuple(dict.fromkeys(add_cores))
     if not entry.presets:
         if preset is not None:
-            raise ValueError(f"experiment {name!r} has no presets; experiments with presets: {', '.join(with_presets())}")
+            raise ValueError(
+                f"experiment {name!r} has no presets; experiments with presets: {', '.join(with_presets())}"
+            )
         return entry.build(**extra)
     preset = chosen_preset(preset, entry.presets)
     return dataclasses.replace(entry.build(preset, **extra), preset=preset, presets=entry.presets)

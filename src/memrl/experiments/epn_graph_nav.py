@@ -35,12 +35,20 @@ def preset_runs(preset: str) -> dict[str, ImpalaConfig]:
 
 
 SETTINGS = (
-    PaperSetting("environment", "One-Shot StreetLearn: Street View neighbourhoods of 5 intersections (Sec. 5)", "env",
-                 "memrl's procedural-graph analogue (no Street View data here)"),
+    PaperSetting(
+        "environment",
+        "One-Shot StreetLearn: Street View neighbourhoods of 5 intersections (Sec. 5)",
+        "env",
+        "memrl's procedural-graph analogue (no Street View data here)",
+    ),
     *(row for row in EPN_SETTINGS if row.field not in ("core_args.k", "core_args.capacity", "total_steps")),
     PaperSetting("episodic store", "the whole episode (Sec. 4)", "core_args.capacity"),
-    PaperSetting("env steps per run", "not in the text (StreetLearn agents have trained for billions of steps, Sec. 5)", "total_steps",
-                 "cpu: what 2 cores train in about an hour; paper: 1e8, the aim for half an hour of one H100 (not measured)"),
+    PaperSetting(
+        "env steps per run",
+        "not in the text (StreetLearn agents have trained for billions of steps, Sec. 5)",
+        "total_steps",
+        "cpu: what 2 cores train in about an hour; paper: 1e8, the aim for half an hour of one H100 (not measured)",
+    ),
 )
 
 
@@ -54,7 +62,15 @@ def epn_graph_nav(preset: str) -> Experiment:
         finding="EPN navigates new street graphs from one exploration, near the shortest path",
         paper_steps=None,
         runs=preset_runs(preset),
-        expectations=(Expectation("5 junctions/epn", ">=", 0.5 * 46.3, "EPN reaches at least half the oracle's return (oracle 46.3 on 5 junctions)", central=True),),
+        expectations=(
+            Expectation(
+                "5 junctions/epn",
+                ">=",
+                0.5 * 46.3,
+                "EPN reaches at least half the oracle's return (oracle 46.3 on 5 junctions)",
+                central=True,
+            ),
+        ),
         optima={"5 junctions": [("oracle 46.3", 46.3)]},
         evaluation=graph_nav_generalisation,
         settings=SETTINGS,

@@ -35,7 +35,9 @@ GAME_SIZE = {"cpu": "3x3", "paper": "4x4"}
 EPISODE_LENGTH = 100
 PRESETS = ("cpu", "paper")
 GAME_SETTING = PaperSetting(
-    "game", "4×4 (Sec. 3)", "env",
+    "game",
+    "4×4 (Sec. 3)",
+    "env",
     "cpu: 3×3, where the LSTM reaches the within-trial level (17.9) in 600k steps and 2 cores train EPN for 2M; "
     "on 4×4 no EPN left the best memoryless level (7.3) in 800k steps on the CPU or 16M on a GPU (docs/results.md); "
     "the N×k planner only in the paper preset (its 92% of the all-to-all planner means something once EPN plans)",
@@ -49,7 +51,9 @@ def preset_runs(preset: str) -> dict[str, ImpalaConfig]:
     common = dict(env=f"memory-planning/{size}", **EPN_AGENT, **EPN_TRAINING[preset])
     planner = {"capacity": EPISODE_LENGTH, **EPN_PLANNER[preset]}
     runs = {f"{size}/epn": ImpalaConfig(core="epn", core_args=planner, **common)}
-    if preset == "paper":  # the cpu preset decides EPN against the LSTM first; N×k's ratio means something only once EPN plans
+    if (
+        preset == "paper"
+    ):  # the cpu preset decides EPN against the LSTM first; N×k's ratio means something only once EPN plans
         runs[f"{size}/epn-nxk"] = ImpalaConfig(core="epn-nxk", core_args={**planner, "k": 50}, **common)
     runs[f"{size}/lstm"] = ImpalaConfig(**EPN_LSTM_BASELINE, **common)
     return runs
@@ -63,15 +67,47 @@ def expectations(preset: str) -> tuple[Expectation, ...]:
     within_trial = levels["within_trial_explorer"]
     if preset == "paper":
         return (
-            Expectation(epn, ">=", 0.9 * levels["oracle"], f"EPN approaches the shortest-path optimum (oracle {levels['oracle']:.1f})", evaluated=returns, central=True),
-            Expectation(lstm, "<=", within_trial, f"the LSTM reaches at most the within-trial optimum ({within_trial:.1f})", evaluated=returns),
+            Expectation(
+                epn,
+                ">=",
+                0.9 * levels["oracle"],
+                f"EPN approaches the shortest-path optimum (oracle {levels['oracle']:.1f})",
+                evaluated=returns,
+                central=True,
+            ),
+            Expectation(
+                lstm,
+                "<=",
+                within_trial,
+                f"the LSTM reaches at most the within-trial optimum ({within_trial:.1f})",
+                evaluated=returns,
+            ),
         )
     return (
         Expectation(epn, ">", None, "EPN above the LSTM (Fig. 2b)", evaluated=returns, against=lstm, central=True),
-        Expectation(epn, ">", within_trial, f"EPN above the within-trial optimum ({within_trial:.1f}): it plans from what it saw for earlier goals", evaluated=returns, central=True),
-        Expectation(lstm, "<=", within_trial, f"the LSTM reaches at most the within-trial optimum ({within_trial:.1f})", evaluated=returns),
-        Expectation(epn, ">", levels["two_move_walk"], f"EPN above the best memoryless policy ({levels['two_move_walk']:.1f}): it uses its memory", evaluated=returns,
-                    learning=True),
+        Expectation(
+            epn,
+            ">",
+            within_trial,
+            f"EPN above the within-trial optimum ({within_trial:.1f}): it plans from what it saw for earlier goals",
+            evaluated=returns,
+            central=True,
+        ),
+        Expectation(
+            lstm,
+            "<=",
+            within_trial,
+            f"the LSTM reaches at most the within-trial optimum ({within_trial:.1f})",
+            evaluated=returns,
+        ),
+        Expectation(
+            epn,
+            ">",
+            levels["two_move_walk"],
+            f"EPN above the best memoryless policy ({levels['two_move_walk']:.1f}): it uses its memory",
+            evaluated=returns,
+            learning=True,
+        ),
     )
 
 
@@ -111,11 +147,17 @@ def evaluate_planning(folders: dict, out: Path, eval_episodes_per_env: int = 4, 
         if not params:
             continue
         per_seed = {
-            amnesic: [episodes_from_stream(r, EPISODE_LENGTH) for r in agent_rewards(config, params, key, eval_episodes_per_env * EPISODE_LENGTH, amnesic)]
+            amnesic: [
+                episodes_from_stream(r, EPISODE_LENGTH)
+                for r in agent_rewards(config, params, key, eval_episodes_per_env * EPISODE_LENGTH, amnesic)
+            ]
             for amnesic in (False, True)
         }
         episodes = np.concatenate(per_seed[False])
-        for table, amnesic in (("returns", False), ("returns_without_memory", True)):  # standard errors over the episodes
+        for table, amnesic in (
+            ("returns", False),
+            ("returns_without_memory", True),
+        ):  # standard errors over the episodes
             results[table][run] = batch_average([seed.sum(1).tolist() for seed in per_seed[amnesic]], batch_size=1)
         results["late_episode_fraction_of_oracle"][run] = late_episode_fraction(episodes, scripted["oracle"])
         curves[run.split("/", 1)[1]] = steps_to_nth_goal(episodes, max_goals)

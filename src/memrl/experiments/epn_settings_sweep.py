@@ -21,7 +21,13 @@ from memrl.learn.paper_agents import EPN_AGENT, EPN_LSTM_BASELINE, EPN_RMSPROP
 LEARNING_RATES = (1e-4, 4e-4)
 ENTROPY_COSTS = (1e-3, 1e-2)
 BATCHES = (32, 128)
-LSTM = dict(env="memory-planning/4x4", **EPN_LSTM_BASELINE, **dict(EPN_AGENT, seeds=1), total_steps=5_000_000, updates_per_chunk=50)
+LSTM = dict(
+    env="memory-planning/4x4",
+    **EPN_LSTM_BASELINE,
+    **dict(EPN_AGENT, seeds=1),
+    total_steps=5_000_000,
+    updates_per_chunk=50,
+)
 PAPER_RANGE = dict(**EPN_RMSPROP, rollout_len=40)
 FIRST_SETTINGS = dict(optimizer="adam", lr=1e-3, entropy_coef=0.01, num_envs=16, rollout_len=20)
 """epn-memory-planning v1's settings"""
@@ -30,22 +36,38 @@ V1_RUN = "4x4/v1 settings (Adam 1e-3, batch 16, unroll 20)"
 
 def sweep_runs() -> dict[str, ImpalaConfig]:
     runs = {
-        f"4x4/lr {lr:g}, entropy {entropy:g}, batch {batch}": ImpalaConfig(lr=lr, entropy_coef=entropy, num_envs=batch, **PAPER_RANGE, **LSTM)
-        for lr in LEARNING_RATES for entropy in ENTROPY_COSTS for batch in BATCHES
+        f"4x4/lr {lr:g}, entropy {entropy:g}, batch {batch}": ImpalaConfig(
+            lr=lr, entropy_coef=entropy, num_envs=batch, **PAPER_RANGE, **LSTM
+        )
+        for lr in LEARNING_RATES
+        for entropy in ENTROPY_COSTS
+        for batch in BATCHES
     }
     runs[V1_RUN] = ImpalaConfig(**FIRST_SETTINGS, **LSTM)
     return runs
 
 
 SETTINGS = (
-    PaperSetting("optimiser", "RMSprop, ε 1e-4, decay 0.99, momentum 0 (Table 1)", "optimizer", "the last run: epn-memory-planning v1's Adam"),
-    PaperSetting("learning rate", "swept in [1e-5, 4e-4] (Table 1)", "lr", "the sweep: the top of the range and a quarter of it"),
+    PaperSetting(
+        "optimiser",
+        "RMSprop, ε 1e-4, decay 0.99, momentum 0 (Table 1)",
+        "optimizer",
+        "the last run: epn-memory-planning v1's Adam",
+    ),
+    PaperSetting(
+        "learning rate", "swept in [1e-5, 4e-4] (Table 1)", "lr", "the sweep: the top of the range and a quarter of it"
+    ),
     PaperSetting("entropy cost", "swept in [1e-3, 1e-2] (Table 1)", "entropy_coef", "the sweep: both ends"),
     PaperSetting("mini-batch (trajectories)", "swept in [32, 128] (Table 1)", "num_envs", "the sweep: both ends"),
     PaperSetting("unroll length", "swept in [10, 40] (Table 1)", "rollout_len", "40, the top of the range"),
     PaperSetting("discount γ", "swept in [0.9, 0.95] (Table 1)", "gamma"),
     PaperSetting("seeds", "the best runs of a large sweep (Fig. 2)", "seeds", "one seed per setting"),
-    PaperSetting("env steps per run", "not in the text (the figures' axes were lost)", "total_steps", "what 2 CPU cores train in about half an hour"),
+    PaperSetting(
+        "env steps per run",
+        "not in the text (the figures' axes were lost)",
+        "total_steps",
+        "what 2 CPU cores train in about half an hour",
+    ),
 )
 
 EPN_SETTINGS_SWEEP = Experiment(
@@ -59,7 +81,13 @@ EPN_SETTINGS_SWEEP = Experiment(
     runs=sweep_runs(),
     # version 2 states Fig. 2b's level as a check (version 1 had none)
     expectations=(
-        Expectation(V1_RUN, ">=", RETURNS_4X4["within_trial_explorer"], "the LSTM reaches the within-trial explorer's return (Fig. 2b)", central=True),
+        Expectation(
+            V1_RUN,
+            ">=",
+            RETURNS_4X4["within_trial_explorer"],
+            "the LSTM reaches the within-trial explorer's return (Fig. 2b)",
+            central=True,
+        ),
     ),
     optima={"4x4": [(f"{name} {value}", value) for name, value in RETURNS_4X4.items()]},
     settings=SETTINGS,

@@ -3,6 +3,8 @@ and the expectations that read them."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import jax
 import numpy as np
 
@@ -33,13 +35,23 @@ def fraction_correct_by_level(folders: dict, levels, right_per_episode, title: s
             seeds = [np.asarray(right, float) for right in right_per_episode(config, params, level)]
             fractions = [float(right.mean()) for right in seeds if right.size]
             if fractions:
-                rows[run][level] = {"correct": float(np.mean(fractions)), "episodes": int(sum(r.size for r in seeds)), "per_seed": fractions}
+                rows[run][level] = {
+                    "correct": float(np.mean(fractions)),
+                    "episodes": int(sum(r.size for r in seeds)),
+                    "per_seed": fractions,
+                }
     table = Table(title=title + " (mean over seeds; episodes)")
     table.add_column("run")
     for level in levels:
         table.add_column(level)
     for run, by_level in rows.items():
-        table.add_row(run, *[f"{by_level[lv]['correct']:.2f} ({by_level[lv]['episodes']})" if lv in by_level else "-" for lv in levels])
+        table.add_row(
+            run,
+            *[
+                f"{by_level[lv]['correct']:.2f} ({by_level[lv]['episodes']})" if lv in by_level else "-"
+                for lv in levels
+            ],
+        )
     console.print(table)
     return {"fraction_correct": rows}
 
@@ -48,8 +60,12 @@ def seed_entry(per_seed: list[float], standard_error: float | None = None, episo
     """An average entry {"mean", "standard_error", "episodes", "per_seed"} of one value per seed:
     the mean over seeds, with the noise within the seeds where known (else None)."""
     values = [float(v) for v in per_seed]
-    return {"mean": float(np.mean(values)) if values else float("nan"), "standard_error": standard_error, "episodes": episodes,
-            "per_seed": values}
+    return {
+        "mean": float(np.mean(values)) if values else float("nan"),
+        "standard_error": standard_error,
+        "episodes": episodes,
+        "per_seed": values,
+    }
 
 
 def batch_average(per_seed: list[list[float]], batch_size: int) -> dict:
@@ -81,9 +97,13 @@ def frozen_returns(num_steps: int, key_seed: int = 2020):
                 continue
             for table, amnesic in (("returns", False), ("returns_without_memory", True)):
                 evaluations = agent_evaluations(config, params, jax.random.PRNGKey(key_seed), num_steps, amnesic)
-                results[table][run] = batch_average([returns[done].tolist() for done, returns, _ in evaluations], batch_size=1)
-            console.print(f"{run}: frozen return {results['returns'][run]['mean']:.2f}, "
-                          f"{results['returns_without_memory'][run]['mean']:.2f} with its memory reset before every step")
+                results[table][run] = batch_average(
+                    [returns[done].tolist() for done, returns, _ in evaluations], batch_size=1
+                )
+            console.print(
+                f"{run}: frozen return {results['returns'][run]['mean']:.2f}, "
+                f"{results['returns_without_memory'][run]['mean']:.2f} with its memory reset before every step"
+            )
         return results
 
     return evaluate
@@ -104,15 +124,24 @@ def held_out_evaluation(num_sequences: int, batch_size: int = 1280):
         for run, folder in folders.items():
             per_seed = held_out_batches(folder, num_sequences, batch_size)
             if per_seed:
-                rows[run] = {name: batch_average([s[name] for s in per_seed], batch_size) for name in per_seed[0]} | {"seeds": len(per_seed)}
+                rows[run] = {name: batch_average([s[name] for s in per_seed], batch_size) for name in per_seed[0]} | {
+                    "seeds": len(per_seed)
+                }
         kinds = sorted({name for row in rows.values() for name in row if name.startswith("accuracy_")})
         names = ("accuracy", "token_accuracy", "sequence_accuracy", *kinds)
-        table = Table(title=f"final models on {num_sequences:,} held-out sequences per seed (mean over seeds ± standard error within seeds)")
+        table = Table(
+            title=f"final models on {num_sequences:,} held-out sequences per seed (mean over seeds ± standard error within seeds)"
+        )
         for column in ("run", *(name.replace("_", " ") for name in names), "seeds"):
             table.add_column(column)
         for run, row in rows.items():
-            cells = ["-" if n not in row else f"{row[n]['mean']:.3f}" + ("" if row[n]["standard_error"] is None else f" ± {row[n]['standard_error']:.3f}")
-                     for n in names]
+            cells = [
+                "-"
+                if n not in row
+                else f"{row[n]['mean']:.3f}"
+                + ("" if row[n]["standard_error"] is None else f" ± {row[n]['standard_error']:.3f}")
+                for n in names
+            ]
             table.add_row(run, *cells, str(row["seeds"]))
         console.print(table)
         return {"held_out": rows}
@@ -120,14 +149,31 @@ def held_out_evaluation(num_sequences: int, batch_size: int = 1280):
     return evaluate
 
 
-def held_out_expectation(run: str, op: str, threshold: float | None, why: str, against: str = "", central: bool = False,
-                         measure: str = "accuracy", learning: bool = False) -> Expectation:
+def held_out_expectation(
+    run: str,
+    op: str,
+    threshold: float | None,
+    why: str,
+    against: str = "",
+    central: bool = False,
+    measure: str = "accuracy",
+    learning: bool = False,
+) -> Expectation:
     """An expectation on the final model's held-out ``measure`` ("accuracy", the task's own score,
     "token_accuracy", "sequence_accuracy" or "accuracy_<kind>") from ``held_out_evaluation``. An ordering is paired over
     seeds: seed i of every run of a task trains on the same batches, and all score the same held-out
     sequences."""
-    return Expectation(run, op, threshold, why, evaluated=("held_out", measure), against=against, central=central, paired=bool(against),
-                       learning=learning)
+    return Expectation(
+        run,
+        op,
+        threshold,
+        why,
+        evaluated=("held_out", measure),
+        against=against,
+        central=central,
+        paired=bool(against),
+        learning=learning,
+    )
 
 
 def oracle_return(junctions: int, key, episodes: int = 256) -> float:
@@ -137,7 +183,9 @@ def oracle_return(junctions: int, key, episodes: int = 256) -> float:
     from memrl.envs.scripted_policy import episode_rewards
 
     env = envs.make(f"graph-nav/{junctions}")
-    return float(jax.jit(lambda k: episode_rewards(env, oracle(env), k, episodes, GRAPH_NAV_EPISODE))(key).sum(-1).mean())
+    return float(
+        jax.jit(lambda k: episode_rewards(env, oracle(env), k, episodes, GRAPH_NAV_EPISODE))(key).sum(-1).mean()
+    )
 
 
 def graph_nav_generalisation(folders: dict, out: Path, episodes_per_env: int = 2) -> dict:
@@ -160,7 +208,14 @@ def graph_nav_generalisation(folders: dict, out: Path, episodes_per_env: int = 2
             core_args = config.core_args if iterations is None else {**config.core_args, "iterations": iterations}
             rows[label] = {}
             for junctions in TEST_JUNCTIONS:
-                per_seed = agent_rewards(config, params, key, episodes_per_env * GRAPH_NAV_EPISODE, env=f"graph-nav/{junctions}", core_args=core_args)
+                per_seed = agent_rewards(
+                    config,
+                    params,
+                    key,
+                    episodes_per_env * GRAPH_NAV_EPISODE,
+                    env=f"graph-nav/{junctions}",
+                    core_args=core_args,
+                )
                 if per_seed:
                     returns = np.concatenate([episodes_from_stream(r, GRAPH_NAV_EPISODE) for r in per_seed]).sum(1)
                     rows[label][junctions] = float(returns.mean() / oracle[junctions])

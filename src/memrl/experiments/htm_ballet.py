@@ -28,7 +28,6 @@ import dataclasses
 from pathlib import Path
 
 import jax
-import numpy as np
 
 from memrl.experiments.base import Expectation, Experiment, PaperSetting, register
 from memrl.learn.impala_config import ImpalaConfig
@@ -43,47 +42,83 @@ PRESETS = ("cpu", "gpu", "paper")
 def preset_runs(preset: str) -> dict[str, ImpalaConfig]:
     """HTM's three Ballet agents in ``preset``, trained on each training set."""
     agents = htm_ballet_agents(preset)
-    return {f"{panel}/{core}": ImpalaConfig(env=env, **fields) for panel, env in TRAINING_SETS.items() for core, fields in agents.items()}
+    return {
+        f"{panel}/{core}": ImpalaConfig(env=env, **fields)
+        for panel, env in TRAINING_SETS.items()
+        for core, fields in agents.items()
+    }
 
 
 CPU_SIZES = "cpu and gpu: small memories, whose training fits a CPU (and reaches 1e8 steps in half an hour on one H100)"
 SETTINGS = (
-    PaperSetting("observation", "99×99 egocentric frames and the instruction (B.1)", "env_args.observation",
-                 "cpu and gpu: the 11×11 grid of cell codes the frames are drawn from (81 times fewer inputs)"),
-    PaperSetting("conv kernels", "(9, 3, 3) (Table 1)", "conv_kernels",
-                 "on cells a 1×1 first layer plays the 9×9, stride-9 one on frames"),
+    PaperSetting(
+        "observation",
+        "99×99 egocentric frames and the instruction (B.1)",
+        "env_args.observation",
+        "cpu and gpu: the 11×11 grid of cell codes the frames are drawn from (81 times fewer inputs)",
+    ),
+    PaperSetting(
+        "conv kernels",
+        "(9, 3, 3) (Table 1)",
+        "conv_kernels",
+        "on cells a 1×1 first layer plays the 9×9, stride-9 one on frames",
+    ),
     PaperSetting("conv strides", "(9, 1, 1) (Table 1)", "conv_strides"),
     PaperSetting("conv channels", "(16, 32, 32) (Table 1)", "conv_channels"),
-    PaperSetting("language encoder", "word embedding 32, 1-layer LSTM 256 (Table 1)", "", fixed="word embedding 32, LSTM 256"),
+    PaperSetting(
+        "language encoder", "word embedding 32, 1-layer LSTM 256 (Table 1)", "", fixed="word embedding 32, LSTM 256"
+    ),
     PaperSetting("memory width (state dimension)", "512 (Table 1)", "core_args.d_model", CPU_SIZES),
     PaperSetting("memory layers", "4 (Table 1)", "core_args.num_layers", CPU_SIZES),
     PaperSetting("attention heads", "8 (Table 1)", "core_args.num_heads", CPU_SIZES),
     PaperSetting("HTM chunk size", "32 (Table 1; swept {16, 32, 64}, Fig. 8)", "core_args.chunk_size", CPU_SIZES),
-    PaperSetting("HTM top-k", "8 (Table 1; App. D.3's text says the main runs used 16)", "core_args.k",
-                 "cpu and gpu: 4 chunks of 16 read per query (App. D.3: Ballet is learned with k ≥ 1)"),
+    PaperSetting(
+        "HTM top-k",
+        "8 (Table 1; App. D.3's text says the main runs used 16)",
+        "core_args.k",
+        "cpu and gpu: 4 chunks of 16 read per query (App. D.3: Ballet is learned with k ≥ 1)",
+    ),
     PaperSetting("HTM chunks", "more than the longest episode / chunk size (Table 1)", "core_args.num_chunks"),
-    PaperSetting("TrXL memory (extra length)", "256 (Table 1)", "core_args.memory_length",
-                 "cpu and gpu: 128, a small memory's. The first dance of 6_delay16 (choice at step 186), 4_delay48 (252) and "
-                 "6_delay48 (378) is then beyond GTrXL's reach by construction (with 256 only 6_delay48's); no cpu-preset agent "
-                 "rose above chance even on 2_delay16 (choice at 62), which every memory reaches"),
-    PaperSetting("HTM window (recent steps attended directly)", "not stated: an HTM block supplements \"standard attention within the present window\" (Sec. 2); the official release has the attention module, not the agent", "core_args.window",
-                 "at least the chunk size, so that no step of the still open chunk is out of both the window and the store"),
+    PaperSetting(
+        "TrXL memory (extra length)",
+        "256 (Table 1)",
+        "core_args.memory_length",
+        "cpu and gpu: 128, a small memory's. The first dance of 6_delay16 (choice at step 186), 4_delay48 (252) and "
+        "6_delay48 (378) is then beyond GTrXL's reach by construction (with 256 only 6_delay48's); no cpu-preset agent "
+        "rose above chance even on 2_delay16 (choice at 62), which every memory reaches",
+    ),
+    PaperSetting(
+        "HTM window (recent steps attended directly)",
+        'not stated: an HTM block supplements "standard attention within the present window" (Sec. 2); the official release has the attention module, not the agent',
+        "core_args.window",
+        "at least the chunk size, so that no step of the still open chunk is out of both the window and the store",
+    ),
     PaperSetting("LSTM size", "state dimension 512 (Table 1)", "core_args.hidden", CPU_SIZES),
     PaperSetting("policy and value nets", "MLP, 1 hidden layer of 512 (Table 1)", "head_widths"),
     PaperSetting("V-trace policy loss weight", "0.1 (Table 1; swept {0.1, 0.3, 1})", "policy_coef"),
     PaperSetting("V-trace baseline weight", "1 (Table 1; swept {0.1, 0.3, 1})", "value_coef"),
-    PaperSetting("reconstruction loss weight", "1 (Table 1; swept {0.1, 0.3, 1}; needed on Ballet, D.4)", "reconstruction_coef"),
+    PaperSetting(
+        "reconstruction loss weight", "1 (Table 1; swept {0.1, 0.3, 1}; needed on Ballet, D.4)", "reconstruction_coef"
+    ),
     PaperSetting("entropy weight", "1e-3 (Table 1)", "entropy_coef"),
     PaperSetting("optimiser", "Adam (Table 1)", "optimizer"),
     PaperSetting("learning rate", "2e-4 (Table 1)", "lr"),
-    PaperSetting("batch (trajectories per update)", "32 (Table 1)", "num_envs",
-                 "cpu: 16 on 2 cores; gpu: 256 to fill the GPU (one synchronous learner instead of IMPALA's actors)"),
+    PaperSetting(
+        "batch (trajectories per update)",
+        "32 (Table 1)",
+        "num_envs",
+        "cpu: 16 on 2 cores; gpu: 256 to fill the GPU (one synchronous learner instead of IMPALA's actors)",
+    ),
     PaperSetting("unroll length", "64 (Table 1)", "rollout_len"),
     PaperSetting("discount γ", "not stated", "gamma"),
     PaperSetting("training levels", "2, 4 or 8 dances × delay 16 or 48, uniformly (B.1)", "env"),
     PaperSetting("seeds", "3 (Fig. 8)", "seeds", "cpu: one seed fits the CPU budget"),
-    PaperSetting("env steps per run", "not in the text (runs of 4 hours to days on TPUs, A.3)", "total_steps",
-                 "cpu: what 2 cores train in about two hours; gpu: about half an hour per run on one H100 (54k env steps/s with 32-step unrolls)"),
+    PaperSetting(
+        "env steps per run",
+        "not in the text (runs of 4 hours to days on TPUs, A.3)",
+        "total_steps",
+        "cpu: what 2 cores train in about two hours; gpu: about half an hour per run on one H100 (54k env steps/s with 32-step unrolls)",
+    ),
 )
 
 
@@ -110,7 +145,11 @@ def htm_ballet(preset: str) -> Experiment:
         finding="HTM recalls which dancer did the named dance, across long ballets",
         paper_steps=None,
         runs=preset_runs(preset),
-        expectations=(Expectation("mixed/htm", ">=", 0.9, "HTM is near 98% correct on the mixed levels (paper, Table 3)", central=True),),
+        expectations=(
+            Expectation(
+                "mixed/htm", ">=", 0.9, "HTM is near 98% correct on the mixed levels (paper, Table 3)", central=True
+            ),
+        ),
         optima={"mixed": [("always correct", 1.0)], "2-6 mixed": [("always correct", 1.0)]},
         evaluation=evaluate_levels,
         settings=SETTINGS,
@@ -129,11 +168,25 @@ def htm_k_sweep(preset: str) -> Experiment:
         finding="HTM learns Ballet well even when each query reads a single chunk",
         paper_steps=None,
         runs=runs,
-        expectations=(Expectation("mixed/k=1", ">=", 0.9, "HTM reading one chunk per query learns the mixed levels (App. D.3, Fig. 9a-b)", central=True),),
+        expectations=(
+            Expectation(
+                "mixed/k=1",
+                ">=",
+                0.9,
+                "HTM reading one chunk per query learns the mixed levels (App. D.3, Fig. 9a-b)",
+                central=True,
+            ),
+        ),
         optima={"mixed": [("always correct", 1.0)]},
         evaluation=evaluate_levels,
-        settings=(*(row for row in SETTINGS if row.field not in ("env", "core_args.k", "core_args.memory_length", "core_args.hidden")),
-                  PaperSetting("HTM top-k swept", "1, 2, 4, 8 (App. D.3, Fig. 9; one seed each)", "core_args.k")),
+        settings=(
+            *(
+                row
+                for row in SETTINGS
+                if row.field not in ("env", "core_args.k", "core_args.memory_length", "core_args.hidden")
+            ),
+            PaperSetting("HTM top-k swept", "1, 2, 4, 8 (App. D.3, Fig. 9; one seed each)", "core_args.k"),
+        ),
     )
 
 

@@ -34,7 +34,9 @@ NUM_DIGITS = 10
 CHUNK_SIZE = 16
 SETUPS = {
     "cpu": dict(gap=100, control_gap=20, memory_length=32, k=2, batch_size=100, lr=1e-3, total_steps=40_000, seeds=3),
-    "paper": dict(gap=1100, control_gap=200, memory_length=256, k=16, batch_size=32, lr=2e-4, total_steps=200_000, seeds=3),
+    "paper": dict(
+        gap=1100, control_gap=200, memory_length=256, k=16, batch_size=32, lr=2e-4, total_steps=200_000, seeds=3
+    ),
 }
 """cpu: sized from the pilots in docs/results.md; paper: HTM's Table 1 memories (width 512, 4 layers,
 8 heads, TrXL extra length 256, k 16, Adam 2e-4, batch 32) at a gap beyond 4 × 256 steps"""
@@ -50,17 +52,36 @@ def recall_runs(preset: str) -> dict[str, SupervisedConfig]:
     """HTM, GTrXL and the LSTM at the long gap, and GTrXL at the control gap, in ``preset``."""
     setup = SETUPS[preset]
     size = HTM_SIZES[preset]
-    training = dict(batch_size=setup["batch_size"], lr=setup["lr"], total_steps=setup["total_steps"], seeds=setup["seeds"],
-                    embed_dim=size.width, updates_per_chunk=10)
+    training = dict(
+        batch_size=setup["batch_size"],
+        lr=setup["lr"],
+        total_steps=setup["total_steps"],
+        seeds=setup["seeds"],
+        embed_dim=size.width,
+        updates_per_chunk=10,
+    )
 
     def memories(gap: int) -> dict[str, dict]:
-        return size.memories(setup["memory_length"], chunk_size=CHUNK_SIZE, num_chunks=sequence_length(gap) // CHUNK_SIZE + 1, k=setup["k"])
+        return size.memories(
+            setup["memory_length"],
+            chunk_size=CHUNK_SIZE,
+            num_chunks=sequence_length(gap) // CHUNK_SIZE + 1,
+            k=setup["k"],
+        )
 
     def run(gap: int, core: str) -> SupervisedConfig:
-        return SupervisedConfig(task="copying", task_args=dict(gap=gap, num_digits=NUM_DIGITS), core=core, core_args=memories(gap)[core], **training)
+        return SupervisedConfig(
+            task="copying",
+            task_args=dict(gap=gap, num_digits=NUM_DIGITS),
+            core=core,
+            core_args=memories(gap)[core],
+            **training,
+        )
 
     gap, control = setup["gap"], setup["control_gap"]
-    return {f"gap {gap}/{core}": run(gap, core) for core in ("htm", "gtrxl", "lstm")} | {f"gap {control}/gtrxl": run(control, "gtrxl")}
+    return {f"gap {gap}/{core}": run(gap, core) for core in ("htm", "gtrxl", "lstm")} | {
+        f"gap {control}/gtrxl": run(control, "gtrxl")
+    }
 
 
 def trxl_reach(preset: str) -> int:
@@ -71,20 +92,52 @@ def trxl_reach(preset: str) -> int:
 MEMORY_ROWS = tuple(row for row in HTM_ROOM_AGENT_SETTINGS if row.field.startswith("core_args."))
 """Table 1's memory rows that HTM's RL analogues share: width, layers, heads, chunks, window, LSTM size"""
 SETTINGS = (
-    PaperSetting("task", "RL tasks in 3-D rooms: Ballet, object permanence, Passive Visual Match (Figs. 3, 4, 6a)", "task",
-                 "memrl's supervised analogue (copying): no CPU trains the RL tasks to the point where memory matters"),
-    PaperSetting("delay (gap of blanks)", "Ballet: up to 48 steps between dances; PVM: 30 s", "task_args.gap",
-                 "beyond the GTrXL's reach (cpu: 2 layers × 32 = 64 steps; paper: 4 × 256 = 1024), inside HTM's store"),
+    PaperSetting(
+        "task",
+        "RL tasks in 3-D rooms: Ballet, object permanence, Passive Visual Match (Figs. 3, 4, 6a)",
+        "task",
+        "memrl's supervised analogue (copying): no CPU trains the RL tasks to the point where memory matters",
+    ),
+    PaperSetting(
+        "delay (gap of blanks)",
+        "Ballet: up to 48 steps between dances; PVM: 30 s",
+        "task_args.gap",
+        "beyond the GTrXL's reach (cpu: 2 layers × 32 = 64 steps; paper: 4 × 256 = 1024), inside HTM's store",
+    ),
     *MEMORY_ROWS,
     PaperSetting("HTM chunk size", "16 (Table 1, PVM and object permanence)", "core_args.chunk_size"),
     PaperSetting("HTM top-k", "16 (Table 1)", "core_args.k", "cpu: 2 of the 8 chunks of a sequence"),
-    PaperSetting("TrXL memory (extra length)", "256 or 512 (Table 1)", "core_args.memory_length",
-                 "cpu: 32, so that its reach (64) falls short of the digits by construction: the situation the claim is about"),
-    PaperSetting("optimiser, learning rate", "Adam, 2e-4 (Table 1)", "lr", "cpu: 1e-3, which the pilots showed HTM learning with in the budget"),
-    PaperSetting("batch", "32 trajectories (Table 1)", "batch_size", "cpu: 100 sequences, the copying task's usual batch (TLB 7.6)"),
-    PaperSetting("sequences per run", "not applicable (RL: 1e9 steps, not in the text)", "total_steps", "cpu: about 10 minutes of HTM per seed on one core"),
+    PaperSetting(
+        "TrXL memory (extra length)",
+        "256 or 512 (Table 1)",
+        "core_args.memory_length",
+        "cpu: 32, so that its reach (64) falls short of the digits by construction: the situation the claim is about",
+    ),
+    PaperSetting(
+        "optimiser, learning rate",
+        "Adam, 2e-4 (Table 1)",
+        "lr",
+        "cpu: 1e-3, which the pilots showed HTM learning with in the budget",
+    ),
+    PaperSetting(
+        "batch",
+        "32 trajectories (Table 1)",
+        "batch_size",
+        "cpu: 100 sequences, the copying task's usual batch (TLB 7.6)",
+    ),
+    PaperSetting(
+        "sequences per run",
+        "not applicable (RL: 1e9 steps, not in the text)",
+        "total_steps",
+        "cpu: about 10 minutes of HTM per seed on one core",
+    ),
     PaperSetting("seeds", "3-6 (Figs. 3, 6)", "seeds"),
-    PaperSetting("score", "reward of the recall choice", "", fixed="per-digit accuracy of the final models on 2,000 held-out sequences per seed"),
+    PaperSetting(
+        "score",
+        "reward of the recall choice",
+        "",
+        fixed="per-digit accuracy of the final models on 2,000 held-out sequences per seed",
+    ),
 )
 
 
@@ -92,7 +145,9 @@ def htm_copying_recall(preset: str) -> Experiment:
     """The experiment's runs and checks in ``preset``."""
     setup = SETUPS[preset]
     long, control = f"gap {setup['gap']}", f"gap {setup['control_gap']}"
-    recall = lambda run, op, threshold, why, **kw: held_out_expectation(run, op, threshold, why, measure="token_accuracy", **kw)  # noqa: E731
+    recall = lambda run, op, threshold, why, **kw: held_out_expectation(
+        run, op, threshold, why, measure="token_accuracy", **kw
+    )
     return Experiment(
         name="htm-copying-recall",
         version=1,
@@ -103,10 +158,27 @@ def htm_copying_recall(preset: str) -> Experiment:
         runs=recall_runs(preset),
         expectations=(
             recall(f"{long}/htm", ">=", 0.9, "HTM recalls the digits across the gap reliably", central=True),
-            recall(f"{long}/htm", ">", None, "HTM recalls where a TrXL whose memory does not reach the digits fails", against=f"{long}/gtrxl", central=True),
+            recall(
+                f"{long}/htm",
+                ">",
+                None,
+                "HTM recalls where a TrXL whose memory does not reach the digits fails",
+                against=f"{long}/gtrxl",
+                central=True,
+            ),
             recall(f"{long}/htm", ">", None, "HTM recalls where the LSTM fails", against=f"{long}/lstm", central=True),
-            recall(f"{long}/gtrxl", "<=", 0.2, f"the digits lie beyond GTrXL's reach ({trxl_reach(preset)} steps): near chance (1/8)"),
-            recall(f"{control}/gtrxl", ">=", 0.9, "the same GTrXL copies when the digits lie within its reach (the control)"),
+            recall(
+                f"{long}/gtrxl",
+                "<=",
+                0.2,
+                f"the digits lie beyond GTrXL's reach ({trxl_reach(preset)} steps): near chance (1/8)",
+            ),
+            recall(
+                f"{control}/gtrxl",
+                ">=",
+                0.9,
+                "the same GTrXL copies when the digits lie within its reach (the control)",
+            ),
         ),
         optima={f"gap {gap}": [("recall", 1.0), ("chance", 1 / 8)] for gap in (setup["gap"], setup["control_gap"])},
         evaluation=held_out_evaluation(HELD_OUT_SEQUENCES, batch_size=HELD_OUT_BATCH),

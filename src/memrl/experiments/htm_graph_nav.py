@@ -27,9 +27,25 @@ PRESETS = ("cpu", "paper")
 CHUNK_SIZE = 4
 """Table 1's HTM chunk size for Streets (swept over 2, 4, 8, 16, Table 2)"""
 OBSERVATION = {
-    "cpu": dict(env_args={}, encoder="mlp", encoder_widths=(64,), reconstruction_coef=0.0, num_envs=16, seeds=1, total_steps=300_000),
-    "paper": dict(env_args={"observation": "images"}, encoder="resnet", encoder_widths=(), conv_channels=(16, 32, 32), reconstruction_coef=0.3,
-                  num_envs=32, seeds=2, total_steps=100_000_000),
+    "cpu": dict(
+        env_args={},
+        encoder="mlp",
+        encoder_widths=(64,),
+        reconstruction_coef=0.0,
+        num_envs=16,
+        seeds=1,
+        total_steps=300_000,
+    ),
+    "paper": dict(
+        env_args={"observation": "images"},
+        encoder="resnet",
+        encoder_widths=(),
+        conv_channels=(16, 32, 32),
+        reconstruction_coef=0.3,
+        num_envs=32,
+        seeds=2,
+        total_steps=100_000_000,
+    ),
 }
 """cpu: one-hot observations through an MLP, 16 environments, one seed; paper: the procedural street
 views through the ResNet with Table 1's reconstruction weight 0.3 for Streets, batch 32, 2 seeds as the paper's HTM"""
@@ -38,35 +54,74 @@ views through the ResNet with Table 1's reconstruction weight 0.3 for Streets, b
 def preset_runs(preset: str) -> dict[str, ImpalaConfig]:
     """HTM, EPN and GTrXL on graph-nav/5 with the Streets settings at ``preset``'s sizes."""
     k, memory_length = (32, 256) if preset == "paper" else (8, 64)
-    memories = HTM_SIZES[preset].memories(memory_length, chunk_size=CHUNK_SIZE, num_chunks=GRAPH_NAV_EPISODE // CHUNK_SIZE + 1, k=k)
+    memories = HTM_SIZES[preset].memories(
+        memory_length, chunk_size=CHUNK_SIZE, num_chunks=GRAPH_NAV_EPISODE // CHUNK_SIZE + 1, k=k
+    )
     cores = {"htm": memories["htm"], "epn": dict(capacity=GRAPH_NAV_EPISODE, iterations=2), "gtrxl": memories["gtrxl"]}
-    common = dict(env="graph-nav/5", head_widths=(512,), gamma=0.95, updates_per_chunk=25, **HTM_STREETS_LOSSES, **OBSERVATION[preset])
+    common = dict(
+        env="graph-nav/5",
+        head_widths=(512,),
+        gamma=0.95,
+        updates_per_chunk=25,
+        **HTM_STREETS_LOSSES,
+        **OBSERVATION[preset],
+    )
     return {f"5 junctions/{core}": ImpalaConfig(core=core, core_args=args, **common) for core, args in cores.items()}
 
 
 SIZES = "cpu: small memories whose training fits a CPU"
 SETTINGS = (
-    PaperSetting("environment", "One-Shot StreetLearn: Street View neighbourhoods (Sec. 3.4, B.4)", "env",
-                 "memrl's procedural-graph analogue graph-nav/5 (no Street View data here)"),
-    PaperSetting("observation", "Street View images of the current place and the goal", "env_args.observation",
-                 "cpu: one-hot place and goal; paper: procedural street views"),
-    PaperSetting("visual encoder", "ResNet, channels (16, 32, 32), 3×3 filters, stride 2 (Table 1)", "encoder", "cpu: an MLP on one-hot inputs"),
+    PaperSetting(
+        "environment",
+        "One-Shot StreetLearn: Street View neighbourhoods (Sec. 3.4, B.4)",
+        "env",
+        "memrl's procedural-graph analogue graph-nav/5 (no Street View data here)",
+    ),
+    PaperSetting(
+        "observation",
+        "Street View images of the current place and the goal",
+        "env_args.observation",
+        "cpu: one-hot place and goal; paper: procedural street views",
+    ),
+    PaperSetting(
+        "visual encoder",
+        "ResNet, channels (16, 32, 32), 3×3 filters, stride 2 (Table 1)",
+        "encoder",
+        "cpu: an MLP on one-hot inputs",
+    ),
     PaperSetting("memory width (state dimension)", "512 (Table 1)", "core_args.d_model", SIZES),
     PaperSetting("memory layers", "4 (Table 1)", "core_args.num_layers", SIZES),
     PaperSetting("attention heads", "8 (Table 1)", "core_args.num_heads", SIZES),
     PaperSetting("HTM chunk size", "4 (Table 1; swept over 2, 4, 8, 16, Table 2)", "core_args.chunk_size"),
     PaperSetting("HTM top-k", "32 (Table 1)", "core_args.k", "cpu: 8 of the 51 chunks"),
     PaperSetting("HTM chunks", "more than the longest episode / chunk size (Table 1)", "core_args.num_chunks"),
-    PaperSetting("TrXL memory (extra length)", "256 (Table 1)", "core_args.memory_length",
-                 "cpu: 64, a small memory's: a third of the 200-step episode (256 holds it all)"),
-    PaperSetting("HTM window (recent steps attended directly)", "not stated: an HTM block supplements \"standard attention within the present window\" (Sec. 2); the official release has the attention module, not the agent", "core_args.window",
-                 "at least the chunk size, so that no step of the still open chunk is out of both the window and the store"),
-    PaperSetting("EPN", "Ritter et al.'s agent, numbers from their paper (Fig. 6c)", "core_args.capacity",
-                 "trained here with the same learner settings as HTM; a store of the whole episode, 2 iterations"),
+    PaperSetting(
+        "TrXL memory (extra length)",
+        "256 (Table 1)",
+        "core_args.memory_length",
+        "cpu: 64, a small memory's: a third of the 200-step episode (256 holds it all)",
+    ),
+    PaperSetting(
+        "HTM window (recent steps attended directly)",
+        'not stated: an HTM block supplements "standard attention within the present window" (Sec. 2); the official release has the attention module, not the agent',
+        "core_args.window",
+        "at least the chunk size, so that no step of the still open chunk is out of both the window and the store",
+    ),
+    PaperSetting(
+        "EPN",
+        "Ritter et al.'s agent, numbers from their paper (Fig. 6c)",
+        "core_args.capacity",
+        "trained here with the same learner settings as HTM; a store of the whole episode, 2 iterations",
+    ),
     PaperSetting("policy and value nets", "MLP, 1 hidden layer of 512 (Table 1)", "head_widths"),
     PaperSetting("V-trace policy loss weight", "1 (Table 1)", "policy_coef"),
     PaperSetting("V-trace baseline weight", "0.3 (Table 1)", "value_coef"),
-    PaperSetting("reconstruction loss weight", "0.3 (Table 1)", "reconstruction_coef", "cpu: none (one-hot inputs have no image to rebuild)"),
+    PaperSetting(
+        "reconstruction loss weight",
+        "0.3 (Table 1)",
+        "reconstruction_coef",
+        "cpu: none (one-hot inputs have no image to rebuild)",
+    ),
     PaperSetting("entropy weight", "1e-4 (Table 1)", "entropy_coef"),
     PaperSetting("optimiser", "Adam (Table 1)", "optimizer"),
     PaperSetting("learning rate", "4e-4 (Table 1; swept {1, 2, 4}e-4)", "lr"),
@@ -74,8 +129,12 @@ SETTINGS = (
     PaperSetting("unroll length", "64 (Table 1)", "rollout_len"),
     PaperSetting("discount γ", "not stated", "gamma", "EPN's 0.95 (epn-graph-nav)"),
     PaperSetting("seeds", "2 for HTM (Fig. 6c)", "seeds", "cpu: one seed fits the CPU budget"),
-    PaperSetting("env steps per run", "not in the text (runs of 4 hours to days on TPUs, A.3)", "total_steps",
-                 "cpu: 300k, epn-graph-nav's CPU budget; paper: 1e8, as epn-graph-nav's paper preset"),
+    PaperSetting(
+        "env steps per run",
+        "not in the text (runs of 4 hours to days on TPUs, A.3)",
+        "total_steps",
+        "cpu: 300k, epn-graph-nav's CPU budget; paper: 1e8, as epn-graph-nav's paper preset",
+    ),
 )
 
 
@@ -90,8 +149,22 @@ def htm_graph_nav(preset: str) -> Experiment:
         paper_steps=None,
         runs=preset_runs(preset),
         expectations=(
-            Expectation("5 junctions/htm", ">=", None, "HTM at least level with EPN (Fig. 6c: comparable)", against="5 junctions/epn", central=True),
-            Expectation("5 junctions/htm", ">", None, "HTM above the gated TrXL (Fig. 6c)", against="5 junctions/gtrxl", central=True),
+            Expectation(
+                "5 junctions/htm",
+                ">=",
+                None,
+                "HTM at least level with EPN (Fig. 6c: comparable)",
+                against="5 junctions/epn",
+                central=True,
+            ),
+            Expectation(
+                "5 junctions/htm",
+                ">",
+                None,
+                "HTM above the gated TrXL (Fig. 6c)",
+                against="5 junctions/gtrxl",
+                central=True,
+            ),
         ),
         optima={"5 junctions": [("oracle 46.3", 46.3)]},
         evaluation=graph_nav_generalisation,

@@ -27,7 +27,7 @@ import jax
 from memrl.envs.object_permanence import CHOICE_FRAMES, REVEAL_FRAMES
 from memrl.envs.room_view import STEPS_PER_SECOND
 from memrl.experiments.base import Expectation, Experiment, PaperSetting, register
-from memrl.experiments.paper_settings import HTM_ROOM_AGENT_SETTINGS, HTM_ROOM_VISUAL_ENCODER, HTM_SMALL
+from memrl.experiments.paper_settings import HTM_ROOM_AGENT_SETTINGS, HTM_ROOM_VISUAL_ENCODER
 from memrl.learn.impala_config import ImpalaConfig
 from memrl.learn.paper_agents import HTM_AGENT, HTM_SIZES, HTM_TABLE_1_LOSSES, HTM_VISUAL
 
@@ -40,13 +40,20 @@ CHUNK_SIZE, TOP_K = 16, 8
 """Table 1's HTM chunk size and top-k for the object-permanence tasks"""
 MEMORY_LENGTH = {"cpu": 128, "paper": 512}
 """the TrXL's extra memory: Table 1's 512 for Objects; cpu: 128, a small memory's"""
-BATCH = {"cpu": dict(num_envs=16, seeds=1, total_steps=500_000), "paper": dict(num_envs=32, seeds=3, total_steps=1_000_000_000)}
+BATCH = {
+    "cpu": dict(num_envs=16, seeds=1, total_steps=500_000),
+    "paper": dict(num_envs=32, seeds=3, total_steps=1_000_000_000),
+}
 
 
 def preset_runs(preset: str) -> dict[str, ImpalaConfig]:
     """The runs of a preset (see ``PRESETS``)."""
-    memories = HTM_SIZES[preset].memories(MEMORY_LENGTH[preset], chunk_size=CHUNK_SIZE, num_chunks=LONGEST_EPISODE // CHUNK_SIZE + 1, k=TOP_K)
-    common = dict(**HTM_AGENT, **OBJECTS_LOSSES, **HTM_VISUAL["frames" if preset == "paper" else "cells"], **BATCH[preset])
+    memories = HTM_SIZES[preset].memories(
+        MEMORY_LENGTH[preset], chunk_size=CHUNK_SIZE, num_chunks=LONGEST_EPISODE // CHUNK_SIZE + 1, k=TOP_K
+    )
+    common = dict(
+        **HTM_AGENT, **OBJECTS_LOSSES, **HTM_VISUAL["frames" if preset == "paper" else "cells"], **BATCH[preset]
+    )
     runs = [("mixed", "htm"), ("mixed", "gtrxl"), ("mixed", "lstm"), ("delay30", "htm")]
     return {
         f"{level}/{core}": ImpalaConfig(env=f"object-permanence/{level}", core=core, core_args=memories[core], **common)
@@ -63,24 +70,45 @@ def evaluate_levels(folders: dict, out: Path, episodes_steps: int = 2 * LONGEST_
     key = jax.random.PRNGKey(2021)
 
     def right(config, params, level):
-        return [returns >= 1.0 for returns in agent_episode_returns(config, params, key, episodes_steps, env=f"object-permanence/{level}")]
+        return [
+            returns >= 1.0
+            for returns in agent_episode_returns(config, params, key, episodes_steps, env=f"object-permanence/{level}")
+        ]
 
-    return fraction_correct_by_level(folders, TEST_LEVELS, right, "fraction of episodes on the named object's box (chance 1/3)")
+    return fraction_correct_by_level(
+        folders, TEST_LEVELS, right, "fraction of episodes on the named object's box (chance 1/3)"
+    )
 
 
 SETTINGS = (
-    PaperSetting("task", "3D Unity room, 96×72 RGB frames and language (B.2)", "env",
-                 "memrl's 2D analogue in Ballet's room and view (memrl/envs/object_permanence.py)"),
-    PaperSetting("observation", "96×72×3 frames and the instruction", "env_args.observation",
-                 "cpu: the 11×11 grid of cell codes the 99×99 frames are drawn from"),
-    PaperSetting("delays after each reveal", "0, 10, 20, 30 s, varied in training (B.2)", "env",
-                 "0-150 steps at 5 steps a second (the paper's step rate is not stated)"),
+    PaperSetting(
+        "task",
+        "3D Unity room, 96×72 RGB frames and language (B.2)",
+        "env",
+        "memrl's 2D analogue in Ballet's room and view (memrl/envs/object_permanence.py)",
+    ),
+    PaperSetting(
+        "observation",
+        "96×72×3 frames and the instruction",
+        "env_args.observation",
+        "cpu: the 11×11 grid of cell codes the 99×99 frames are drawn from",
+    ),
+    PaperSetting(
+        "delays after each reveal",
+        "0, 10, 20, 30 s, varied in training (B.2)",
+        "env",
+        "0-150 steps at 5 steps a second (the paper's step rate is not stated)",
+    ),
     HTM_ROOM_VISUAL_ENCODER,
     PaperSetting("HTM chunk size", "16 (Table 1)", "core_args.chunk_size"),
     PaperSetting("HTM top-k", "8 (Table 1)", "core_args.k"),
-    PaperSetting("TrXL memory (extra length)", "512 (Table 1)", "core_args.memory_length",
-                 "cpu: 128, a small memory's: with 20 s and 30 s delays (100 and 150 steps after the last reveal) every reveal "
-                 "is beyond GTrXL's reach by construction, as the paper's contrast at 30 s intends"),
+    PaperSetting(
+        "TrXL memory (extra length)",
+        "512 (Table 1)",
+        "core_args.memory_length",
+        "cpu: 128, a small memory's: with 20 s and 30 s delays (100 and 150 steps after the last reveal) every reveal "
+        "is beyond GTrXL's reach by construction, as the paper's contrast at 30 s intends",
+    ),
     PaperSetting("reconstruction loss weight", "1 (Table 1)", "reconstruction_coef"),
     *HTM_ROOM_AGENT_SETTINGS,
     PaperSetting("seeds", "3 (Fig. 4)", "seeds", "cpu: one seed fits the CPU budget"),
@@ -98,14 +126,36 @@ def htm_object_permanence(preset: str) -> Experiment:
         paper_steps=None,
         runs=preset_runs(preset),
         expectations=(
-            Expectation("mixed/htm", ">", None, "HTM picks the right box more often than TrXL with 30 s delays (Fig. 4c)",
-                        evaluated=("fraction_correct", "delay30"), against="mixed/gtrxl", central=True),
-            Expectation("mixed/htm", ">", None, "HTM above the LSTM without delays (Fig. 4b: LSTMs do not learn)",
-                        evaluated=("fraction_correct", "delay0"), against="mixed/lstm"),
-            Expectation("delay30/htm", ">=", 0.9, "HTM learns the 30 s task without the shorter ones (Fig. 4d)",
-                        evaluated=("fraction_correct", "delay30"), central=True),
+            Expectation(
+                "mixed/htm",
+                ">",
+                None,
+                "HTM picks the right box more often than TrXL with 30 s delays (Fig. 4c)",
+                evaluated=("fraction_correct", "delay30"),
+                against="mixed/gtrxl",
+                central=True,
+            ),
+            Expectation(
+                "mixed/htm",
+                ">",
+                None,
+                "HTM above the LSTM without delays (Fig. 4b: LSTMs do not learn)",
+                evaluated=("fraction_correct", "delay0"),
+                against="mixed/lstm",
+            ),
+            Expectation(
+                "delay30/htm",
+                ">=",
+                0.9,
+                "HTM learns the 30 s task without the shorter ones (Fig. 4d)",
+                evaluated=("fraction_correct", "delay30"),
+                central=True,
+            ),
         ),
-        optima={"mixed": [("optimum 1.3", 1.3), ("no memory 0.63", 0.3 + 1 / 3)], "delay30": [("optimum 1.3", 1.3), ("no memory 0.63", 0.3 + 1 / 3)]},
+        optima={
+            "mixed": [("optimum 1.3", 1.3), ("no memory 0.63", 0.3 + 1 / 3)],
+            "delay30": [("optimum 1.3", 1.3), ("no memory 0.63", 0.3 + 1 / 3)],
+        },
         evaluation=evaluate_levels,
         settings=SETTINGS,
     )

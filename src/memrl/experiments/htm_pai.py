@@ -58,14 +58,24 @@ def pai_runs(preset: str = "cpu") -> dict[str, SupervisedConfig]:
         stages, updates = CURRICULA, UPDATES
     elif preset == "paper":
         model, lr = dict(d_model=512, num_heads=8, mlp_dim=1024, k=32), 1e-4
-        stages, updates = {chains: () for chains in MEMORIES.values()}, {chains: PAPER_UPDATES for chains in MEMORIES.values()}
+        stages, updates = (
+            {chains: () for chains in MEMORIES.values()},
+            {chains: PAPER_UPDATES for chains in MEMORIES.values()},
+        )
     return {
         f"{panel}/htm, {n} layer{'s' if n > 1 else ''}": SupervisedConfig(
-            task="pai", task_args={"chain_length": 3, "num_chains": chains, "direct_fraction": 0.5}, stages=stages[chains],
-            core="htm-pai", core_args={**model, "num_layers": n}, total_steps=32 * updates[chains], batch_size=32, lr=lr,
+            task="pai",
+            task_args={"chain_length": 3, "num_chains": chains, "direct_fraction": 0.5},
+            stages=stages[chains],
+            core="htm-pai",
+            core_args={**model, "num_layers": n},
+            total_steps=32 * updates[chains],
+            batch_size=32,
+            lr=lr,
             updates_per_chunk=500,
         )
-        for panel, chains in MEMORIES.items() for n in (DEPTH[preset], 1)
+        for panel, chains in MEMORIES.items()
+        for n in (DEPTH[preset], 1)
     }
 
 
@@ -74,8 +84,8 @@ def evaluate_held_out(folders: dict, out: Path) -> dict:
     from rich.table import Table
 
     from memrl.console import console
-    from memrl.run.final_agents import final_params
     from memrl.learn.learners import learner_for
+    from memrl.run.final_agents import final_params
 
     rows = {}
     for run, folder in folders.items():
@@ -84,7 +94,8 @@ def evaluate_held_out(folders: dict, out: Path) -> dict:
         per_seed = [evaluate(p, jax.random.PRNGKey(2020), TEST_TRIALS) for p in final_params(folder)]
         rows[run] = {
             kind: seed_entry([float(a[metric]) for a in per_seed], episodes=TEST_TRIALS * len(per_seed))
-            for kind, metric in KIND_METRICS.items() if per_seed and metric in per_seed[0]
+            for kind, metric in KIND_METRICS.items()
+            if per_seed and metric in per_seed[0]
         }
     kinds = ("indirect", "direct", "all")
     table = Table(title=f"accuracy on held-out stimuli ({TEST_TRIALS} trials per seed, half of each kind; chance 0.5)")
@@ -103,8 +114,18 @@ def held_out(run: str, kind: str, op: str, threshold: float, why: str, central: 
 
 SETTINGS = (
     PaperSetting("chain length", "MEMO's PAI, chains of 3 (Banino et al. 2020; App. B.4)", "task_args.chain_length"),
-    PaperSetting("chains per trial", "16 (MEMO's memory of 32 pairs)", "task_args.num_chains", "the 2-chain panel shows the contrast at a CPU budget"),
-    PaperSetting("HTM layers", "4 (App. B.4, Table 1)", "core_args.num_layers", "cpu: 2 layers, two reads being what A -> C needs; the 1-layer control is memrl's"),
+    PaperSetting(
+        "chains per trial",
+        "16 (MEMO's memory of 32 pairs)",
+        "task_args.num_chains",
+        "the 2-chain panel shows the contrast at a CPU budget",
+    ),
+    PaperSetting(
+        "HTM layers",
+        "4 (App. B.4, Table 1)",
+        "core_args.num_layers",
+        "cpu: 2 layers, two reads being what A -> C needs; the 1-layer control is memrl's",
+    ),
     PaperSetting("memory width", "512 (Table 1)", "core_args.d_model", "cpu: a small model"),
     PaperSetting("attention heads", "8 (Table 1)", "core_args.num_heads", "cpu: a small model"),
     PaperSetting("chunk size", "2, one stored pair per chunk (Table 1, App. B.4)", "", fixed="2 (a pair per chunk)"),
@@ -112,8 +133,12 @@ SETTINGS = (
     PaperSetting("optimiser", "Adam (Table 1)", "", fixed="Adam"),
     PaperSetting("learning rate", "1e-4 (Table 1; swept {1, 2, 4}e-4)", "lr", "cpu: 1e-3 for the small model's budget"),
     PaperSetting("batch (trials per update)", "32 (Table 1)", "batch_size"),
-    PaperSetting("stages before MEMO's batches", "none described", "stages",
-                 "cpu: without a direct-query warm-up (and, on 16 chains, a curriculum over stored chains) nothing was learned at CPU budgets"),
+    PaperSetting(
+        "stages before MEMO's batches",
+        "none described",
+        "stages",
+        "cpu: without a direct-query warm-up (and, on 16 chains, a curriculum over stored chains) nothing was learned at CPU budgets",
+    ),
     PaperSetting("trials per run", "not in the text", "total_steps"),
 )
 
@@ -130,9 +155,18 @@ def htm_pai(preset: str) -> Experiment:
         paper_steps=None,
         runs=pai_runs(preset),
         expectations=(
-            held_out(f"16 chains/htm, {DEPTH[preset]} layers", "indirect", ">=", 0.9, "HTM infers across two pairs (paper: near MEMO)", central=True),
+            held_out(
+                f"16 chains/htm, {DEPTH[preset]} layers",
+                "indirect",
+                ">=",
+                0.9,
+                "HTM infers across two pairs (paper: near MEMO)",
+                central=True,
+            ),
             held_out("16 chains/htm, 1 layer", "direct", ">=", 0.9, "one read recalls a stored pair"),
-            held_out(f"2 chains/htm, {DEPTH[preset]} layers", "indirect", ">=", 0.8, "two reads infer A -> C (small memory)"),
+            held_out(
+                f"2 chains/htm, {DEPTH[preset]} layers", "indirect", ">=", 0.8, "two reads infer A -> C (small memory)"
+            ),
             held_out("2 chains/htm, 1 layer", "direct", ">=", 0.9, "one read recalls a stored pair (small memory)"),
             held_out("2 chains/htm, 1 layer", "indirect", "<=", 0.6, "one read cannot infer A -> C (the control)"),
         ),

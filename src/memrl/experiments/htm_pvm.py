@@ -38,8 +38,11 @@ PAPER_LOSSES = dict(HTM_TABLE_1_LOSSES, reconstruction_coef=1.0, rollout_len=128
 weight 1, 128-step unrolls"""
 GRID_ENCODER = dict(conv_kernels=(1, 3, 3), conv_strides=(1, 1, 1))
 """HTM's conv encoder on the room's one-hot cells: a 1×1 first layer, as on Ballet's cells"""
-BATCH = {"cpu": dict(num_envs=16, seeds=1, total_steps=2_000_000), "gpu": dict(num_envs=256, seeds=3, total_steps=100_000_000),
-         "paper": dict(num_envs=32, seeds=3, total_steps=1_000_000_000)}
+BATCH = {
+    "cpu": dict(num_envs=16, seeds=1, total_steps=2_000_000),
+    "gpu": dict(num_envs=256, seeds=3, total_steps=100_000_000),
+    "paper": dict(num_envs=32, seeds=3, total_steps=1_000_000_000),
+}
 
 
 def preset_runs(preset: str) -> dict[str, ImpalaConfig]:
@@ -53,21 +56,43 @@ def preset_runs(preset: str) -> dict[str, ImpalaConfig]:
 
 SMALL = "cpu and gpu: small memories, whose training fits a CPU"
 SETTINGS = (
-    PaperSetting("environment", "Passive Visual Match, the DMLab level of Hung et al. 2019 (Sec. 3.2)", "env",
-                 "memrl's 2-D analogue: a one-hot room with the same three phases (no DMLab here)"),
-    PaperSetting("encoder", "ResNet on frames (Table 1)", "encoder", "pvm's room is a grid of one-hot cells, not frames: HTM's conv encoder"),
-    PaperSetting("conv kernels", "the ResNet's 3×3 (Table 1)", "conv_kernels", "a 1×1 first layer reads each one-hot cell, as on Ballet's cells"),
+    PaperSetting(
+        "environment",
+        "Passive Visual Match, the DMLab level of Hung et al. 2019 (Sec. 3.2)",
+        "env",
+        "memrl's 2-D analogue: a one-hot room with the same three phases (no DMLab here)",
+    ),
+    PaperSetting(
+        "encoder",
+        "ResNet on frames (Table 1)",
+        "encoder",
+        "pvm's room is a grid of one-hot cells, not frames: HTM's conv encoder",
+    ),
+    PaperSetting(
+        "conv kernels",
+        "the ResNet's 3×3 (Table 1)",
+        "conv_kernels",
+        "a 1×1 first layer reads each one-hot cell, as on Ballet's cells",
+    ),
     PaperSetting("memory width (state dimension)", "512 (Table 1)", "core_args.d_model", SMALL),
     PaperSetting("memory layers", "4 (Table 1)", "core_args.num_layers", SMALL),
     PaperSetting("attention heads", "8 (Table 1)", "core_args.num_heads", SMALL),
     PaperSetting("HTM chunk size", "16 (Table 1)", "core_args.chunk_size"),
     PaperSetting("HTM top-k", "16 (Table 1)", "core_args.k", SMALL),
     PaperSetting("HTM chunks", "more than the longest episode / chunk size (Table 1)", "core_args.num_chunks"),
-    PaperSetting("TrXL memory (extra length)", "256 or 512 (the text-converted Table 1 is ambiguous)", "core_args.memory_length",
-                 "cpu and gpu: 128, a small memory's: the colour (steps 0-75) is some 450 steps before the choice, beyond "
-                 "GTrXL's reach by construction (paper: 512 reaches part of it)"),
-    PaperSetting("HTM window (recent steps attended directly)", "not stated: an HTM block supplements \"standard attention within the present window\" (Sec. 2); the official release has the attention module, not the agent", "core_args.window",
-                 "at least the chunk size, so that no step of the still open chunk is out of both the window and the store"),
+    PaperSetting(
+        "TrXL memory (extra length)",
+        "256 or 512 (the text-converted Table 1 is ambiguous)",
+        "core_args.memory_length",
+        "cpu and gpu: 128, a small memory's: the colour (steps 0-75) is some 450 steps before the choice, beyond "
+        "GTrXL's reach by construction (paper: 512 reaches part of it)",
+    ),
+    PaperSetting(
+        "HTM window (recent steps attended directly)",
+        'not stated: an HTM block supplements "standard attention within the present window" (Sec. 2); the official release has the attention module, not the agent',
+        "core_args.window",
+        "at least the chunk size, so that no step of the still open chunk is out of both the window and the store",
+    ),
     PaperSetting("LSTM size", "state dimension 512 (Table 1)", "core_args.hidden", SMALL),
     PaperSetting("policy and value nets", "MLP, 1 hidden layer of 512 (Table 1)", "head_widths"),
     PaperSetting("V-trace policy loss weight", "0.1 (Table 1)", "policy_coef"),
@@ -76,11 +101,18 @@ SETTINGS = (
     PaperSetting("entropy weight", "1e-3 or 1e-4 (the text-converted Table 1 is ambiguous)", "entropy_coef"),
     PaperSetting("optimiser", "Adam (Table 1)", "optimizer"),
     PaperSetting("learning rate", "2e-4 (Table 1)", "lr"),
-    PaperSetting("batch (trajectories per update)", "32 (Table 1)", "num_envs", "cpu: 16 on 2 cores; gpu: 256 to fill the GPU"),
+    PaperSetting(
+        "batch (trajectories per update)", "32 (Table 1)", "num_envs", "cpu: 16 on 2 cores; gpu: 256 to fill the GPU"
+    ),
     PaperSetting("unroll length", "128 (Table 1)", "rollout_len"),
     PaperSetting("discount γ", "not stated", "gamma"),
     PaperSetting("seeds", "not stated", "seeds", "cpu: one seed fits the CPU budget"),
-    PaperSetting("env steps per run", "not in the text", "total_steps", "cpu: about half an hour on 2 cores; gpu: about half an hour of one H100 per run (not measured)"),
+    PaperSetting(
+        "env steps per run",
+        "not in the text",
+        "total_steps",
+        "cpu: about half an hour on 2 cores; gpu: about half an hour of one H100 per run (not measured)",
+    ),
 )
 
 
@@ -99,7 +131,9 @@ def evaluate_choices(folders: dict, out: Path, steps: int = 2 * EPISODE_STEPS) -
         per_seed = [float((reward >= MATCH_REWARD).sum() / done.sum()) for done, _, reward in evaluations if done.sum()]
         if episodes:
             results[run] = {"correct": float(np.mean(per_seed)), "episodes": episodes, "per_seed": per_seed}
-            console.print(f"{run}: chose the matching square in {matches} of {episodes} episodes ({matches / episodes:.2f}; chance 0.33)")
+            console.print(
+                f"{run}: chose the matching square in {matches} of {episodes} episodes ({matches / episodes:.2f}; chance 0.33)"
+            )
     return {"choices": results}
 
 
@@ -114,8 +148,17 @@ def htm_pvm(preset: str) -> Experiment:
         paper_steps=None,
         runs=preset_runs(preset),
         expectations=(
-            Expectation("pvm/htm", ">=", 0.9, "HTM chooses the matching square reliably, like RMA", evaluated=("choices",), central=True),
-            Expectation("pvm/lstm", "<=", 0.5, "without a long memory the choice is near chance (1/3)", evaluated=("choices",)),
+            Expectation(
+                "pvm/htm",
+                ">=",
+                0.9,
+                "HTM chooses the matching square reliably, like RMA",
+                evaluated=("choices",),
+                central=True,
+            ),
+            Expectation(
+                "pvm/lstm", "<=", 0.5, "without a long memory the choice is near chance (1/3)", evaluated=("choices",)
+            ),
         ),
         optima={"pvm": [("match only", MATCH_REWARD)]},
         evaluation=evaluate_choices,

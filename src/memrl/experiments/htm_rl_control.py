@@ -34,8 +34,10 @@ MEMORY_LESS_CEILING = 1.0
 
 def runs() -> dict:
     """amrl-tmaze's cpu PPO runs on T-L and T-LN with HTM's core, and HTM's V-trace run on T-L."""
-    ppo = {f"{run}-ppo": dataclasses.replace(config, core_args=HTM_TMAZE)
-           for run, config in tmaze_runs(("T-L", "T-LN"), ("htm",), "cpu", SEEDS).items()}
+    ppo = {
+        f"{run}-ppo": dataclasses.replace(config, core_args=HTM_TMAZE)
+        for run, config in tmaze_runs(("T-L", "T-LN"), ("htm",), "cpu", SEEDS).items()
+    }
     vtrace = ImpalaConfig(env="tmaze/T-L", core="htm", core_args=HTM_TMAZE, seeds=SEEDS, **HTM_TABLE_1_LOSSES, **VTRACE)
     return {**ppo, "T-L/htm-vtrace": vtrace}
 
@@ -43,10 +45,27 @@ def runs() -> dict:
 def expectations(names) -> tuple[Expectation, ...]:
     checks = []
     for run in names:
-        checks.append(Expectation(run, ">=", T_L_SOLVED, f"{run}: HTM solves the maze (optimum 4.0, memory-less 0.5)",
-                                  evaluated=("returns",), central=True, learning=True))
-        checks.append(Expectation(run, "<=", MEMORY_LESS_CEILING, f"{run}: with its memory reset before every step it guesses (0.5)",
-                                  evaluated=("returns_without_memory",), central=True))
+        checks.append(
+            Expectation(
+                run,
+                ">=",
+                T_L_SOLVED,
+                f"{run}: HTM solves the maze (optimum 4.0, memory-less 0.5)",
+                evaluated=("returns",),
+                central=True,
+                learning=True,
+            )
+        )
+        checks.append(
+            Expectation(
+                run,
+                "<=",
+                MEMORY_LESS_CEILING,
+                f"{run}: with its memory reset before every step it guesses (0.5)",
+                evaluated=("returns_without_memory",),
+                central=True,
+            )
+        )
     return tuple(checks)
 
 

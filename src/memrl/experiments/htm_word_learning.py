@@ -26,7 +26,7 @@ import jax
 
 from memrl.envs.word_learning import TIME_LIMIT
 from memrl.experiments.base import Expectation, Experiment, PaperSetting, register
-from memrl.experiments.paper_settings import HTM_ROOM_AGENT_SETTINGS, HTM_ROOM_VISUAL_ENCODER, HTM_SMALL
+from memrl.experiments.paper_settings import HTM_ROOM_AGENT_SETTINGS, HTM_ROOM_VISUAL_ENCODER
 from memrl.learn.impala_config import ImpalaConfig
 from memrl.learn.paper_agents import HTM_AGENT, HTM_SIZES, HTM_TABLE_1_LOSSES, HTM_VISUAL
 
@@ -38,7 +38,10 @@ CHUNK_SIZE, CHUNK_OVERLAP, TOP_K = 16, 1, 16
 """Table 1's HTM chunk size, overlap and top-k for the word-learning tasks"""
 MEMORY_LENGTH = {"cpu": 128, "paper": 256}
 """the TrXL's extra memory: Table 1's 256 for Words; cpu: 128, a small memory's"""
-BATCH = {"cpu": dict(num_envs=16, seeds=1, total_steps=500_000), "paper": dict(num_envs=32, seeds=3, total_steps=1_000_000_000)}
+BATCH = {
+    "cpu": dict(num_envs=16, seeds=1, total_steps=500_000),
+    "paper": dict(num_envs=32, seeds=3, total_steps=1_000_000_000),
+}
 EVALUATION_STEPS = 2 * TIME_LIMIT
 """steps each evaluation environment acts: at least one whole episode of every test level (the time
 limit ends the longest), so each level is scored on at least as many episodes as environments"""
@@ -48,10 +51,19 @@ def preset_runs(preset: str) -> dict[str, ImpalaConfig]:
     """The runs of a preset (see ``PRESETS``)."""
     stride = CHUNK_SIZE - CHUNK_OVERLAP
     memories = HTM_SIZES[preset].memories(
-        MEMORY_LENGTH[preset], chunk_size=CHUNK_SIZE, chunk_overlap=CHUNK_OVERLAP, num_chunks=TIME_LIMIT // stride + 1, k=TOP_K,
+        MEMORY_LENGTH[preset],
+        chunk_size=CHUNK_SIZE,
+        chunk_overlap=CHUNK_OVERLAP,
+        num_chunks=TIME_LIMIT // stride + 1,
+        k=TOP_K,
     )
-    common = dict(**HTM_AGENT, **WORDS_LOSSES, **HTM_VISUAL["frames" if preset == "paper" else "cells"], **BATCH[preset])
-    return {f"train/{core}": ImpalaConfig(env="word-learning/train", core=core, core_args=args, **common) for core, args in memories.items()}
+    common = dict(
+        **HTM_AGENT, **WORDS_LOSSES, **HTM_VISUAL["frames" if preset == "paper" else "cells"], **BATCH[preset]
+    )
+    return {
+        f"train/{core}": ImpalaConfig(env="word-learning/train", core=core, core_args=args, **common)
+        for core, args in memories.items()
+    }
 
 
 def evaluate_levels(folders: dict, out: Path, steps: int = EVALUATION_STEPS) -> dict:
@@ -66,24 +78,45 @@ def evaluate_levels(folders: dict, out: Path, steps: int = EVALUATION_STEPS) -> 
         per_seed = agent_evaluations(config, params, key, steps, env=f"word-learning/{level}")
         return [reward[done] == 1.0 for done, _, reward in per_seed]
 
-    return fraction_correct_by_level(folders, TEST_LEVELS, right, "fraction of episodes whose last test lifts the named object (chance 1/3)")
+    return fraction_correct_by_level(
+        folders, TEST_LEVELS, right, "fraction of episodes whose last test lifts the named object (chance 1/3)"
+    )
 
 
 SETTINGS = (
-    PaperSetting("task", "Hill et al.'s 3D word-learning rooms with 0-20 distractor phases (B.3)", "env",
-                 "memrl's 2D analogue in Ballet's room and view (memrl/envs/word_learning.py)"),
+    PaperSetting(
+        "task",
+        "Hill et al.'s 3D word-learning rooms with 0-20 distractor phases (B.3)",
+        "env",
+        "memrl's 2D analogue in Ballet's room and view (memrl/envs/word_learning.py)",
+    ),
     PaperSetting("training distractor phases", "0, 1 or 2 (Sec. 3.3)", "env"),
-    PaperSetting("observation", "Unity frames and the instruction", "env_args.observation",
-                 "cpu: the 11×11 grid of cell codes the 99×99 frames are drawn from"),
+    PaperSetting(
+        "observation",
+        "Unity frames and the instruction",
+        "env_args.observation",
+        "cpu: the 11×11 grid of cell codes the 99×99 frames are drawn from",
+    ),
     HTM_ROOM_VISUAL_ENCODER,
-    PaperSetting("language encoder", "word embedding 32, 1-layer LSTM 256 (Table 1)", "", fixed="word embedding 32, LSTM 256 over (verb, noun)"),
+    PaperSetting(
+        "language encoder",
+        "word embedding 32, 1-layer LSTM 256 (Table 1)",
+        "",
+        fixed="word embedding 32, LSTM 256 over (verb, noun)",
+    ),
     PaperSetting("HTM chunk size", "16 (Table 1)", "core_args.chunk_size"),
     PaperSetting("HTM chunk overlap", "1 (Table 1, as read from its layout)", "core_args.chunk_overlap"),
     PaperSetting("HTM top-k", "16 (Table 1)", "core_args.k"),
-    PaperSetting("TrXL memory (extra length)", "256 (Table 1)", "core_args.memory_length",
-                 "cpu: 128, a small memory's: with 10 or more distractor phases (up to 100 steps each) the learning phase is "
-                 "beyond GTrXL's reach by construction, as the paper's contrast at 20 phases intends"),
-    PaperSetting("reconstruction loss weight", "1 (Table 1; without it nothing is learned, D.4)", "reconstruction_coef"),
+    PaperSetting(
+        "TrXL memory (extra length)",
+        "256 (Table 1)",
+        "core_args.memory_length",
+        "cpu: 128, a small memory's: with 10 or more distractor phases (up to 100 steps each) the learning phase is "
+        "beyond GTrXL's reach by construction, as the paper's contrast at 20 phases intends",
+    ),
+    PaperSetting(
+        "reconstruction loss weight", "1 (Table 1; without it nothing is learned, D.4)", "reconstruction_coef"
+    ),
     *HTM_ROOM_AGENT_SETTINGS,
     PaperSetting("seeds", "3 (Fig. 5)", "seeds", "cpu: one seed fits the CPU budget"),
 )
@@ -91,7 +124,7 @@ SETTINGS = (
 
 def htm_word_learning(preset: str) -> Experiment:
     """The experiment's runs and checks in ``preset``."""
-    at = lambda level: ("fraction_correct", level)  # noqa: E731
+    at = lambda level: ("fraction_correct", level)
     return Experiment(
         name="htm-word-learning",
         version=2,
@@ -101,9 +134,32 @@ def htm_word_learning(preset: str) -> Experiment:
         paper_steps=None,
         runs=preset_runs(preset),
         expectations=(
-            Expectation("train/htm", ">=", 0.9, "HTM about 90% right with 20 distractor phases (Fig. 5c)", evaluated=at("distractors20"), central=True),
-            Expectation("train/htm", ">", None, "HTM above TrXL with 20 distractor phases (Fig. 5c)", evaluated=at("distractors20"), against="train/gtrxl", central=True),
-            Expectation("train/htm", ">", None, "HTM above TrXL on a word from an earlier episode (Fig. 5d-e)", evaluated=at("episodes2"), against="train/gtrxl", central=True),
+            Expectation(
+                "train/htm",
+                ">=",
+                0.9,
+                "HTM about 90% right with 20 distractor phases (Fig. 5c)",
+                evaluated=at("distractors20"),
+                central=True,
+            ),
+            Expectation(
+                "train/htm",
+                ">",
+                None,
+                "HTM above TrXL with 20 distractor phases (Fig. 5c)",
+                evaluated=at("distractors20"),
+                against="train/gtrxl",
+                central=True,
+            ),
+            Expectation(
+                "train/htm",
+                ">",
+                None,
+                "HTM above TrXL on a word from an earlier episode (Fig. 5d-e)",
+                evaluated=at("episodes2"),
+                against="train/gtrxl",
+                central=True,
+            ),
         ),
         optima={"train": [("optimum 1.1", 1.1), ("no memory 0.43", 0.1 + 1 / 3)]},
         evaluation=evaluate_levels,

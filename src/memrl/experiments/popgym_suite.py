@@ -28,7 +28,12 @@ from memrl.experiments.base import Expectation, Experiment, PaperSetting, regist
 from memrl.learn.ppo_config import PPOConfig
 
 TASKS = ("RepeatPreviousEasy", "CountRecallEasy", "PositionOnlyCartPoleEasy", "AutoencodeEasy")
-CORES = {"gru": dict(hidden=128), "lstm": dict(hidden=128), "amrl-max": dict(hidden=128), "gtrxl": dict(num_layers=2, d_model=64, num_heads=4, mlp_dim=128, memory_length=64)}
+CORES = {
+    "gru": dict(hidden=128),
+    "lstm": dict(hidden=128),
+    "amrl-max": dict(hidden=128),
+    "gtrxl": dict(num_layers=2, d_model=64, num_heads=4, mlp_dim=128, memory_length=64),
+}
 REFERENCES = {  # uniformly random actions, 200 episodes (seed i for episode i), mean ± standard error
     "RepeatPreviousEasy": -0.505,
     "CountRecallEasy": -0.927,
@@ -39,7 +44,16 @@ REFERENCES = {  # uniformly random actions, 200 episodes (seed i for episode i),
 # updates of 16 envs x 128 steps the GRU, LSTM and GTrXL repeat the card of 4 steps ago almost always
 # and every core is above random on CountRecall; the command with 3 seeds took 36 minutes. No
 # ``paper`` preset: the POPGym paper's settings are not in this project's material.
-SETTINGS = dict(total_steps=146 * 2048, num_envs=16, rollout_len=128, num_minibatches=4, update_epochs=4, lr=5e-4, gamma=0.99, seeds=3)
+SETTINGS = dict(
+    total_steps=146 * 2048,
+    num_envs=16,
+    rollout_len=128,
+    num_minibatches=4,
+    update_epochs=4,
+    lr=5e-4,
+    gamma=0.99,
+    seeds=3,
+)
 
 
 def env_id(task: str) -> str:
@@ -48,7 +62,15 @@ def env_id(task: str) -> str:
 
 def popgym_runs() -> dict[str, PPOConfig]:
     return {
-        f"{task}/{core}": PPOConfig(env=env_id(task), core=core, core_args=core_args, encoder_widths=(64,), head_widths=(64,), feed_prev_action=True, **SETTINGS)
+        f"{task}/{core}": PPOConfig(
+            env=env_id(task),
+            core=core,
+            core_args=core_args,
+            encoder_widths=(64,),
+            head_widths=(64,),
+            feed_prev_action=True,
+            **SETTINGS,
+        )
         for task in TASKS
         for core, core_args in CORES.items()
     }
@@ -56,7 +78,9 @@ def popgym_runs() -> dict[str, PPOConfig]:
 
 PAPER_SETTINGS = (
     PaperSetting("learner", "RLlib's (not checked here)", "", "memrl's own learner", fixed="memrl's recurrent PPO"),
-    PaperSetting("env steps per run", "not checked here", "total_steps", "what fits the experiment's 90 minutes on 2 cores"),
+    PaperSetting(
+        "env steps per run", "not checked here", "total_steps", "what fits the experiment's 90 minutes on 2 cores"
+    ),
     PaperSetting("seeds", "3 trials per model and difficulty", "seeds"),
     PaperSetting("memory width", "not checked here", "core_args.hidden"),
     PaperSetting("previous action as input", "not checked here", "feed_prev_action"),
@@ -74,10 +98,24 @@ def popgym_suite() -> Experiment:
         paper_steps=None,  # the paper is not in this project: its budget is not checked here
         runs=popgym_runs(),
         expectations=(
-            Expectation("RepeatPreviousEasy/gru", ">", REFERENCES["RepeatPreviousEasy"] + 0.5,
-                        "the GRU is well above the memory-less level (-0.5; 1.0 is every answer right)", central=True, learning=True),
-            *(Expectation(f"{task}/{core}", ">", REFERENCES[task], f"{core} is above the memory-less level ({REFERENCES[task]})")
-              for task in ("RepeatPreviousEasy", "CountRecallEasy") for core in CORES),
+            Expectation(
+                "RepeatPreviousEasy/gru",
+                ">",
+                REFERENCES["RepeatPreviousEasy"] + 0.5,
+                "the GRU is well above the memory-less level (-0.5; 1.0 is every answer right)",
+                central=True,
+                learning=True,
+            ),
+            *(
+                Expectation(
+                    f"{task}/{core}",
+                    ">",
+                    REFERENCES[task],
+                    f"{core} is above the memory-less level ({REFERENCES[task]})",
+                )
+                for task in ("RepeatPreviousEasy", "CountRecallEasy")
+                for core in CORES
+            ),
         ),
         optima={task: (("random / memory-less", REFERENCES[task]), ("optimum", 1.0)) for task in TASKS},
         settings=PAPER_SETTINGS,

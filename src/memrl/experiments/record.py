@@ -27,8 +27,33 @@ VERDICTS = {
 }
 """each verdict and what it means, in the order they are counted (the first that applies, with
 *not trained* before *direction only*)"""
-RECORD_KEYS = ("experiment", "version", "preset", "kind", "date", "device", "verdict", "runs", "checks", "paper", "figure", "finding", "section")
-CHECK_KEYS = ("description", "central", "op", "threshold", "value", "margin", "passed", "decided", "reversed", "per_seed")
+RECORD_KEYS = (
+    "experiment",
+    "version",
+    "preset",
+    "kind",
+    "date",
+    "device",
+    "verdict",
+    "runs",
+    "checks",
+    "paper",
+    "figure",
+    "finding",
+    "section",
+)
+CHECK_KEYS = (
+    "description",
+    "central",
+    "op",
+    "threshold",
+    "value",
+    "margin",
+    "passed",
+    "decided",
+    "reversed",
+    "per_seed",
+)
 DERIVED = ("value", "threshold", "margin", "passed", "decided", "reversed")
 """the keys of a check that are computed from its per-seed values (``recomputed``)"""
 FAILED = ("partly", "not reproduced", "not trained", "reversed")
@@ -50,7 +75,11 @@ def learned(checks: list[dict]) -> bool | None:
 def decidable(check: dict) -> bool:
     """Whether a check's per-seed values could decide it: a spread over at least ``MIN_SEEDS`` seeds of each run."""
     runs = [check.get("per_seed")] + ([check["against_per_seed"]] if check.get("against_per_seed") is not None else [])
-    return check["margin"] is not None and not check.get("undecided_because") and all(r and len(r) >= MIN_SEEDS for r in runs)
+    return (
+        check["margin"] is not None
+        and not check.get("undecided_because")
+        and all(r and len(r) >= MIN_SEEDS for r in runs)
+    )
 
 
 def verdict(checks: list[dict]) -> str:
@@ -77,8 +106,13 @@ def recomputed(check: dict) -> dict:
     for their direction only."""
     ordering = bool(check.get("against"))
     if check.get("per_seed") and (not ordering or check.get("against_per_seed")) and not check.get("undecided_because"):
-        result = decide(check["op"], check["per_seed"], None if ordering else check["threshold"], check.get("against_per_seed"),
-                        check.get("paired", False))
+        result = decide(
+            check["op"],
+            check["per_seed"],
+            None if ordering else check["threshold"],
+            check.get("against_per_seed"),
+            check.get("paired", False),
+        )
     else:
         result = undecided(check["op"], check["value"], check["threshold"])
     return {key: result[key] for key in DERIVED}
@@ -95,7 +129,11 @@ def device_name() -> str:
     import jax
 
     backend = jax.default_backend()
-    return f"cpu, {len(os.sched_getaffinity(0))} cores" if backend == "cpu" else f"{backend}: {jax.devices()[0].device_kind}"
+    return (
+        f"cpu, {len(os.sched_getaffinity(0))} cores"
+        if backend == "cpu"
+        else f"{backend}: {jax.devices()[0].device_kind}"
+    )
 
 
 def make_record(experiment: Experiment, checks: list[dict], wall_time_s: float) -> dict:
@@ -103,14 +141,29 @@ def make_record(experiment: Experiment, checks: list[dict], wall_time_s: float) 
     runner's entries: each expectation's outcome with its description and whether it is central)."""
     paper, figure = paper_and_figure(experiment.reproduces)
     return {
-        "experiment": experiment.name, "version": experiment.version, "preset": experiment.preset or "-", "kind": experiment.kind,
-        "date": datetime.date.today().isoformat(), "device": device_name(), "machine": platform.node(),
-        "verdict": verdict(checks), "paper": paper, "figure": figure, "finding": experiment.finding,
-        "section": experiment.name, "command": f"memrl reproduce {experiment.name}" + (f" --preset {experiment.preset}" if experiment.preset else ""),
+        "experiment": experiment.name,
+        "version": experiment.version,
+        "preset": experiment.preset or "-",
+        "kind": experiment.kind,
+        "date": datetime.date.today().isoformat(),
+        "device": device_name(),
+        "machine": platform.node(),
+        "verdict": verdict(checks),
+        "paper": paper,
+        "figure": figure,
+        "finding": experiment.finding,
+        "section": experiment.name,
+        "command": f"memrl reproduce {experiment.name}"
+        + (f" --preset {experiment.preset}" if experiment.preset else ""),
         "wall_time_s": round(wall_time_s, 1),
         **({"changes": experiment.changes} if experiment.changes else {}),
         "runs": {
-            run: {"steps": config.total_steps, "unit": config.step_label, "paper_steps": experiment.paper_steps, "seeds": config.seeds}
+            run: {
+                "steps": config.total_steps,
+                "unit": config.step_label,
+                "paper_steps": experiment.paper_steps,
+                "seeds": config.seeds,
+            }
             for run, config in experiment.runs.items()
         },
         "checks": checks,
@@ -154,7 +207,9 @@ def check_record(record: dict, where: str) -> dict:
         wrong = {key: value for key, value in recomputed(check).items() if not same(check[key], value)}
         if wrong:
             given = ", ".join(f"{key} {check[key]!r}" for key in wrong)
-            raise ValueError(f"{where}: check {i} ({check['description']!r}) says {given}; its per-seed values give {wrong}")
+            raise ValueError(
+                f"{where}: check {i} ({check['description']!r}) says {given}; its per-seed values give {wrong}"
+            )
     for run, budget in record["runs"].items():
         if not {"steps", "paper_steps", "seeds"} <= budget.keys():
             raise ValueError(f"{where}: run {run!r} needs steps, paper_steps and seeds")
@@ -170,8 +225,10 @@ def check_history(records: list[dict]) -> None:
     for record in sorted(records, key=lambda r: (r["experiment"], r["preset"], r["version"])):
         before = previous.get((record["experiment"], record["preset"]))
         if before and before["verdict"] in FAILED and not record.get("changes"):
-            raise ValueError(f"{record['experiment']} v{record['version']} follows v{before['version']} ({before['verdict']}): "
-                             "its record must say what it changed (\"changes\")")
+            raise ValueError(
+                f"{record['experiment']} v{record['version']} follows v{before['version']} ({before['verdict']}): "
+                'its record must say what it changed ("changes")'
+            )
         previous[(record["experiment"], record["preset"])] = record
 
 
@@ -183,7 +240,9 @@ def load_records(folder: Path = RECORDS) -> list[dict]:
         raise FileNotFoundError(f"no records folder {folder} (run from the repository root, or name the folder)")
     strays = sorted(p for p in folder.rglob("*.json") if p.parent.parent != folder or not p.name.startswith("v"))
     if strays:
-        raise ValueError(f"{strays[0]}: not where a record lies (records are {folder}/<experiment>/v<N>[.<preset>].json); move or remove it")
+        raise ValueError(
+            f"{strays[0]}: not where a record lies (records are {folder}/<experiment>/v<N>[.<preset>].json); move or remove it"
+        )
     records = []
     for path in sorted(folder.glob("*/v*.json")):
         try:
@@ -193,7 +252,9 @@ def load_records(folder: Path = RECORDS) -> list[dict]:
         check_record(record, str(path))
         expected = record_name(record["experiment"], record["preset"], record["version"])
         if path.relative_to(folder).as_posix() != expected:
-            raise ValueError(f"{path}: a record of {record['experiment']} v{record['version']} ({record['preset']}) belongs in {folder / expected}")
+            raise ValueError(
+                f"{path}: a record of {record['experiment']} v{record['version']} ({record['preset']}) belongs in {folder / expected}"
+            )
         records.append(record)
     check_history(records)
     return records

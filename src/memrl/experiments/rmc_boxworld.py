@@ -40,7 +40,14 @@ TRAINING = {
 
 def boxworld_runs(preset: str) -> dict[str, ImpalaConfig]:
     return {
-        f"boxworld/{core}": ImpalaConfig(env="boxworld/viewport", core=core, core_args=args, **RMC_BOXWORLD_AGENT, **RMC_BOXWORLD_LOSSES, **TRAINING[preset])
+        f"boxworld/{core}": ImpalaConfig(
+            env="boxworld/viewport",
+            core=core,
+            core_args=args,
+            **RMC_BOXWORLD_AGENT,
+            **RMC_BOXWORLD_LOSSES,
+            **TRAINING[preset],
+        )
         for core, args in RMC_BOXWORLD_CORES.items()
     }
 
@@ -53,28 +60,48 @@ def evaluate_solved(folders: dict, out: Path) -> dict:
     results = {}
     for run, folder in folders.items():
         config = folder.load_config()
-        seeds = [np.asarray(r, float) for r in agent_episode_returns(config, final_params(folder), jax.random.PRNGKey(2018), TEST_STEPS)]
+        seeds = [
+            np.asarray(r, float)
+            for r in agent_episode_returns(config, final_params(folder), jax.random.PRNGKey(2018), TEST_STEPS)
+        ]
         returns = np.concatenate([np.zeros(0), *seeds])
         if returns.size:
             solved = int((returns >= SOLVED_RETURN).sum())
             per_seed = [float((r >= SOLVED_RETURN).mean()) for r in seeds if r.size]
-            results[run] = {"fraction_solved": {"correct": float(np.mean(per_seed)), "episodes": int(returns.size), "per_seed": per_seed},
-                            "levels": int(returns.size)}
+            results[run] = {
+                "fraction_solved": {
+                    "correct": float(np.mean(per_seed)),
+                    "episodes": int(returns.size),
+                    "per_seed": per_seed,
+                },
+                "levels": int(returns.size),
+            }
             console.print(f"{run}: solved {solved} of {len(returns)} levels ({solved / len(returns):.2f})")
     return {"solved": results}
 
 
 SETTINGS = (
-    PaperSetting("levels", "1-5 boxes on the path, 0-5 distractor branches of length 1 (A.3)", "", fixed="1-5 boxes, 0-5 distractors of length 1"),
+    PaperSetting(
+        "levels",
+        "1-5 boxes on the path, 0-5 distractor branches of length 1 (A.3)",
+        "",
+        fixed="1-5 boxes, 0-5 distractors of length 1",
+    ),
     PaperSetting("episode limit", "not stated", "", fixed="300 steps (boxworld max_steps)"),
     PaperSetting("learner", "IMPALA, 100 actors, one learner (A.3)", "", fixed="V-trace on synchronous batches"),
     PaperSetting("trajectories per batch", "32 (A.3)", "num_envs"),
     PaperSetting("unroll length", "40 (A.3)", "rollout_len"),
     PaperSetting("entropy cost", "0.005 (A.3)", "entropy_coef"),
     PaperSetting("discount γ", "0.99 (A.3)", "gamma"),
-    PaperSetting("learning rate", "tuned in 1e-5..2e-4 (A.3)", "lr", "cpu: the top of the paper's range for the short budget"),
+    PaperSetting(
+        "learning rate", "tuned in 1e-5..2e-4 (A.3)", "lr", "cpu: the top of the paper's range for the short budget"
+    ),
     PaperSetting("optimiser", "not stated (IMPALA's: RMSprop ε 0.01, decay 0.99)", "optimizer"),
-    PaperSetting("RMSprop's squared-gradient average at the start", "TensorFlow 1's: 1 (IMPALA's RMSPropOptimizer)", "rmsprop_initial_scale"),
+    PaperSetting(
+        "RMSprop's squared-gradient average at the start",
+        "TensorFlow 1's: 1 (IMPALA's RMSPropOptimizer)",
+        "rmsprop_initial_scale",
+    ),
     PaperSetting("RMSprop ε", "IMPALA's 0.01", "rmsprop_eps"),
     PaperSetting("conv encoder", "12 and 24 channels, 2x2 kernels, stride 1, ReLU, x-y tags (A.3)", "conv_channels"),
     PaperSetting("RMC memories, heads", "4 and 4, 1024 units in all, one block (A.3)", "core_args.mem_slots"),
@@ -96,9 +123,23 @@ def rmc_boxworld(preset: str) -> Experiment:
         paper_steps=1_000_000_000,
         runs=boxworld_runs(preset),
         expectations=(
-            Expectation("boxworld/rmc", ">=", 0.9, "the RMC agent solves most levels (paper: 98% at 1e9 steps)", evaluated=("solved", "fraction_solved"), central=True),
-            Expectation("boxworld/rmc", ">", None, "the RMC agent solves more than the ConvLSTM (paper: 73%)", evaluated=("solved", "fraction_solved"),
-                        against="boxworld/conv-lstm", central=True),
+            Expectation(
+                "boxworld/rmc",
+                ">=",
+                0.9,
+                "the RMC agent solves most levels (paper: 98% at 1e9 steps)",
+                evaluated=("solved", "fraction_solved"),
+                central=True,
+            ),
+            Expectation(
+                "boxworld/rmc",
+                ">",
+                None,
+                "the RMC agent solves more than the ConvLSTM (paper: 73%)",
+                evaluated=("solved", "fraction_solved"),
+                against="boxworld/conv-lstm",
+                central=True,
+            ),
         ),
         optima={"boxworld": [("gem (+10)", SOLVED_RETURN)]},
         evaluation=evaluate_solved,

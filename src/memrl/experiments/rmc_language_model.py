@@ -48,7 +48,12 @@ TRAINING = {
 def language_model_runs(preset: str) -> dict[str, SupervisedConfig]:
     return {
         f"python-docs/{label}": SupervisedConfig(
-            task="language-model", task_args=dict(unroll=100), core=core, core_args=args, embed_dim=embed, **TRAINING[preset],
+            task="language-model",
+            task_args=dict(unroll=100),
+            core=core,
+            core_args=args,
+            embed_dim=embed,
+            **TRAINING[preset],
         )
         for label, (core, args, embed) in MODELS[preset].items()
     }
@@ -74,7 +79,10 @@ def perplexities(learner, params, words: int = TEST_WORDS, unrolls: tuple[int, .
 
     steps = np.arange(len(inputs))[:, None]
     continuous = float(np.exp(loss(jnp.zeros(inputs.shape, bool))))
-    return {"continuous": continuous, "unroll": {str(w): float(np.exp(loss(jnp.asarray(steps % w == 0)))) for w in unrolls}}
+    return {
+        "continuous": continuous,
+        "unroll": {str(w): float(np.exp(loss(jnp.asarray(steps % w == 0)))) for w in unrolls},
+    }
 
 
 def evaluate_perplexity(folders: dict, out: Path) -> dict:
@@ -87,8 +95,8 @@ def evaluate_perplexity(folders: dict, out: Path) -> dict:
     from rich.table import Table
 
     from memrl.console import console
-    from memrl.run.final_agents import final_params
     from memrl.learn.learners import learner_for
+    from memrl.run.final_agents import final_params
 
     results = {}
     for run, folder in folders.items():
@@ -99,14 +107,31 @@ def evaluate_perplexity(folders: dict, out: Path) -> dict:
             continuous = seed_entry([p["continuous"] for p in per_seed])
             unroll = {w: float(np.mean([p["unroll"][w] for p in per_seed])) for w in per_seed[0]["unroll"]}
             loss_at_100 = seed_entry([p["unroll"]["100"] - p["continuous"] for p in per_seed])
-            results[run] = {"parameters": parameter_count(config), "continuous": continuous, "unroll": unroll, "loss_at_100": loss_at_100}
-    table = Table(title=f"held-out perplexity ({TEST_WORDS:,} words), continuous and with the state reset every w words (Fig. 12)")
+            results[run] = {
+                "parameters": parameter_count(config),
+                "continuous": continuous,
+                "unroll": unroll,
+                "loss_at_100": loss_at_100,
+            }
+    table = Table(
+        title=f"held-out perplexity ({TEST_WORDS:,} words), continuous and with the state reset every w words (Fig. 12)"
+    )
     for column in ("run", "parameters", "continuous", *(f"w={w}" for w in UNROLLS)):
         table.add_column(column)
     fig, ax = plt.subplots(figsize=(5, 3.5))
     for run, row in results.items():
-        table.add_row(run, f"{row['parameters']:,}", f"{row['continuous']['mean']:.1f}", *(f"{row['unroll'][str(w)]:.1f}" for w in UNROLLS))
-        ax.plot(UNROLLS, [row["unroll"][str(w)] - row["continuous"]["mean"] for w in UNROLLS], marker="o", label=run.split("/")[1])
+        table.add_row(
+            run,
+            f"{row['parameters']:,}",
+            f"{row['continuous']['mean']:.1f}",
+            *(f"{row['unroll'][str(w)]:.1f}" for w in UNROLLS),
+        )
+        ax.plot(
+            UNROLLS,
+            [row["unroll"][str(w)] - row["continuous"]["mean"] for w in UNROLLS],
+            marker="o",
+            label=run.split("/")[1],
+        )
     console.print(table)
     ax.set_xscale("log")
     ax.set_xlabel("test unroll length (words)")
@@ -119,22 +144,48 @@ def evaluate_perplexity(folders: dict, out: Path) -> dict:
 
 
 SETTINGS = (
-    PaperSetting("corpus", "WikiText-103: 103M training words, vocabulary ~250k (Sec. 4.3)", "task_args.corpus_name",
-                 "not downloadable here: CPython's documentation, ~0.5M words, vocabulary ~8.5k (tasks/language_model)"),
+    PaperSetting(
+        "corpus",
+        "WikiText-103: 103M training words, vocabulary ~250k (Sec. 4.3)",
+        "task_args.corpus_name",
+        "not downloadable here: CPython's documentation, ~0.5M words, vocabulary ~8.5k (tasks/language_model)",
+    ),
     PaperSetting("truncated BPTT window", "100 (A.4)", "task_args.unroll"),
-    PaperSetting("state across windows", "carried (A.4)", "", "memrl's supervised learner samples windows and starts each from the initial state",
-                 fixed="each window starts fresh"),
+    PaperSetting(
+        "state across windows",
+        "carried (A.4)",
+        "",
+        "memrl's supervised learner samples windows and starts each from the initial state",
+        fixed="each window starts fresh",
+    ),
     PaperSetting("optimiser, learning rate", "Adam, 1e-3 (A.4)", "lr"),
     PaperSetting("gradient clip (L2 norm)", "0.1 (A.4)", "max_grad_norm"),
-    PaperSetting("batch", "384 (6 GPUs x 64, A.4)", "batch_size", "cpu: 16 (the 8.5k-word softmax dominates a CPU update)"),
-    PaperSetting("word embedding", "512, dropout 0.5, tied to the softmax (A.4)", "embed_dim",
-                 "memrl's sequence model has neither dropout nor tied weights; cpu: 128"),
-    PaperSetting("RMC units per head", "625: 1 memory of 2500 units, 4 heads (A.4)", "core_args.head_size", "cpu: 4 heads of 64 (256 units)"),
+    PaperSetting(
+        "batch", "384 (6 GPUs x 64, A.4)", "batch_size", "cpu: 16 (the 8.5k-word softmax dominates a CPU update)"
+    ),
+    PaperSetting(
+        "word embedding",
+        "512, dropout 0.5, tied to the softmax (A.4)",
+        "embed_dim",
+        "memrl's sequence model has neither dropout nor tied weights; cpu: 128",
+    ),
+    PaperSetting(
+        "RMC units per head",
+        "625: 1 memory of 2500 units, 4 heads (A.4)",
+        "core_args.head_size",
+        "cpu: 4 heads of 64 (256 units)",
+    ),
     PaperSetting("RMC MLP layers", "5 (A.4)", "core_args.attention_mlp_layers"),
     PaperSetting("RMC attention blocks", "1 (A.4)", "core_args.num_blocks"),
-    PaperSetting("LSTM", "published baselines (Table 2), not trained in the paper", "core_args.hidden",
-                 "memrl trains one at about the RMC's parameter count"),
-    PaperSetting("sequences per run", "not stated (Fig. 11: 6 GPUs)", "total_steps", "cpu: about 9 passes over the corpus"),
+    PaperSetting(
+        "LSTM",
+        "published baselines (Table 2), not trained in the paper",
+        "core_args.hidden",
+        "memrl trains one at about the RMC's parameter count",
+    ),
+    PaperSetting(
+        "sequences per run", "not stated (Fig. 11: 6 GPUs)", "total_steps", "cpu: about 9 passes over the corpus"
+    ),
 )
 
 
@@ -149,10 +200,25 @@ def rmc_language_model(preset: str) -> Experiment:
         paper_steps=None,
         runs=language_model_runs(preset),
         expectations=(
-            Expectation("python-docs/rmc", "<", None, "the RMC's held-out perplexity below the LSTM's (Table 2)",
-                        evaluated=("perplexity", "continuous"), against="python-docs/lstm", central=True, paired=True),
-            Expectation("python-docs/rmc", "<", None, "the RMC loses less than the LSTM from 100-word test unrolls (Fig. 12)",
-                        evaluated=("perplexity", "loss_at_100"), against="python-docs/lstm", paired=True),
+            Expectation(
+                "python-docs/rmc",
+                "<",
+                None,
+                "the RMC's held-out perplexity below the LSTM's (Table 2)",
+                evaluated=("perplexity", "continuous"),
+                against="python-docs/lstm",
+                central=True,
+                paired=True,
+            ),
+            Expectation(
+                "python-docs/rmc",
+                "<",
+                None,
+                "the RMC loses less than the LSTM from 100-word test unrolls (Fig. 12)",
+                evaluated=("perplexity", "loss_at_100"),
+                against="python-docs/lstm",
+                paired=True,
+            ),
         ),
         evaluation=evaluate_perplexity,
         settings=SETTINGS,

@@ -61,7 +61,11 @@ def lte_runs(preset: str) -> dict[str, SupervisedConfig]:
         f"{task}/{label}": SupervisedConfig(
             task="learn-to-execute",
             task_args=dict(program=PROGRAM.get(task, task), **level, curriculum="mix"),
-            core=core, core_args=args, head_widths=HEAD, total_steps=updates * training["batch_size"], **training,
+            core=core,
+            core_args=args,
+            head_widths=HEAD,
+            total_steps=updates * training["batch_size"],
+            **training,
         )
         for label, (core, args) in MODELS[preset].items()
         for task, level in TASKS[preset].items()
@@ -69,35 +73,75 @@ def lte_runs(preset: str) -> dict[str, SupervisedConfig]:
 
 
 SETTINGS = (
-    PaperSetting("tasks", "addition, control, full program, copy, reverse, double (Table 1)", "task_args.program",
-                 "cpu: full program, the program evaluation with Table 1's largest gap (66.1 / 79.0); version 1's cpu runs learned "
-                 "the memorisation tasks with both models, addition's 99.9 / 99.8 leaves no gap to decide, and control (version 3, "
-                 "with a quarter-size RMC: reversed) does not fit the 90 minutes beside full programs at the RMC's paper size"),
-    PaperSetting("literal length at the target", "5 (Table 1)", "task_args.max_length",
-                 "cpu: 2; at 5 (version 1) and at 3 with nesting 2 (a pilot) both models stayed at 0.2-0.4 per character, "
-                 "learning the output format and digit frequencies, within the CPU budget"),
-    PaperSetting("nesting at the target", "2; memorisation 1 (Table 1)", "task_args.max_nesting",
-                 "cpu: 1 (one operation per program), which halves the program length again"),
+    PaperSetting(
+        "tasks",
+        "addition, control, full program, copy, reverse, double (Table 1)",
+        "task_args.program",
+        "cpu: full program, the program evaluation with Table 1's largest gap (66.1 / 79.0); version 1's cpu runs learned "
+        "the memorisation tasks with both models, addition's 99.9 / 99.8 leaves no gap to decide, and control (version 3, "
+        "with a quarter-size RMC: reversed) does not fit the 90 minutes beside full programs at the RMC's paper size",
+    ),
+    PaperSetting(
+        "literal length at the target",
+        "5 (Table 1)",
+        "task_args.max_length",
+        "cpu: 2; at 5 (version 1) and at 3 with nesting 2 (a pilot) both models stayed at 0.2-0.4 per character, "
+        "learning the output format and digit frequencies, within the CPU budget",
+    ),
+    PaperSetting(
+        "nesting at the target",
+        "2; memorisation 1 (Table 1)",
+        "task_args.max_nesting",
+        "cpu: 1 (one operation per program), which halves the program length again",
+    ),
     PaperSetting("curriculum", "mix: L and N uniform up to the target per sequence (A.2)", "task_args.curriculum"),
-    PaperSetting("decoder inputs", "model predictions / none (non-auto-regressive, A.2)", "", fixed="the token _null_ at every decoding step"),
+    PaperSetting(
+        "decoder inputs",
+        "model predictions / none (non-auto-regressive, A.2)",
+        "",
+        fixed="the token _null_ at every decoding step",
+    ),
     PaperSetting("batch", "128 (A.2)", "batch_size"),
-    PaperSetting("sequences trained on", "200K iterations of 128 = 25.6M (A.2)", "total_steps",
-                 "cpu: 3,000 updates, what 3 seeds of both models on full programs fit in about 65 minutes on 2 cores (72 measured) "
-                 "(pilots at L 2, N 1 on one core: 1.8 updates/s for the RMC, 3.9 for the LSTM)"),
+    PaperSetting(
+        "sequences trained on",
+        "200K iterations of 128 = 25.6M (A.2)",
+        "total_steps",
+        "cpu: 3,000 updates, what 3 seeds of both models on full programs fit in about 65 minutes on 2 cores (72 measured) "
+        "(pilots at L 2, N 1 on one core: 1.8 updates/s for the RMC, 3.9 for the LSTM)",
+    ),
     PaperSetting("optimiser, learning rate", "Adam, 1e-3 (A.2)", "lr"),
-    PaperSetting("gradient clipping", "none stated (A.2)", "max_grad_norm",
-                 "none (v1 clipped at memrl's default global norm 1.0: the median gradient norm of its first 300 updates on control was 1.2-2.3)"),
+    PaperSetting(
+        "gradient clipping",
+        "none stated (A.2)",
+        "max_grad_norm",
+        "none (v1 clipped at memrl's default global norm 1.0: the median gradient norm of its first 300 updates on control was 1.2-2.3)",
+    ),
     PaperSetting("output MLP", "4 layers of 256 (A.2)", "head_widths"),
     PaperSetting("RMC memories, heads", "2 or 4 each, swept (A.2)", "core_args.mem_slots"),
-    PaperSetting("RMC units per head", "1024 or 2048 in all over the memories and heads (A.2): 64 with 4 and 4", "core_args.head_size",
-                 "cpu: the paper's smallest, 4 memories x 4 heads of 64 (version 3's quarter size, 2 heads of 32, ended below "
-                 "the LSTM; pilots of this size were above it on full programs)"),
+    PaperSetting(
+        "RMC units per head",
+        "1024 or 2048 in all over the memories and heads (A.2): 64 with 4 and 4",
+        "core_args.head_size",
+        "cpu: the paper's smallest, 4 memories x 4 heads of 64 (version 3's quarter size, 2 heads of 32, ended below "
+        "the LSTM; pilots of this size were above it on full programs)",
+    ),
     PaperSetting("RMC gating", "scalar memory gating, one attention pass (A.2)", "core_args.gate_style"),
-    PaperSetting("LSTM", "2 layers of 1024 or 2048, skip connections, layer outputs concatenated (A.2)", "core_args.hidden",
-                 "memrl's stacked LSTM has no skip connections; cpu: 256 units (1.13M parameters with the output MLP, the RMC 0.82M)"),
+    PaperSetting(
+        "LSTM",
+        "2 layers of 1024 or 2048, skip connections, layer outputs concatenated (A.2)",
+        "core_args.hidden",
+        "memrl's stacked LSTM has no skip connections; cpu: 256 units (1.13M parameters with the output MLP, the RMC 0.82M)",
+    ),
     PaperSetting("held-out programs", "12,800 at the target level (A.2)", "task_args.test_programs"),
-    PaperSetting("score", "best test accuracy over training (A.2)", "", fixed="the final model's accuracy on 12,800 held-out programs"),
-    PaperSetting("seeds", "not stated (the best setting of a sweep)", "seeds", "cpu: 3, for checks beyond the noise of seeds"),
+    PaperSetting(
+        "score",
+        "best test accuracy over training (A.2)",
+        "",
+        fixed="the final model's accuracy on 12,800 held-out programs",
+    ),
+    PaperSetting(
+        "seeds", "not stated (the best setting of a sweep)", "seeds", "cpu: 3, for checks beyond the noise of seeds"
+    ),
 )
 
 
@@ -112,7 +156,14 @@ def rmc_lte(preset: str) -> Experiment:
         paper_steps=25_600_000,
         runs=lte_runs(preset),
         expectations=tuple(
-            held_out_expectation(f"{task}/rmc", ">=", None, f"the RMC at least as good as the LSTM on {task} (Table 1)", against=f"{task}/lstm", central=True)
+            held_out_expectation(
+                f"{task}/rmc",
+                ">=",
+                None,
+                f"the RMC at least as good as the LSTM on {task} (Table 1)",
+                against=f"{task}/lstm",
+                central=True,
+            )
             for task in TASKS[preset]
         ),
         evaluation=held_out_evaluation(TEST_PROGRAMS),

@@ -34,14 +34,26 @@ PAPER_SCORES = {"viewport": (677, 550), "full": (1159, 598)}
 
 def pacman_runs(preset: str) -> dict[str, ImpalaConfig]:
     return {
-        f"{observation}/{label}": ImpalaConfig(env=f"minipacman/{observation}", core=core, core_args=args, **RMC_BOXWORLD_AGENT, **RMC_BOXWORLD_LOSSES, **TRAINING[preset])
+        f"{observation}/{label}": ImpalaConfig(
+            env=f"minipacman/{observation}",
+            core=core,
+            core_args=args,
+            **RMC_BOXWORLD_AGENT,
+            **RMC_BOXWORLD_LOSSES,
+            **TRAINING[preset],
+        )
         for observation in OBSERVATIONS[preset]
         for label, (core, args) in MODELS.items()
     }
 
 
 SETTINGS = (
-    PaperSetting("task", "I2A's Mini Pacman, 'regular' (Sec. 4.2)", "", fixed="DeepMind's PillEater rules, regular mode, 1000-step cap"),
+    PaperSetting(
+        "task",
+        "I2A's Mini Pacman, 'regular' (Sec. 4.2)",
+        "",
+        fixed="DeepMind's PillEater rules, regular mode, 1000-step cap",
+    ),
     PaperSetting("agent", "as BoxWorld's (App. A.3; not restated for Mini Pacman)", "conv_channels"),
     PaperSetting("RMC", "4 memories, 4 heads, 1024 units, memory gating (A.3)", "core_args.mem_slots"),
     PaperSetting("LSTM units", "not stated", "core_args.hidden"),
@@ -51,9 +63,20 @@ SETTINGS = (
     PaperSetting("discount γ", "0.99 (A.3)", "gamma"),
     PaperSetting("learning rate", "tuned in 1e-5..2e-4 (A.3)", "lr"),
     PaperSetting("optimiser", "not stated (IMPALA's: RMSprop ε 0.01)", "optimizer"),
-    PaperSetting("RMSprop's squared-gradient average at the start", "TensorFlow 1's: 1 (IMPALA's RMSPropOptimizer)", "rmsprop_initial_scale"),
-    PaperSetting("env steps per run", "not stated", "total_steps", "cpu: 2M, what fits about 25 minutes on 2 cores for 3 seeds"),
-    PaperSetting("observations", "5x5 viewport and full view (Fig. 10)", "env", "cpu: the viewport only (the full view is a GPU's run)"),
+    PaperSetting(
+        "RMSprop's squared-gradient average at the start",
+        "TensorFlow 1's: 1 (IMPALA's RMSPropOptimizer)",
+        "rmsprop_initial_scale",
+    ),
+    PaperSetting(
+        "env steps per run", "not stated", "total_steps", "cpu: 2M, what fits about 25 minutes on 2 cores for 3 seeds"
+    ),
+    PaperSetting(
+        "observations",
+        "5x5 viewport and full view (Fig. 10)",
+        "env",
+        "cpu: the viewport only (the full view is a GPU's run)",
+    ),
     PaperSetting("seeds", "not stated", "seeds"),
 )
 
@@ -63,17 +86,28 @@ def rmc_pacman(preset: str) -> Experiment:
     return Experiment(
         name="rmc-pacman",
         version=3,  # 2: TensorFlow 1's RMSprop (squared-gradient average from 1) wherever RMSprop runs; 3: 3 seeds, cpu the viewport only
-        description="RMC and LSTM agents (V-trace) on Mini Pacman with " + " and with ".join(VIEWS[v] for v in OBSERVATIONS[preset]),
+        description="RMC and LSTM agents (V-trace) on Mini Pacman with "
+        + " and with ".join(VIEWS[v] for v in OBSERVATIONS[preset]),
         reproduces="Santoro et al. 2018, Sec. 5.3 and Fig. 10 (viewport: RMC 677 vs LSTM 550; full: 1159 vs 598)",
         finding="the RMC agent outscores an LSTM agent at Mini Pacman, viewport and full view",
         paper_steps=None,
         runs=pacman_runs(preset),
         expectations=tuple(
-            Expectation(f"{observation}/rmc", ">", None, f"the RMC agent scores above the LSTM ({observation}: {rmc} vs {lstm})", against=f"{observation}/lstm", central=True)
-            for observation, (rmc, lstm) in PAPER_SCORES.items() if observation in OBSERVATIONS[preset]
+            Expectation(
+                f"{observation}/rmc",
+                ">",
+                None,
+                f"the RMC agent scores above the LSTM ({observation}: {rmc} vs {lstm})",
+                against=f"{observation}/lstm",
+                central=True,
+            )
+            for observation, (rmc, lstm) in PAPER_SCORES.items()
+            if observation in OBSERVATIONS[preset]
         ),
-        optima={observation: [("paper's RMC", PAPER_SCORES[observation][0]), ("paper's LSTM", PAPER_SCORES[observation][1])]
-                for observation in OBSERVATIONS[preset]},
+        optima={
+            observation: [("paper's RMC", PAPER_SCORES[observation][0]), ("paper's LSTM", PAPER_SCORES[observation][1])]
+            for observation in OBSERVATIONS[preset]
+        },
         settings=SETTINGS,
     )
 

@@ -18,13 +18,18 @@ from memrl.run.devices import check_devices, check_workers, default_devices
 from memrl.run.folder import RunFolder
 from memrl.run.folder_lock import check_output_folder, writing
 from memrl.run.tensorboard import require_tensorboard, write_figure
-from memrl.run.wandb_export import require_wandb
 from memrl.run.train import train_folders
+from memrl.run.wandb_export import require_wandb
 
 
 def reproduce(
-    experiment: Experiment, out: Path, workers: int | None = None, tensorboard: bool = False, devices: int | None = None,
-    record_dir: Path | None = None, wandb: bool = False,
+    experiment: Experiment,
+    out: Path,
+    workers: int | None = None,
+    tensorboard: bool = False,
+    devices: int | None = None,
+    record_dir: Path | None = None,
+    wandb: bool = False,
 ) -> dict:
     """Train every run of ``experiment`` in ``out`` (each on ``devices`` local devices; default: the
     most that every run can take), then write its table, figure, checks and record (``out/record.json``,
@@ -48,8 +53,15 @@ def reproduce(
         return _reproduce_checked(experiment, out, workers, tensorboard, devices, record_dir, wandb)
 
 
-def _reproduce_checked(experiment: Experiment, out: Path, workers: int | None, tensorboard: bool, devices: int, record_dir: Path | None,
-                       wandb: bool) -> dict:
+def _reproduce_checked(
+    experiment: Experiment,
+    out: Path,
+    workers: int | None,
+    tensorboard: bool,
+    devices: int,
+    record_dir: Path | None,
+    wandb: bool,
+) -> dict:
     folders = {run: RunFolder(out / run) for run in experiment.runs}
     for run, config in experiment.runs.items():
         folders[run].prepare(config)
@@ -65,16 +77,29 @@ def _reproduce_checked(experiment: Experiment, out: Path, workers: int | None, t
 
     summaries = {run: folders[run].write_summary(config) for run, config in experiment.runs.items()}
     configs = list(experiment.runs.values())
-    names = lambda label: " / ".join(dict.fromkeys(getattr(c, label) for c in configs))  # noqa: E731
-    table = Table(title=f"{experiment.name}: {names('final_label')} (mean over the last 10% of the updates that measured it)")
-    for column in ("panel", "run", f"{names('step_label')} / seed", f"{names('final_label')} ± std over seeds", "per seed", "standard error (episodes)"):
+    names = lambda label: " / ".join(dict.fromkeys(getattr(c, label) for c in configs))
+    table = Table(
+        title=f"{experiment.name}: {names('final_label')} (mean over the last 10% of the updates that measured it)"
+    )
+    for column in (
+        "panel",
+        "run",
+        f"{names('step_label')} / seed",
+        f"{names('final_label')} ± std over seeds",
+        "per seed",
+        "standard error (episodes)",
+    ):
         table.add_column(column)
     for run, summary in summaries.items():
         panel, label = run.split("/", 1)
         per_seed = ", ".join("-" if v["final"] is None else f"{v['final']:.2f}" for v in summary["seeds"].values())
         mean, error = summary["final_mean"], summary["final_standard_error"]
         table.add_row(
-            panel, label, f"{summary['steps_per_seed']:,}", "-" if mean is None else f"{mean:.2f} ± {summary['final_std']:.2f}", per_seed,
+            panel,
+            label,
+            f"{summary['steps_per_seed']:,}",
+            "-" if mean is None else f"{mean:.2f} ± {summary['final_std']:.2f}",
+            per_seed,
             "-" if error is None else f"{error:.2f} ({summary['final_episodes']})",
         )
     console.print(table)
@@ -85,27 +110,57 @@ def _reproduce_checked(experiment: Experiment, out: Path, workers: int | None, t
         experiment.optima,
     )
     if tensorboard:
-        write_figure(out / "tensorboard", "curves", figure, max(c.num_updates * c.steps_per_update for c in experiment.runs.values()))
+        write_figure(
+            out / "tensorboard",
+            "curves",
+            figure,
+            max(c.num_updates * c.steps_per_update for c in experiment.runs.values()),
+        )
     results = {
-        "experiment": experiment.name, "version": experiment.version, "preset": experiment.preset, "wall_time_s": wall,
-        "backend": jax.default_backend(), "cpu_cores": len(os.sched_getaffinity(0)),
-        "summaries": summaries, "checks": [], "figure": str(figure),
+        "experiment": experiment.name,
+        "version": experiment.version,
+        "preset": experiment.preset,
+        "wall_time_s": wall,
+        "backend": jax.default_backend(),
+        "cpu_cores": len(os.sched_getaffinity(0)),
+        "summaries": summaries,
+        "checks": [],
+        "figure": str(figure),
     }
     if experiment.evaluation is not None:
         results["evaluation"] = experiment.evaluation(folders, out)
-    rounded = lambda x: x if x is None else round(x, 3)  # noqa: E731
+    rounded = lambda x: x if x is None else round(x, 3)
     for e in experiment.expectations:
         outcome = e.outcome(summaries, results.get("evaluation"))
-        results["checks"].append({
-            "description": e.why, "central": e.central, "learning": e.learning, "run": e.run, "measure": e.measure, "op": e.op,
-            "against": e.against, "paired": e.paired, **outcome,
-        })
+        results["checks"].append(
+            {
+                "description": e.why,
+                "central": e.central,
+                "learning": e.learning,
+                "run": e.run,
+                "measure": e.measure,
+                "op": e.op,
+                "against": e.against,
+                "paired": e.paired,
+                **outcome,
+            }
+        )
         than = f"{rounded(outcome['threshold'])} ({e.against})" if e.against else f"{e.threshold}"
-        state = "[green]DECIDED" if outcome["decided"] else "[yellow]PASS (not decided)" if outcome["passed"] else "[red]FAIL"
-        console.print(f"{state}[/] {e.run} {e.measure}: {rounded(outcome['value'])} {e.op} {than}  ({e.why}; {outcome['note']})")
+        state = (
+            "[green]DECIDED"
+            if outcome["decided"]
+            else "[yellow]PASS (not decided)"
+            if outcome["passed"]
+            else "[red]FAIL"
+        )
+        console.print(
+            f"{state}[/] {e.run} {e.measure}: {rounded(outcome['value'])} {e.op} {than}  ({e.why}; {outcome['note']})"
+        )
     (out / "results.json").write_text(json.dumps(results, indent=2))
     record = make_record(experiment, results["checks"], wall)
-    records = [write_record(record, out, "record.json")] + ([write_record(record, record_dir)] if record_dir is not None else [])
+    records = [write_record(record, out, "record.json")] + (
+        [write_record(record, record_dir)] if record_dir is not None else []
+    )
     console.print(f"figure: {figure}\nresults: {out / 'results.json'} (wall time {wall / 60:.1f} min)")
     console.print(f"verdict: [bold]{record['verdict']}[/]; record: {', '.join(map(str, records))}")
     return results

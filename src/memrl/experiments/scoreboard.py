@@ -15,7 +15,10 @@ from pathlib import Path
 from memrl.experiments.record import RECORDS, VERDICTS, load_records, newest, older, record_name
 
 PAPERS = {
-    "Lampinen et al. 2021": "HTM", "Santoro et al. 2018": "RMC", "Didolkar et al. 2022": "TLB", "Ritter et al. 2021": "EPN",
+    "Lampinen et al. 2021": "HTM",
+    "Santoro et al. 2018": "RMC",
+    "Didolkar et al. 2022": "TLB",
+    "Ritter et al. 2021": "EPN",
     "Beck et al. 2020": "AMRL",
 }
 """the architecture each paper introduced, in the order of DESIGN's table"""
@@ -53,20 +56,26 @@ def central_counts(record: dict) -> tuple[int, int, int]:
 
 
 def central_score(record: dict) -> str:
-    """"passed / central checks, decided beyond the seed noise"."""
+    """ "passed / central checks, decided beyond the seed noise"."""
     passed, total, decided = central_counts(record)
     return f"{passed} / {total}, {decided} decided"
 
 
 def ordered(records: list[dict]) -> list[dict]:
     papers = list(PAPERS)
-    return sorted(records, key=lambda r: (papers.index(r["paper"]) if r["paper"] in papers else len(papers), r["experiment"], r["preset"]))
+    return sorted(
+        records,
+        key=lambda r: (papers.index(r["paper"]) if r["paper"] in papers else len(papers), r["experiment"], r["preset"]),
+    )
 
 
 def earlier_versions(records: list[dict], record: dict, folder: str) -> str:
     """Links to the records of ``record``'s earlier versions with their verdicts ("-" where none);
     ``folder`` is the records folder as the page that shows them reaches it."""
-    links = [f"[v{r['version']}: {r['verdict']}]({folder}{record_name(r['experiment'], r['preset'], r['version'])})" for r in older(records, record)]
+    links = [
+        f"[v{r['version']}: {r['verdict']}]({folder}{record_name(r['experiment'], r['preset'], r['version'])})"
+        for r in older(records, record)
+    ]
     return ", ".join(links) or "-"
 
 
@@ -97,8 +106,10 @@ def summary(records: list[dict]) -> str:
             counts = Counter(r["verdict"] for r in mine)
             told = ", ".join(f"{counts[v]} {v}" for v in VERDICTS if counts[v])
             decided = [central_counts(r) for r in mine]
-            lines.append(f"- **{short}** ({paper}): {told}; {sum(d for _, _, d in decided)} of {sum(t for _, t, _ in decided)} "
-                         "central checks decided beyond the seed noise")
+            lines.append(
+                f"- **{short}** ({paper}): {told}; {sum(d for _, _, d in decided)} of {sum(t for _, t, _ in decided)} "
+                "central checks decided beyond the seed noise"
+            )
     benchmarks = ordered([r for r in latest if r["kind"] == "benchmark"])
     if benchmarks:
         told = ", ".join(f"`{r['experiment']}` ({r['verdict']})" for r in benchmarks)
@@ -137,7 +148,7 @@ def with_blocks(text: str, records: list[dict], link: str) -> str:
     folder = "docs/results/" if link else "results/"
     bodies = {
         "scoreboard": f"{summary(records)}\n\n{table(records, link, folder)}\n\nBenchmarks (no paper's finding; not counted above):\n\n"
-                      f"{table(records, link, folder, 'benchmark')}",
+        f"{table(records, link, folder, 'benchmark')}",
         "scoreboard summary": summary(records),
     }
     return BLOCK.sub(lambda m: block(m[1], bodies[m[1]]), text)
@@ -162,17 +173,37 @@ def show(records: Path = RECORDS, write: bool = False) -> None:
 
     found = load_records(records)
     latest = newest(found)
-    view = Table(title=f"memrl scoreboard: {len(latest)} experiments, {len(found)} records with earlier versions ({records}; the evidence: docs/results.md)")
-    for column in ("paper", "experiment (preset, version)", "central checks passed, decided", "verdict", "steps per run", "paper's"):
+    view = Table(
+        title=f"memrl scoreboard: {len(latest)} experiments, {len(found)} records with earlier versions ({records}; the evidence: docs/results.md)"
+    )
+    for column in (
+        "paper",
+        "experiment (preset, version)",
+        "central checks passed, decided",
+        "verdict",
+        "steps per run",
+        "paper's",
+    ):
         view.add_column(column, no_wrap=column.startswith("experiment"))
-    colour = {"reproduced": "green", "partly": "yellow", "direction only": "cyan", "not reproduced": "red", "not trained": "dim",
-              "reversed": "magenta", "not run": "dim"}
+    colour = {
+        "reproduced": "green",
+        "partly": "yellow",
+        "direction only": "cyan",
+        "not reproduced": "red",
+        "not trained": "dim",
+        "reversed": "magenta",
+        "not run": "dim",
+    }
     for r in sorted(ordered(latest), key=lambda r: r["kind"] == "benchmark"):
         steps, paper = largest_budgets(r)
         kind = " [dim](benchmark)[/]" if r["kind"] == "benchmark" else ""
         view.add_row(
-            PAPERS.get(r["paper"], r["paper"]), f"{r['experiment']} ({r['preset']}, v{r['version']}){kind}", central_score(r),
-            f"[{colour[r['verdict']]}]{r['verdict']}[/]", amount(steps), amount(paper),
+            PAPERS.get(r["paper"], r["paper"]),
+            f"{r['experiment']} ({r['preset']}, v{r['version']}){kind}",
+            central_score(r),
+            f"[{colour[r['verdict']]}]{r['verdict']}[/]",
+            amount(steps),
+            amount(paper),
         )
     console.print(view)
     console.print(summary(found), soft_wrap=True)

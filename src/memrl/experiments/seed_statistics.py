@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 import operator
-from typing import Sequence
+from collections.abc import Sequence
 
 OPS = {">=": operator.ge, "<=": operator.le, ">": operator.gt, "<": operator.lt}
 STANDARD_ERRORS = 2.0
@@ -43,14 +43,21 @@ def ordering_error(per_seed: Sequence[float], against_per_seed: Sequence[float],
     when ``paired`` (seed i of both runs saw the same data), Welch's otherwise."""
     if paired:
         if len(per_seed) != len(against_per_seed):
-            raise ValueError(f"a paired ordering needs as many seeds in both runs, got {len(per_seed)} and {len(against_per_seed)}")
+            raise ValueError(
+                f"a paired ordering needs as many seeds in both runs, got {len(per_seed)} and {len(against_per_seed)}"
+            )
         return seed_standard_error([a - b for a, b in zip(per_seed, against_per_seed)])
     errors = [seed_standard_error(per_seed), seed_standard_error(against_per_seed)]
     return None if None in errors else math.sqrt(sum(e**2 for e in errors))
 
 
-def decide(op: str, per_seed: Sequence[float], threshold: float | None = None, against_per_seed: Sequence[float] | None = None,
-           paired: bool = False) -> dict:
+def decide(
+    op: str,
+    per_seed: Sequence[float],
+    threshold: float | None = None,
+    against_per_seed: Sequence[float] | None = None,
+    paired: bool = False,
+) -> dict:
     """A check of the seed mean of ``per_seed`` ``op`` ``threshold`` (a level) or ``op`` the seed mean
     of ``against_per_seed`` (an ordering): {"value", "threshold" (the level or the other mean),
     "margin", "seeds", "test", "passed", "decided", "reversed"}."""
@@ -71,14 +78,32 @@ def decide(op: str, per_seed: Sequence[float], threshold: float | None = None, a
     enough = margin is not None and seeds >= MIN_SEEDS
     sign = 1 if op in (">", ">=") else -1
     decided = passed and enough and OPS[op](value - sign * margin, bound)
-    reversed = test != "level" and enough and (value + sign * margin < bound if sign > 0 else value + sign * margin > bound)
-    return {"value": value, "threshold": bound, "margin": margin, "seeds": seeds, "test": test, "passed": passed, "decided": decided,
-            "reversed": reversed}
+    reversed = (
+        test != "level" and enough and (value + sign * margin < bound if sign > 0 else value + sign * margin > bound)
+    )
+    return {
+        "value": value,
+        "threshold": bound,
+        "margin": margin,
+        "seeds": seeds,
+        "test": test,
+        "passed": passed,
+        "decided": decided,
+        "reversed": reversed,
+    }
 
 
 def undecided(op: str, value: float | None, bound: float | None) -> dict:
     """A check whose values carry no per-seed spread (a pooled or transcribed number): its direction
     only, never decided nor reversed."""
     passed = value is not None and bound is not None and OPS[op](value, bound)
-    return {"value": value, "threshold": bound, "margin": None, "seeds": None, "test": None, "passed": passed, "decided": False,
-            "reversed": False}
+    return {
+        "value": value,
+        "threshold": bound,
+        "margin": None,
+        "seeds": None,
+        "test": None,
+        "passed": passed,
+        "decided": False,
+        "reversed": False,
+    }

@@ -5,7 +5,7 @@ writes it again."""
 
 from __future__ import annotations
 
-from memrl.experiments.base import Experiment, PaperSetting, get, with_presets
+from memrl.experiments.base import Experiment, get, with_presets
 
 _ABSENT = object()
 
@@ -23,7 +23,11 @@ def field_value(config, field: str):
         return value
     if key in value:
         return value[key]
-    registries = {"core_args": lambda: registry_of(config.core), "env_args": lambda: envs.ENVS, "task_args": lambda: tasks.TASKS}
+    registries = {
+        "core_args": lambda: registry_of(config.core),
+        "env_args": lambda: envs.ENVS,
+        "task_args": lambda: tasks.TASKS,
+    }
     name = {"core_args": "core", "env_args": "env", "task_args": "task"}[head]
     defaults = {s.name: s.default for s in settings_of(registries[head](), getattr(config, name))}
     return defaults.get(key, _ABSENT)
@@ -98,7 +102,14 @@ def settings_document() -> str:
         experiment = get(name, "cpu") if name in with_presets() else get(name)
         if not experiment.settings:
             continue
-        parts += ["", f"## `{name}` (version {experiment.version})", "", experiment.reproduces + ".", "", settings_table(name)]
+        parts += [
+            "",
+            f"## `{name}` (version {experiment.version})",
+            "",
+            experiment.reproduces + ".",
+            "",
+            settings_table(name),
+        ]
     return "\n".join(parts) + "\n"
 
 

@@ -30,8 +30,10 @@ MULTI_TASK = "PutNextS7N4,Unlock,Synth,GoToSeq,SynthLoc,GoToImpUnlock,BossLevel,
 """the paper's 8 levels (Sec. 3.2 and 7.4; its PutNext is minigrid's PutNextS7N4)"""
 
 TASKS = {
-    "paper": {"BossLevel": dict(levels="BossLevel", episodes=100_000, test_episodes=500, max_steps=256),
-              "8 levels": dict(levels=MULTI_TASK, episodes=100_000, test_episodes=100, max_steps=256)},
+    "paper": {
+        "BossLevel": dict(levels="BossLevel", episodes=100_000, test_episodes=500, max_steps=256),
+        "8 levels": dict(levels=MULTI_TASK, episodes=100_000, test_episodes=100, max_steps=256),
+    },
     "cpu": {"MiniBossLevel": dict(levels="MiniBossLevel", episodes=5_000, test_episodes=200, max_steps=128)},
 }
 MODEL = {
@@ -49,10 +51,18 @@ def babyai_runs(preset: str) -> dict[str, SupervisedConfig]:
     runs = {}
     for panel, task_args in TASKS[preset].items():
         model = MODEL[preset]
-        cores = {"tlb": ("tlb", model | TLB), "transformer": ("transformer", model | dict(chunk_size=task_args["max_steps"]))}
+        cores = {
+            "tlb": ("tlb", model | TLB),
+            "transformer": ("transformer", model | dict(chunk_size=task_args["max_steps"])),
+        }
         for label, (core, args) in cores.items():
             runs[f"{panel}/{label}"] = SupervisedConfig(
-                task="babyai", task_args=task_args, core=core, core_args=args, embed_dim=model["d_model"], **TRAINING[preset]
+                task="babyai",
+                task_args=task_args,
+                core=core,
+                core_args=args,
+                embed_dim=model["d_model"],
+                **TRAINING[preset],
             )
     return runs
 
@@ -62,8 +72,8 @@ def final_success(folder, episodes: int) -> dict[str, list[float]]:
     import jax
     import jax.numpy as jnp
 
-    from memrl.run.final_agents import final_params
     from memrl.learn.learners import learner_for
+    from memrl.run.final_agents import final_params
     from memrl.tasks.babyai import rollout_success, step_inputs
 
     learner = learner_for(folder.load_config())
@@ -71,12 +81,20 @@ def final_success(folder, episodes: int) -> dict[str, list[float]]:
 
     @jax.jit
     def greedy(params, images, directions, missions, valid):
-        return jnp.argmax(learner.model.apply(params, step_inputs(images, directions, missions, valid)), axis=-1)  # [T, B]
+        return jnp.argmax(
+            learner.model.apply(params, step_inputs(images, directions, missions, valid)), axis=-1
+        )  # [T, B]
 
     per_level = {}
     for level in task.level_names:
         per_level[level] = [
-            rollout_success(level, lambda *observed, params=params: np.asarray(greedy(params, *observed[:4]))[observed[4]], episodes, EVAL_SEED, task.max_steps)
+            rollout_success(
+                level,
+                lambda *observed, params=params: np.asarray(greedy(params, *observed[:4]))[observed[4]],
+                episodes,
+                EVAL_SEED,
+                task.max_steps,
+            )
             for params in final_params(folder)
         ]
     return per_level
@@ -101,7 +119,12 @@ def evaluate_success(episodes: int):
             if levels:
                 seeds = [float(np.mean(rates)) for rates in zip(*(r for r in per_level.values() if r))]
                 rows[run] = seed_entry(seeds, episodes=episodes * len(levels) * len(seeds)) | {"levels": levels}
-                table.add_row(run, f"{rows[run]['mean']:.3f}", ", ".join(f"{k} {v:.2f}" for k, v in levels.items()), str(len(next(iter(per_level.values())))))
+                table.add_row(
+                    run,
+                    f"{rows[run]['mean']:.3f}",
+                    ", ".join(f"{k} {v:.2f}" for k, v in levels.items()),
+                    str(len(next(iter(per_level.values())))),
+                )
         console.print(table)
         return {"success": rows}
 
@@ -109,22 +132,47 @@ def evaluate_success(episodes: int):
 
 
 SETTINGS = (
-    PaperSetting("levels", "BossLevel; 8 levels at once: PutNext, Unlock, Synth, GoToSeq, SynthLoc, GoToImpUnlock, BossLevel, SynthSeq (3.2, 7.4)",
-                 "task_args.levels", "cpu: MiniBossLevel (BossLevel's instructions in a 2×2 maze of smaller rooms; the bot needs about half the steps)"),
-    PaperSetting("demos per level", "100,000 from an oracle (7.4)", "task_args.episodes", "cpu: 5,000 (the bot takes 0.06 s per MiniBossLevel episode)"),
-    PaperSetting("steps per sequence", "whole episodes", "task_args.max_steps",
-                 "demos longer are not kept; evaluation episodes fail at this length (the bot's demos are shorter)"),
-    PaperSetting("instruction", "appended to the sequence (Transformer) or to each chunk (TLB) (3.2)", "",
-                 "the shared sequence model reads one vector per step", fixed="one-hot words concatenated to every step's observation"),
+    PaperSetting(
+        "levels",
+        "BossLevel; 8 levels at once: PutNext, Unlock, Synth, GoToSeq, SynthLoc, GoToImpUnlock, BossLevel, SynthSeq (3.2, 7.4)",
+        "task_args.levels",
+        "cpu: MiniBossLevel (BossLevel's instructions in a 2×2 maze of smaller rooms; the bot needs about half the steps)",
+    ),
+    PaperSetting(
+        "demos per level",
+        "100,000 from an oracle (7.4)",
+        "task_args.episodes",
+        "cpu: 5,000 (the bot takes 0.06 s per MiniBossLevel episode)",
+    ),
+    PaperSetting(
+        "steps per sequence",
+        "whole episodes",
+        "task_args.max_steps",
+        "demos longer are not kept; evaluation episodes fail at this length (the bot's demos are shorter)",
+    ),
+    PaperSetting(
+        "instruction",
+        "appended to the sequence (Transformer) or to each chunk (TLB) (3.2)",
+        "",
+        "the shared sequence model reads one vector per step",
+        fixed="one-hot words concatenated to every step's observation",
+    ),
     PaperSetting("layers, width, heads, FFN", "6, 512, 4, 1024 (7.4)", "core_args.d_model", "cpu: width 64, FFN 128"),
     PaperSetting("state reads", "one cross-attention per self-attention layer (7.4)", "core_args.self_per_read"),
     PaperSetting("chunk size", "30 (7.4, Fig. 10)", "core_args.chunk_size"),
     PaperSetting("state vectors", "5 (7.4)", "core_args.num_state"),
     PaperSetting("optimiser, learning rate", "Adam, 1e-4 (7.4)", "lr"),
     PaperSetting("batch", "not stated", "batch_size"),
-    PaperSetting("sequences trained on", "50,000 steps of an unstated batch (7.4)", "total_steps", "cpu: 2,000 updates of 32"),
-    PaperSetting("evaluation", "success rate over 512 episodes (7.4)", "", "cpu: 128 episodes per run",
-                 fixed="greedy actions of the final model in fresh episodes"),
+    PaperSetting(
+        "sequences trained on", "50,000 steps of an unstated batch (7.4)", "total_steps", "cpu: 2,000 updates of 32"
+    ),
+    PaperSetting(
+        "evaluation",
+        "success rate over 512 episodes (7.4)",
+        "",
+        "cpu: 128 episodes per run",
+        fixed="greedy actions of the final model in fresh episodes",
+    ),
     PaperSetting("seeds", "3 (Fig. 9)", "seeds", "cpu: one, for the budget"),
 )
 
@@ -142,7 +190,15 @@ def tlb_babyai(preset: str) -> Experiment:
         paper_steps=None,
         runs=runs,
         expectations=tuple(
-            Expectation(f"{panel}/tlb", ">=", None, "TLB at least as successful as the Transformer (Fig. 4)", evaluated=("success",), against=f"{panel}/transformer", central=True)
+            Expectation(
+                f"{panel}/tlb",
+                ">=",
+                None,
+                "TLB at least as successful as the Transformer (Fig. 4)",
+                evaluated=("success",),
+                against=f"{panel}/transformer",
+                central=True,
+            )
             for panel in panels
         ),
         evaluation=evaluate_success(EVAL_EPISODES[preset]),

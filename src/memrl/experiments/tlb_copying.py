@@ -56,7 +56,9 @@ def core_settings(preset: str, model: str, length: int) -> dict:
     width, layers = WIDTH[preset], LAYERS[preset]
     if model == "feedback-transformer":
         return width | dict(num_layers=layers, memory_length=FEEDBACK_MEMORY[preset])
-    blocks = width | dict(num_reads=layers, self_per_read=1)  # TLB: a state read after every self-attention layer (R = 1)
+    blocks = width | dict(
+        num_reads=layers, self_per_read=1
+    )  # TLB: a state read after every self-attention layer (R = 1)
     return blocks | (dict(chunk_size=10, num_state=20) if model == "tlb" else dict(chunk_size=length))
 
 
@@ -66,8 +68,13 @@ def copying_runs(preset: str) -> dict[str, SupervisedConfig]:
         length = 2 * 10 + gap + 1
         for model in MODELS:
             runs[f"gap {gap}/{model}"] = SupervisedConfig(
-                task="copying", task_args=dict(gap=gap), core=model, core_args=core_settings(preset, model, length),
-                embed_dim=WIDTH[preset]["d_model"], seeds=SEEDS[preset], **TRAINING[preset],
+                task="copying",
+                task_args=dict(gap=gap),
+                core=model,
+                core_args=core_settings(preset, model, length),
+                embed_dim=WIDTH[preset]["d_model"],
+                seeds=SEEDS[preset],
+                **TRAINING[preset],
             )
     return runs
 
@@ -122,41 +129,94 @@ def expectations(preset: str) -> tuple[Expectation, ...]:
     checks = []
     for gap in GAPS[preset]:
         tlb, feedback = f"gap {gap}/tlb", f"gap {gap}/feedback-transformer"
-        checks.append(held_out_expectation(tlb, ">=", 0.99, "TLB copies perfectly at every gap (Fig. 6)", central=True, measure="sequence_accuracy"))
-        checks.append(Expectation(tlb, "<", None, "TLB needs fewer samples than the Feedback Transformer (Table 6)",
-                                  evaluated=("samples_to_perfect",), against=feedback, central=True, paired=True))
+        checks.append(
+            held_out_expectation(
+                tlb, ">=", 0.99, "TLB copies perfectly at every gap (Fig. 6)", central=True, measure="sequence_accuracy"
+            )
+        )
+        checks.append(
+            Expectation(
+                tlb,
+                "<",
+                None,
+                "TLB needs fewer samples than the Feedback Transformer (Table 6)",
+                evaluated=("samples_to_perfect",),
+                against=feedback,
+                central=True,
+                paired=True,
+            )
+        )
         if gap > 300:
-            checks.append(held_out_expectation(feedback, "<", 0.99, "the Feedback Transformer no longer copies perfectly beyond 300 (Table 6)",
-                                               measure="sequence_accuracy"))
+            checks.append(
+                held_out_expectation(
+                    feedback,
+                    "<",
+                    0.99,
+                    "the Feedback Transformer no longer copies perfectly beyond 300 (Table 6)",
+                    measure="sequence_accuracy",
+                )
+            )
     return tuple(checks)
 
 
 SETTINGS = (
-    PaperSetting("gaps (blank steps)", "100, 200, 300, 400, 500, 600 (Fig. 6)", "task_args.gap", "cpu: the two shortest"),
-    PaperSetting("baseline", "Feedback Transformer (Fan et al. 2021)", "",
-                 "the causal Transformer over the whole sequence runs beside it as a reference the paper did not run",
-                 fixed="the Feedback Transformer (feedback-transformer), and the causal Transformer (transformer)"),
-    PaperSetting("layers", "4 for both; TLB: R = 1, a state read after every self-attention layer (7.6)", "core_args.num_reads",
-                 "cpu: 2 (the Feedback Transformer's num_layers likewise)"),
-    PaperSetting("width, FFN", "256, 512 for both (7.6)", "core_args.d_model",
-                 "cpu: 64, 128 (the claim is about the bottleneck against feedback memory, not width)"),
-    PaperSetting("heads", "not stated", "core_args.num_heads", "4 (the official Feedback Transformer's algorithmic tasks)"),
+    PaperSetting(
+        "gaps (blank steps)", "100, 200, 300, 400, 500, 600 (Fig. 6)", "task_args.gap", "cpu: the two shortest"
+    ),
+    PaperSetting(
+        "baseline",
+        "Feedback Transformer (Fan et al. 2021)",
+        "",
+        "the causal Transformer over the whole sequence runs beside it as a reference the paper did not run",
+        fixed="the Feedback Transformer (feedback-transformer), and the causal Transformer (transformer)",
+    ),
+    PaperSetting(
+        "layers",
+        "4 for both; TLB: R = 1, a state read after every self-attention layer (7.6)",
+        "core_args.num_reads",
+        "cpu: 2 (the Feedback Transformer's num_layers likewise)",
+    ),
+    PaperSetting(
+        "width, FFN",
+        "256, 512 for both (7.6)",
+        "core_args.d_model",
+        "cpu: 64, 128 (the claim is about the bottleneck against feedback memory, not width)",
+    ),
+    PaperSetting(
+        "heads", "not stated", "core_args.num_heads", "4 (the official Feedback Transformer's algorithmic tasks)"
+    ),
     PaperSetting("TLB chunk size", "10 (7.6)", "core_args.chunk_size"),
     PaperSetting("TLB state vectors", "not stated (ListOps: 20)", "core_args.num_state"),
-    PaperSetting("Feedback Transformer attention span", "not stated", "core_args.memory_length",
-                 "paper preset: 100, the official code's for its algorithmic tasks; cpu: 32, a quarter of gap 100's digit-to-answer "
-                 "distance (111): as in the paper preset the digits must pass through the feedback memory; 128 costs 6 times as much"),
+    PaperSetting(
+        "Feedback Transformer attention span",
+        "not stated",
+        "core_args.memory_length",
+        "paper preset: 100, the official code's for its algorithmic tasks; cpu: 32, a quarter of gap 100's digit-to-answer "
+        "distance (111): as in the paper preset the digits must pass through the feedback memory; 128 costs 6 times as much",
+    ),
     PaperSetting("Feedback Transformer dropout", "not stated (official algorithmic tasks: 0.2)", "", fixed="none"),
-    PaperSetting("optimiser, learning rate", "Adam, 1e-4 (7.6)", "lr",
-                 "cpu: 1e-3. At width 64 and 1e-4 TLB was still climbing at gap 10 after 1,000 updates; at 1e-3 it copied gap 100 "
-                 "perfectly by 40,000 sequences (issue 47's check); ten times the updates do not fit"),
+    PaperSetting(
+        "optimiser, learning rate",
+        "Adam, 1e-4 (7.6)",
+        "lr",
+        "cpu: 1e-3. At width 64 and 1e-4 TLB was still climbing at gap 10 after 1,000 updates; at 1e-3 it copied gap 100 "
+        "perfectly by 40,000 sequences (issue 47's check); ten times the updates do not fit",
+    ),
     PaperSetting("gradient clipping", "not stated", "max_grad_norm", "memrl's supervised default, global norm 1.0"),
     PaperSetting("batch", "100 (7.6)", "batch_size"),
-    PaperSetting("sequences per run", "not stated (Table 6: up to 35,100 to perfect)", "total_steps",
-                 "cpu: one-seed pilots of TLB first copied a held-out batch perfectly at 35,000 (gap 100) and 48,000 (gap 200) sequences"),
-    PaperSetting("score", "samples to perfect accuracy (Table 6); accuracy (Fig. 6)", "",
-                 fixed="sequences seen at the first held-out batch of 100 copied perfectly (never: the budget); "
-                       "whole-sequence accuracy on 1,280 held-out sequences per seed"),
+    PaperSetting(
+        "sequences per run",
+        "not stated (Table 6: up to 35,100 to perfect)",
+        "total_steps",
+        "cpu: one-seed pilots of TLB first copied a held-out batch perfectly at 35,000 (gap 100) and 48,000 (gap 200) sequences",
+    ),
+    PaperSetting(
+        "score",
+        "samples to perfect accuracy (Table 6); accuracy (Fig. 6)",
+        "",
+        fixed="sequences seen at the first held-out batch of 100 copied perfectly (never: the budget); "
+        "whole-sequence accuracy on 1,280 held-out sequences per seed",
+    ),
 )
 
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-
 from memrl.experiments.base import Expectation, Experiment, PaperSetting, register
 from memrl.experiments.evaluations import seed_entry
 from memrl.learn.supervised_config import SupervisedConfig
@@ -52,8 +51,14 @@ def decision_runs(preset: str) -> dict[str, SupervisedConfig]:
     total = EPOCHS[preset] * task_args["episodes"]
     return {
         f"T-LN {length}/{label}": SupervisedConfig(
-            task="tmaze-returns", task_args=task_args, core=core, core_args=args, embed_dim=model["d_model"],
-            total_steps=total - total % TRAINING["batch_size"], seeds=SEEDS[preset], **TRAINING,
+            task="tmaze-returns",
+            task_args=task_args,
+            core=core,
+            core_args=args,
+            embed_dim=model["d_model"],
+            total_steps=total - total % TRAINING["batch_size"],
+            seeds=SEEDS[preset],
+            **TRAINING,
         )
         for label, (core, args) in cores.items()
     }
@@ -64,12 +69,19 @@ def final_returns(folder, episodes: int) -> dict[str, list[float]]:
     ``episodes`` fresh mazes asked for that return (greedy)."""
     import jax
 
-    from memrl.run.final_agents import final_params
     from memrl.learn.learners import learner_for
+    from memrl.run.final_agents import final_params
 
     learner = learner_for(folder.load_config())
-    play = jax.jit(lambda params, target: learner.task.play(lambda inputs: learner.model.apply(params, inputs), jax.random.PRNGKey(7), episodes, target))
-    return {name: [float(play(params, target).mean()) for params in final_params(folder)] for name, target in TARGETS.items()}
+    play = jax.jit(
+        lambda params, target: learner.task.play(
+            lambda inputs: learner.model.apply(params, inputs), jax.random.PRNGKey(7), episodes, target
+        )
+    )
+    return {
+        name: [float(play(params, target).mean()) for params in final_params(folder)]
+        for name, target in TARGETS.items()
+    }
 
 
 def evaluate_returns(folders: dict, out: Path) -> dict:
@@ -87,28 +99,64 @@ def evaluate_returns(folders: dict, out: Path) -> dict:
     for run, folder in folders.items():
         returns = final_returns(folder, EVAL_EPISODES)
         if returns["success"]:
-            rows[run] = {name: seed_entry(values, episodes=EVAL_EPISODES * len(values)) for name, values in returns.items()}
-            table.add_row(run, f"{rows[run]['success']['mean']:.2f}", f"{rows[run]['failure']['mean']:.2f}", ", ".join(f"{v:.2f}" for v in returns["success"]))
+            rows[run] = {
+                name: seed_entry(values, episodes=EVAL_EPISODES * len(values)) for name, values in returns.items()
+            }
+            table.add_row(
+                run,
+                f"{rows[run]['success']['mean']:.2f}",
+                f"{rows[run]['failure']['mean']:.2f}",
+                ", ".join(f"{v:.2f}" for v in returns["success"]),
+            )
     console.print(table)
     return {"returns": rows}
 
 
 SETTINGS = (
-    PaperSetting("data", "1% of Atari's DQN-replay data, 500K transitions per game (7.5)", "",
-                 "cannot be had here: T-LN episodes of a guessing behaviour (half succeed)", fixed="T-LN, 5,000 episodes"),
-    PaperSetting("episode length", "Atari episodes", "task_args.maze_length", "cpu: 50 cells; paper preset: AMRL's 100"),
-    PaperSetting("inputs", "return to come, state, action as three tokens per step (DT)", "",
-                 "the shared sequence model reads one vector per step", fixed="one vector: observation, return to come / 4, previous action"),
-    PaperSetting("layers, width, heads, FFN", "6, 128, 8, 512 (7.5)", "core_args.d_model", "cpu: 6, 64, 4, 256 (a quarter of the compute)"),
+    PaperSetting(
+        "data",
+        "1% of Atari's DQN-replay data, 500K transitions per game (7.5)",
+        "",
+        "cannot be had here: T-LN episodes of a guessing behaviour (half succeed)",
+        fixed="T-LN, 5,000 episodes",
+    ),
+    PaperSetting(
+        "episode length", "Atari episodes", "task_args.maze_length", "cpu: 50 cells; paper preset: AMRL's 100"
+    ),
+    PaperSetting(
+        "inputs",
+        "return to come, state, action as three tokens per step (DT)",
+        "",
+        "the shared sequence model reads one vector per step",
+        fixed="one vector: observation, return to come / 4, previous action",
+    ),
+    PaperSetting(
+        "layers, width, heads, FFN",
+        "6, 128, 8, 512 (7.5)",
+        "core_args.d_model",
+        "cpu: 6, 64, 4, 256 (a quarter of the compute)",
+    ),
     PaperSetting("TLB chunk, R, state vectors", "12, 2, 6 (Breakout, Seaquest; 7.5)", "core_args.chunk_size"),
-    PaperSetting("DT context", "30 steps, a sliding window (Chen et al. 2021)", "", "memrl's transformer attends within fixed blocks",
-                 fixed="blocks of 30 steps; and a whole-episode Transformer as a reference"),
+    PaperSetting(
+        "DT context",
+        "30 steps, a sliding window (Chen et al. 2021)",
+        "",
+        "memrl's transformer attends within fixed blocks",
+        fixed="blocks of 30 steps; and a whole-episode Transformer as a reference",
+    ),
     PaperSetting("optimiser, learning rate", "AdamW, 6e-4 (7.5)", "lr"),
     PaperSetting("weight decay", "0.1 (7.5)", "weight_decay"),
     PaperSetting("batch", "128 windows of 30 steps (Chen et al. 2021)", "batch_size", "64 whole episodes"),
-    PaperSetting("training", "10 epochs (7.5)", "total_steps", fixed="10 epochs' worth of episodes, drawn with replacement"),
+    PaperSetting(
+        "training", "10 epochs (7.5)", "total_steps", fixed="10 epochs' worth of episodes, drawn with replacement"
+    ),
     PaperSetting("seeds", "10 (Table 3)", "seeds", "cpu: 2"),
-    PaperSetting("evaluation", "game score, target return as in DT", "", fixed="mean return over 500 fresh mazes, asked for +4 and for -3"),
+    PaperSetting(
+        "evaluation",
+        "game score, target return as in DT",
+        "",
+        fixed="mean return over 500 fresh mazes, asked for +4 and for -3",
+    ),
 )
 
 
@@ -125,7 +173,15 @@ def tlb_decision(preset: str) -> Experiment:
         paper_steps=None,
         runs=runs,
         expectations=(
-            Expectation(tlb, ">=", None, "DT + TLB at least as good as DT (Table 3)", evaluated=("returns", "success"), against=transformer, central=True),
+            Expectation(
+                tlb,
+                ">=",
+                None,
+                "DT + TLB at least as good as DT (Table 3)",
+                evaluated=("returns", "success"),
+                against=transformer,
+                central=True,
+            ),
         ),
         evaluation=evaluate_returns,
         settings=SETTINGS,

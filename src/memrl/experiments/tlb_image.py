@@ -45,13 +45,25 @@ SEEDS = {"paper": 3, "cpu": 3}
 
 def image_runs(preset: str) -> dict[str, SupervisedConfig]:
     task_args = dict(patch_size=PATCH_SIZE[preset], test_size=TEST_IMAGES)
-    tlb, vit = WIDTH[preset] | TLB | dict(chunk_size=CHUNK[preset]), WIDTH[preset] | VIT | dict(chunk_size=tasks.make("digits", **task_args).length)
+    tlb, vit = (
+        WIDTH[preset] | TLB | dict(chunk_size=CHUNK[preset]),
+        WIDTH[preset] | VIT | dict(chunk_size=tasks.make("digits", **task_args).length),
+    )
     training = dict(
-        task="digits", task_args=task_args, batch_size=128, lr=1e-3, weight_decay=0.05, head_widths=(WIDTH[preset]["d_model"],),
-        total_steps=EPOCHS * (NUM_IMAGES - TEST_IMAGES), updates_per_chunk=50, embed_dim=WIDTH[preset]["d_model"],
+        task="digits",
+        task_args=task_args,
+        batch_size=128,
+        lr=1e-3,
+        weight_decay=0.05,
+        head_widths=(WIDTH[preset]["d_model"],),
+        total_steps=EPOCHS * (NUM_IMAGES - TEST_IMAGES),
+        updates_per_chunk=50,
+        embed_dim=WIDTH[preset]["d_model"],
         seeds=SEEDS[preset],
     )
-    ablation = lambda state_reads: SupervisedConfig(core="tlb", core_args=tlb | dict(state_reads=state_reads), readout="state", **training)  # noqa: E731
+    ablation = lambda state_reads: SupervisedConfig(
+        core="tlb", core_args=tlb | dict(state_reads=state_reads), readout="state", **training
+    )
     return {
         "digits/tlb": ablation("top-down"),
         "digits/vit": SupervisedConfig(core="transformer", core_args=vit, **training),
@@ -61,29 +73,62 @@ def image_runs(preset: str) -> dict[str, SupervisedConfig]:
 
 
 SETTINGS = (
-    PaperSetting("data", "CIFAR-10 and CIFAR-100 at 64×64 (Table 1)", "task", "nothing can be downloaded here: scikit-learn's 1,797 8×8 digits",
-                 fixed="digits: 1,500 train, 297 held out"),
-    PaperSetting("patches", "4×4 pixels, raster order: 256 per image (7.1)", "task_args.patch_size",
-                 "8×8 images: 64 pixels one per step; cpu: 16 patches of 2×2 (a quarter of the compute)"),
-    PaperSetting("layers", "ViT + TLB: 6, R = 2 (a state read after every 2 self-attention layers); ViT: 9 (7.1)", "",
-                 fixed="ViT + TLB: 6, 3 reads (R = 2); ViT: 9"),
+    PaperSetting(
+        "data",
+        "CIFAR-10 and CIFAR-100 at 64×64 (Table 1)",
+        "task",
+        "nothing can be downloaded here: scikit-learn's 1,797 8×8 digits",
+        fixed="digits: 1,500 train, 297 held out",
+    ),
+    PaperSetting(
+        "patches",
+        "4×4 pixels, raster order: 256 per image (7.1)",
+        "task_args.patch_size",
+        "8×8 images: 64 pixels one per step; cpu: 16 patches of 2×2 (a quarter of the compute)",
+    ),
+    PaperSetting(
+        "layers",
+        "ViT + TLB: 6, R = 2 (a state read after every 2 self-attention layers); ViT: 9 (7.1)",
+        "",
+        fixed="ViT + TLB: 6, 3 reads (R = 2); ViT: 9",
+    ),
     PaperSetting("width, FFN, heads", "not stated (9.6M and 10.3M parameters)", "core_args.d_model", "cpu: 64 wide"),
-    PaperSetting("chunk size", "16 patches (7.1): 16 chunks per image", "core_args.chunk_size",
-                 "4 chunks per image (cpu: of 4 patches); the ViT reads the whole image as one block"),
+    PaperSetting(
+        "chunk size",
+        "16 patches (7.1): 16 chunks per image",
+        "core_args.chunk_size",
+        "4 chunks per image (cpu: of 4 patches); the ViT reads the whole image as one block",
+    ),
     PaperSetting("state vectors", "5 (7.1)", "core_args.num_state"),
     PaperSetting("attention in a chunk", "bidirectional (ViT)", "", fixed="bidirectional (causal=False)"),
     PaperSetting("readout", "TLB: mean of the final state vectors, then an MLP (3.1); ViT: not stated", "readout"),
     PaperSetting("readout MLP", "not stated", "head_widths", "one ReLU layer of the model's width, for every model"),
-    PaperSetting("Table 2 ablations", "no past info: the TLB does not talk to the perceptual module; no top-down conditioning: a separate TLB at every layer (3.1)",
-                 "core_args.state_reads", "own-layer: each read's state is updated from that read's input activations"),
+    PaperSetting(
+        "Table 2 ablations",
+        "no past info: the TLB does not talk to the perceptual module; no top-down conditioning: a separate TLB at every layer (3.1)",
+        "core_args.state_reads",
+        "own-layer: each read's state is updated from that read's input activations",
+    ),
     PaperSetting("optimiser, learning rate", "AdamW, 1e-3 (7.1)", "lr"),
     PaperSetting("weight decay", "5e-2 (7.1)", "weight_decay"),
     PaperSetting("batch", "128 (7.1)", "batch_size"),
-    PaperSetting("training", "100 epochs (7.1)", "total_steps", fixed="100 epochs' worth of images, drawn with replacement"),
+    PaperSetting(
+        "training", "100 epochs (7.1)", "total_steps", fixed="100 epochs' worth of images, drawn with replacement"
+    ),
     PaperSetting("seeds", "3 (Table 1)", "seeds"),
-    PaperSetting("transfer to 128×128", "trained at 64×64, tested at 128×128 (Table 1)", "", "not measured: 8×8 digits have no larger version",
-                 fixed="none"),
-    PaperSetting("score", "test accuracy", "", fixed="each final model on 29,700 draws from the 297 held-out images, mean over seeds"),
+    PaperSetting(
+        "transfer to 128×128",
+        "trained at 64×64, tested at 128×128 (Table 1)",
+        "",
+        "not measured: 8×8 digits have no larger version",
+        fixed="none",
+    ),
+    PaperSetting(
+        "score",
+        "test accuracy",
+        "",
+        fixed="each final model on 29,700 draws from the 297 held-out images, mean over seeds",
+    ),
 )
 
 
@@ -98,9 +143,28 @@ def tlb_image(preset: str) -> Experiment:
         paper_steps=None,
         runs=image_runs(preset),
         expectations=(
-            held_out_expectation("digits/tlb", ">=", None, "ViT + TLB at least as accurate as ViT (Table 1: 94.79 vs 93.75)", against="digits/vit", central=True),
-            held_out_expectation("digits/tlb", ">=", None, "reading the past helps (Table 2: 94.79 vs 91.30)", against="digits/tlb no past info"),
-            held_out_expectation("digits/tlb", ">=", None, "top-down conditioning helps (Table 2: 94.79 vs 93.75)", against="digits/tlb no top-down"),
+            held_out_expectation(
+                "digits/tlb",
+                ">=",
+                None,
+                "ViT + TLB at least as accurate as ViT (Table 1: 94.79 vs 93.75)",
+                against="digits/vit",
+                central=True,
+            ),
+            held_out_expectation(
+                "digits/tlb",
+                ">=",
+                None,
+                "reading the past helps (Table 2: 94.79 vs 91.30)",
+                against="digits/tlb no past info",
+            ),
+            held_out_expectation(
+                "digits/tlb",
+                ">=",
+                None,
+                "top-down conditioning helps (Table 2: 94.79 vs 93.75)",
+                against="digits/tlb no top-down",
+            ),
         ),
         evaluation=held_out_evaluation(HELD_OUT_DRAWS, batch_size=TEST_IMAGES),
         settings=SETTINGS,

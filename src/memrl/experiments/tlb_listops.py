@@ -38,39 +38,74 @@ TRAINING = {
 
 def listops_runs(preset: str) -> dict[str, SupervisedConfig]:
     task_args, training = TASK[preset], TRAINING[preset]
-    run = lambda core, args: SupervisedConfig(task="listops", task_args=task_args, core=core, core_args=MODEL | args, **training)  # noqa: E731
+    run = lambda core, args: SupervisedConfig(
+        task="listops", task_args=task_args, core=core, core_args=MODEL | args, **training
+    )
     runs = {
         "listops/tlb": run("tlb", TLB),
         "listops/transformer": run("transformer", dict(chunk_size=task_args["max_length"])),
     }
     if preset == "paper":
-        runs |= {f"chunk size/tlb chunk {k}": run("tlb", TLB | dict(chunk_size=k)) for k in CHUNK_ABLATION if k != TLB["chunk_size"]}
+        runs |= {
+            f"chunk size/tlb chunk {k}": run("tlb", TLB | dict(chunk_size=k))
+            for k in CHUNK_ABLATION
+            if k != TLB["chunk_size"]
+        }
     return runs
 
 
 SETTINGS = (
-    PaperSetting("data", "LRA ListOps: 96,000 training and 2,000 test trees of 500-2,000 tokens", "task_args.max_length",
-                 "cpu: 20,000 trees of 100-300 tokens (at 500 tokens the Transformer took 4.1 s per update on a shared core: 2.3 h for the run)"),
+    PaperSetting(
+        "data",
+        "LRA ListOps: 96,000 training and 2,000 test trees of 500-2,000 tokens",
+        "task_args.max_length",
+        "cpu: 20,000 trees of 100-300 tokens (at 500 tokens the Transformer took 4.1 s per update on a shared core: 2.3 h for the run)",
+    ),
     PaperSetting("layers, width, FFN", "2, 64, 128 (7.3)", "core_args.d_model"),
     PaperSetting("heads", "not stated", "core_args.num_heads"),
     PaperSetting("reads per self-attention layer (R)", "1 (7.3)", "core_args.self_per_read"),
-    PaperSetting("chunk size", "20 (7.3); 100 best (Table 7)", "core_args.chunk_size", "Table 7's 100: where the reported 38.2% was reached"),
+    PaperSetting(
+        "chunk size",
+        "20 (7.3); 100 best (Table 7)",
+        "core_args.chunk_size",
+        "Table 7's 100: where the reported 38.2% was reached",
+    ),
     PaperSetting("state vectors", "20 (7.3, Table 8)", "core_args.num_state"),
-    PaperSetting("baseline", "Table 4: the vanilla Transformer (37.64%) and the Transformer-LS (37.5%); Fig. 5a: the Transformer-LS", "",
-                 "memrl has no Transformer-LS (Zhu et al. 2021); its Transformer is causal, over the whole sequence",
-                 fixed="the causal Transformer of the same size (transformer)"),
-    PaperSetting("measure", "Table 4: test accuracy, 5 seeds; Fig. 5a: accuracy against samples over one pass of the data", "",
-                 "Table 4's claim is checked; Fig. 5a's (sample efficiency against the Transformer-LS) is not, without its baseline",
-                 fixed="final accuracy on 2,560 draws from the held-out trees"),
-    PaperSetting("passes over the training trees", "one (Fig. 5a); Table 4: 5,000 steps of 32 over 96,000 trees (1.7)", "",
-                 "cpu: 64,000 sequences drawn from 20,000 trees (3.2 passes)", fixed="sequences drawn with replacement from the bank"),
-    PaperSetting("readout", "TLB: the mean of the state vectors, then a classifier (3.3); Transformer: LRA's pooled bidirectional encoding",
-                 "", "memrl's cores are causal; both models' answer is read at the last token", fixed="causal core, read at the last token"),
+    PaperSetting(
+        "baseline",
+        "Table 4: the vanilla Transformer (37.64%) and the Transformer-LS (37.5%); Fig. 5a: the Transformer-LS",
+        "",
+        "memrl has no Transformer-LS (Zhu et al. 2021); its Transformer is causal, over the whole sequence",
+        fixed="the causal Transformer of the same size (transformer)",
+    ),
+    PaperSetting(
+        "measure",
+        "Table 4: test accuracy, 5 seeds; Fig. 5a: accuracy against samples over one pass of the data",
+        "",
+        "Table 4's claim is checked; Fig. 5a's (sample efficiency against the Transformer-LS) is not, without its baseline",
+        fixed="final accuracy on 2,560 draws from the held-out trees",
+    ),
+    PaperSetting(
+        "passes over the training trees",
+        "one (Fig. 5a); Table 4: 5,000 steps of 32 over 96,000 trees (1.7)",
+        "",
+        "cpu: 64,000 sequences drawn from 20,000 trees (3.2 passes)",
+        fixed="sequences drawn with replacement from the bank",
+    ),
+    PaperSetting(
+        "readout",
+        "TLB: the mean of the state vectors, then a classifier (3.3); Transformer: LRA's pooled bidirectional encoding",
+        "",
+        "memrl's cores are causal; both models' answer is read at the last token",
+        fixed="causal core, read at the last token",
+    ),
     PaperSetting("optimiser, learning rate", "Adam, 1e-4, 1,000 warm-up steps (7.3)", "lr"),
     PaperSetting("warm-up updates", "1,000 (7.3)", "lr_warmup"),
     PaperSetting("batch", "32 (7.3)", "batch_size"),
     PaperSetting("sequences per run", "5,000 steps of 32 (7.3)", "total_steps", "cpu: 2,000 updates"),
-    PaperSetting("score", "test accuracy, 5 seeds", "", fixed="the final model on 2,560 draws from the held-out trees, 1 seed"),
+    PaperSetting(
+        "score", "test accuracy, 5 seeds", "", fixed="the final model on 2,560 draws from the held-out trees, 1 seed"
+    ),
 )
 
 
@@ -85,9 +120,18 @@ def tlb_listops(preset: str) -> Experiment:
         paper_steps=160_000,
         runs=listops_runs(preset),
         expectations=(
-            held_out_expectation("listops/tlb", ">=", None, "TLB at least as accurate as the Transformer (Table 4)", against="listops/transformer", central=True),
+            held_out_expectation(
+                "listops/tlb",
+                ">=",
+                None,
+                "TLB at least as accurate as the Transformer (Table 4)",
+                against="listops/transformer",
+                central=True,
+            ),
         ),
-        evaluation=held_out_evaluation(TEST_DRAWS, batch_size=32),  # the training batch: attention over 2,000 steps is large
+        evaluation=held_out_evaluation(
+            TEST_DRAWS, batch_size=32
+        ),  # the training batch: attention over 2,000 steps is large
         settings=SETTINGS,
     )
 

@@ -19,8 +19,8 @@ from memrl import cores, envs
 from memrl.agents import ActorCritic
 from memrl.agents import distributions as dist
 from memrl.agents.actor_critic import split_observation
-from memrl.nn.compiled_init import compiled_init
 from memrl.learn.run_config import RunConfig
+from memrl.nn.compiled_init import compiled_init
 
 
 @struct.dataclass
@@ -42,6 +42,7 @@ class RunnerState:
 
 class Transition(NamedTuple):
     """One stored step of the acting policy (time-major when stacked)."""
+
     obs: Any
     prev_action: jax.Array
     prev_reward: jax.Array
@@ -95,7 +96,10 @@ class ActorCriticLearner:
         obs = jax.eval_shape(lambda key: self.env.reset(key, self.env_params)[0], jax.random.PRNGKey(0))
         images, tokens, _ = split_observation(obs, 0, config.encoder, self.env.token_vocab)
         if not images and not tokens:
-            parts = {name: tuple(part.shape) for name, part in (obs.items() if isinstance(obs, dict) else [("observation", obs)])}
+            parts = {
+                name: tuple(part.shape)
+                for name, part in (obs.items() if isinstance(obs, dict) else [("observation", obs)])
+            }
             raise ValueError(
                 f"reconstruction_coef > 0 needs something to reconstruct: an image part ([height, width, channels]) read by "
                 f"encoder 'conv' or 'resnet', or token parts; {config.env}'s observation parts are {parts}, read by encoder {config.encoder!r}"
@@ -112,17 +116,29 @@ class ActorCriticLearner:
         c = self.config
         key, init_key, env_key = jax.random.split(key, 3)
         # compiled: run eagerly, a level generator (BoxWorld, Ballet, Mini Pacman) takes seconds op by op
-        obs, env_state = jax.jit(jax.vmap(self.env.reset, (0, None)))(jax.random.split(env_key, c.num_envs), self.env_params)
+        obs, env_state = jax.jit(jax.vmap(self.env.reset, (0, None)))(
+            jax.random.split(env_key, c.num_envs), self.env_params
+        )
         carry = self.agent.initialize_carry((c.num_envs,))
         prev_action = jnp.zeros((c.num_envs, len(self.env.action_dims)), jnp.int32)
         prev_reward = jnp.zeros((c.num_envs,))
         reset = jnp.ones((c.num_envs,), bool)
-        one_step = lambda x: x[None]  # noqa: E731  (init through ``unroll`` creates every parameter)
-        params = compiled_init(self.agent, "unroll", init_key, carry, *jax.tree.map(one_step, (obs, prev_action, prev_reward, reset)))
+        one_step = lambda x: x[None]  # init through ``unroll`` creates every parameter
+        params = compiled_init(
+            self.agent, "unroll", init_key, carry, *jax.tree.map(one_step, (obs, prev_action, prev_reward, reset))
+        )
         return RunnerState(
-            params=params, opt_state=optimizer.init(params), env_state=env_state, obs=obs, carry=carry,
-            prev_action=prev_action, prev_reward=prev_reward, reset=reset,
-            episode_return=jnp.zeros((c.num_envs,)), key=key, update=jnp.zeros((), jnp.int32),
+            params=params,
+            opt_state=optimizer.init(params),
+            env_state=env_state,
+            obs=obs,
+            carry=carry,
+            prev_action=prev_action,
+            prev_reward=prev_reward,
+            reset=reset,
+            episode_return=jnp.zeros((c.num_envs,)),
+            key=key,
+            update=jnp.zeros((), jnp.int32),
         )
 
     def env_step(self, runner: RunnerState, acting_params, record: bool = False, greedy: bool = False):
@@ -137,15 +153,27 @@ class ActorCriticLearner:
             recorded = sown.get("intermediates", {})
         else:
             (carry, (logits, value)), recorded = self.agent.apply(acting_params, *inputs), {}
-        action = dist.greedy(logits, self.env.action_dims) if greedy else dist.sample(act_key, logits, self.env.action_dims)
+        action = (
+            dist.greedy(logits, self.env.action_dims) if greedy else dist.sample(act_key, logits, self.env.action_dims)
+        )
         logp = dist.log_prob(logits, action, self.env.action_dims)
         env_keys = jax.random.split(env_key, self.config.num_envs)
-        obs, env_state, reward, done, _ = jax.vmap(self.env.step, (0, 0, 0, None))(env_keys, runner.env_state, action, self.env_params)
+        obs, env_state, reward, done, _ = jax.vmap(self.env.step, (0, 0, 0, None))(
+            env_keys, runner.env_state, action, self.env_params
+        )
         episode_return = runner.episode_return + reward
-        transition = Transition(runner.obs, runner.prev_action, runner.prev_reward, runner.reset, action, logp, value, reward, done)
+        transition = Transition(
+            runner.obs, runner.prev_action, runner.prev_reward, runner.reset, action, logp, value, reward, done
+        )
         runner = runner.replace(
-            key=key, carry=carry, obs=obs, env_state=env_state, prev_action=action, prev_reward=reward,
-            reset=done, episode_return=jnp.where(done, 0.0, episode_return),
+            key=key,
+            carry=carry,
+            obs=obs,
+            env_state=env_state,
+            prev_action=action,
+            prev_reward=reward,
+            reset=done,
+            episode_return=jnp.where(done, 0.0, episode_return),
         )
         return runner, (transition, done, episode_return, recorded)
 
@@ -163,17 +191,27 @@ class ActorCriticLearner:
     def total_loss(self, policy_loss, value_loss, entropy, reconstruction):
         """The loss every actor-critic learner minimises:
 
-            L = policy_coef · L_π + value_coef · L_V − entropy_coef · H + reconstruction_coef · L_rec
+        L = policy_coef · L_π + value_coef · L_V − entropy_coef · H + reconstruction_coef · L_rec
         """
         c = self.config
-        return c.policy_coef * policy_loss + c.value_coef * value_loss - c.entropy_coef * entropy + c.reconstruction_coef * reconstruction
+        return (
+            c.policy_coef * policy_loss
+            + c.value_coef * value_loss
+            - c.entropy_coef * entropy
+            + c.reconstruction_coef * reconstruction
+        )
 
     def unroll(self, params, segment_initial_carry, transitions: Transition):
         """(logits, values, reconstruction loss) [T, E, ...] of ``params`` over stored transitions,
         from the stored carry."""
         _, outputs = self.agent.apply(
-            params, segment_initial_carry, transitions.obs, transitions.prev_action, transitions.prev_reward,
-            transitions.reset, method=self.agent.unroll,
+            params,
+            segment_initial_carry,
+            transitions.obs,
+            transitions.prev_action,
+            transitions.prev_reward,
+            transitions.reset,
+            method=self.agent.unroll,
         )
         return outputs
 
@@ -182,7 +220,7 @@ class ActorCriticLearner:
         the episodes that ended in the segment (NaN where none did)."""
         done, returns = segment.episode_done, segment.episode_return
         episodes = done.sum()
-        mean_of = lambda x: jnp.where(episodes > 0, jnp.sum(x * done) / jnp.maximum(episodes, 1), jnp.nan)  # noqa: E731
+        mean_of = lambda x: jnp.where(episodes > 0, jnp.sum(x * done) / jnp.maximum(episodes, 1), jnp.nan)
         mean = mean_of(returns)
         return {
             "env_steps": runner.update * self.config.steps_per_update,
@@ -212,10 +250,11 @@ class ActorCriticLearner:
         done, returns, _ = results
         episodes = np.asarray(returns)[np.asarray(done)]
         error = episodes.std(ddof=1) / np.sqrt(len(episodes)) if len(episodes) > 1 else float("nan")
-        return (f"mean return {episodes.mean():.3f} ± {error:.3f} (standard error of the mean) over {len(episodes)} episodes, "
-                f"their standard deviation {episodes.std():.3f}")
+        return (
+            f"mean return {episodes.mean():.3f} ± {error:.3f} (standard error of the mean) over {len(episodes)} episodes, "
+            f"their standard deviation {episodes.std():.3f}"
+        )
 
     def run(self, runner: RunnerState, num_updates: int):
         """``num_updates`` updates in one ``lax.scan``; metrics are stacked over updates."""
         return jax.lax.scan(self.update, runner, None, num_updates)
-

@@ -55,8 +55,13 @@ class Impala(ActorCriticLearner):
     def __init__(self, config: ImpalaConfig):
         super().__init__(config)
         self.optimizer = make_optimizer(
-            config.lr, config.max_grad_norm, config.optimizer, rmsprop_decay=config.rmsprop_decay,
-            rmsprop_eps=config.rmsprop_eps, rmsprop_momentum=config.rmsprop_momentum, rmsprop_initial_scale=config.rmsprop_initial_scale,
+            config.lr,
+            config.max_grad_norm,
+            config.optimizer,
+            rmsprop_decay=config.rmsprop_decay,
+            rmsprop_eps=config.rmsprop_eps,
+            rmsprop_momentum=config.rmsprop_momentum,
+            rmsprop_initial_scale=config.rmsprop_initial_scale,
         )
 
     def init(self, key) -> RunnerState:
@@ -80,17 +85,29 @@ class Impala(ActorCriticLearner):
         next_values = jnp.concatenate([values[1:], segment.bootstrap_value[None]], axis=0)
         discount = c.gamma * (1.0 - traj.done)
         targets = jax.vmap(vtrace, in_axes=(1, 1, 1, 1, 1, None, None), out_axes=1)(
-            traj.reward, discount, values, next_values, logp - traj.logp, c.rho_bar, c.c_bar,
+            traj.reward,
+            discount,
+            values,
+            next_values,
+            logp - traj.logp,
+            c.rho_bar,
+            c.c_bar,
         )  # vtrace's outputs carry no gradient
         policy_loss = -jnp.mean(targets.pg_advantage * logp)
         value_loss = 0.5 * jnp.mean(jnp.square(targets.vs - values))
         entropy = dist.entropy(logits, self.env.action_dims).mean()
         reconstruction = reconstruction.mean()
-        total = values.size * self.total_loss(policy_loss, value_loss, entropy, reconstruction)  # the sum over the batch
+        total = values.size * self.total_loss(
+            policy_loss, value_loss, entropy, reconstruction
+        )  # the sum over the batch
         log_rho = logp - traj.logp
         return total, {
-            "policy_loss": policy_loss, "value_loss": value_loss, "entropy": entropy, "reconstruction_loss": reconstruction,
-            "mean_abs_log_rho": jnp.mean(jnp.abs(log_rho)), "clipped_rho_fraction": jnp.mean(log_rho > jnp.log(c.rho_bar) + RHO_ROUNDING),
+            "policy_loss": policy_loss,
+            "value_loss": value_loss,
+            "entropy": entropy,
+            "reconstruction_loss": reconstruction,
+            "mean_abs_log_rho": jnp.mean(jnp.abs(log_rho)),
+            "clipped_rho_fraction": jnp.mean(log_rho > jnp.log(c.rho_bar) + RHO_ROUNDING),
         }
 
     def update(self, runner: RunnerState, _=None):
@@ -100,7 +117,9 @@ class Impala(ActorCriticLearner):
         updates, opt_state = self.optimizer.update(grads, runner.opt_state, runner.params)
         params = optax.apply_updates(runner.params, updates)
         if self.config.policy_lag > 0:  # drop the oldest, append the parameters this update started from
-            behaviour = jax.tree.map(lambda stacked, p: jnp.concatenate([stacked[1:], p[None]]), runner.behaviour_params, runner.params)
+            behaviour = jax.tree.map(
+                lambda stacked, p: jnp.concatenate([stacked[1:], p[None]]), runner.behaviour_params, runner.params
+            )
             runner = runner.replace(behaviour_params=behaviour)
         runner = runner.replace(params=params, opt_state=opt_state, update=runner.update + 1)
         return runner, {**self.episode_metrics(runner, segment), **info}

@@ -38,7 +38,7 @@ def generalized_advantage_estimation(r_t, discount_t, v_t, v_tp1, lambda_):
 def ppo_clipped_policy_loss(logp_t, old_logp_t, advantage_t, clip_epsilon):
     """PPO's clipped surrogate (Schulman et al. 2017, Eq. 7), as a loss to minimise:
 
-        ρ_t = exp(log π(a_t) − log π_old(a_t)),   L = −mean_t min(ρ_t A_t, clip(ρ_t, 1 ± ε) A_t)
+    ρ_t = exp(log π(a_t) − log π_old(a_t)),   L = −mean_t min(ρ_t A_t, clip(ρ_t, 1 ± ε) A_t)
     """
     chex.assert_rank([logp_t, old_logp_t, advantage_t], 1)
     chex.assert_equal_shape([logp_t, old_logp_t, advantage_t])
@@ -50,7 +50,7 @@ def ppo_clipped_policy_loss(logp_t, old_logp_t, advantage_t, clip_epsilon):
 def clipped_value_loss(v_t, old_v_t, target_t, clip_epsilon):
     """Value loss with PPO-style clipping around the old estimate:
 
-        L = ½ mean_t max((v_t − G_t)², (old_v_t + clip(v_t − old_v_t, ±ε) − G_t)²)
+    L = ½ mean_t max((v_t − G_t)², (old_v_t + clip(v_t − old_v_t, ±ε) − G_t)²)
     """
     chex.assert_rank([v_t, old_v_t, target_t], 1)
     chex.assert_equal_shape([v_t, old_v_t, target_t])
@@ -60,6 +60,7 @@ def clipped_value_loss(v_t, old_v_t, target_t, clip_epsilon):
 
 class VTraceOutput(NamedTuple):
     """V-trace targets and policy-gradient advantages, [T] each."""
+
     vs: jax.Array  # [T] V-trace value targets
     pg_advantage: jax.Array  # [T] advantages for the policy gradient
 

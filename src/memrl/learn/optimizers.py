@@ -12,9 +12,16 @@ import optax
 
 
 def make_optimizer(
-    lr: float, max_grad_norm: float | None, kind: str = "adam", adam_eps: float = 1e-8,
-    rmsprop_decay: float = 0.99, rmsprop_eps: float = 1e-4, rmsprop_momentum: float = 0.0, rmsprop_initial_scale: float = 0.0,
-    warmup_steps: int = 0, weight_decay: float = 0.0,
+    lr: float,
+    max_grad_norm: float | None,
+    kind: str = "adam",
+    adam_eps: float = 1e-8,
+    rmsprop_decay: float = 0.99,
+    rmsprop_eps: float = 1e-4,
+    rmsprop_momentum: float = 0.0,
+    rmsprop_initial_scale: float = 0.0,
+    warmup_steps: int = 0,
+    weight_decay: float = 0.0,
 ) -> optax.GradientTransformation:
     """Global-norm clipping at ``max_grad_norm`` (None: none), then ``kind`` ("adam" or "rmsprop") at ``lr``,
     reached linearly over the first ``warmup_steps`` updates when there are any; Adam with
@@ -24,10 +31,18 @@ def make_optimizer(
     if weight_decay and kind != "adam":
         raise ValueError(f"weight_decay is AdamW's; the optimizer {kind!r} takes none")
     if kind == "adam":
-        step = optax.adamw(lr, eps=adam_eps, weight_decay=weight_decay) if weight_decay else optax.adam(lr, eps=adam_eps)
+        step = (
+            optax.adamw(lr, eps=adam_eps, weight_decay=weight_decay) if weight_decay else optax.adam(lr, eps=adam_eps)
+        )
     elif kind == "rmsprop":
-        step = optax.rmsprop(lr, decay=rmsprop_decay, eps=rmsprop_eps, initial_scale=rmsprop_initial_scale,
-                             momentum=rmsprop_momentum or None, eps_in_sqrt=True)
+        step = optax.rmsprop(
+            lr,
+            decay=rmsprop_decay,
+            eps=rmsprop_eps,
+            initial_scale=rmsprop_initial_scale,
+            momentum=rmsprop_momentum or None,
+            eps_in_sqrt=True,
+        )
     else:
         raise ValueError(f"optimizer must be 'adam' or 'rmsprop', got {kind!r}")
     return step if max_grad_norm is None else optax.chain(optax.clip_by_global_norm(max_grad_norm), step)

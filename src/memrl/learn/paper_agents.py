@@ -52,7 +52,10 @@ class HtmSize:
         }
 
 
-HTM_SIZES = {"cpu": HtmSize(width=64, layers=2, heads=4, lstm=128), "paper": HtmSize(width=512, layers=4, heads=8, lstm=512)}
+HTM_SIZES = {
+    "cpu": HtmSize(width=64, layers=2, heads=4, lstm=128),
+    "paper": HtmSize(width=512, layers=4, heads=8, lstm=512),
+}
 """Table 1: state dimension 512, 4 layers, 8 heads, an LSTM of 512; cpu: small memories whose
 training fits a CPU (the gpu presets train them too)"""
 
@@ -60,8 +63,11 @@ BALLET_LONGEST_EPISODE = max(BALLET_MAX_STEPS.values())
 """steps of Ballet's longest episodes (delay 48's time limit): HTM's store holds one more chunk"""
 BALLET_LOSSES = dict(HTM_TABLE_1_LOSSES, reconstruction_coef=1.0, rollout_len=64)
 """Table 1's Ballet column: the reconstruction loss at weight 1 and 64-step unrolls"""
-BALLET_BATCH = {"cpu": dict(num_envs=16, seeds=1, total_steps=500_000), "gpu": dict(num_envs=256, seeds=3, total_steps=100_000_000),
-                "paper": dict(num_envs=32, seeds=3, total_steps=1_000_000_000)}
+BALLET_BATCH = {
+    "cpu": dict(num_envs=16, seeds=1, total_steps=500_000),
+    "gpu": dict(num_envs=256, seeds=3, total_steps=100_000_000),
+    "paper": dict(num_envs=32, seeds=3, total_steps=1_000_000_000),
+}
 """cpu: 16 environments on 2 cores, what they train in about two hours; gpu: 256 environments to
 fill one GPU, about half an hour a run on an H100; paper: Table 1's batch of 32, 3 seeds (Fig. 8)"""
 
@@ -71,16 +77,26 @@ def htm_ballet_agents(preset: str) -> dict[str, dict]:
     ("cpu", "gpu" or "paper"; Table 1's Ballet column at ``paper``)."""
     size = HTM_SIZES["paper" if preset == "paper" else "cpu"]
     chunk_size, k, memory_length = (32, 8, 256) if preset == "paper" else (16, 4, 128)
-    memories = size.memories(memory_length, chunk_size=chunk_size, num_chunks=BALLET_LONGEST_EPISODE // chunk_size + 1, k=k)
+    memories = size.memories(
+        memory_length, chunk_size=chunk_size, num_chunks=BALLET_LONGEST_EPISODE // chunk_size + 1, k=k
+    )
     visual = HTM_VISUAL["frames" if preset == "paper" else "cells"]
-    return {core: dict(core=core, core_args=args, **HTM_AGENT, **BALLET_LOSSES, **visual, **BALLET_BATCH[preset]) for core, args in memories.items()}
+    return {
+        core: dict(core=core, core_args=args, **HTM_AGENT, **BALLET_LOSSES, **visual, **BALLET_BATCH[preset])
+        for core, args in memories.items()
+    }
 
 
 # --- RMC (Santoro et al. 2018, App. A.3.1: the BoxWorld agent, which Mini Pacman reuses)
 
 RMC_BOXWORLD_AGENT = dict(
-    encoder="conv", conv_channels=(12, 24), conv_kernels=(2, 2), conv_strides=(1, 1), conv_coordinates=True,
-    encoder_widths=(), head_widths=(),
+    encoder="conv",
+    conv_channels=(12, 24),
+    conv_kernels=(2, 2),
+    conv_strides=(1, 1),
+    conv_coordinates=True,
+    encoder_widths=(),
+    head_widths=(),
 )
 """two 2×2 convolutions of 12 and 24 channels, each cell tagged with its x and y, straight into the memory"""
 RMC_BOXWORLD_CORES = {
@@ -96,11 +112,29 @@ trajectories; the paper's learning rate is 1e-4, the cpu presets take 2e-4"""
 
 # --- EPN (Ritter et al. 2021, App. A.2-A.3)
 
-EPN_RMSPROP = dict(optimizer="rmsprop", rmsprop_eps=1e-4, rmsprop_decay=0.99, rmsprop_momentum=0.0, rmsprop_initial_scale=1.0)
+EPN_RMSPROP = dict(
+    optimizer="rmsprop", rmsprop_eps=1e-4, rmsprop_decay=0.99, rmsprop_momentum=0.0, rmsprop_initial_scale=1.0
+)
 """the EPN paper's optimiser (Table 1), TensorFlow 1's RMSprop (squared-gradient average from 1)"""
 EPN_TRAINING = {
-    "cpu": dict(num_envs=16, rollout_len=20, optimizer="adam", lr=1e-3, entropy_coef=0.01, total_steps=2_000_000, updates_per_chunk=25),
-    "paper": dict(num_envs=128, rollout_len=40, lr=4e-4, entropy_coef=1e-2, total_steps=100_000_000, updates_per_chunk=100, **EPN_RMSPROP),
+    "cpu": dict(
+        num_envs=16,
+        rollout_len=20,
+        optimizer="adam",
+        lr=1e-3,
+        entropy_coef=0.01,
+        total_steps=2_000_000,
+        updates_per_chunk=25,
+    ),
+    "paper": dict(
+        num_envs=128,
+        rollout_len=40,
+        lr=4e-4,
+        entropy_coef=1e-2,
+        total_steps=100_000_000,
+        updates_per_chunk=100,
+        **EPN_RMSPROP,
+    ),
 }
 """cpu: 20-step unrolls (five updates a 100-step episode) and Adam at 1e-3, which learns faster at
 small budgets than the paper's RMSprop inside its ranges (epn-settings-sweep); paper: inside the

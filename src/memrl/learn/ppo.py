@@ -18,8 +18,8 @@ import optax
 
 from memrl.agents import distributions as dist
 from memrl.learn.actor import ActorCriticLearner, RunnerState, Transition
-from memrl.learn.optimizers import make_optimizer
 from memrl.learn.losses import clipped_value_loss, generalized_advantage_estimation, ppo_clipped_policy_loss
+from memrl.learn.optimizers import make_optimizer
 from memrl.learn.ppo_config import PPOConfig
 
 
@@ -48,7 +48,7 @@ class PPO(ActorCriticLearner):
         logp = dist.log_prob(logits, batch.action, self.env.action_dims)
         if c.advantage_normalization == "minibatch":
             advantages = standardized(advantages)
-        flat = lambda x: x.reshape(-1)  # noqa: E731  (losses take one stream; [T, B] -> [T*B])
+        flat = lambda x: x.reshape(-1)  # losses take one stream; [T, B] -> [T*B]
         policy_loss = ppo_clipped_policy_loss(flat(logp), flat(batch.logp), flat(advantages), c.clip_epsilon)
         value_clip = jnp.inf if c.value_clip is None else c.value_clip
         value_loss = clipped_value_loss(flat(values), flat(batch.value), flat(targets), value_clip)
@@ -57,7 +57,10 @@ class PPO(ActorCriticLearner):
         total = self.total_loss(policy_loss, value_loss, entropy, reconstruction)
         approx_kl = jnp.mean(batch.logp - logp)
         return total, {
-            "policy_loss": policy_loss, "value_loss": value_loss, "entropy": entropy, "approx_kl": approx_kl,
+            "policy_loss": policy_loss,
+            "value_loss": value_loss,
+            "entropy": entropy,
+            "approx_kl": approx_kl,
             "reconstruction_loss": reconstruction,
         }
 
@@ -81,10 +84,13 @@ class PPO(ActorCriticLearner):
 
             def minibatch(carry, idx):
                 params, opt_state = carry
-                take = lambda x: jnp.take(x, idx, axis=1)  # noqa: E731  time-major: envs on axis 1
+                take = lambda x: jnp.take(x, idx, axis=1)  # time-major: envs on axis 1
                 grads, info = jax.grad(self._loss, has_aux=True)(
-                    params, jax.tree.map(lambda x: x[idx], segment.initial_carry), jax.tree.map(take, traj),
-                    take(advantages), take(targets),
+                    params,
+                    jax.tree.map(lambda x: x[idx], segment.initial_carry),
+                    jax.tree.map(take, traj),
+                    take(advantages),
+                    take(targets),
                 )
                 updates, opt_state = self.optimizer.update(grads, opt_state, params)
                 return (optax.apply_updates(params, updates), opt_state), info
@@ -93,6 +99,8 @@ class PPO(ActorCriticLearner):
             return (params, opt_state, key), info
 
         key, epoch_key = jax.random.split(runner.key)
-        (params, opt_state, _), info = jax.lax.scan(epoch, (runner.params, runner.opt_state, epoch_key), None, c.update_epochs)
+        (params, opt_state, _), info = jax.lax.scan(
+            epoch, (runner.params, runner.opt_state, epoch_key), None, c.update_epochs
+        )
         runner = runner.replace(params=params, opt_state=opt_state, key=key, update=runner.update + 1)
         return runner, {**self.episode_metrics(runner, segment), **jax.tree.map(jnp.mean, info)}

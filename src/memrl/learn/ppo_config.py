@@ -42,10 +42,14 @@ class PPOConfig(RunConfig):
     def validate(self):
         super().validate()
         if self.advantage_normalization not in self.ADVANTAGE_NORMALIZATIONS:
-            raise ValueError(f"advantage_normalization must be one of {self.ADVANTAGE_NORMALIZATIONS}, "
-                             f"got {self.advantage_normalization!r} ({flag_of('advantage_normalization')})")
+            raise ValueError(
+                f"advantage_normalization must be one of {self.ADVANTAGE_NORMALIZATIONS}, "
+                f"got {self.advantage_normalization!r} ({flag_of('advantage_normalization')})"
+            )
         if self.num_envs % self.num_minibatches:
-            raise ValueError(f"num_envs ({self.num_envs}) must be divisible by num_minibatches ({self.num_minibatches})")
+            raise ValueError(
+                f"num_envs ({self.num_envs}) must be divisible by num_minibatches ({self.num_minibatches})"
+            )
         return self
 
     @property

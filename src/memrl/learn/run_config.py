@@ -114,8 +114,10 @@ class ConfigRecord:
             try:
                 importlib.import_module(module)
             except ImportError as err:
-                raise ImportError(f"imports: cannot import {module!r} ({err}); it must be importable where the run trains "
-                                  "(installed, or on PYTHONPATH)") from None
+                raise ImportError(
+                    f"imports: cannot import {module!r} ({err}); it must be importable where the run trains "
+                    "(installed, or on PYTHONPATH)"
+                ) from None
             except Exception as err:  # the user's module itself failed: say so in one line, naming it
                 raise ImportError(f"imports: importing {module!r} raised {type(err).__name__}: {err}") from None
 
@@ -125,7 +127,7 @@ class ConfigRecord:
         config."""
         self.check_types()
         self.check_finite()
-        flag = lambda name: f"({flag_of(name)})"  # noqa: E731  the flag the user typed
+        flag = lambda name: f"({flag_of(name)})"  # the flag the user typed
         for name in self.POSITIVE_INTS:
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
@@ -143,9 +145,13 @@ class ConfigRecord:
                 raise ValueError(f"{name} must be >= 0, got {getattr(self, name)} {flag(name)}")
         for name in self.WIDTHS:
             if any(w < 1 for w in getattr(self, name)):
-                raise ValueError(f"{name} must be positive integers, got {' '.join(map(str, getattr(self, name)))} {flag(name)}")
+                raise ValueError(
+                    f"{name} must be positive integers, got {' '.join(map(str, getattr(self, name)))} {flag(name)}"
+                )
         if self.total_steps < self.steps_per_update:
-            raise ValueError(f"total_steps ({self.total_steps}) is less than one update ({self.steps_per_update} {self.step_label})")
+            raise ValueError(
+                f"total_steps ({self.total_steps}) is less than one update ({self.steps_per_update} {self.step_label})"
+            )
         return self
 
     def check_types(self) -> None:
@@ -155,7 +161,9 @@ class ConfigRecord:
         for field in dataclasses.fields(self):
             value = getattr(self, field.name)
             if not is_of_type(value, hints[field.name]):
-                raise ValueError(f"{field.name} must be {type_name(hints[field.name])}, got {value!r} ({flag_of(field.name)})")
+                raise ValueError(
+                    f"{field.name} must be {type_name(hints[field.name])}, got {value!r} ({flag_of(field.name)})"
+                )
 
     def check_finite(self) -> None:
         """Refuse an infinite or NaN number in any setting, the ``*_args`` dictionaries' included."""
@@ -164,7 +172,9 @@ class ConfigRecord:
             named = value.items() if isinstance(value, dict) else [(None, value)]
             for key, number in named:
                 if isinstance(number, float) and not math.isfinite(number):
-                    where = f"{flag_of(field.name)} {key}" if key is not None else f"{field.name} ({flag_of(field.name)})"
+                    where = (
+                        f"{flag_of(field.name)} {key}" if key is not None else f"{field.name} ({flag_of(field.name)})"
+                    )
                     raise ValueError(f"{where} must be a finite number, got {number}")
 
     @property
@@ -187,8 +197,10 @@ class ConfigRecord:
         trained = self.num_updates * self.steps_per_update
         if trained == self.total_steps:
             return ""
-        return (f"total_steps {self.total_steps:,} is not a multiple of one update's {self.steps_per_update:,} {self.step_label}: "
-                f"each seed trains {trained:,} ({self.num_updates:,} updates)")
+        return (
+            f"total_steps {self.total_steps:,} is not a multiple of one update's {self.steps_per_update:,} {self.step_label}: "
+            f"each seed trains {trained:,} ({self.num_updates:,} updates)"
+        )
 
     def seed_list(self) -> list[int]:
         """The seeds of the run."""
@@ -254,7 +266,12 @@ class RunConfig(ConfigRecord):
     many papers do) instead of a value head on the policy's network"""
 
     POSITIVE_INTS: ClassVar[tuple[str, ...]] = ConfigRecord.POSITIVE_INTS + ("num_envs", "rollout_len")
-    WIDTHS: ClassVar[tuple[str, ...]] = ConfigRecord.WIDTHS + ("encoder_widths", "conv_channels", "conv_kernels", "conv_strides")
+    WIDTHS: ClassVar[tuple[str, ...]] = ConfigRecord.WIDTHS + (
+        "encoder_widths",
+        "conv_channels",
+        "conv_kernels",
+        "conv_strides",
+    )
     UNIT_INTERVAL: ClassVar[tuple[str, ...]] = ("gamma",)
     NON_NEGATIVE: ClassVar[tuple[str, ...]] = ("policy_coef", "value_coef", "entropy_coef", "reconstruction_coef")
 
@@ -283,8 +300,13 @@ class RunConfig(ConfigRecord):
             raise ValueError(f"encoder must be one of {ENCODERS}, got {self.encoder!r}")
         if not len(self.conv_channels) == len(self.conv_kernels) == len(self.conv_strides):
             raise ValueError("conv_channels, conv_kernels and conv_strides need one entry per layer each")
-        if self.encoder == "resnet" and (self.conv_kernels, self.conv_strides) != (RunConfig.conv_kernels, RunConfig.conv_strides):
-            raise ValueError("conv_kernels and conv_strides set the 'conv' encoder; the 'resnet' encoder uses 3×3 convolutions and stride-2 pooling")
+        if self.encoder == "resnet" and (self.conv_kernels, self.conv_strides) != (
+            RunConfig.conv_kernels,
+            RunConfig.conv_strides,
+        ):
+            raise ValueError(
+                "conv_kernels and conv_strides set the 'conv' encoder; the 'resnet' encoder uses 3×3 convolutions and stride-2 pooling"
+            )
         if self.conv_coordinates and self.encoder != "conv":
             raise ValueError(f"conv_coordinates tags the 'conv' encoder's features; encoder is {self.encoder!r}")
         return super().validate()

@@ -67,7 +67,9 @@ def accuracies(logits: jax.Array, batch: SequenceBatch, output_kind: str, scorin
     scores["accuracy"] = scores["sequence_accuracy" if scoring == "sequence" else "token_accuracy"]
     per_sequence = whole if scoring == "sequence" else (right & mask).sum(0) / jnp.maximum(mask.sum(0), 1)
     for kind, members in (batch.kinds or {}).items():
-        scores[f"accuracy_{kind}"] = jnp.where(members.any(), (per_sequence * members).sum() / jnp.maximum(members.sum(), 1), jnp.nan)
+        scores[f"accuracy_{kind}"] = jnp.where(
+            members.any(), (per_sequence * members).sum() / jnp.maximum(members.sum(), 1), jnp.nan
+        )
     return scores
 
 
@@ -81,13 +83,19 @@ class SupervisedLearner:
         self.task = config.make_task()
         self.stage_tasks = config.stage_tasks()
         self.stage_ends = np.cumsum([updates for updates, _ in config.curriculum], dtype=np.int32)
-        self.model = make_model(config.core, config.core_args, config.task, self.task, config.embed_dim, config.head_widths, config.readout)
-        self.optimizer = make_optimizer(config.lr, config.max_grad_norm, warmup_steps=config.lr_warmup, weight_decay=config.weight_decay)
+        self.model = make_model(
+            config.core, config.core_args, config.task, self.task, config.embed_dim, config.head_widths, config.readout
+        )
+        self.optimizer = make_optimizer(
+            config.lr, config.max_grad_norm, warmup_steps=config.lr_warmup, weight_decay=config.weight_decay
+        )
 
     def init(self, key) -> SupervisedState:
         key, init_key, batch_key = jax.random.split(key, 3)
         params = compiled_init(self.model, None, init_key, self.task.sample(batch_key).inputs)
-        return SupervisedState(params, self.optimizer.init(params), key, jnp.zeros((), jnp.int32), self.task.initial_state())
+        return SupervisedState(
+            params, self.optimizer.init(params), key, jnp.zeros((), jnp.int32), self.task.initial_state()
+        )
 
     def training_batch(self, key, update: jax.Array, task_state=None) -> SequenceBatch:
         """The batch of update number ``update``: each stage's task in turn, then the task's."""
@@ -111,10 +119,15 @@ class SupervisedLearner:
         batch = self.training_batch(batch_key, state.update, state.task_state)
         (loss, logits), grads = jax.value_and_grad(self.loss, has_aux=True)(state.params, batch)
         updates, opt_state = self.optimizer.update(grads, state.opt_state, state.params)
-        state = SupervisedState(optax.apply_updates(state.params, updates), opt_state, key, state.update + 1, state.task_state)
+        state = SupervisedState(
+            optax.apply_updates(state.params, updates), opt_state, key, state.update + 1, state.task_state
+        )
         metrics = {
-            "sequences": state.update * self.config.batch_size, "loss": loss, "grad_norm": optax.tree.norm(grads),
-            **accuracies(logits, batch, self.task.output_kind, self.task.scoring), **self.task.state_metrics(state.task_state),
+            "sequences": state.update * self.config.batch_size,
+            "loss": loss,
+            "grad_norm": optax.tree.norm(grads),
+            **accuracies(logits, batch, self.task.output_kind, self.task.scoring),
+            **self.task.state_metrics(state.task_state),
         }
         return state, metrics
 
@@ -136,5 +149,7 @@ class SupervisedLearner:
 
     def evaluation_summary(self, results: dict, num_sequences: int) -> str:
         """One line on what ``evaluate`` returned."""
-        others = "".join(f", {name.replace('_', ' ')} {float(value):.3f}" for name, value in results.items() if name != "accuracy")
+        others = "".join(
+            f", {name.replace('_', ' ')} {float(value):.3f}" for name, value in results.items() if name != "accuracy"
+        )
         return f"accuracy {float(results['accuracy']):.3f}{others} on {num_sequences} held-out sequences"

@@ -24,7 +24,9 @@ class SupervisedConfig(ConfigRecord):
     score_label: ClassVar[str] = "accuracy (training batches)"
     final_metric: ClassVar[str] = "test_accuracy"
     final_label: ClassVar[str] = "final held-out accuracy"
-    DEFAULTS: ClassVar[dict] = dict(core="lstm", total_steps=1_000_000, lr=3e-4, max_grad_norm=1.0, head_widths=(), updates_per_chunk=100)
+    DEFAULTS: ClassVar[dict] = dict(
+        core="lstm", total_steps=1_000_000, lr=3e-4, max_grad_norm=1.0, head_widths=(), updates_per_chunk=100
+    )
 
     task: str = "copying"
     """registered task name (see ``memrl list``)"""
@@ -66,8 +68,14 @@ class SupervisedConfig(ConfigRecord):
             raise ValueError("give the batch size with --batch-size, not in task_args")
         check_settings(tasks.TASKS, self.task, self.task_args, "--task-args")
         check_settings(registry_of(self.core), self.core, self.core_args, "--core-args")
-        if registry_of(self.core) is TASK_MODELS and (self.embed_dim, self.head_widths, self.readout) != (SupervisedConfig.embed_dim, SupervisedConfig.head_widths, SupervisedConfig.readout):
-            raise ValueError(f"embed_dim, head_widths and readout set the sequence model; the task model {self.core!r} has its own (--core-args)")
+        if registry_of(self.core) is TASK_MODELS and (self.embed_dim, self.head_widths, self.readout) != (
+            SupervisedConfig.embed_dim,
+            SupervisedConfig.head_widths,
+            SupervisedConfig.readout,
+        ):
+            raise ValueError(
+                f"embed_dim, head_widths and readout set the sequence model; the task model {self.core!r} has its own (--core-args)"
+            )
         super().validate()
         try:
             task = self.make_task()
@@ -84,7 +92,9 @@ class SupervisedConfig(ConfigRecord):
                     )
         staged = sum(updates for updates, _ in self.curriculum)
         if self.stages and staged >= self.num_updates:
-            raise ValueError(f"the stages take {staged} of the run's {self.num_updates} updates; the task as configured would never be trained")
+            raise ValueError(
+                f"the stages take {staged} of the run's {self.num_updates} updates; the task as configured would never be trained"
+            )
         return self
 
     def make_task(self, **settings):

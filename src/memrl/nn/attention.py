@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+import flax.linen as nn
 import jax
 import jax.numpy as jnp
-import flax.linen as nn
 
 
 def sinusoid_encoding(positions: jax.Array, dim: int) -> jax.Array:
@@ -36,7 +36,7 @@ class RelativeMultiHeadAttention(nn.Module):
         if self.out_features % heads:
             raise ValueError(f"out_features {self.out_features} is not divisible by num_heads {heads}")
         head_dim = self.out_features // heads
-        dense = lambda name: nn.DenseGeneral((heads, head_dim), use_bias=False, name=name)  # noqa: E731
+        dense = lambda name: nn.DenseGeneral((heads, head_dim), use_bias=False, name=name)
         q = dense("query")(queries)  # [B, Q, H, d]
         k = dense("key")(keys_values)  # [B, K, H, d]
         v = dense("value")(keys_values)

@@ -18,9 +18,9 @@ speed there. So:
 
 from __future__ import annotations
 
+import flax.linen as nn
 import jax
 import jax.numpy as jnp
-import flax.linen as nn
 
 
 def same_padding(size: int, kernel: int, stride: int) -> tuple[int, int, int]:
@@ -32,13 +32,20 @@ def same_padding(size: int, kernel: int, stride: int) -> tuple[int, int, int]:
 
 def patches(x, kernel: int, stride: int, pad_value: float = 0.0):
     """[N, H, W, C] -> [N, H', W', kernel·kernel·C] SAME-padded patches, (row, col, channel) order."""
-    (h_out, h_lo, h_hi), (w_out, w_lo, w_hi) = same_padding(x.shape[1], kernel, stride), same_padding(x.shape[2], kernel, stride)
+    (h_out, h_lo, h_hi), (w_out, w_lo, w_hi) = (
+        same_padding(x.shape[1], kernel, stride),
+        same_padding(x.shape[2], kernel, stride),
+    )
     x = jnp.pad(x, ((0, 0), (h_lo, h_hi), (w_lo, w_hi), (0, 0)), constant_values=pad_value)
     if kernel == stride:  # non-overlapping: a reshape
         n, c = x.shape[0], x.shape[-1]
         x = x.reshape(n, h_out, kernel, w_out, kernel, c).transpose(0, 1, 3, 2, 4, 5)
         return x.reshape(n, h_out, w_out, kernel * kernel * c)
-    rows = [x[:, i : i + (h_out - 1) * stride + 1 : stride, j : j + (w_out - 1) * stride + 1 : stride] for i in range(kernel) for j in range(kernel)]
+    rows = [
+        x[:, i : i + (h_out - 1) * stride + 1 : stride, j : j + (w_out - 1) * stride + 1 : stride]
+        for i in range(kernel)
+        for j in range(kernel)
+    ]
     return jnp.concatenate(rows, axis=-1)
 
 
@@ -109,7 +116,9 @@ class SameConv(nn.Module):
     @nn.compact
     def __call__(self, x):
         channels = x.shape[-1]
-        kernel = self.param("kernel", nn.initializers.lecun_normal(), (self.kernel, self.kernel, channels, self.features))
+        kernel = self.param(
+            "kernel", nn.initializers.lecun_normal(), (self.kernel, self.kernel, channels, self.features)
+        )
         bias = self.param("bias", nn.initializers.zeros, (self.features,))
         return convolve(x, kernel, self.stride) + bias
 
@@ -126,12 +135,18 @@ class SameConvTranspose(nn.Module):
     @nn.compact
     def __call__(self, x):
         if self.stride not in (1, self.kernel):
-            raise ValueError(f"transposed convolution needs stride 1 or stride == kernel, got kernel {self.kernel}, stride {self.stride}")
+            raise ValueError(
+                f"transposed convolution needs stride 1 or stride == kernel, got kernel {self.kernel}, stride {self.stride}"
+            )
         channels = x.shape[-1]
-        kernel = self.param("kernel", nn.initializers.lecun_normal(), (self.kernel, self.kernel, channels, self.features))
+        kernel = self.param(
+            "kernel", nn.initializers.lecun_normal(), (self.kernel, self.kernel, channels, self.features)
+        )
         bias = self.param("bias", nn.initializers.zeros, (self.features,))
         if self.stride == 1:
             return convolve(x, kernel, 1) + bias
         n, h, w, _ = x.shape
-        blocks = jnp.einsum("nhwc,ijcf->nhiwjf", x, kernel[::-1, ::-1]).reshape(n, h * self.kernel, w * self.kernel, self.features)
+        blocks = jnp.einsum("nhwc,ijcf->nhiwjf", x, kernel[::-1, ::-1]).reshape(
+            n, h * self.kernel, w * self.kernel, self.features
+        )
         return blocks + bias

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+import flax.linen as nn
 import jax
 import jax.numpy as jnp
-import flax.linen as nn
 
 
 class GRUGate(nn.Module):
@@ -20,7 +20,7 @@ class GRUGate(nn.Module):
     @nn.compact
     def __call__(self, x, y):
         features = x.shape[-1]
-        dense = lambda name: nn.Dense(features, use_bias=False, name=name)  # noqa: E731
+        dense = lambda name: nn.Dense(features, use_bias=False, name=name)
         b_g = self.param("b_g", nn.initializers.constant(self.gate_bias), (features,))
         r = jax.nn.sigmoid(dense("W_r")(y) + dense("U_r")(x))
         z = jax.nn.sigmoid(dense("W_z")(y) + dense("U_z")(x) - b_g)

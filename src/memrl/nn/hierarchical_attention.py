@@ -15,9 +15,9 @@ relevances r [B, Q, M] and the selected chunks [B, Q, k] are sown in ``intermedi
 
 from __future__ import annotations
 
+import flax.linen as nn
 import jax
 import jax.numpy as jnp
-import flax.linen as nn
 
 from memrl.nn.attention import sinusoid_encoding
 
@@ -46,7 +46,9 @@ class ChunkAttention(nn.Module):
         rows = jax.vmap(lambda chunks, index: chunks[index])(contents, selected)  # [B, Q, k, C, D]
         q = nn.Dense(self.feature_size, name="query")(query).reshape(*query.shape[:-1], heads, head_dim)
         scale = jnp.sqrt(head_dim).astype(q.dtype)
-        if selected.shape[1] * selected.shape[2] < contents.shape[1]:  # fewer reads than chunks (acting): project what is read
+        if (
+            selected.shape[1] * selected.shape[2] < contents.shape[1]
+        ):  # fewer reads than chunks (acting): project what is read
             k = (rows @ key_kernel + key_bias).reshape(*rows.shape[:-1], heads, head_dim)
             v = (rows @ value_kernel + value_bias).reshape(*rows.shape[:-1], heads, head_dim)
             weights = jax.nn.softmax(jnp.einsum("bqhd,bqkchd->bqkhc", q, k) / scale, axis=-1)
@@ -59,7 +61,9 @@ class ChunkAttention(nn.Module):
             q_rows = jnp.einsum("bqhe,dhe->bqhd", q, key_kernel.reshape(-1, heads, head_dim))
             weights = jax.nn.softmax(jnp.einsum("bqhd,bqkcd->bqkhc", q_rows, rows) / scale, axis=-1)
             mixed_rows = jnp.einsum("bqkhc,bqkcd->bqkhd", weights, rows)
-            attended = jnp.einsum("bqkhd,dhe->bqkhe", mixed_rows, value_kernel.reshape(-1, heads, head_dim)) + value_bias.reshape(heads, head_dim)
+            attended = jnp.einsum(
+                "bqkhd,dhe->bqkhe", mixed_rows, value_kernel.reshape(-1, heads, head_dim)
+            ) + value_bias.reshape(heads, head_dim)
         return nn.Dense(self.feature_size, name="linear")(attended.reshape(*attended.shape[:-2], -1))
 
 
@@ -108,5 +112,7 @@ class HierarchicalMemoryAttention(nn.Module):
         top_weights = jax.nn.softmax(top_relevance, axis=-1)
         if self.memory_position_encoding:
             contents = contents + chunk_position_encoding(chunk_size, dim).astype(contents.dtype)
-        per_chunk = ChunkAttention(self.feature_size, self.num_heads, name="within_mem_attn")(queries, contents, top_index)
+        per_chunk = ChunkAttention(self.feature_size, self.num_heads, name="within_mem_attn")(
+            queries, contents, top_index
+        )
         return jnp.einsum("bqk,bqkf->bqf", top_weights, per_chunk)

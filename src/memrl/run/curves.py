@@ -3,8 +3,8 @@ accuracy against sequences) from run folders."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import matplotlib
 
@@ -23,7 +23,9 @@ def seed_curves(folder: RunFolder) -> list[tuple[np.ndarray, np.ndarray]]:
     for seed in config.seed_list():
         rows = [r for r in folder.read_metrics(seed) if r.get(config.score_metric) is not None]
         if rows:
-            curves.append((np.array([r[config.step_metric] for r in rows]), np.array([r[config.score_metric] for r in rows])))
+            curves.append(
+                (np.array([r[config.step_metric] for r in rows]), np.array([r[config.score_metric] for r in rows]))
+            )
     return curves
 
 
@@ -45,7 +47,9 @@ def plot_runs(ax, runs: dict[str, RunFolder], window: int = 5) -> None:
         length = min(len(c[0]) for c in curves)
         steps = curves[0][0][:length]
         returns = np.stack([smooth(c[1][:length], window) for c in curves])
-        (line,) = ax.plot(steps, returns.mean(0), label=f"{label} ({len(curves)} seed{'' if len(curves) == 1 else 's'})")
+        (line,) = ax.plot(
+            steps, returns.mean(0), label=f"{label} ({len(curves)} seed{'' if len(curves) == 1 else 's'})"
+        )
         ax.fill_between(steps, returns.min(0), returns.max(0), color=line.get_color(), alpha=0.2)
     ax.xaxis.set_major_formatter(matplotlib.ticker.EngFormatter(sep=""))
     ax.set_xlabel(" / ".join(dict.fromkeys(c.step_label for c in configs)))
@@ -53,7 +57,9 @@ def plot_runs(ax, runs: dict[str, RunFolder], window: int = 5) -> None:
     ax.grid(alpha=0.3)
 
 
-def save_curves(path: Path, panels: dict[str, dict[str, RunFolder]], optima: dict[str, Sequence[tuple[str, float]]] | None = None) -> Path:
+def save_curves(
+    path: Path, panels: dict[str, dict[str, RunFolder]], optima: dict[str, Sequence[tuple[str, float]]] | None = None
+) -> Path:
     """One panel per title, each with its runs; ``optima`` draws labelled horizontal lines."""
     fig, axes = plt.subplots(1, len(panels), figsize=(5.5 * len(panels), 4), squeeze=False)
     for ax, (title, runs) in zip(axes[0], panels.items()):

@@ -44,14 +44,18 @@ def check_fits_memory(state) -> None:
     needed = sum(math.prod(leaf.shape) * leaf.dtype.itemsize for leaf in jax.tree.leaves(state))
     available = device_memory()
     if needed > available:
-        raise ValueError(f"the run's parameters, optimiser and environment state alone take {needed / 2**30:,.1f} GiB, more than the "
-                         f"{available / 2**30:,.1f} GiB of memory here ({jax.default_backend()}); choose smaller sizes (--core-args, widths)")
+        raise ValueError(
+            f"the run's parameters, optimiser and environment state alone take {needed / 2**30:,.1f} GiB, more than the "
+            f"{available / 2**30:,.1f} GiB of memory here ({jax.default_backend()}); choose smaller sizes (--core-args, widths)"
+        )
 
 
 def check_workers(workers: int | None) -> None:
     """Refuse a count of worker processes below 1 (None: the default, one per CPU core)."""
     if workers is not None and (not isinstance(workers, int) or isinstance(workers, bool) or workers < 1):
-        raise ValueError(f"--workers must be a positive integer (processes at once; leave it out for one per CPU core), got {workers!r}")
+        raise ValueError(
+            f"--workers must be a positive integer (processes at once; leave it out for one per CPU core), got {workers!r}"
+        )
 
 
 def check_devices(devices: int, config, processes: int = 1) -> None:
@@ -59,14 +63,20 @@ def check_devices(devices: int, config, processes: int = 1) -> None:
     saying what is allowed."""
     available = jax.local_device_count()
     if not isinstance(devices, int) or not 1 <= devices <= available:
-        raise ValueError(f"--devices must lie in 1..{available} (the local {jax.default_backend()} devices), got {devices!r}")
+        raise ValueError(
+            f"--devices must lie in 1..{available} (the local {jax.default_backend()} devices), got {devices!r}"
+        )
     mesh = devices * processes
     if mesh > 1:
         if not hasattr(config, "num_envs"):
-            raise ValueError("--devices and --num-processes split a run's environments over devices; a supervised run takes one device")
+            raise ValueError(
+                "--devices and --num-processes split a run's environments over devices; a supervised run takes one device"
+            )
         if config.num_envs % mesh:
             per_process = f" x {processes} processes" if processes > 1 else ""
-            raise ValueError(f"num_envs ({config.num_envs}) must be divisible by the devices it is split over ({devices}{per_process})")
+            raise ValueError(
+                f"num_envs ({config.num_envs}) must be divisible by the devices it is split over ({devices}{per_process})"
+            )
 
 
 def mesh_devices(devices: int) -> list:
@@ -82,4 +92,9 @@ def shard_envs(runner, devices: int):
     mesh = Mesh(np.array(mesh_devices(devices)), ("envs",))
     per_env, replicated = NamedSharding(mesh, PartitionSpec(None, "envs")), NamedSharding(mesh, PartitionSpec())
     fields = {f.name: getattr(runner, f.name) for f in dataclasses.fields(runner)}
-    return runner.replace(**{name: jax.device_put(value, per_env if name in PER_ENV_FIELDS else replicated) for name, value in fields.items()})
+    return runner.replace(
+        **{
+            name: jax.device_put(value, per_env if name in PER_ENV_FIELDS else replicated)
+            for name, value in fields.items()
+        }
+    )

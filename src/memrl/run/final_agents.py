@@ -33,7 +33,9 @@ def seed_params(folder, seed: int):
     return runner.params
 
 
-def agent_evaluations(config, params: list, key, num_steps: int, amnesic: bool = False, **overrides) -> list[tuple[np.ndarray, ...]]:
+def agent_evaluations(
+    config, params: list, key, num_steps: int, amnesic: bool = False, **overrides
+) -> list[tuple[np.ndarray, ...]]:
     """Per entry of ``params``: (done, episode return where done, reward), each [num_steps,
     num_envs], of that agent acting (sampling) in fresh environments of ``config`` with
     ``overrides`` (e.g. ``env``, ``core_args``); one compile. ``amnesic``: with its memory reset
@@ -53,7 +55,9 @@ def agent_episode_returns(config, params: list, key, num_steps: int, **overrides
     return [returns[done] for done, returns, _ in agent_evaluations(config, params, key, num_steps, **overrides)]
 
 
-def held_out_batches(folder, num_sequences: int, batch_size: int = 1280, seed: int = 2018) -> list[dict[str, list[float]]]:
+def held_out_batches(
+    folder, num_sequences: int, batch_size: int = 1280, seed: int = 2018
+) -> list[dict[str, list[float]]]:
     """Per seed of a supervised run: its final model's accuracies on each of ``num_sequences //
     batch_size`` batches of fresh held-out sequences (one compile; the same sequences for every run
     with the same task); NaN where a batch has nothing a score counts."""
@@ -67,4 +71,3 @@ def held_out_batches(folder, num_sequences: int, batch_size: int = 1280, seed: i
         batches = [evaluate(params, key, batch_size) for key in keys]
         per_seed.append({name: [float(b[name]) for b in batches] for name in batches[0]})
     return per_seed
-

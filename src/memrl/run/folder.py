@@ -33,7 +33,9 @@ class ConfigMismatch(ValueError):
     @classmethod
     def between(cls, path: Path, what: str, there: dict, asked: dict) -> ConfigMismatch:
         """The error for ``path`` holding ``what`` whose settings ``there`` differ from ``asked``."""
-        return cls(f"{path} holds {what} ({differences(there, asked)}); choose another --out or the same settings to resume")
+        return cls(
+            f"{path} holds {what} ({differences(there, asked)}); choose another --out or the same settings to resume"
+        )
 
 
 def atomic_write(path: Path, data: bytes) -> None:
@@ -50,7 +52,9 @@ def atomic_write(path: Path, data: bytes) -> None:
 def differences(there: dict, asked: dict) -> str:
     """'name: value there, value asked' for every setting in which ``there`` and ``asked`` differ."""
     names = dict.fromkeys([*there, *asked])
-    return "; ".join(f"{k}: {there.get(k)!r} there, {asked.get(k)!r} asked" for k in names if there.get(k) != asked.get(k))
+    return "; ".join(
+        f"{k}: {there.get(k)!r} there, {asked.get(k)!r} asked" for k in names if there.get(k) != asked.get(k)
+    )
 
 
 def restore_msgpack(path: Path, template):
@@ -65,7 +69,7 @@ def restore_msgpack(path: Path, template):
         restored = serialization.from_state_dict(template, saved)
     except (ValueError, KeyError, TypeError) as err:  # a cut or foreign file: msgpack raises ValueErrors
         raise ConfigMismatch(f"checkpoint {path} is unreadable or does not fit this run's config: {err!r}") from None
-    shapes = lambda tree: jax.tree.map(lambda x: (np.shape(x), np.asarray(x).dtype), tree)  # noqa: E731
+    shapes = lambda tree: jax.tree.map(lambda x: (np.shape(x), np.asarray(x).dtype), tree)
     if shapes(restored) != shapes(template):
         raise ConfigMismatch(f"checkpoint {path} does not fit this run's config: its arrays have other shapes")
     return restored
@@ -120,7 +124,9 @@ class RunFolder:
             config.check_types()
             return config
         except (ValueError, KeyError, TypeError) as err:  # JSONDecodeError is a ValueError
-            raise ValueError(f"{self.config_path} is not a readable memrl run config (cut short, edited, or from another version): {err!r}") from None
+            raise ValueError(
+                f"{self.config_path} is not a readable memrl run config (cut short, edited, or from another version): {err!r}"
+            ) from None
 
     def prepare(self, config: ConfigRecord) -> None:
         """Create the folder for ``config`` (checked: ``config.validate()``), or check that an
@@ -129,9 +135,11 @@ class RunFolder:
         if self.config_path.exists():
             existing = self.load_config()
             if existing.learner != config.learner:
-                raise ConfigMismatch(f"{self.path} holds a {existing.learner} run, not a {config.learner} run; choose another --out")
+                raise ConfigMismatch(
+                    f"{self.path} holds a {existing.learner} run, not a {config.learner} run; choose another --out"
+                )
             if existing != config:
-                fields = lambda c: {f.name: getattr(c, f.name) for f in dataclasses.fields(c)}  # noqa: E731
+                fields = lambda c: {f.name: getattr(c, f.name) for f in dataclasses.fields(c)}
                 raise ConfigMismatch.between(self.path, "a run with another config", fields(existing), fields(config))
             return
         self.path.mkdir(parents=True, exist_ok=True)
@@ -155,7 +163,9 @@ class RunFolder:
         try:
             return int(serialization.msgpack_restore(path.read_bytes())["update"])
         except (ValueError, KeyError, TypeError) as err:  # a cut or foreign file: msgpack raises ValueErrors
-            raise ConfigMismatch(f"checkpoint {path} is unreadable ({err!r}): remove it to train seed {seed} from the start") from None
+            raise ConfigMismatch(
+                f"checkpoint {path} is unreadable ({err!r}): remove it to train seed {seed} from the start"
+            ) from None
 
     def append_metrics(self, seed: int, rows: list[dict]) -> None:
         self.seed_dir(seed).mkdir(parents=True, exist_ok=True)
@@ -189,8 +199,10 @@ class RunFolder:
                 if isinstance(row, dict) and (named := [k for k, v in row.items() if not is_metric_value(v)]):
                     row, why = None, f"{named[0]!r} is {row[named[0]]!r}, not a number"
             if not isinstance(row, dict):
-                raise ValueError(f"{path} line {number} is not a metrics row ({why}): {line[:80]!r}; the file was edited or "
-                                 "is not memrl's: remove that line (or the run folder) and run again")
+                raise ValueError(
+                    f"{path} line {number} is not a metrics row ({why}): {line[:80]!r}; the file was edited or "
+                    "is not memrl's: remove that line (or the run folder) and run again"
+                )
             rows.append(row)
         return rows
 
@@ -214,7 +226,8 @@ class RunFolder:
             measured = measured_rows(rows, config.final_metric)
             tail = measured[-max(1, int(len(measured) * final_fraction)) :] if measured else []
             per_seed[seed] = {
-                "final": float(np.mean([r[config.final_metric] for r in tail])) if tail else None, "updates": len(rows),
+                "final": float(np.mean([r[config.final_metric] for r in tail])) if tail else None,
+                "updates": len(rows),
                 **episode_noise(tail, config.final_metric),
             }
         if rows_all:
@@ -224,7 +237,10 @@ class RunFolder:
                 writer.writerows(rows_all)
         finals = [v["final"] for v in per_seed.values() if v["final"] is not None]
         summary = {
-            "env": config.trained_on, "core": config.core, "metric": config.final_metric, "step_metric": config.step_metric,
+            "env": config.trained_on,
+            "core": config.core,
+            "metric": config.final_metric,
+            "step_metric": config.step_metric,
             "steps_per_seed": config.num_updates * config.steps_per_update,
             "final_mean": float(np.mean(finals)) if finals else None,
             "final_std": float(np.std(finals)) if finals else None,

@@ -14,8 +14,8 @@ import contextlib
 import fcntl
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 LOCK_NAME = ".writer.lock"
 _HELD: dict[Path, int] = {}
@@ -50,7 +50,9 @@ def writing(folder: Path | str, what: str | None = None) -> Iterator[None]:
     except BlockingIOError:
         holder = os.pread(fd, 4096, 0).decode(errors="replace").strip() or "another process"
         os.close(fd)
-        raise FolderBusy(f"{folder} is being written by {holder}; wait for it to finish (or stop it) and run again, or choose another --out") from None
+        raise FolderBusy(
+            f"{folder} is being written by {holder}; wait for it to finish (or stop it) and run again, or choose another --out"
+        ) from None
     os.ftruncate(fd, 0)
     os.pwrite(fd, f"process {os.getpid()} ({what or command_line()})\n".encode(), 0)
     _HELD[folder] = fd
@@ -97,7 +99,9 @@ def check_output_folder(path: Path, flag: str = "--out", holds: str | None = Non
         others = sorted(str(f.relative_to(path)) for f in path.rglob("*") if f.is_file() and f.name != LOCK_NAME)
         if others:
             shown = ", ".join(others[:3]) + (f" and {len(others) - 3} more" if len(others) > 3 else "")
-            raise ValueError(f"{flag} {path} holds files that are not a memrl {holds}'s ({shown}); choose a new or empty folder")
+            raise ValueError(
+                f"{flag} {path} holds files that are not a memrl {holds}'s ({shown}); choose a new or empty folder"
+            )
     check_writable(path, flag)
 
 
@@ -109,4 +113,6 @@ def check_writable(path: Path, flag: str) -> None:
     if not existing.is_dir():
         raise ValueError(f"{flag} {path} cannot be made: {existing} is a file")
     if not os.access(existing, os.W_OK | os.X_OK):
-        raise ValueError(f"{flag} {path} cannot be {'written' if existing == path else 'made'}: {existing} is not writable by this user")
+        raise ValueError(
+            f"{flag} {path} cannot be {'written' if existing == path else 'made'}: {existing} is not writable by this user"
+        )

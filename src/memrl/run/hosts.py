@@ -32,9 +32,13 @@ class Hosts:
         if not isinstance(self.num_processes, int) or self.num_processes < 1:
             raise ValueError(f"--num-processes must be an integer >= 1, got {self.num_processes!r}")
         if not isinstance(self.process_id, int) or not 0 <= self.process_id < self.num_processes:
-            raise ValueError(f"--process-id must lie in 0..{self.num_processes - 1} (--num-processes {self.num_processes}), got {self.process_id!r}")
+            raise ValueError(
+                f"--process-id must lie in 0..{self.num_processes - 1} (--num-processes {self.num_processes}), got {self.process_id!r}"
+            )
         if (self.num_processes > 1) != (self.coordinator is not None):
-            raise ValueError("--coordinator HOST:PORT and --num-processes > 1 go together: give both for a run of several processes, neither for one")
+            raise ValueError(
+                "--coordinator HOST:PORT and --num-processes > 1 go together: give both for a run of several processes, neither for one"
+            )
         if self.coordinator is not None:
             host, _, port = self.coordinator.rpartition(":")
             if not host or not port.isdigit() or not 0 < int(port) < 65536:

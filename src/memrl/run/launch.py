@@ -14,8 +14,8 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Callable, Sequence
 
 import jax
 import numpy as np
@@ -75,8 +75,13 @@ def _rows(metrics: dict, index: int, wall_time: float) -> list[dict]:
 
 
 def train_seeds(
-    config: ConfigRecord, folder: RunFolder, seeds: Sequence[int], on_chunk: Callable[[int], None] | None = None, tensorboard: bool = False,
-    devices: int = 1, wandb: bool = False,
+    config: ConfigRecord,
+    folder: RunFolder,
+    seeds: Sequence[int],
+    on_chunk: Callable[[int], None] | None = None,
+    tensorboard: bool = False,
+    devices: int = 1,
+    wandb: bool = False,
 ):
     """Train ``seeds`` of ``config`` (vmapped together; their environments split over ``devices``
     local devices of every process of the run), resuming from their checkpoints, writing metrics
@@ -122,10 +127,16 @@ def train_seeds(
                 rows = _rows(metrics, i, elapsed)
                 folder.append_metrics(seed, rows)
                 if writers:
-                    write_rows(writers[seed], rows, done - n + 1, config.steps_per_update, n * config.steps_per_update / chunk_time)
+                    write_rows(
+                        writers[seed],
+                        rows,
+                        done - n + 1,
+                        config.steps_per_update,
+                        n * config.steps_per_update / chunk_time,
+                    )
                 if live:
                     log_rows(live[seed], rows, done - n + 1, config.steps_per_update)
-                folder.save_checkpoint(seed, jax.tree.map(lambda x: x[i], host))
+                folder.save_checkpoint(seed, jax.tree.map(lambda x, i=i: x[i], host))
             if on_chunk:
                 on_chunk(done * config.steps_per_update)
     finally:  # a writer's last events reach its file only when it closes
@@ -151,7 +162,9 @@ def jobs_for(run_dirs: Sequence[Path], configs: Sequence[ConfigRecord], on_cpu: 
 
 NO_SPACE = "o space left on device"
 """what a full disk's OSError says (strerror "No space left on device")"""
-RESUME_AFTER_FULL_DISK = "the checkpoints are whole (each written atomically): free some space and run the same command again to resume"
+RESUME_AFTER_FULL_DISK = (
+    "the checkpoints are whole (each written atomically): free some space and run the same command again to resume"
+)
 
 
 def failure_reason(log: Path) -> str:
@@ -163,12 +176,21 @@ def failure_reason(log: Path) -> str:
     if tail:
         return "\n" + tail
     free = shutil.disk_usage(log.parent).free
-    return f"its log {log} is empty; {free:,} bytes are free on its file system" + (" (no space left on device)" if free < 1 << 20 else "")
+    return f"its log {log} is empty; {free:,} bytes are free on its file system" + (
+        " (no space left on device)" if free < 1 << 20 else ""
+    )
 
 
 def run_jobs(
-    jobs: Sequence[Job], workers: int, pin: bool = True, on_progress: Callable[[], None] | None = None, poll: float = 1.0,
-    tensorboard: bool = False, devices: int = 1, hosts: Hosts = Hosts(), wandb: bool = False,
+    jobs: Sequence[Job],
+    workers: int,
+    pin: bool = True,
+    on_progress: Callable[[], None] | None = None,
+    poll: float = 1.0,
+    tensorboard: bool = False,
+    devices: int = 1,
+    hosts: Hosts = Hosts(),
+    wandb: bool = False,
 ) -> None:
     """Run jobs, at most ``workers`` at once, each in its own process (pinned to one core if ``pin``;
     logging TensorBoard scalars if ``tensorboard``; on ``devices`` local devices; joining the
@@ -183,10 +205,16 @@ def run_jobs(
                 if core not in running and pending:
                     job = pending.pop(0)
                     job.run_dir.mkdir(parents=True, exist_ok=True)  # a process other than 0 may start before 0 made it
-                    log = job.run_dir / (f"worker_seeds_{'_'.join(map(str, job.seeds))}.log" if job.seeds else f"worker_process_{hosts.process_id}.log")
+                    log = job.run_dir / (
+                        f"worker_seeds_{'_'.join(map(str, job.seeds))}.log"
+                        if job.seeds
+                        else f"worker_process_{hosts.process_id}.log"
+                    )
                     seeds = ",".join(map(str, job.seeds))
                     cmd = [sys.executable, "-m", "memrl.run.worker", str(job.run_dir), seeds, str(core if pin else -1)]
-                    cmd += [f"devices={devices}"] + (["tensorboard"] if tensorboard else []) + (["wandb"] if wandb else [])
+                    cmd += (
+                        [f"devices={devices}"] + (["tensorboard"] if tensorboard else []) + (["wandb"] if wandb else [])
+                    )
                     cmd += [hosts.option()] if hosts.several else []
                     with log.open("w") as f:
                         proc = subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT, pass_fds=held_descriptors())
@@ -199,7 +227,9 @@ def run_jobs(
                 if proc.poll() is not None:
                     del running[core]
                     if proc.returncode != 0:
-                        raise TrainingFailed(f"training job {job.run_dir} seeds {job.seeds} failed (exit {proc.returncode}): {failure_reason(log)}")
+                        raise TrainingFailed(
+                            f"training job {job.run_dir} seeds {job.seeds} failed (exit {proc.returncode}): {failure_reason(log)}"
+                        )
     finally:
         for proc, _, _ in running.values():
             proc.kill()

@@ -44,7 +44,9 @@ class PolicyState:
 def check_actor_critic(config) -> None:
     """Refuse a config whose run has no actor (a supervised run)."""
     if config.learner not in ("ppo", "impala"):
-        raise ValueError(f"load_policy loads actor-critic runs (ppo, impala); this run folder holds a {config.learner} run (load it with memrl.load_predictor)")
+        raise ValueError(
+            f"load_policy loads actor-critic runs (ppo, impala); this run folder holds a {config.learner} run (load it with memrl.load_predictor)"
+        )
 
 
 class Policy:
@@ -62,7 +64,10 @@ class Policy:
 
     def initial_state(self, batch_size: int) -> PolicyState:
         """The state before the first step of ``batch_size`` environments."""
-        return PolicyState(self.learner.agent.initialize_carry((batch_size,)), jnp.zeros((batch_size, len(self.action_dims)), jnp.int32))
+        return PolicyState(
+            self.learner.agent.initialize_carry((batch_size,)),
+            jnp.zeros((batch_size, len(self.action_dims)), jnp.int32),
+        )
 
     def act(self, obs, state: PolicyState, episode_start, greedy: bool = True, key=None, reward=None):
         """One step for a batch of B environments: ``obs`` the batched observation, ``episode_start``
@@ -75,13 +80,30 @@ class Policy:
             raise ValueError("act(greedy=False) samples its actions: give it a key (jax.random.PRNGKey)")
         if reward is None:
             if self.config.feed_prev_reward:
-                raise ValueError("this agent reads the previous reward (feed_prev_reward): pass reward= the last step's rewards")
+                raise ValueError(
+                    "this agent reads the previous reward (feed_prev_reward): pass reward= the last step's rewards"
+                )
             reward = np.zeros(batch, np.float32)
         key = jax.random.PRNGKey(0) if key is None else key
-        action, state = self._act(self.params, obs, state, jnp.asarray(episode_start, bool), jnp.asarray(reward, jnp.float32), key, greedy=greedy)
+        action, state = self._act(
+            self.params,
+            obs,
+            state,
+            jnp.asarray(episode_start, bool),
+            jnp.asarray(reward, jnp.float32),
+            key,
+            greedy=greedy,
+        )
         return (action[:, 0] if len(self.action_dims) == 1 else action), state
 
-    def predict(self, observation, state: PolicyState | None = None, episode_start=None, deterministic: bool = False, reward=None):
+    def predict(
+        self,
+        observation,
+        state: PolicyState | None = None,
+        episode_start=None,
+        deterministic: bool = False,
+        reward=None,
+    ):
         """stable-baselines3's ``predict``: (action, state) for one observation or a batch of them.
         ``state`` None starts fresh (every environment at an episode start); ``episode_start`` [B]
         or one bool (default: True with a fresh state, else False); sampled actions draw from the
@@ -118,32 +140,47 @@ class Policy:
         if len(start) != 1:
             raise ValueError(f"episode_start must have shape [B] (one flag per environment), got shape {start}")
         batch = start[0]
-        shapes = lambda tree: jax.tree.map(lambda x: tuple(np.shape(x)), tree)  # noqa: E731
+        shapes = lambda tree: jax.tree.map(lambda x: tuple(np.shape(x)), tree)
         if batch not in self._state_shapes:  # traced once per batch size
             self._state_shapes[batch] = shapes(jax.eval_shape(lambda: self.initial_state(batch)))
         if not isinstance(state, PolicyState) or shapes(state) != self._state_shapes[batch]:
             held = np.shape(state.prev_action)[0] if isinstance(state, PolicyState) else None
-            why = f"it holds {held} environments, episode_start {batch}" if held not in (None, batch) else "it is another policy's or core's"
-            raise ValueError(f"state does not fit this step: {why}; make it with this policy's initial_state(batch_size={batch})")
+            why = (
+                f"it holds {held} environments, episode_start {batch}"
+                if held not in (None, batch)
+                else "it is another policy's or core's"
+            )
+            raise ValueError(
+                f"state does not fit this step: {why}; make it with this policy's initial_state(batch_size={batch})"
+            )
         expected = self.learner.env.observation_shape
         parts = expected.items() if isinstance(expected, dict) else [(None, expected)]
         given = obs if isinstance(expected, dict) else {None: obs}
         if isinstance(expected, dict) and (not isinstance(obs, dict) or set(obs) != set(expected)):
-            raise ValueError(f"obs must be a dict of the parts {sorted(expected)}, got {sorted(obs) if isinstance(obs, dict) else type(obs).__name__}")
+            raise ValueError(
+                f"obs must be a dict of the parts {sorted(expected)}, got {sorted(obs) if isinstance(obs, dict) else type(obs).__name__}"
+            )
         for name, shape in parts:
             part = np.asarray(given[name])
             where = "obs" if name is None else f"obs[{name!r}]"
             if part.shape != (batch, *shape):
-                raise ValueError(f"{where} must have shape {(batch, *shape)} ([B, *observation shape] for B = {batch} environments), got "
-                                 f"{part.shape}" + ("; add a batch axis (obs[None]) for one environment" if part.shape == tuple(shape) else ""))
+                raise ValueError(
+                    f"{where} must have shape {(batch, *shape)} ([B, *observation shape] for B = {batch} environments), got "
+                    f"{part.shape}"
+                    + ("; add a batch axis (obs[None]) for one environment" if part.shape == tuple(shape) else "")
+                )
             if np.issubdtype(part.dtype, np.floating) and not np.isfinite(part).all():
                 raise ValueError(f"{where} holds NaN or infinite values: the agent cannot act on them")
         if reward is not None and np.shape(reward) != (batch,):
-            raise ValueError(f"reward must have shape [B] = ({batch},) (the previous step's reward per environment), got {np.shape(reward)}")
+            raise ValueError(
+                f"reward must have shape [B] = ({batch},) (the previous step's reward per environment), got {np.shape(reward)}"
+            )
         return batch
 
     def _step(self, params, obs, state: PolicyState, episode_start, reward, key, greedy: bool):
-        carry, (logits, _) = self.learner.agent.apply(params, state.carry, obs, state.prev_action, reward, episode_start)
+        carry, (logits, _) = self.learner.agent.apply(
+            params, state.carry, obs, state.prev_action, reward, episode_start
+        )
         action = dist.greedy(logits, self.action_dims) if greedy else dist.sample(key, logits, self.action_dims)
         return action, PolicyState(carry, action)
 

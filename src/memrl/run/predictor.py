@@ -25,7 +25,9 @@ from memrl.tasks.base import SequenceBatch
 def check_supervised(config) -> None:
     """Refuse a config whose run has no sequence model (an actor-critic run)."""
     if config.learner != "supervised":
-        raise ValueError(f"load_predictor loads supervised runs; this run folder holds a {config.learner} run (load it with memrl.load_policy)")
+        raise ValueError(
+            f"load_predictor loads supervised runs; this run folder holds a {config.learner} run (load it with memrl.load_policy)"
+        )
 
 
 class Predictor:
@@ -49,13 +51,23 @@ class Predictor:
         (token ids against vectors), named with what the task gives ([T, B, ...]; T and B free)."""
         expected = jax.eval_shape(lambda: self.held_out_batch(1)).inputs
         if jax.tree.structure(inputs) != jax.tree.structure(expected):
-            raise ValueError(f"inputs must be structured as the task's, {jax.tree.structure(expected)}, got {jax.tree.structure(inputs)}")
+            raise ValueError(
+                f"inputs must be structured as the task's, {jax.tree.structure(expected)}, got {jax.tree.structure(inputs)}"
+            )
         for given, wanted in zip(jax.tree.leaves(inputs), jax.tree.leaves(expected)):
             shape, kind = np.shape(given), np.asarray(given).dtype.kind
             feature = "x".join(map(str, wanted.shape[2:]))
-            described = f"[T, B{', ' + feature if feature else ''}] {'token ids' if wanted.dtype.kind in 'iu' else 'numbers'}"
-            if len(shape) != len(wanted.shape) or shape[2:] != wanted.shape[2:] or (kind in "iu") != (wanted.dtype.kind in "iu"):
-                raise ValueError(f"inputs must be time-major {described} (the task's), got shape {shape} of {np.asarray(given).dtype}")
+            described = (
+                f"[T, B{', ' + feature if feature else ''}] {'token ids' if wanted.dtype.kind in 'iu' else 'numbers'}"
+            )
+            if (
+                len(shape) != len(wanted.shape)
+                or shape[2:] != wanted.shape[2:]
+                or (kind in "iu") != (wanted.dtype.kind in "iu")
+            ):
+                raise ValueError(
+                    f"inputs must be time-major {described} (the task's), got shape {shape} of {np.asarray(given).dtype}"
+                )
 
     def predict(self, inputs) -> jax.Array:
         """The predicted class [T, B] (argmax), or for bit tasks every bit [T, B, bits] (logit > 0)."""

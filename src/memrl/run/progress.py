@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from typing import Sequence
+from collections.abc import Sequence
 
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -24,8 +24,12 @@ class TrainingProgress:
         units = "/".join(dict.fromkeys(c.step_metric.replace("_", " ") for c in self.configs))
         scores = "/".join(dict.fromkeys(c.score_metric.split("_")[-1] for c in self.configs))
         self.progress = Progress(
-            TextColumn("[bold]{task.description}"), BarColumn(bar_width=None), TextColumn(f"{{task.completed:,.0f}}/{{task.total:,.0f}} {units}"),
-            TextColumn("{task.fields[rate]}"), TextColumn(f"{scores} {{task.fields[score]}}"), TimeElapsedColumn(),
+            TextColumn("[bold]{task.description}"),
+            BarColumn(bar_width=None),
+            TextColumn(f"{{task.completed:,.0f}}/{{task.total:,.0f}} {units}"),
+            TextColumn("{task.fields[rate]}"),
+            TextColumn(f"{scores} {{task.fields[score]}}"),
+            TimeElapsedColumn(),
             console=console,
         )
         self.task = None
@@ -35,7 +39,9 @@ class TrainingProgress:
     def __enter__(self):
         self.progress.__enter__()
         self.start_steps, _ = self._read()
-        self.task = self.progress.add_task("compiling", total=self.total, completed=self.start_steps, rate="", score="-")
+        self.task = self.progress.add_task(
+            "compiling", total=self.total, completed=self.start_steps, rate="", score="-"
+        )
         return self
 
     def __exit__(self, *exc):

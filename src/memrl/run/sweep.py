@@ -38,7 +38,18 @@ SPACES = ("grid", "choice", "uniform", "loguniform", "randint")
 """how a field varies: grid (every value, crossed with the other grids), choice (one value drawn
 per sample), uniform / loguniform (a float in [low, high]), randint (an integer in [low, high))"""
 SCHEDULERS = ("fifo", "asha")
-SPEC_KEYS = ("learner", "base", "space", "samples", "scheduler", "metric", "mode", "cpus_per_trial", "gpus_per_trial", "address")
+SPEC_KEYS = (
+    "learner",
+    "base",
+    "space",
+    "samples",
+    "scheduler",
+    "metric",
+    "mode",
+    "cpus_per_trial",
+    "gpus_per_trial",
+    "address",
+)
 
 
 def require_ray() -> None:
@@ -74,15 +85,21 @@ class SweepSpec:
             raise ValueError("a sweep's space must map at least one config field to {KIND: VALUES}")
         for field, values in self.space.items():
             if not isinstance(values, dict) or len(values) != 1 or next(iter(values)) not in SPACES:
-                raise ValueError(f"space field {field!r} must be one {{KIND: VALUES}} with KIND one of {', '.join(SPACES)}, got {values!r}")
+                raise ValueError(
+                    f"space field {field!r} must be one {{KIND: VALUES}} with KIND one of {', '.join(SPACES)}, got {values!r}"
+                )
             kind, arg = next(iter(values.items()))
             if kind in ("grid", "choice") and (not isinstance(arg, list) or not arg):
                 raise ValueError(f"space field {field!r}: {kind} takes a non-empty list of values, got {arg!r}")
             words = [a for a in arg if isinstance(a, str)] if isinstance(arg, list) else []
             if kind in ("uniform", "loguniform", "randint") and words:
-                raise ValueError(f"space field {field!r}: {kind} takes two numbers [low, high], got the string {words[0]!r}"
-                                 + (" (YAML reads 1e-4 as a string: write 1.0e-4)" if is_number_text(words[0]) else ""))
-            if kind in ("uniform", "loguniform", "randint") and (not isinstance(arg, list) or len(arg) != 2 or not arg[0] < arg[1]):
+                raise ValueError(
+                    f"space field {field!r}: {kind} takes two numbers [low, high], got the string {words[0]!r}"
+                    + (" (YAML reads 1e-4 as a string: write 1.0e-4)" if is_number_text(words[0]) else "")
+                )
+            if kind in ("uniform", "loguniform", "randint") and (
+                not isinstance(arg, list) or len(arg) != 2 or not arg[0] < arg[1]
+            ):
                 raise ValueError(f"space field {field!r}: {kind} takes [low, high] with low < high, got {arg!r}")
             if kind == "loguniform" and arg[0] <= 0:
                 raise ValueError(f"space field {field!r}: loguniform needs low > 0, got {arg[0]!r}")
@@ -93,7 +110,9 @@ class SweepSpec:
         if self.mode not in ("max", "min"):
             raise ValueError(f"sweep mode must be max or min, got {self.mode!r}")
         if not self.cpus_per_trial > 0 or self.gpus_per_trial < 0:
-            raise ValueError(f"cpus_per_trial must be > 0 and gpus_per_trial >= 0, got {self.cpus_per_trial!r} and {self.gpus_per_trial!r}")
+            raise ValueError(
+                f"cpus_per_trial must be > 0 and gpus_per_trial >= 0, got {self.cpus_per_trial!r} and {self.gpus_per_trial!r}"
+            )
         examples = {field: next(iter(values.values()))[0] for field, values in self.space.items()}
         for field, values in self.space.items():  # unknown fields and bad values fail here, before Ray starts
             kind, arg = next(iter(values.items()))
@@ -148,7 +167,9 @@ def trial_config(spec: SweepSpec, params: dict) -> ConfigRecord:
     known = {f.name for f in dataclasses.fields(config_class)}
     unknown = sorted(set(fields) - known)
     if unknown:
-        raise ValueError(f"{spec.learner} configs have no field {', '.join(map(repr, unknown))}; their fields: {', '.join(sorted(known))}")
+        raise ValueError(
+            f"{spec.learner} configs have no field {', '.join(map(repr, unknown))}; their fields: {', '.join(sorted(known))}"
+        )
     return config_class.from_dict(fields).validate()
 
 
@@ -192,8 +213,13 @@ def run_trial(params: dict, spec: SweepSpec, out: Path) -> None:
 def search_space(spec: SweepSpec) -> dict:
     from ray import tune
 
-    make = {"grid": tune.grid_search, "choice": tune.choice, "uniform": lambda a: tune.uniform(*a),
-            "loguniform": lambda a: tune.loguniform(*a), "randint": lambda a: tune.randint(*a)}
+    make = {
+        "grid": tune.grid_search,
+        "choice": tune.choice,
+        "uniform": lambda a: tune.uniform(*a),
+        "loguniform": lambda a: tune.loguniform(*a),
+        "randint": lambda a: tune.randint(*a),
+    }
     return {field: make[kind](arg) for field, values in spec.space.items() for kind, arg in values.items()}
 
 
@@ -211,7 +237,9 @@ def run_sweep(spec: SweepSpec, out: Path) -> list[dict]:
     if not ray.is_initialized():
         ray.init(address=spec.address, include_dashboard=False, configure_logging=False)
     scheduler = ASHAScheduler(time_attr="steps") if spec.scheduler == "asha" else FIFOScheduler()
-    trainable = tune.with_resources(tune.with_parameters(run_trial, spec=spec, out=out), {"cpu": spec.cpus_per_trial, "gpu": spec.gpus_per_trial})
+    trainable = tune.with_resources(
+        tune.with_parameters(run_trial, spec=spec, out=out), {"cpu": spec.cpus_per_trial, "gpu": spec.gpus_per_trial}
+    )
     tuner = tune.Tuner(
         trainable,
         param_space=search_space(spec),
@@ -224,15 +252,29 @@ def run_sweep(spec: SweepSpec, out: Path) -> list[dict]:
         if result.error is not None:
             raise RuntimeError(f"sweep trial {result.path} failed: {result.error}")
         metrics = result.metrics or {}
-        rows.append({**{f: result.config[f] for f in spec.space}, spec.metric: metrics.get("score"), "steps": metrics.get("steps"), "run": metrics.get("run")})
-    rows.sort(key=lambda r: (r[spec.metric] is None, -(r[spec.metric] or 0) if spec.mode == "max" else (r[spec.metric] or 0)))
+        rows.append(
+            {
+                **{f: result.config[f] for f in spec.space},
+                spec.metric: metrics.get("score"),
+                "steps": metrics.get("steps"),
+                "run": metrics.get("run"),
+            }
+        )
+    rows.sort(
+        key=lambda r: (r[spec.metric] is None, -(r[spec.metric] or 0) if spec.mode == "max" else (r[spec.metric] or 0))
+    )
     with (out / "sweep.csv").open("w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
     (out / "sweep.json").write_text(json.dumps({"spec": dataclasses.asdict(spec), "trials": rows}, indent=2))
-    label = lambda row: ", ".join(f"{f}={row[f]:.3g}" if isinstance(row[f], float) else f"{f}={row[f]}" for f in spec.space)  # noqa: E731
-    save_curves(out / "sweep.png", {f"sweep of {spec.learner} ({spec.metric})": {label(r): RunFolder(Path(r["run"])) for r in rows if r["run"]}})
+    label = lambda row: ", ".join(
+        f"{f}={row[f]:.3g}" if isinstance(row[f], float) else f"{f}={row[f]}" for f in spec.space
+    )
+    save_curves(
+        out / "sweep.png",
+        {f"sweep of {spec.learner} ({spec.metric})": {label(r): RunFolder(Path(r["run"])) for r in rows if r["run"]}},
+    )
     return rows
 
 

@@ -43,7 +43,7 @@ def tag(metric: str) -> str:
     if metric in RENAMED:
         return RENAMED[metric]
     if metric.startswith("test_"):
-        return f"eval/{metric[len('test_'):]}"
+        return f"eval/{metric[len('test_') :]}"
     if "loss" in metric or metric in LOSS_MEASURES:
         return f"losses/{metric}"
     return f"charts/{metric}"
@@ -68,5 +68,7 @@ def write_figure(log_dir: Path, tag: str, png: Path, step: int) -> None:
     from tensorboardX import SummaryWriter
 
     writer = SummaryWriter(str(log_dir))
-    writer.add_image(tag, matplotlib.image.imread(png)[..., :3], step, dataformats="HWC")  # RGB of RGBA, floats in [0, 1]
+    writer.add_image(
+        tag, matplotlib.image.imread(png)[..., :3], step, dataformats="HWC"
+    )  # RGB of RGBA, floats in [0, 1]
     writer.close()

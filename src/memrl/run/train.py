@@ -53,12 +53,24 @@ def announce_discarded_rows(folders: list[RunFolder]) -> None:
         for seed in folder.load_config().seed_list():
             saved, rows = folder.checkpoint_update(seed), len(folder.read_metrics(seed))
             if rows > saved:
-                start = "has no checkpoint: it starts over" if saved == 0 else f"has a checkpoint at update {saved}: it goes on from there"
-                console.print(f"[yellow]seed {seed} of {folder.path} {start}, and drops the {rows - saved} metrics rows after it[/]")
+                start = (
+                    "has no checkpoint: it starts over"
+                    if saved == 0
+                    else f"has a checkpoint at update {saved}: it goes on from there"
+                )
+                console.print(
+                    f"[yellow]seed {seed} of {folder.path} {start}, and drops the {rows - saved} metrics rows after it[/]"
+                )
 
 
-def train_folders(folders: list[RunFolder], workers: int | None = None, tensorboard: bool = False, devices: int = 1, hosts: Hosts = Hosts(),
-                  wandb: bool = False) -> float:
+def train_folders(
+    folders: list[RunFolder],
+    workers: int | None = None,
+    tensorboard: bool = False,
+    devices: int = 1,
+    hosts: Hosts = Hosts(),
+    wandb: bool = False,
+) -> float:
     """Train every seed of every folder (already prepared, by process 0 of ``hosts``) on ``devices``
     local devices, logging TensorBoard scalars too if ``tensorboard`` and W&B runs if ``wandb``; returns the wall time in
     seconds. Ctrl-C raises ``RunInterrupted``, whose message says where the checkpoints stand. A
@@ -68,7 +80,11 @@ def train_folders(folders: list[RunFolder], workers: int | None = None, tensorbo
         announce_discarded_rows(folders)
     workers = workers or default_workers()
     if hosts.several:
-        jobs, workers, pin = [Job(f.path, ()) for f in folders], 1, False  # the worker reads the seeds once the folder is there
+        jobs, workers, pin = (
+            [Job(f.path, ()) for f in folders],
+            1,
+            False,
+        )  # the worker reads the seeds once the folder is there
     else:
         jobs, pin = jobs_for([f.path for f in folders], [f.load_config() for f in folders], on_cpu, workers), on_cpu
     workers = min(workers, len(jobs))
@@ -76,8 +92,16 @@ def train_folders(folders: list[RunFolder], workers: int | None = None, tensorbo
     progress = TrainingProgress(folders) if hosts.owns_folder else None  # the others may start before the folder exists
     try:
         with progress or contextlib.nullcontext():
-            run_jobs(jobs, workers, pin=pin, on_progress=progress and progress.update, tensorboard=tensorboard, devices=devices, hosts=hosts,
-                     wandb=wandb)
+            run_jobs(
+                jobs,
+                workers,
+                pin=pin,
+                on_progress=progress and progress.update,
+                tensorboard=tensorboard,
+                devices=devices,
+                hosts=hosts,
+                wandb=wandb,
+            )
     except KeyboardInterrupt:
         if not hosts.owns_folder:
             raise
@@ -86,7 +110,12 @@ def train_folders(folders: list[RunFolder], workers: int | None = None, tensorbo
 
 
 def train_run(
-    config: ConfigRecord, out: Path | str, workers: int | None = None, tensorboard: bool = False, devices: int | None = None, hosts: Hosts = Hosts(),
+    config: ConfigRecord,
+    out: Path | str,
+    workers: int | None = None,
+    tensorboard: bool = False,
+    devices: int | None = None,
+    hosts: Hosts = Hosts(),
     wandb: bool = False,
 ) -> dict | None:
     """Train (or resume) the run of ``config`` in ``out`` on ``devices`` local devices (default:
@@ -110,13 +139,21 @@ def train_run(
         return _train_prepared(config, RunFolder(Path(out)), workers, tensorboard, devices, hosts, wandb)
 
 
-def _train_prepared(config: ConfigRecord, folder: RunFolder, workers: int | None, tensorboard: bool, devices: int, hosts: Hosts,
-                    wandb: bool) -> dict | None:
+def _train_prepared(
+    config: ConfigRecord,
+    folder: RunFolder,
+    workers: int | None,
+    tensorboard: bool,
+    devices: int,
+    hosts: Hosts,
+    wandb: bool,
+) -> dict | None:
     if hosts.owns_folder:
         folder.prepare(config)
         console.print(
             f"run folder {folder.path}: {config.learner}, {config.num_updates} updates x {config.steps_per_update} "
-            f"{config.step_label}, {config.seeds} seed(s)" + (f", {hosts.num_processes} processes" if hosts.several else "")
+            f"{config.step_label}, {config.seeds} seed(s)"
+            + (f", {hosts.num_processes} processes" if hosts.several else "")
         )
         if note := config.rounding_note():
             console.print(note)
@@ -126,9 +163,16 @@ def _train_prepared(config: ConfigRecord, folder: RunFolder, workers: int | None
     summary = folder.write_summary(config)
     save_curves(folder.path / "curve.png", {config.trained_on: {config.core: folder}})
     if tensorboard:
-        write_figure(folder.path / "tensorboard", "curves", folder.path / "curve.png", config.num_updates * config.steps_per_update)
+        write_figure(
+            folder.path / "tensorboard",
+            "curves",
+            folder.path / "curve.png",
+            config.num_updates * config.steps_per_update,
+        )
     finals = {s: v["final"] for s, v in summary["seeds"].items()}
     error = summary["final_standard_error"]
     noise = "" if error is None else f", standard error {error:.3f} over {summary['final_episodes']} episodes"
-    console.print(f"{config.final_label} {summary['final_mean']} (per seed: {finals}{noise}), {wall:.0f} s; curve {folder.path / 'curve.png'}")
+    console.print(
+        f"{config.final_label} {summary['final_mean']} (per seed: {finals}{noise}), {wall:.0f} s; curve {folder.path / 'curve.png'}"
+    )
     return summary

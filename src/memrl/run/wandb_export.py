@@ -35,8 +35,15 @@ def open_live_run(folder: RunFolder, config, seed: int):
     ``WANDB_PROJECT`` (default memrl), entity ``WANDB_ENTITY``, offline (under the run folder, for
     ``wandb sync``) unless ``WANDB_MODE`` says otherwise (online, after ``wandb login``). A resumed
     run logs to a new W&B run, from the update after its checkpoint."""
-    return open_run(require_wandb(), folder, config, seed, os.environ.get("WANDB_PROJECT", "memrl"), os.environ.get("WANDB_ENTITY"),
-                    os.environ.get("WANDB_MODE", "offline"))
+    return open_run(
+        require_wandb(),
+        folder,
+        config,
+        seed,
+        os.environ.get("WANDB_PROJECT", "memrl"),
+        os.environ.get("WANDB_ENTITY"),
+        os.environ.get("WANDB_MODE", "offline"),
+    )
 
 
 def run_folders(paths: list[Path]) -> list[RunFolder]:
@@ -49,7 +56,9 @@ def run_folders(paths: list[Path]) -> list[RunFolder]:
             raise FileNotFoundError(f"{path} does not exist")
         found = sorted(p.parent for p in path.rglob("config.json") if "wandb" not in p.relative_to(path).parts)
         if not found:
-            raise FileNotFoundError(f"{path} holds no run folder (a folder with config.json, as memrl train and memrl reproduce write)")
+            raise FileNotFoundError(
+                f"{path} holds no run folder (a folder with config.json, as memrl train and memrl reproduce write)"
+            )
         folders += [RunFolder(p) for p in found]
     return folders
 
@@ -58,7 +67,12 @@ def open_run(wandb, folder: RunFolder, config, seed: int, project: str, entity: 
     """The W&B run of ``seed`` of ``folder`` (named RUN/seed_S, grouped by folder, the config with
     its learner and seed), writing under the folder."""
     return wandb.init(
-        project=project, entity=entity, mode=mode, dir=str(folder.path), name=f"{folder.path.name}/seed_{seed}", group=str(folder.path),
+        project=project,
+        entity=entity,
+        mode=mode,
+        dir=str(folder.path),
+        name=f"{folder.path.name}/seed_{seed}",
+        group=str(folder.path),
         config={"learner": config.learner, **dataclasses.asdict(config), "seed": seed},
         settings=wandb.Settings(quiet=True, console="off"),
     )
@@ -97,6 +111,8 @@ def export(runs: list[Path], project: str = "memrl", entity: str | None = None, 
     for folder in folders:
         names = export_folder(wandb, folder, project, entity, mode)
         what = f"{len(names)} W&B run(s)" if names else "nothing (no metrics yet)"
-        console.print(f"{folder.path}: {what}" + (f", offline under {folder.path / 'wandb'}" if names and not online else ""))
+        console.print(
+            f"{folder.path}: {what}" + (f", offline under {folder.path / 'wandb'}" if names and not online else "")
+        )
     if not online:
         console.print("upload with: wandb sync <folder>/wandb/offline-run-*")

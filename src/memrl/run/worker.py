@@ -35,7 +35,14 @@ def main(run_dir: str, seeds: str, core: str, *options: str) -> None:
     config = folder.load_config()
     seeds = [int(s) for s in seeds.split(",")] if seeds else config.seed_list()
     try:
-        train_seeds(config, folder, seeds, tensorboard="tensorboard" in options, devices=int(settings.get("devices", 1)), wandb="wandb" in options)
+        train_seeds(
+            config,
+            folder,
+            seeds,
+            tensorboard="tensorboard" in options,
+            devices=int(settings.get("devices", 1)),
+            wandb="wandb" in options,
+        )
     except FloatingPointError as err:  # a diverged run: the message says all (the launcher shows this log's end)
         print(err, file=sys.stderr)
         raise SystemExit(1) from None

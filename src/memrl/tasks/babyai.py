@@ -27,7 +27,7 @@ import contextlib
 import dataclasses
 import functools
 import io
-from typing import Callable
+from collections.abc import Callable
 
 import jax
 import jax.numpy as jnp
@@ -40,9 +40,39 @@ from memrl.tasks.base import SequenceBatch, SequenceTask, check_split, register
 VIEW = 7
 OBJECT_TYPES, COLOURS, DOOR_STATES, DIRECTIONS, ACTIONS = 11, 6, 3, 4, 7
 VOCABULARY = (
-    "<pad>", "a", "after", "and", "ball", "behind", "blue", "box", "door", "front", "go", "green", "grey", "in", "key",
-    "left", "next", "object", "of", "on", "open", "pick", "purple", "put", "red", "right", "the", "then", "to", "up",
-    "yellow", "you", "your",
+    "<pad>",
+    "a",
+    "after",
+    "and",
+    "ball",
+    "behind",
+    "blue",
+    "box",
+    "door",
+    "front",
+    "go",
+    "green",
+    "grey",
+    "in",
+    "key",
+    "left",
+    "next",
+    "object",
+    "of",
+    "on",
+    "open",
+    "pick",
+    "purple",
+    "put",
+    "red",
+    "right",
+    "the",
+    "then",
+    "to",
+    "up",
+    "yellow",
+    "you",
+    "your",
 )
 WORD_IDS = {word: i for i, word in enumerate(VOCABULARY)}
 MAX_MISSION_WORDS = 64
@@ -50,8 +80,19 @@ MAX_MISSION_WORDS = 64
 to the grey door on your left"), "and" joins two (31), "after you" two of those (64)"""
 OBSERVATION_SIZE = VIEW * VIEW * (OBJECT_TYPES + COLOURS + DOOR_STATES) + DIRECTIONS
 LEVEL_NAMES = (
-    "GoToLocal", "PickupLoc", "PutNextLocal", "GoTo", "MiniBossLevel", "PutNextS7N4", "Unlock", "Synth", "SynthLoc",
-    "SynthSeq", "GoToSeq", "GoToImpUnlock", "BossLevel",
+    "GoToLocal",
+    "PickupLoc",
+    "PutNextLocal",
+    "GoTo",
+    "MiniBossLevel",
+    "PutNextS7N4",
+    "Unlock",
+    "Synth",
+    "SynthLoc",
+    "SynthSeq",
+    "GoToSeq",
+    "GoToImpUnlock",
+    "BossLevel",
 )
 """levels memrl names (BabyAI-<name>-v0); the paper's "PutNext" is minigrid's PutNextS7N4"""
 
@@ -113,13 +154,17 @@ def bot_episode(env, seed: int, max_steps: int) -> dict[str, np.ndarray] | None:
             if reward <= 0:
                 return None
             return {
-                "images": np.asarray(images, np.uint8), "directions": np.asarray(directions, np.uint8),
-                "actions": np.asarray(actions, np.uint8), "mission": encode_mission(observation["mission"]),
+                "images": np.asarray(images, np.uint8),
+                "directions": np.asarray(directions, np.uint8),
+                "actions": np.asarray(actions, np.uint8),
+                "mission": encode_mission(observation["mission"]),
             }
     return None
 
 
-def generate_demos(levels: tuple[str, ...], episodes: int, seed: int, max_steps: int, progress: Callable[[int], None] | None = None) -> dict[str, np.ndarray]:
+def generate_demos(
+    levels: tuple[str, ...], episodes: int, seed: int, max_steps: int, progress: Callable[[int], None] | None = None
+) -> dict[str, np.ndarray]:
     """The bot's successful episodes, ``episodes`` per level, as ragged arrays: steps concatenated
     (``images`` [S, 7, 7, 3], ``directions``, ``actions`` [S]) with each episode's ``starts``,
     ``lengths``, ``missions`` [N, MAX_MISSION_WORDS], ``levels`` (index into ``levels``) and env
@@ -140,9 +185,13 @@ def generate_demos(levels: tuple[str, ...], episodes: int, seed: int, max_steps:
         env.close()
     lengths = np.array([len(e["actions"]) for e in kept], np.int32)
     return {
-        "images": np.concatenate([e["images"] for e in kept]), "directions": np.concatenate([e["directions"] for e in kept]),
-        "actions": np.concatenate([e["actions"] for e in kept]), "starts": np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int32),
-        "lengths": lengths, "missions": np.stack([e["mission"] for e in kept]), "levels": np.array(level_ids, np.uint8),
+        "images": np.concatenate([e["images"] for e in kept]),
+        "directions": np.concatenate([e["directions"] for e in kept]),
+        "actions": np.concatenate([e["actions"] for e in kept]),
+        "starts": np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int32),
+        "lengths": lengths,
+        "missions": np.stack([e["mission"] for e in kept]),
+        "levels": np.array(level_ids, np.uint8),
         "seeds": np.array(seeds, np.int64),
     }
 
@@ -169,7 +218,7 @@ def step_inputs(images, directions, missions, valid) -> jax.Array:
 
 
 def parse_levels(levels: str) -> tuple[str, ...]:
-    """"BossLevel" or "PutNextS7N4,Unlock,..." -> the level names, each checked."""
+    """ "BossLevel" or "PutNextS7N4,Unlock,..." -> the level names, each checked."""
     names = tuple(name.strip() for name in levels.split(","))
     unknown = [name for name in names if name not in LEVEL_NAMES]
     if unknown or not names:
@@ -215,7 +264,9 @@ class BabyAI(SequenceTask):
     @property
     def bank_settings(self) -> dict:
         """What decides the bank: the settings and the mission width (a bank of another width is another bank)."""
-        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name != "batch_size"} | {"mission_words": MAX_MISSION_WORDS}
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name != "batch_size"} | {
+            "mission_words": MAX_MISSION_WORDS
+        }
 
     @property
     def demos_path(self):
@@ -225,7 +276,11 @@ class BabyAI(SequenceTask):
     def demos(self, progress: Callable[[int], None] | None = None) -> dict[str, np.ndarray]:
         """The demo bank (made by the bot on the first call, from the cache after)."""
         per_level = self.episodes + self.test_episodes
-        return cached_bank("babyai", self.bank_settings, lambda: generate_demos(self.level_names, per_level, self.seed, self.max_steps, progress))
+        return cached_bank(
+            "babyai",
+            self.bank_settings,
+            lambda: generate_demos(self.level_names, per_level, self.seed, self.max_steps, progress),
+        )
 
     @functools.cached_property
     def bank(self) -> dict[str, np.ndarray]:
@@ -242,7 +297,9 @@ class BabyAI(SequenceTask):
     def sample(self, key, split: str = "train", state=None) -> SequenceBatch:
         check_split(split)
         bank = self.bank
-        episodes = jnp.asarray(self.splits[split])[jax.random.randint(key, (self.batch_size,), 0, len(self.splits[split]))]
+        episodes = jnp.asarray(self.splits[split])[
+            jax.random.randint(key, (self.batch_size,), 0, len(self.splits[split]))
+        ]
         starts, lengths = jnp.asarray(bank["starts"])[episodes], jnp.asarray(bank["lengths"])[episodes]
         t = jnp.arange(self.max_steps)[:, None]
         valid = t < lengths[None]  # [T, B]
@@ -253,7 +310,9 @@ class BabyAI(SequenceTask):
         return SequenceBatch(inputs, targets, valid)
 
 
-def rollout_success(level: str, act: Callable[..., np.ndarray], episodes: int, seed: int, max_steps: int, batch: int = 64) -> float:
+def rollout_success(
+    level: str, act: Callable[..., np.ndarray], episodes: int, seed: int, max_steps: int, batch: int = 64
+) -> float:
     """The success rate of a policy on ``episodes`` fresh episodes of ``level`` (environment seeds
     ``seed, seed + 1, ...``), played ``batch`` at a time on the host. ``act(images, directions,
     missions, valid, t)`` gets every episode's observations so far ([max_steps, batch, 7, 7, 3],
@@ -273,7 +332,11 @@ def rollout_success(level: str, act: Callable[..., np.ndarray], episodes: int, s
         running = np.arange(batch) < count
         for t in range(max_steps):
             for i in np.flatnonzero(running):
-                images[t, i], directions[t, i], valid[t, i] = observations[i]["image"], observations[i]["direction"], True
+                images[t, i], directions[t, i], valid[t, i] = (
+                    observations[i]["image"],
+                    observations[i]["direction"],
+                    True,
+                )
             actions = act(images, directions, missions, valid, t)
             for i in np.flatnonzero(running):
                 observations[i], reward, terminated, truncated, _ = envs[i].step(int(actions[i]))

@@ -92,6 +92,6 @@ class SequenceTask:
         """What a run folder records of the state each update (e.g. the curriculum's level)."""
         return {}
 
-    def with_batch_size(self, batch_size: int) -> "SequenceTask":
+    def with_batch_size(self, batch_size: int) -> SequenceTask:
         """The same task drawing ``batch_size`` sequences per batch."""
         return dataclasses.replace(self, batch_size=batch_size)

@@ -54,7 +54,7 @@ class Copying(SequenceTask):
     def sample(self, key, split: str = "train", state=None) -> SequenceBatch:
         n, b = self.num_digits, self.batch_size
         digits = jax.random.randint(split_key(key, split), (n, b), 1, 9, dtype=jnp.int32)
-        blanks = lambda steps: jnp.full((steps, b), BLANK, jnp.int32)  # noqa: E731
+        blanks = lambda steps: jnp.full((steps, b), BLANK, jnp.int32)
         inputs = jnp.concatenate([digits, blanks(self.gap), jnp.full((1, b), INDICATOR, jnp.int32), blanks(n)])
         targets = jnp.concatenate([blanks(n + self.gap + 1), digits])
         mask = jnp.broadcast_to((jnp.arange(self.length) >= self.length - n)[:, None], (self.length, b))

@@ -62,7 +62,9 @@ class Digits(SequenceTask):
     def __post_init__(self):
         check_positive(self, "batch_size", "patch_size", "test_size")
         if IMAGE_SIDE % self.patch_size:
-            raise ValueError(f"Digits.patch_size must divide the image side {IMAGE_SIDE} (1, 2, 4 or 8), got {self.patch_size}")
+            raise ValueError(
+                f"Digits.patch_size must divide the image side {IMAGE_SIDE} (1, 2, 4 or 8), got {self.patch_size}"
+            )
         if self.test_size >= NUM_IMAGES:
             raise ValueError(f"Digits.test_size must leave training images: below {NUM_IMAGES}, got {self.test_size}")
 

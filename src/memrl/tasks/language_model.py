@@ -114,7 +114,9 @@ class LanguageModel(SequenceTask):
         if self.corpus_name not in CORPORA:
             raise ValueError(f"corpus_name must be one of {CORPORA}, got {self.corpus_name!r}")
         if len(self.stream("test")) <= self.unroll + 1:
-            raise ValueError(f"unroll {self.unroll} is longer than the held-out text ({len(self.stream('test'))} tokens)")
+            raise ValueError(
+                f"unroll {self.unroll} is longer than the held-out text ({len(self.stream('test'))} tokens)"
+            )
 
     def stream(self, split: str) -> np.ndarray:
         """The split's token ids, in order."""

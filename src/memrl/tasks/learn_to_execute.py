@@ -51,16 +51,55 @@ from memrl.tasks.bank import cached_bank
 from memrl.tasks.base import SequenceBatch, SequenceTask, check_split, register, split_key
 
 VOCABULARY = (
-    "_unk_", "_null_", "_eos_", "|", " ", "!", "(", ")", "*", "+", "-", ".", "/", *(str(d) for d in range(10)), ":", "<", "=",
-    ">", "[", "]", "a", "e", "else", "f", "for", "g", "i", "if", "l", "n", "o", "r", "range", "s", "x", "~",
+    "_unk_",
+    "_null_",
+    "_eos_",
+    "|",
+    " ",
+    "!",
+    "(",
+    ")",
+    "*",
+    "+",
+    "-",
+    ".",
+    "/",
+    *(str(d) for d in range(10)),
+    ":",
+    "<",
+    "=",
+    ">",
+    "[",
+    "]",
+    "a",
+    "e",
+    "else",
+    "f",
+    "for",
+    "g",
+    "i",
+    "if",
+    "l",
+    "n",
+    "o",
+    "r",
+    "range",
+    "s",
+    "x",
+    "~",
 )
 TOKEN_IDS = {token: i for i, token in enumerate(VOCABULARY)}
 PAD, DECODE = TOKEN_IDS["."], TOKEN_IDS["_null_"]
 OPERANDS = {"add": 2, "subtract": 2, "multiply": 2, "if": 4, "for": 2, "copy": 1, "reverse": 1, "double": 1}
 PROGRAMS = {
-    "addition": ("add",), "algebra": ("add", "subtract", "multiply"), "control": ("if", "for"),
-    "all": ("add", "subtract", "multiply", "if", "for"), "alg-ctrl": ("add", "subtract", "if"),
-    "copy": ("copy",), "reverse": ("reverse",), "double": ("double",),
+    "addition": ("add",),
+    "algebra": ("add", "subtract", "multiply"),
+    "control": ("if", "for"),
+    "all": ("add", "subtract", "multiply", "if", "for"),
+    "alg-ctrl": ("add", "subtract", "if"),
+    "copy": ("copy",),
+    "reverse": ("reverse",),
+    "double": ("double",),
 }
 MEMORISATION = ("copy", "reverse", "double")
 CURRICULA = ("baseline", "mix", "naive", "combine")
@@ -143,13 +182,17 @@ class LearnToExecute(SequenceTask):
     input_kind = "tokens"
 
     def __post_init__(self):
-        check_positive(self, "batch_size", "max_length", "max_nesting", "min_tries", "programs_per_level", "test_programs")
+        check_positive(
+            self, "batch_size", "max_length", "max_nesting", "min_tries", "programs_per_level", "test_programs"
+        )
         if self.program not in PROGRAMS:
             raise ValueError(f"program must be one of {tuple(PROGRAMS)}, got {self.program!r}")
         if self.curriculum not in CURRICULA:
             raise ValueError(f"curriculum must be one of {CURRICULA}, got {self.curriculum!r}")
         if self.program in MEMORISATION and self.max_nesting != 1:
-            raise ValueError(f"memorisation tasks ({', '.join(MEMORISATION)}) have max_nesting 1 (sonnet refuses longer ones), got {self.max_nesting}")
+            raise ValueError(
+                f"memorisation tasks ({', '.join(MEMORISATION)}) have max_nesting 1 (sonnet refuses longer ones), got {self.max_nesting}"
+            )
 
     @property
     def input_size(self) -> int:
@@ -167,12 +210,17 @@ class LearnToExecute(SequenceTask):
     @property
     def levels(self) -> list[tuple[int, int]]:
         """The (L, N) levels of the training bank, index (N − 1)·max_length + L − 1."""
-        return [(length, nesting) for nesting in range(1, self.max_nesting + 1) for length in range(1, self.max_length + 1)]
+        return [
+            (length, nesting) for nesting in range(1, self.max_nesting + 1) for length in range(1, self.max_length + 1)
+        ]
 
     def encode(self, programs: list[tuple[str, str]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(programs [P, num_steps] left-padded, outputs [P, num_steps_out] right-padded, output lengths [P]) as token ids."""
         steps, steps_out = self.sizes
-        inputs, outputs = np.full((len(programs), steps), PAD, np.uint8), np.full((len(programs), steps_out), PAD, np.uint8)
+        inputs, outputs = (
+            np.full((len(programs), steps), PAD, np.uint8),
+            np.full((len(programs), steps_out), PAD, np.uint8),
+        )
         lengths = np.zeros(len(programs), np.uint8)
         for row, (code, value) in enumerate(programs):
             if len(code) > steps or len(value) > steps_out:
@@ -189,9 +237,19 @@ class LearnToExecute(SequenceTask):
 
         def make() -> dict[str, np.ndarray]:
             operations, train, test = PROGRAMS[self.program], random.Random(self.seed), random.Random(self.seed + 1)
-            made = [self.encode([generate_program(train, l, n, operations) for _ in range(self.programs_per_level)]) for l, n in self.levels]
-            held_out = self.encode([generate_program(test, self.max_length, self.max_nesting, operations) for _ in range(self.test_programs)])
-            return {f"train_{i}": np.stack([m[i] for m in made]) for i in range(3)} | {f"test_{i}": held_out[i][None] for i in range(3)}
+            made = [
+                self.encode([generate_program(train, l, n, operations) for _ in range(self.programs_per_level)])
+                for l, n in self.levels
+            ]
+            held_out = self.encode(
+                [
+                    generate_program(test, self.max_length, self.max_nesting, operations)
+                    for _ in range(self.test_programs)
+                ]
+            )
+            return {f"train_{i}": np.stack([m[i] for m in made]) for i in range(3)} | {
+                f"test_{i}": held_out[i][None] for i in range(3)
+            }
 
         kept = ("program", "max_length", "max_nesting", "programs_per_level", "test_programs", "seed")
         bank = cached_bank("learn-to-execute", {k: getattr(self, k) for k in kept}, make)
@@ -214,10 +272,18 @@ class LearnToExecute(SequenceTask):
         mean_loss = jnp.sum(jnp.where(valid, losses, 0.0)) / count
         ready = state["tries"] >= self.min_tries - 1
         advance = ready & (mean_change / mean_loss < self.loss_threshold)
-        stay = {**state, "tries": jnp.where(ready, state["tries"], state["tries"] + 1), "losses": losses, "count": count}
+        stay = {
+            **state,
+            "tries": jnp.where(ready, state["tries"], state["tries"] + 1),
+            "losses": losses,
+            "count": count,
+        }
         longer = state["length"] < self.max_length  # L first, then N (L stays at its maximum)
-        moved = {**self.initial_state(), "length": jnp.where(longer, state["length"] + 1, state["length"]),
-                 "nesting": jnp.where(longer, state["nesting"], jnp.minimum(state["nesting"] + 1, self.max_nesting))}
+        moved = {
+            **self.initial_state(),
+            "length": jnp.where(longer, state["length"] + 1, state["length"]),
+            "nesting": jnp.where(longer, state["nesting"], jnp.minimum(state["nesting"] + 1, self.max_nesting)),
+        }
         return jax.tree.map(lambda m, s: jnp.where(advance, m, s), moved, stay)
 
     def state_metrics(self, state: dict) -> dict[str, jax.Array]:

@@ -104,7 +104,9 @@ class ListOps(SequenceTask):
         if not isinstance(self.min_length, int) or not 0 <= self.min_length < self.max_length - 1:
             raise ValueError(f"ListOps.min_length must be an integer in [0, max_length - 1), got {self.min_length!r}")
         if self.max_args < 2:
-            raise ValueError(f"ListOps.max_args must be >= 2 (an operator takes 2..max_args arguments), got {self.max_args}")
+            raise ValueError(
+                f"ListOps.max_args must be >= 2 (an operator takes 2..max_args arguments), got {self.max_args}"
+            )
 
     @property
     def input_size(self) -> int:
@@ -119,7 +121,16 @@ class ListOps(SequenceTask):
         """Per split, (tokens [trees, max_length] uint8, zero-padded; values [trees] uint8)."""
 
         def make() -> dict[str, np.ndarray]:
-            trees = list(unique_trees(self.seed, self.train_size + self.test_size, self.min_length, self.max_length, self.max_depth, self.max_args))
+            trees = list(
+                unique_trees(
+                    self.seed,
+                    self.train_size + self.test_size,
+                    self.min_length,
+                    self.max_length,
+                    self.max_depth,
+                    self.max_args,
+                )
+            )
             tokens = np.zeros((len(trees), self.max_length), np.uint8)
             for row, (tree, _) in enumerate(trees):
                 tokens[row, : len(tree)] = [TOKEN_IDS[t] for t in tree]

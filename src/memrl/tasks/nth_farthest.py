@@ -66,7 +66,7 @@ class NthFarthest(SequenceTask):
         reference = jax.random.randint(k_reference, (), 0, n)
         distances = jnp.linalg.norm(data - data[reference], axis=-1)
         label = jnp.argsort(distances)[nth]
-        one_hot = lambda i: jnp.broadcast_to(jax.nn.one_hot(i, n), (n, n))  # noqa: E731
+        one_hot = lambda i: jnp.broadcast_to(jax.nn.one_hot(i, n), (n, n))
         rows = jnp.concatenate([data, jnp.eye(n), one_hot(reference), one_hot(nth)], axis=-1)
         return jax.random.permutation(k_order, rows), label.astype(jnp.int32), nth
 

@@ -72,7 +72,9 @@ class PairedAssociativeInference(SequenceTask):
         if self.num_chains < 2:
             raise ValueError(f"num_chains must be >= 2 (the foil comes from another chain), got {self.num_chains}")
         if self.stored_chains != 0 and not 2 <= self.stored_chains <= self.num_chains:
-            raise ValueError(f"stored_chains must be 0 (all) or between 2 and num_chains ({self.num_chains}), got {self.stored_chains}")
+            raise ValueError(
+                f"stored_chains must be 0 (all) or between 2 and num_chains ({self.num_chains}), got {self.stored_chains}"
+            )
         if self.chain_length < 2:
             raise ValueError(f"chain_length must be >= 2, got {self.chain_length}")
         if not 0.0 <= self.direct_fraction <= 1.0:

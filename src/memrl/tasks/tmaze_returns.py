@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from typing import Callable
+from collections.abc import Callable
 
 import jax
 import jax.numpy as jnp
@@ -96,7 +96,9 @@ class TMazeReturns(SequenceTask):
     def splits(self) -> dict[str, dict[str, jax.Array]]:
         """Per split, the offline episodes (time-major: observations [T, N, 4], actions, rewards [T, N])."""
         total = self.episodes + self.test_episodes
-        data = jax.jit(jax.vmap(self.behaviour_episode, out_axes=1))(jax.random.split(jax.random.PRNGKey(self.seed), total))
+        data = jax.jit(jax.vmap(self.behaviour_episode, out_axes=1))(
+            jax.random.split(jax.random.PRNGKey(self.seed), total)
+        )
         return {
             "train": jax.tree.map(lambda a: a[:, : self.episodes], data),
             "test": jax.tree.map(lambda a: a[:, self.episodes :], data),
@@ -110,12 +112,18 @@ class TMazeReturns(SequenceTask):
         check_split(split)
         data = self.splits[split]
         rows = jax.random.randint(key, (self.batch_size,), 0, data["actions"].shape[1])
-        observations, actions, rewards = data["observations"][:, rows], data["actions"][:, rows], data["rewards"][:, rows]
+        observations, actions, rewards = (
+            data["observations"][:, rows],
+            data["actions"][:, rows],
+            data["rewards"][:, rows],
+        )
         returns_to_go = jnp.cumsum(rewards[::-1], axis=0)[::-1]
         inputs = self.step_inputs(observations, returns_to_go, previous_actions(actions))
         return SequenceBatch(inputs, actions, jnp.ones(actions.shape, bool))
 
-    def play(self, logits_fn: Callable[[jax.Array], jax.Array], key, num_episodes: int, target_return: float) -> jax.Array:
+    def play(
+        self, logits_fn: Callable[[jax.Array], jax.Array], key, num_episodes: int, target_return: float
+    ) -> jax.Array:
         """Returns [num_episodes] of the model acting greedily in fresh mazes from ``target_return``:
         at step t ``logits_fn(inputs [T, B, input_size])`` (zeros after t) gives logits [T, B, 4],
         and the return to come drops by each reward received. Pure and jittable."""
