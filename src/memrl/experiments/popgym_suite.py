@@ -40,7 +40,7 @@ REFERENCES = {  # uniformly random actions, 200 episodes (seed i for episode i),
     "PositionOnlyCartPoleEasy": 0.105,
     "AutoencodeEasy": -0.505,
 }
-# Sized for 2 CPU cores by a pilot of every run at one seed (docs/results.md#popgym-suite): at 146
+# Sized for 2 CPU cores by a pilot of every run at one seed (docs/results/benchmarks.md#popgym-suite): at 146
 # updates of 16 envs x 128 steps the GRU, LSTM and GTrXL repeat the card of 4 steps ago almost always
 # and every core is above random on CountRecall; the command with 3 seeds took 36 minutes. No
 # ``paper`` preset: the POPGym paper's settings are not in this project's material.
