@@ -102,6 +102,10 @@ SMALL_CORES = {  # every registered core at test sizes (`from conftest import SM
     "tlb": dict(chunk_size=3, num_state=2, d_model=16, num_heads=2, mlp_dim=16),
     "transformer": dict(chunk_size=4, d_model=16, num_heads=2, mlp_dim=16),
     "feedback-transformer": dict(num_layers=2, d_model=16, num_heads=2, mlp_dim=16, memory_length=4),
+    "lru": dict(hidden=8, state=6),
+    "s6": dict(hidden=8, channels=8, state=4),
+    "linear-attention": dict(hidden=8, num_heads=2, head_size=4),
+    "min-gru": dict(hidden=8),
 }
 
 

@@ -31,7 +31,8 @@ def test_list_names_cores_envs_and_experiments(capsys):
 @pytest.mark.parametrize(
     "argv, shown",
     [
-        (["--core", "amrl-max"], ("hidden", "int", "256", "straight_through")),
+        (["--core", "amrl-max"], ("hidden", "int", "256", "straight_through", "Beck et al. 2020")),
+        (["--core", "lru"], ("state", "r_max", "Orvieto et al. 2023")),
         (["--core", "htm-pai"], ("num_layers", "chunks (pairs)")),
         (["--env", "tmaze/T-LN"], ("maze_length", "100", "timeout")),
         (["--task", "copying"], ("gap", "blank steps", "num_digits")),

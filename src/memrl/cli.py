@@ -43,7 +43,7 @@ def list_all(
     from memrl import cores, envs, experiments, tasks
     from memrl.agents.supervised_models import TASK_MODELS, registry_of
     from memrl.console import console
-    from memrl.settings import settings_of
+    from memrl.settings import described, settings_of
 
     if experiment is not None:
         from memrl.experiments.settings_table import settings_table
@@ -63,7 +63,7 @@ def list_all(
         return
     for registry, name in chosen:
         registry = registry_of(name) if registry is cores.CORES else registry
-        table = Table(title=f"{registry.kind} {name}: settings")
+        table = Table(title=f"{registry.kind} {name}: settings", caption=described(registry, name))
         for column in ("setting", "type", "default", "meaning"):
             table.add_column(column)
         for setting in settings_of(registry, name):

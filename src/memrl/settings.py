@@ -9,6 +9,7 @@ import ast
 import dataclasses
 import functools
 import inspect
+import sys
 import textwrap
 import types
 import typing
@@ -86,6 +87,13 @@ def dataclass_settings(instance) -> list[Setting]:
         for f in dataclasses.fields(cls)
         if f.init and f.name not in HIDDEN
     ]
+
+
+def described(registry: Registry, name: str) -> str:
+    """The first paragraph of the docstring of the module that defines ``registry``'s entry ``name``:
+    what it is and the paper it comes from."""
+    doc = sys.modules[type(registry.make(name)).__module__].__doc__ or ""
+    return " ".join(doc.strip().split("\n\n")[0].split())
 
 
 def settings_of(registry: Registry, name: str) -> list[Setting]:

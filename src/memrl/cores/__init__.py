@@ -1,6 +1,22 @@
 """Memory cores behind one contract (see ``base``); importing this package registers them all."""
 
-from memrl.cores import amrl, conv_lstm, dnc, epn, feedback_transformer, gru, htm, lstm, rmc, tlb, transformer_xl
+from memrl.cores import (
+    amrl,
+    conv_lstm,
+    dnc,
+    epn,
+    feedback_transformer,
+    gru,
+    htm,
+    linear_attention,
+    lru,
+    lstm,
+    min_gru,
+    rmc,
+    s6,
+    tlb,
+    transformer_xl,
+)
 from memrl.cores.base import CORES, MemoryCore, make, names, register
 
 __all__ = ["CORES", "MemoryCore", "make", "names", "register"]

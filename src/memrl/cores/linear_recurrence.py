@@ -1,0 +1,78 @@
+"""Linear recurrences computed in parallel over time, with episode resets inside the scan.
+
+A core whose state follows
+
+    h_t = a_t ⊙ h_{t-1} + b_t            (a_t, b_t from the step's input only)
+
+runs its ``unroll`` as one ``jax.lax.associative_scan`` over time (depth log T instead of T) with
+the operator on pairs
+
+    (a, b) ∘ (a', b') = (a' a, a' b + b')      (the step (a, b), then the step (a', b'))
+
+which is associative. A reset at step t replaces h_{t-1} by the initial state, zero for every core
+here, which is the same as a_t = 0: the resets fold into the elements before the scan, and the scan
+from a carry h_0 gives h_t = A_t h_0 + B_t, where (A_t, B_t) is the scan's t-th prefix.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+
+from memrl.cores.base import MemoryCore, broadcast_right
+
+
+def scan_linear(a: jax.Array, b, h0, resets: jax.Array):
+    """Every h_t (t = 1..T) of h_t = a_t ⊙ h_{t-1} + b_t from h_0, where a reset at t starts from 0.
+
+    ``b`` and ``h0`` are pytrees of the same structure (leaves [T, B, ...] and [B, ...]); ``a``
+    [T, B, ...] broadcasts against each leaf of ``b`` from the left (trailing axes it lacks are 1);
+    ``resets`` bool [T, B]. Returns the states, a pytree like ``b``."""
+    a = jnp.where(broadcast_right(resets, a), jnp.zeros((), a.dtype), a)
+
+    def combine(first, then):
+        a1, b1 = first
+        a2, b2 = then
+        return a2 * a1, jax.tree.map(lambda x1, x2: broadcast_right(a2, x1) * x1 + x2, b1, b2)
+
+    prefix_a, prefix_b = jax.lax.associative_scan(combine, (a, b), axis=0)
+    return jax.tree.map(lambda h, x: broadcast_right(prefix_a, x) * h[None] + x, h0, prefix_b)
+
+
+class LinearRecurrentCore(MemoryCore):
+    """A core whose state is a linear recurrence (module docstring). Subclasses give
+
+        a, b, context = self.elements(x)     # x [..., D] with any leading axes
+        y = self.readout(h, context)         # h the state after the step
+
+    and ``zero_state(batch_shape)``; ``carry_of`` / ``state_of`` convert where the carry stores the
+    state in another form (a complex state as its real and imaginary parts). ``step`` applies the
+    recurrence once; ``unroll`` scans all T steps at once."""
+
+    def zero_state(self, batch_shape):
+        raise NotImplementedError
+
+    def elements(self, x):
+        raise NotImplementedError
+
+    def readout(self, h, context):
+        raise NotImplementedError
+
+    def carry_of(self, h):
+        return h
+
+    def state_of(self, carry):
+        return carry
+
+    def initialize_carry(self, rng, batch_shape):
+        return self.carry_of(self.zero_state(tuple(batch_shape)))
+
+    def step(self, carry, x, reset):
+        a, b, context = self.elements(x)
+        h = jax.tree.map(lambda h, b: broadcast_right(a, h) * h + b, self.state_of(carry), b)
+        return self.carry_of(h), self.readout(h, context)
+
+    def unroll(self, carry, xs, resets):
+        a, b, context = self.elements(xs)
+        hs = scan_linear(a, b, self.state_of(carry), resets)
+        return self.carry_of(jax.tree.map(lambda h: h[-1], hs)), self.readout(hs, context)

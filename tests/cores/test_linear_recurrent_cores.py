@@ -1,0 +1,136 @@
+"""The linear-recurrent cores (LRU, S6, linear attention, minGRU): the parallel scan with resets
+against a sequential loop, each core's unroll against its paper's equations in NumPy (the LRU
+against memax's implementation too), and the minGRU's forgetting at the paper's initialisation."""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from memrl import cores
+from memrl.cores.linear_recurrence import scan_linear
+
+T, B, D = 9, 3, 5
+RESETS = np.zeros((T, B), bool)
+RESETS[0] = True
+RESETS[4, 1] = RESETS[7, 2] = True
+
+
+def unrolled(name, **settings):
+    """(params as NumPy, inputs [T, B, D], the core's outputs [T, B, ...]) from fresh carries with ``RESETS``."""
+    core = cores.make(name, **settings)
+    xs = jax.random.normal(jax.random.PRNGKey(1), (T, B, D))
+    carry = core.initialize_carry(None, (B,))
+    params = core.init(jax.random.PRNGKey(0), carry, xs[0], jnp.ones(B, bool))
+    _, ys = core.apply(params, carry, xs, jnp.asarray(RESETS), method=core.unroll)
+    return jax.tree.map(np.asarray, params["params"]), np.asarray(xs, np.float64), np.asarray(ys)
+
+
+def dense(p, x):
+    return x @ p["kernel"] + p.get("bias", 0.0)
+
+
+def recur(step, h0, xs):
+    """Outputs of ``step(h, x) -> (h, y)`` over time, h reset to ``h0`` where ``RESETS`` says."""
+    outputs = []
+    for b in range(B):
+        h = h0
+        for t in range(T):
+            h = h0 if RESETS[t, b] else h
+            h, y = step(h, xs[t, b])
+            outputs.append(y)
+    return np.stack(outputs).reshape(B, T, -1).transpose(1, 0, 2)
+
+
+def test_the_scan_with_resets_equals_the_sequential_recurrence():
+    key_a, key_b, key_h = jax.random.split(jax.random.PRNGKey(0), 3)
+    a = jax.random.uniform(key_a, (T, B, 4))
+    b = {"x": jax.random.normal(key_b, (T, B, 4)), "y": jax.random.normal(key_b, (T, B, 4, 2))}
+    h0 = jax.tree.map(lambda x: jax.random.normal(key_h, x.shape[1:]), b)
+    hs = scan_linear(a, b, h0, jnp.asarray(RESETS))
+    for name, trailing in (("x", ()), ("y", (None,))):
+        expected = np.zeros(b[name].shape)
+        for row in range(B):
+            h = np.asarray(h0[name][row])
+            for t in range(T):
+                h = np.zeros_like(h) if RESETS[t, row] else h  # a reset starts from the zero state
+                h = np.asarray(a[t, row])[(...,) + trailing] * h + np.asarray(b[name][t, row])
+                expected[t, row] = h
+        np.testing.assert_allclose(hs[name], expected, rtol=1e-5, atol=1e-5)
+
+
+def test_lru_is_the_papers_and_memaxs():
+    params, xs, ys = unrolled("lru", hidden=6, state=6)
+    lam = np.exp(-np.exp(params["nu_log"]) + 1j * np.exp(params["theta_log"]))
+    b_norm = (params["B_re"] + 1j * params["B_im"]) * np.exp(params["gamma_log"])[:, None]
+    c = params["C_re"] + 1j * params["C_im"]
+    np.testing.assert_allclose(np.exp(params["gamma_log"]), np.sqrt(1 - np.abs(lam) ** 2), rtol=1e-5)  # initial γ
+
+    def step(h, x):
+        u = dense(params["input"], x)
+        h = lam * h + b_norm @ u
+        return h, (c @ h).real + params["D"] * u
+
+    np.testing.assert_allclose(ys, recur(step, np.zeros(6, complex), xs), rtol=1e-4, atol=1e-5)
+
+    memax_lru = pytest.importorskip("memax.linen.semigroups.lru")  # the test extra installs memax
+    lru = memax_lru.LRU(
+        hidden_size=6,
+        recurrent_size=6,
+        algebra=memax_lru.LRU.default_algebra(recurrent_size=6),
+        scan=memax_lru.LRU.default_scan(),
+    )
+    layer = {
+        name: jnp.asarray(value) for name, value in params.items() if name != "input"
+    }  # memax checks for JAX arrays
+    u = jnp.asarray(dense(params["input"], xs), jnp.float32)
+    for row in range(B):
+        _, theirs = lru.apply({"params": layer}, lru.initialize_carry(), (u[:, row], jnp.asarray(RESETS[:, row])))
+        np.testing.assert_allclose(theirs, ys[:, row], atol=1e-5)
+
+
+def test_s6_is_the_papers_selective_scan():
+    params, xs, ys = unrolled("s6", hidden=4, channels=6, state=3)
+    silu = lambda x: x / (1 + np.exp(-x))
+    softplus = lambda x: np.log1p(np.exp(x))
+    a = -np.exp(params["A_log"])
+    np.testing.assert_allclose(a, -np.tile(np.arange(1.0, 4.0), (6, 1)), rtol=1e-6)  # S4D-real
+
+    def step(h, x):
+        u = silu(dense(params["input"], x))
+        delta = softplus(dense(params["dt"], dense(params["dt_rank"], u)))
+        h = np.exp(delta[:, None] * a) * h + delta[:, None] * dense(params["B"], u)[None, :] * u[:, None]
+        y = h @ dense(params["C"], u) + params["D"] * u
+        return h, dense(params["output"], y * silu(dense(params["gate"], x)))
+
+    np.testing.assert_allclose(ys, recur(step, np.zeros((6, 3)), xs), rtol=1e-4, atol=1e-5)
+
+
+def test_linear_attention_is_the_papers_causal_form():
+    params, xs, ys = unrolled("linear-attention", hidden=4, num_heads=2, head_size=3)
+    phi = lambda x: np.where(x > 0, x + 1, np.exp(x))  # elu(x) + 1
+
+    def step(state, x):
+        s, z = state
+        q, k, v = (dense(params[n], x).reshape(2, 3) for n in ("query", "key", "value"))
+        s = s + phi(k)[:, :, None] * v[:, None, :]
+        z = z + phi(k)
+        o = np.einsum("hk,hkv->hv", phi(q), s) / (np.einsum("hk,hk->h", phi(q), z)[:, None] + 1e-6)
+        return (s, z), dense(params["output"], o.reshape(-1))
+
+    np.testing.assert_allclose(ys, recur(step, (np.zeros((2, 3, 3)), np.zeros((2, 3))), xs), rtol=1e-4, atol=1e-5)
+
+
+def test_min_gru_is_the_papers_and_starts_forgetting_at_half_a_step():
+    params, xs, ys = unrolled("min-gru", hidden=4)
+    sigmoid = lambda x: 1 / (1 + np.exp(-x))
+
+    def step(h, x):
+        z = sigmoid(dense(params["gate"], x))
+        h = (1 - z) * h + z * dense(params["candidate"], x)
+        return h, h
+
+    np.testing.assert_allclose(ys, recur(step, np.zeros(4), xs), rtol=1e-4, atol=1e-5)
+    assert np.all(params["gate"]["bias"] == 0.0)  # the paper's: the gate starts at σ(W_z x)
+    _, _, kept = unrolled("min-gru", hidden=4, gate_bias=-3.0)
+    assert np.abs(kept).mean() < np.abs(ys).mean()  # a closed gate writes less and keeps more
