@@ -220,6 +220,7 @@ def refused(argv, capsys) -> str:
         (["bench", "--updates", "0"], "--updates must be a positive integer, got 0"),
         (["bench", "--rmc-head-size", "-4"], "--rmc-head-size must be a positive integer, got -4"),
         (["bench", "--tlb-chunks", "100", "0"], "--tlb-chunks must be positive integers, got 100 0"),
+        (["bench", "--unroll-lengths", "0"], "--unroll-lengths must be positive integers, got 0"),
         (["bench", "--htm-width", "100"], "--htm-width must be a multiple of 8"),
         (["bench", "--cores", "lstmx"], "--cores: unknown core 'lstmx'; did you mean 'lstm'?"),
         # several processes (hosts.py)

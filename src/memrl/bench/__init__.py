@@ -225,6 +225,7 @@ def check_bench_settings(
     tlb_length,
     tlb_lengths,
     tlb_batch,
+    unroll_lengths=(1,),
 ) -> None:
     """Refuse ``memrl bench``'s own settings before anything is measured, naming the flag."""
     from memrl import cores as registered
@@ -247,6 +248,7 @@ def check_bench_settings(
         "rmc-heads": rmc_heads,
         "tlb-chunks": tlb_chunks,
         "tlb-lengths": tlb_lengths,
+        "unroll-lengths": unroll_lengths,
     }
     for flag, value in single.items():
         if value < 1:
@@ -281,6 +283,8 @@ def command(
     tlb_lengths: tuple[int, ...] = (500, 1000, 2000, 4000),
     tlb_batch: int = 1,
     host: bool = True,
+    unroll: bool = True,
+    unroll_lengths: tuple[int, ...] = (128, 1024, 8192),
     baseline: str | None = None,
 ) -> None:
     """Training throughput (env steps/s after compile, compile time apart) per core; EPN's scaling.
@@ -308,6 +312,8 @@ def command(
         tlb_lengths: sequence lengths of the growth table (TLB with chunks of 100).
         tlb_batch: sequences per batch in both TLB tables.
         host: also measure T-LN stepped on the host through gymnasium (gymnasium/<id>) against T-LN in JAX.
+        unroll: also time the gradient of each memory's unroll (LSTM, GRU, GTrXL and the linear-recurrent memories) as T grows.
+        unroll_lengths: the unroll lengths T of that table.
         baseline: a git revision of this checkout: the HTM, EPN and RMC agents' updates are measured with its code too, each run in a fresh process, the two in turn, with the speed-up.
     """
     check_bench_settings(
@@ -324,6 +330,7 @@ def command(
         tlb_length,
         tlb_lengths,
         tlb_batch,
+        unroll_lengths,
     )
     baseline_source = revision_source(baseline) if baseline else None  # a bad revision stops here, before any measuring
     table = Table(
@@ -361,6 +368,10 @@ def command(
         rmc_tables(updates, rmc_slots, rmc_heads, rmc_head_size)
     if tlb:
         tlb_tables(tlb_chunks, tlb_length, tlb_lengths, tlb_batch)
+    if unroll:
+        from memrl.bench.unroll_scaling import unroll_table
+
+        unroll_table(lengths=unroll_lengths)
 
 
 def tlb_tables(chunks: tuple[int, ...], length: int, lengths: tuple[int, ...], batch: int, repeats: int = 3) -> None:

@@ -1,0 +1,80 @@
+"""What a memory's training step costs as the unroll grows (issue 67 §2): the gradient (forward and
+backward) of mean(y²) over ``core.unroll`` on T steps of random inputs, batch 16, inputs and
+memories of width 128, after compiling, with XLA's working memory for it.
+
+The sequential depth of each computation: T dependent steps for the LSTM and the GRU (a scan over
+time); about 2 log2 T combine levels for the linear-recurrent memories (an associative scan); for
+GTrXL one segment of T steps whose attention over T + memory positions is one matrix product per
+layer (depth: its layers), at T² memory. A cell whose working memory would pass ``MEMORY_LIMIT_MB``
+is compiled, not run, and shows the memory it asks for.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+
+from memrl import cores
+from memrl.bench.htm_scaling import timed_ms
+from memrl.nn.compiled_init import compiled_init
+
+WIDTH, BATCH = 128, 16
+LENGTHS = (128, 1024, 8192)
+MEMORIES = {
+    "lstm": dict(hidden=WIDTH),
+    "gru": dict(hidden=WIDTH),
+    "gtrxl": dict(num_layers=2, d_model=WIDTH, num_heads=4, mlp_dim=2 * WIDTH, memory_length=WIDTH),
+    "lru": dict(hidden=WIDTH, state=WIDTH),
+    "s6": dict(hidden=WIDTH, channels=WIDTH, state=16),
+    "linear-attention": dict(hidden=WIDTH, num_heads=4, head_size=32),
+    "min-gru": dict(hidden=WIDTH),
+}
+"""each memory at width 128 (S6 with the paper's 16 states per channel; GTrXL of 2 layers, 4 heads,
+a memory of 128 steps)"""
+DEPTH = {"lstm": "T", "gru": "T", "gtrxl": "layers (T² attention)"}
+"""the sequential depth of an unroll of T steps, where it is not an associative scan's ~2 log2 T"""
+MEMORY_LIMIT_MB = 8192
+
+
+def unroll_gradient_cost(name: str, length: int, repeats: int = 3) -> tuple[float, float]:
+    """(ms per gradient of mean(y²) over ``name``'s unroll of ``length`` steps, XLA working MB);
+    the time is NaN where the working memory passes ``MEMORY_LIMIT_MB``."""
+    core = cores.make(name, **MEMORIES[name])
+    xs = jax.random.normal(jax.random.PRNGKey(1), (length, BATCH, WIDTH))
+    resets = jnp.zeros((length, BATCH), bool).at[0].set(True)
+    carry = core.initialize_carry(None, (BATCH,))
+    params = compiled_init(core, None, jax.random.PRNGKey(0), carry, xs[0], jnp.ones((BATCH,), bool))
+
+    def loss(p):
+        return jnp.mean(core.apply(p, carry, xs, resets, method=core.unroll)[1] ** 2)
+
+    gradient = jax.jit(jax.grad(loss)).lower(params).compile()
+    working_mb = gradient.memory_analysis().temp_size_in_bytes / 2**20
+    if working_mb > MEMORY_LIMIT_MB:
+        return float("nan"), working_mb
+    return timed_ms(gradient, params, repeats=repeats), working_mb
+
+
+def unroll_table(names: tuple[str, ...] = tuple(MEMORIES), lengths: tuple[int, ...] = LENGTHS) -> None:
+    """Print the cost of each memory's unroll gradient at each length, and its ratio to the LSTM's."""
+    from rich.table import Table
+
+    from memrl.console import console
+
+    costs = {(name, length): unroll_gradient_cost(name, length) for name in names for length in lengths}
+    table = Table(
+        title=f"unroll gradient (forward + backward), batch {BATCH}, width {WIDTH}, on {jax.devices()[0].platform}: "
+        "ms (working MB), and the LSTM's time / this one's"
+    )
+    table.add_column("memory")
+    table.add_column("sequential depth")
+    for length in lengths:
+        table.add_column(f"T = {length}", justify="right")
+    for name in names:
+        cells = []
+        for length in lengths:
+            ms, mb = costs[name, length]
+            lstm_ms = costs.get(("lstm", length), (float("nan"),))[0]
+            cells.append(f"not run ({mb:,.0f} MB)" if ms != ms else f"{ms:,.1f} ({mb:,.0f} MB), {lstm_ms / ms:.2g}x")
+        table.add_row(name, DEPTH.get(name, "~2 log2 T"), *cells)
+    console.print(table)
