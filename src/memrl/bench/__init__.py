@@ -46,9 +46,17 @@ def measure_memrl(core: str, updates: int, separate_critic: bool = False, **core
     return time_training(PPO(config), updates)
 
 
-def measure_minimal(updates: int, path: Path = Path("benchmarks/minimal_ppo_gru.py")) -> tuple[float, float] | None:
-    """(compile seconds, env steps/s) of the minimal PPO-GRU loop, if present."""
+MINIMAL_PPO_GRU = Path(__file__).resolve().parents[3] / "benchmarks" / "minimal_ppo_gru.py"
+"""the minimal PPO-GRU loop of the source checkout (not part of an installed package)"""
+
+
+def measure_minimal(updates: int, path: Path = MINIMAL_PPO_GRU) -> tuple[float, float] | None:
+    """(compile seconds, env steps/s) of the minimal PPO-GRU loop; None, said on the console, where
+    this memrl is not a source checkout that holds it."""
     if not path.exists():
+        console.print(
+            f"[dim]no minimal PPO-GRU loop at {path} (it comes with memrl's source checkout): no ratios to it[/]"
+        )
         return None
     spec = importlib.util.spec_from_file_location("minimal_ppo_gru", path)
     module = importlib.util.module_from_spec(spec)
