@@ -38,11 +38,10 @@ SHORTCUT_SLACK = 0.1
 "below 30%" at 8 objects is the shortcut's 0.25 and noise; 2/N + 0.1 is 0.35 there)"""
 
 TASKS = {"paper": dict(num_objects=8, num_features=16), "cpu": dict(num_objects=3, num_features=2)}
-MODELS = {
+PAPER_MODELS = {
     "paper": {
         "rmc": ("rmc", dict(mem_slots=8, head_size=32, num_heads=8, num_blocks=1, gate_style="unit")),
         "lstm": ("lstm", dict(hidden=512)),
-        "lstm split init": ("lstm", dict(hidden=512, weight_init="split")),
         "dnc": (
             "dnc",
             dict(
@@ -53,50 +52,33 @@ MODELS = {
                 num_reads=4,
                 num_writes=4,
                 output_size=128,
-            ),
-        ),
-        "dnc split init": (
-            "dnc",
-            dict(
-                memory_size=16,
-                word_size=128,
-                hidden=128,
-                controller_layers=2,
-                num_reads=4,
-                num_writes=4,
-                output_size=128,
-                controller_weight_init="split",
             ),
         ),
     },
     "cpu": {
         "rmc": ("rmc", dict(mem_slots=4, head_size=32, num_heads=4, num_blocks=1, gate_style="unit")),
         "lstm": ("lstm", dict(hidden=256)),
-        "lstm split init": ("lstm", dict(hidden=256, weight_init="split")),
         "dnc": (
             "dnc",
             dict(
                 memory_size=16, word_size=64, hidden=64, controller_layers=2, num_reads=4, num_writes=1, output_size=64
             ),
         ),
-        "dnc split init": (
-            "dnc",
-            dict(
-                memory_size=16,
-                word_size=64,
-                hidden=64,
-                controller_layers=2,
-                num_reads=4,
-                num_writes=1,
-                output_size=64,
-                controller_weight_init="split",
-            ),
-        ),
     },
 }
-"""run label -> (core, its settings); "lstm split init" is the paper's LSTM initialised per part
-(cores/lstm.py) and "dnc split init" the DNC with its controller so: the stronger variants of the
-paper's baselines (its LSTMs were sonnet's, initialised fused), against which the claim is decided"""
+"""run label -> (core, its settings): the paper's models, its LSTMs sonnet's (initialised fused)"""
+SPLIT_INIT = {"lstm": "weight_init", "dnc": "controller_weight_init"}
+"""each baseline's setting that initialises its LSTM per part (cores/lstm.py): the stronger variant"""
+MODELS = {
+    preset: models
+    | {
+        f"{name} split init": (models[name][0], models[name][1] | {setting: "split"})
+        for name, setting in SPLIT_INIT.items()
+    }
+    for preset, models in PAPER_MODELS.items()
+}
+"""the paper's models and the stronger variants of its baselines, "lstm split init" and "dnc split
+init", against which the claim is decided too"""
 BASELINES = ("lstm", "lstm split init", "dnc", "dnc split init")
 """the runs the RMC must beat: each paper baseline and its stronger variant"""
 TRAINING = {
