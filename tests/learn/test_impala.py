@@ -256,3 +256,69 @@ def test_a_reconstruction_that_would_decode_nothing_is_refused_naming_the_parts(
         ValueError, match=r"pvm's observation parts are \{'observation': \(7, 7, 11\)\}, read by encoder 'mlp'"
     ):
         Impala(ImpalaConfig(env="pvm", core="gru", core_args={"hidden": 4}, reconstruction_coef=1.0))
+
+
+def test_while_cloning_the_teacher_acts_and_the_policy_loss_is_its_cross_entropy():
+    """On a 6-cell T-LN the oracle turns to the indicator's side: the agent clones it for 2 updates
+    (every action the teacher's, log μ = 0), then acts itself."""
+    from memrl.envs.tmaze_policies import oracle
+
+    config = tiny(total_steps=16 * 24 * 3, teacher="oracle", clone_updates=2)
+    learner = Impala(config)
+    runner = learner.init(jax.random.PRNGKey(0))
+    teacher = oracle(learner.env)
+    for update in range(3):
+        before = runner
+        runner, segment = jax.jit(
+            lambda r, u=update: learner.rollout(r, learner.acting_params(r), learner.teach(u < 2))
+        )(before)
+        actions, logp = np.asarray(segment.transitions.action), np.asarray(segment.transitions.logp)
+        # the teacher's actions, replayed from the same observations with its own memory
+        memory = jax.vmap(teacher.initial_memory)(before.env_state)
+        for t in range(config.rollout_len):
+            fresh = jax.vmap(teacher.initial_memory)(before.env_state)
+            reset = segment.transitions.reset[t]
+            memory = jax.tree.map(
+                lambda m, f: np.where(np.reshape(reset, (-1,) + (1,) * (np.ndim(m) - 1)), f, m), memory, fresh
+            )
+            key = jax.random.PRNGKey(t)  # the oracle is deterministic
+            taught, memory = jax.vmap(teacher.act)(
+                jax.random.split(key, config.num_envs), segment.transitions.obs[t], memory
+            )
+            if update < 2:
+                np.testing.assert_array_equal(actions[t], taught)
+        assert np.all(logp == 0.0) if update < 2 else np.all(logp < 0.0)
+        runner = runner.replace(update=runner.update + 1)
+    cloned, info = jax.jit(learner._loss)(runner.params, segment, True)
+    assert float(info["policy_loss"]) > 0  # −mean log π(a_teacher)
+
+
+@pytest.mark.slow
+def test_cloning_the_oracle_solves_a_short_tmaze_then_v_trace_keeps_it():
+    """Behaviour cloning of the T-maze oracle through the GRU agent's unroll: the agent solves the
+    6-cell T-LN within 40 cloning updates (V-trace alone: 150 updates at lr 6e-3, above) and V-trace
+    keeps it there."""
+    config = tiny(total_steps=16 * 24 * 80, lr=6e-3, teacher="oracle", clone_updates=40)
+    _, metrics = jax.jit(make_train(config))(jax.random.PRNGKey(0))
+    returns, loss = np.asarray(metrics["episode_return"]), np.asarray(metrics["policy_loss"])
+    assert loss[35:40].mean() < 0.25 * loss[:5].mean()  # the cross-entropy falls (0.96 to 0.12 on seed 0)
+    assert np.nanmean(returns[-10:]) >= 3.5, returns
+
+
+@pytest.mark.parametrize(
+    "settings, message",
+    [
+        (dict(teacher="oracle"), "teacher and clone_updates go together"),
+        (dict(clone_updates=3), "teacher and clone_updates go together"),
+        (dict(teacher="planner", clone_updates=3), "tmaze/T-LN has no scripted policy 'planner'; its policies: oracle"),
+        (
+            dict(env="gymnax/CartPole-v1", env_args={}, teacher="oracle", clone_updates=3),
+            "gymnax/CartPole-v1 has no scripted policies",
+        ),
+        (dict(teacher="oracle", clone_updates=3, policy_lag=1), "policy_lag must be 0 with a teacher"),
+        (dict(teacher="oracle", clone_updates=-1), "clone_updates must be a non-negative integer"),
+    ],
+)
+def test_a_teacher_is_refused_where_it_cannot_teach(settings, message):
+    with pytest.raises(ValueError, match=message):
+        tiny(**settings).validate()

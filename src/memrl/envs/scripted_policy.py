@@ -8,6 +8,7 @@ environment state there instead).
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -43,3 +44,25 @@ def episode_rewards(env, policy: ScriptedPolicy, key, num_episodes: int, num_ste
         return jax.lax.scan(step, init, jax.random.split(key, num_steps))[1]
 
     return jax.vmap(episode)(jax.random.split(key, num_episodes))
+
+
+POLICIES_OF = {
+    "tmaze": "memrl.envs.tmaze_policies",
+    "memory-planning": "memrl.envs.memory_planning_policies",
+    "graph-nav": "memrl.envs.graph_nav_policies",
+}
+"""an environment family (its name before "/") -> the module whose ``POLICIES`` are its scripted policies"""
+
+
+def scripted_policy(env_name: str, env, name: str) -> ScriptedPolicy:
+    """The scripted policy ``name`` of environment ``env_name`` (made as ``env``); refused by name
+    where the environment has none of that name."""
+    family = env_name.split("/", 1)[0]
+    if family not in POLICIES_OF:
+        raise ValueError(
+            f"{env_name} has no scripted policies; these environments do: {', '.join(f'{f}/*' for f in POLICIES_OF)}"
+        )
+    policies = importlib.import_module(POLICIES_OF[family]).POLICIES
+    if name not in policies:
+        raise ValueError(f"{env_name} has no scripted policy {name!r}; its policies: {', '.join(policies)}")
+    return policies[name](env)

@@ -141,11 +141,12 @@ class ActorCriticLearner:
             update=jnp.zeros((), jnp.int32),
         )
 
-    def env_step(self, runner: RunnerState, acting_params, record: bool = False, greedy: bool = False):
+    def env_step(self, runner: RunnerState, acting_params, record: bool = False, greedy: bool = False, teach=None):
         """The agent acts with ``acting_params`` in every environment once (its most probable action
         if ``greedy``, else sampled). Returns the runner and (transition, done, episode return where
         done, recorded): with ``record``, recorded is what the agent sowed in ``intermediates`` at this
-        step (an analysis reads it), else {}."""
+        step (an analysis reads it), else {}. ``teach(runner, action, logp, key) -> (runner, action,
+        logp)`` may put another policy's action (and its log-probability) in the agent's place."""
         key, act_key, env_key = jax.random.split(runner.key, 3)
         inputs = (runner.carry, runner.obs, runner.prev_action, runner.prev_reward, runner.reset)
         if record:
@@ -157,6 +158,8 @@ class ActorCriticLearner:
             dist.greedy(logits, self.env.action_dims) if greedy else dist.sample(act_key, logits, self.env.action_dims)
         )
         logp = dist.log_prob(logits, action, self.env.action_dims)
+        if teach is not None:  # its key folded from the agent's, so that runs without a teacher keep their streams
+            runner, action, logp = teach(runner, action, logp, jax.random.fold_in(act_key, 1))
         env_keys = jax.random.split(env_key, self.config.num_envs)
         obs, env_state, reward, done, _ = jax.vmap(self.env.step, (0, 0, 0, None))(
             env_keys, runner.env_state, action, self.env_params
@@ -177,11 +180,12 @@ class ActorCriticLearner:
         )
         return runner, (transition, done, episode_return, recorded)
 
-    def rollout(self, runner: RunnerState, acting_params) -> tuple[RunnerState, Segment]:
-        """``rollout_len`` steps with ``acting_params`` and the bootstrap value after them."""
+    def rollout(self, runner: RunnerState, acting_params, teach=None) -> tuple[RunnerState, Segment]:
+        """``rollout_len`` steps with ``acting_params`` (and ``teach``, as ``env_step`` takes it) and
+        the bootstrap value after them."""
         initial_carry = runner.carry
         runner, (transitions, done, returns, _) = jax.lax.scan(
-            lambda r, _: self.env_step(r, acting_params), runner, None, self.config.rollout_len
+            lambda r, _: self.env_step(r, acting_params, teach=teach), runner, None, self.config.rollout_len
         )
         _, (_, bootstrap_value) = self.agent.apply(
             acting_params, runner.carry, runner.obs, runner.prev_action, runner.prev_reward, runner.reset

@@ -15,6 +15,11 @@ random policy's return on the Memory&Planning Game for 5M steps. The reported lo
 (the sums divided by the batch's steps). With ``policy_lag`` = L the
 actor acts with the parameters of L updates ago, as the actors of a distributed IMPALA do, so the
 importance weights π/μ differ from 1 and the off-policy correction matters.
+
+With a ``teacher`` (a scripted policy of the environment) the first ``clone_updates`` updates clone
+it: the teacher acts, and the policy term becomes the cross-entropy −Σ log π(a_teacher) through the
+same unroll from the stored carries; the value keeps learning by V-trace, with the teacher taken as
+deterministic (log μ = 0, so ρ = π(a_teacher) ≤ 1).
 """
 
 from __future__ import annotations
@@ -27,6 +32,8 @@ import optax
 from flax import struct
 
 from memrl.agents import distributions as dist
+from memrl.cores.base import reset_carry
+from memrl.envs.scripted_policy import scripted_policy
 from memrl.learn.actor import ActorCriticLearner, RunnerState, Segment
 from memrl.learn.impala_config import ImpalaConfig
 from memrl.learn.losses import vtrace
@@ -38,6 +45,13 @@ class LaggedRunnerState(RunnerState):
     """The runner of an IMPALA run with a policy lag: also the older parameters the actor uses."""
 
     behaviour_params: Any = None  # [lag, ...] the parameters of the last ``policy_lag`` updates, oldest first
+
+
+@struct.dataclass
+class CloningRunnerState(RunnerState):
+    """The runner of a run that first clones a teacher: also the teacher's memory per environment."""
+
+    teacher_memory: Any = None
 
 
 # Acting and learning compute log π in different programs, so on-policy log ρ is ±1e-7, not 0; a
@@ -63,9 +77,14 @@ class Impala(ActorCriticLearner):
             rmsprop_momentum=config.rmsprop_momentum,
             rmsprop_initial_scale=config.rmsprop_initial_scale,
         )
+        self.teacher = scripted_policy(config.env, self.env, config.teacher) if config.teacher else None
 
     def init(self, key) -> RunnerState:
         runner = self.new_runner(key, self.optimizer)
+        if self.teacher is not None:
+            return CloningRunnerState(
+                **vars(runner), teacher_memory=jax.vmap(self.teacher.initial_memory)(runner.env_state)
+            )
         if self.config.policy_lag == 0:
             return runner
         lagged = jax.tree.map(lambda p: jnp.stack([p] * self.config.policy_lag), runner.params)
@@ -77,7 +96,24 @@ class Impala(ActorCriticLearner):
             return runner.params
         return jax.tree.map(lambda stacked: stacked[0], runner.behaviour_params)
 
-    def _loss(self, params, segment: Segment):
+    def cloning(self, runner: RunnerState) -> jax.Array:
+        """Whether this update clones the teacher."""
+        return runner.update < self.config.clone_updates
+
+    def teach(self, cloning: jax.Array):
+        """``env_step``'s hook: while ``cloning``, the teacher's action in the agent's place, log μ = 0."""
+
+        def act(runner: CloningRunnerState, action, logp, key):
+            fresh = jax.vmap(self.teacher.initial_memory)(runner.env_state)
+            memory = reset_carry(runner.teacher_memory, fresh, runner.reset)  # a new episode, a fresh memory
+            seen = runner.env_state if self.teacher.reads_state else runner.obs
+            taught, memory = jax.vmap(self.teacher.act)(jax.random.split(key, self.config.num_envs), seen, memory)
+            runner = runner.replace(teacher_memory=memory)
+            return runner, jnp.where(cloning, taught, action), jnp.where(cloning, 0.0, logp)
+
+        return act
+
+    def _loss(self, params, segment: Segment, cloning=False):
         c = self.config
         traj = segment.transitions
         logits, values, reconstruction = self.unroll(params, segment.initial_carry, traj)
@@ -93,7 +129,7 @@ class Impala(ActorCriticLearner):
             c.rho_bar,
             c.c_bar,
         )  # vtrace's outputs carry no gradient
-        policy_loss = -jnp.mean(targets.pg_advantage * logp)
+        policy_loss = jnp.where(cloning, -jnp.mean(logp), -jnp.mean(targets.pg_advantage * logp))
         value_loss = 0.5 * jnp.mean(jnp.square(targets.vs - values))
         entropy = dist.entropy(logits, self.env.action_dims).mean()
         reconstruction = reconstruction.mean()
@@ -112,8 +148,10 @@ class Impala(ActorCriticLearner):
 
     def update(self, runner: RunnerState, _=None):
         """One V-trace update: a rollout with the behaviour parameters, one gradient step."""
-        runner, segment = self.rollout(runner, self.acting_params(runner))
-        grads, info = jax.grad(self._loss, has_aux=True)(runner.params, segment)
+        cloning = self.cloning(runner) if self.teacher is not None else False
+        teach = self.teach(cloning) if self.teacher is not None else None
+        runner, segment = self.rollout(runner, self.acting_params(runner), teach)
+        grads, info = jax.grad(self._loss, has_aux=True)(runner.params, segment, cloning)
         updates, opt_state = self.optimizer.update(grads, runner.opt_state, runner.params)
         params = optax.apply_updates(runner.params, updates)
         if self.config.policy_lag > 0:  # drop the oldest, append the parameters this update started from

@@ -33,6 +33,13 @@ class ImpalaConfig(RunConfig):
     """clip of the trace-cutting weights"""
     policy_lag: int = 0
     """act with the parameters of this many updates ago (a distributed IMPALA's actor lag)"""
+    teacher: str | None = None
+    """a scripted policy of the environment (``envs/scripted_policy.py``: e.g. transition_planner on
+    memory-planning/*) that acts for the first ``clone_updates`` updates while the agent learns its
+    actions by cross-entropy through the same segmented unroll (behaviour cloning); V-trace after"""
+    clone_updates: int = 0
+    """updates in which the agent clones ``teacher`` (its value still learns by V-trace, with the
+    teacher taken as deterministic)"""
 
     UNIT_INTERVAL: ClassVar[tuple[str, ...]] = RunConfig.UNIT_INTERVAL + ("rmsprop_decay",)
     POSITIVE: ClassVar[tuple[str, ...]] = RunConfig.POSITIVE + ("rmsprop_eps", "rho_bar", "c_bar")
@@ -42,4 +49,18 @@ class ImpalaConfig(RunConfig):
         super().validate()
         if self.policy_lag < 0:  # its type and the optimizer's name: check_types
             raise ValueError(f"policy_lag must be a non-negative integer, got {self.policy_lag!r}")
+        if self.clone_updates < 0:
+            raise ValueError(f"clone_updates must be a non-negative integer, got {self.clone_updates!r}")
+        if (self.teacher is None) != (self.clone_updates == 0):
+            raise ValueError(
+                f"teacher and clone_updates go together (a teacher to clone for some updates), got teacher {self.teacher!r} "
+                f"and clone_updates {self.clone_updates}"
+            )
+        if self.teacher is not None:
+            if self.policy_lag:
+                raise ValueError("a teacher acts while the agent clones it: policy_lag must be 0 with a teacher")
+            from memrl import envs
+            from memrl.envs.scripted_policy import scripted_policy
+
+            scripted_policy(self.env, envs.make(self.env, **self.env_args), self.teacher)
         return self
