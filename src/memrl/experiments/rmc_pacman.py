@@ -89,7 +89,8 @@ def rmc_pacman(preset: str) -> Experiment:
         description="RMC and LSTM agents (V-trace) on Mini Pacman with "
         + " and with ".join(VIEWS[v] for v in OBSERVATIONS[preset]),
         reproduces="Santoro et al. 2018, Sec. 5.3 and Fig. 10 (viewport: RMC 677 vs LSTM 550; full: 1159 vs 598)",
-        finding="the RMC agent outscores an LSTM agent at Mini Pacman, viewport and full view",
+        finding="the RMC agent outscores an LSTM agent at Mini Pacman, "
+        + " and ".join(VIEWS[v].removeprefix("the ") for v in OBSERVATIONS[preset]),
         paper_steps=None,
         runs=pacman_runs(preset),
         expectations=tuple(
