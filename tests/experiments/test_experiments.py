@@ -85,7 +85,7 @@ def test_rmc_nth_farthest_is_the_papers_comparison():
             assert config.head_widths == (256, 256, 256, 256) and config.max_grad_norm is None and config.seeds == 3
         assert experiment.runs["nth farthest/lstm split init"].core_args["weight_init"] == "split"
         assert "weight_init" not in experiment.runs["nth farthest/lstm"].core_args  # the paper's (sonnet's) LSTM
-        split_dnc = experiment.runs["nth farthest/dnc split init"].core_args
+        split_dnc = dict(experiment.runs["nth farthest/dnc split init"].core_args)  # a copy: the config shares it
         assert (
             split_dnc.pop("controller_weight_init") == "split"
             and split_dnc == experiment.runs["nth farthest/dnc"].core_args

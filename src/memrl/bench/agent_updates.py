@@ -25,7 +25,9 @@ AGENT_PROFILES = {
     "epn": AgentProfile(
         "epn-memory-planning", ("3x3/epn", "3x3/lstm"), updates=5
     ),  # a 100-step episode of 20-step unrolls (3x3 since version 4: a baseline revision needs these runs)
-    "rmc": AgentProfile("rmc-pacman", ("full/rmc", "viewport/rmc", "full/lstm")),
+    "rmc": AgentProfile(
+        "rmc-pacman", ("viewport/rmc", "viewport/lstm")
+    ),  # the cpu preset's views (v3: the viewport only)
 }
 
 
