@@ -233,7 +233,7 @@ def check_bench_settings(
     tlb_length,
     tlb_lengths,
     tlb_batch,
-    unroll_lengths=(1,),
+    unroll_lengths,
 ) -> None:
     """Refuse ``memrl bench``'s own settings before anything is measured, naming the flag."""
     from memrl import cores as registered
