@@ -30,15 +30,18 @@ from memrl.settings import check_positive
 
 
 def scaled_normal(key, shape, scale: float):
+    """N(0, scale²) entries (B's and C's parts, D)."""
     return jax.random.normal(key, shape) * scale
 
 
 def nu_log_init(key, shape, r_min: float, r_max: float):
+    """log ν with |λ| = exp(−ν) uniform on the ring [r_min, r_max] (App. A)."""
     u = jax.random.uniform(key, shape)
     return jnp.log(-0.5 * jnp.log(u * (r_max**2 - r_min**2) + r_min**2))
 
 
 def theta_log_init(key, shape, max_phase: float):
+    """log θ with the phase θ uniform in [0, max_phase] (App. A)."""
     return jnp.log(max_phase * jax.random.uniform(key, shape))
 
 
