@@ -660,16 +660,21 @@ def test_tlb_babyai_plays_each_final_model_in_the_real_level(tmp_path):
         core_args={"hidden": 8},
         embed_dim=8,
         batch_size=4,
-        total_steps=8,
+        total_steps=16,
         updates_per_chunk=2,
         seeds=2,
     )
     folder = RunFolder(tmp_path / "GoToLocal/gru")
     folder.prepare(config)
     train_seeds(config, folder, [0, 1])
-    row = evaluate_success(3)({"GoToLocal/gru": folder}, tmp_path)["success"]["GoToLocal/gru"]
+    evaluation = evaluate_success(3)({"GoToLocal/gru": folder}, tmp_path)
+    row = evaluation["success"]["GoToLocal/gru"]
     assert list(row["levels"]) == ["GoToLocal"] and row["mean"] == row["levels"]["GoToLocal"]
     assert row["mean"] in {i / 6 for i in range(7)}  # 3 episodes for each of 2 seeds
+    # convergence: each seed's mean of its two held-out checks (after updates 2 and 4)
+    for seed, area in zip([0, 1], evaluation["convergence"]["GoToLocal/gru"]["per_seed"]):
+        checks = [row["test_accuracy"] for row in folder.read_metrics(seed)[1::2]]
+        assert len(checks) == 2 and area == pytest.approx(np.mean(checks))
 
 
 def test_tlb_decision_is_table_3s_model_against_a_decision_transformers_context():
