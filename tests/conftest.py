@@ -106,6 +106,7 @@ SMALL_CORES = {  # every registered core at test sizes (`from conftest import SM
     "s6": dict(hidden=8, channels=8, state=4),
     "linear-attention": dict(hidden=8, num_heads=2, head_size=4),
     "min-gru": dict(hidden=8),
+    "ffm": dict(hidden=8, trace=4, context=2),
 }
 
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from memrl import cores
-from memrl.agents import ActorCritic
+from memrl.agents import ActorCritic, AgentSpec
 
 
 @pytest.mark.parametrize(
@@ -21,7 +21,9 @@ def test_previous_action_and_reward_do_not_leak_across_episodes(core_name, obs):
         core_name, **({"hidden": 8} if core_name == "gru" else {"capacity": 4, "embed_dim": 4, "width": 8})
     )
     agent = ActorCritic(
-        core=core, action_dims=(4,), encoder_widths=(8,), head_widths=(8,), feed_prev_action=True, feed_prev_reward=True
+        core=core,
+        action_dims=(4,),
+        spec=AgentSpec(encoder_widths=(8,), head_widths=(8,), feed_prev_action=True, feed_prev_reward=True),
     )
     carry = agent.initialize_carry((2,))
     reset = jnp.array([True, True])
@@ -56,12 +58,14 @@ def test_image_parts_share_one_cnn(core_name):
     agent = ActorCritic(
         core=core,
         action_dims=(4,),
-        encoder="conv",
-        conv_channels=(2, 4),
-        conv_kernels=(3, 3),
-        conv_strides=(2, 1),
-        encoder_widths=(8,),
-        head_widths=(8,),
+        spec=AgentSpec(
+            encoder="conv",
+            conv_channels=(2, 4),
+            conv_kernels=(3, 3),
+            conv_strides=(2, 1),
+            encoder_widths=(8,),
+            head_widths=(8,),
+        ),
     )
     view = jax.random.randint(jax.random.PRNGKey(1), (2, 8, 8, 3), 0, 256).astype(jnp.uint8)
     inputs = (jnp.zeros((2, 1), jnp.int32), jnp.zeros(2), jnp.ones(2, bool))
@@ -89,10 +93,7 @@ def test_a_separate_critic_is_a_network_of_its_own_and_steps_as_it_unrolls():
     agent = ActorCritic(
         core=cores.make("gru", hidden=8),
         action_dims=(3,),
-        encoder_widths=(8,),
-        head_widths=(8,),
-        feed_prev_action=True,
-        separate_critic=True,
+        spec=AgentSpec(encoder_widths=(8,), head_widths=(8,), feed_prev_action=True, separate_critic=True),
     )
     steps, batch = 5, 2
     obs = jax.random.normal(jax.random.PRNGKey(1), (steps, batch, 4))

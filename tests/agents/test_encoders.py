@@ -7,7 +7,7 @@ import optax
 import pytest
 
 from memrl import cores, envs
-from memrl.agents import ActorCritic
+from memrl.agents import ActorCritic, AgentSpec
 from memrl.agents.encoders import (
     ConvEncoder,
     ImageDecoder,
@@ -66,13 +66,9 @@ def conv_agent(env, reconstruct):
     return ActorCritic(
         core=core,
         action_dims=env.action_dims,
-        encoder_widths=(16,),
-        head_widths=(16,),
-        encoder="conv",
         token_vocab=tuple(env.token_vocab.items()),
-        conv_channels=(4, 8, 8),
         reconstruct=reconstruct,
-        **CELLS,
+        spec=AgentSpec(encoder_widths=(16,), head_widths=(16,), encoder="conv", conv_channels=(4, 8, 8), **CELLS),
     )
 
 
@@ -127,7 +123,7 @@ def test_without_reconstruct_the_loss_is_zero_and_no_decoder_exists(ballet_batch
 
 
 def test_conv_encoder_needs_an_image():
-    agent = ActorCritic(core=cores.make("gru", hidden=4), action_dims=(2,), encoder="conv")
+    agent = ActorCritic(core=cores.make("gru", hidden=4), action_dims=(2,), spec=AgentSpec(encoder="conv"))
     with pytest.raises(
         ValueError,
         match=r"needs an image part \(\[height, width, channels\]\) in the observation; its parts are \['observation'\]",
@@ -158,11 +154,9 @@ def test_resnet_agent_encodes_and_reconstructs(ballet_batch):
     agent = ActorCritic(
         core=cores.make("gru", hidden=16),
         action_dims=env.action_dims,
-        encoder="resnet",
-        encoder_widths=(),
         token_vocab=tuple(env.token_vocab.items()),
-        conv_channels=(4, 8, 8),
         reconstruct=True,
+        spec=AgentSpec(encoder="resnet", encoder_widths=(), conv_channels=(4, 8, 8)),
     )
     T, B = obs["language"].shape
     inputs = (obs, jnp.zeros((T, B, 1), jnp.int32), jnp.zeros((T, B)), jnp.zeros((T, B), bool).at[0].set(True))

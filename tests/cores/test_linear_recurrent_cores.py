@@ -1,6 +1,7 @@
-"""The linear-recurrent cores (LRU, S6, linear attention, minGRU): the parallel scan with resets
+"""The linear-recurrent cores (LRU, S6, linear attention, minGRU, FFM): the parallel scan with resets
 against a sequential loop, each core's unroll against its paper's equations in NumPy (the LRU
-against memax's implementation too), and the minGRU's forgetting at the paper's initialisation."""
+against memax's implementation too, the FFM's aggregator against memax's), and the minGRU's
+forgetting at the paper's initialisation."""
 
 import jax
 import jax.numpy as jnp
@@ -134,3 +135,44 @@ def test_min_gru_is_the_papers_and_starts_forgetting_at_half_a_step():
     assert np.all(params["gate"]["bias"] == 0.0)  # the paper's: the gate starts at σ(W_z x)
     _, _, kept = unrolled("min-gru", hidden=4, gate_bias=-3.0)
     assert np.abs(kept).mean() < np.abs(ys).mean()  # a closed gate writes less and keeps more
+
+
+def test_ffm_is_the_papers_and_its_aggregator_memaxs():
+    params, xs, ys = unrolled("ffm", hidden=4, trace=3, context=2)
+    sigmoid = lambda x: 1 / (1 + np.exp(-x))
+    np.testing.assert_allclose(params["alpha"], [np.log(2), (np.log(2) + np.log(100) / 1024) / 2, np.log(100) / 1024])
+    np.testing.assert_allclose(params["omega"], [2 * np.pi, 2 * np.pi / 1024])
+    gamma = np.exp(-np.abs(params["alpha"])[:, None] + 1j * params["omega"][None, :])
+
+    def layer_norm(z):
+        return (z - z.mean()) / np.sqrt(z.var() + 1e-5)
+
+    def step(s, x):
+        s = gamma * s + (dense(params["trace_input"], x) * sigmoid(dense(params["input_gate"], x)))[:, None]
+        z = dense(params["mix"], np.stack([s.real, s.imag], -1).reshape(-1))
+        g = sigmoid(dense(params["output_gate"], x))
+        return s, layer_norm(z) * g + dense(params["skip"], x) * (1 - g)
+
+    np.testing.assert_allclose(ys, recur(step, np.zeros((3, 2), complex), xs), rtol=1e-4, atol=1e-5)
+
+    memax_ffm = pytest.importorskip("memax.equinox.semigroups.ffm")  # the test extra installs memax
+    import equinox as eqx
+    from memax.equinox.groups import Resettable
+    from memax.equinox.scans import semigroup_scan
+
+    semigroup = memax_ffm.FFMSemigroup(3, 2, deterministic_init=True, key=jax.random.PRNGKey(0))
+    semigroup = eqx.tree_at(lambda g: g.params, semigroup, (jnp.asarray(params["alpha"]), jnp.asarray(params["omega"])))
+    algebra = Resettable(semigroup)
+    inputs = np.random.default_rng(0).normal(size=(T, B, 3, 2)) + 1j * np.random.default_rng(1).normal(
+        size=(T, B, 3, 2)
+    )
+    ours = scan_linear(
+        jnp.broadcast_to(jnp.asarray(gamma, jnp.complex64), (T, B, 3, 2)),
+        jnp.asarray(inputs, jnp.complex64),
+        jnp.zeros((B, 3, 2), jnp.complex64),
+        jnp.asarray(RESETS),
+    )
+    for row in range(B):
+        elements = ((jnp.asarray(inputs[:, row], jnp.complex64), jnp.ones(T, jnp.int32)), jnp.asarray(RESETS[:, row]))
+        (theirs, _), _ = semigroup_scan(algebra, algebra.initialize_carry(), elements)
+        np.testing.assert_allclose(theirs, ours[:, row], rtol=1e-5, atol=1e-5)

@@ -22,12 +22,14 @@ or, with an image encoder, with image parts through the shared CNN; the MLP enco
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 
 import flax.linen as nn
 import jax
 import jax.numpy as jnp
 
+from memrl.agents.agent_spec import ENCODERS, IMAGE_ENCODERS, AgentSpec
 from memrl.agents.encoders import (
     ConvEncoder,
     ImageDecoder,
@@ -40,9 +42,6 @@ from memrl.agents.encoders import (
     language_reconstruction_loss,
 )
 from memrl.cores.base import MemoryCore
-
-ENCODERS = ("mlp", "conv", "resnet")
-IMAGE_ENCODERS = ("conv", "resnet")  # an image part goes through a CNN, token parts through the language LSTM
 
 
 class MLP(nn.Module):
@@ -80,31 +79,22 @@ def flatten_observation(obs, batch_ndim: int) -> jax.Array:
 class ActorCritic(nn.Module):
     core: MemoryCore
     action_dims: tuple[int, ...]
-    encoder_widths: tuple[int, ...] = (256, 256)
-    head_widths: tuple[int, ...] = (256,)
-    feed_prev_action: bool = False
-    feed_prev_reward: bool = False
-    encoder: str = "mlp"
+    spec: AgentSpec = AgentSpec()
     token_vocab: tuple[tuple[str, int], ...] = ()  # (observation part, vocabulary size) of token parts
-    conv_channels: tuple[int, ...] = (16, 32, 32)
-    conv_kernels: tuple[int, ...] = (9, 3, 3)
-    conv_strides: tuple[int, ...] = (9, 1, 1)
-    conv_coordinates: bool = False
     reconstruct: bool = False
-    separate_critic: bool = False
     critic_only: bool = False
     """(the separate critic itself: a value head and no policy head)"""
 
     def initialize_carry(self, batch_shape):
         carry = self.core.initialize_carry(jax.random.PRNGKey(0), batch_shape)
-        return {"actor": carry, "critic": carry} if self.separate_critic else carry
+        return {"actor": carry, "critic": carry} if self.spec.separate_critic else carry
 
     def _critic(self) -> ActorCritic:
         """The separate critic: this agent's sizes, its own parameters (``critic``), no decoder."""
         return self.clone(
             parent=self,
             core=self.core.clone(),
-            separate_critic=False,
+            spec=dataclasses.replace(self.spec, separate_critic=False),
             critic_only=True,
             reconstruct=False,
             name="critic",
@@ -121,47 +111,51 @@ class ActorCritic(nn.Module):
             if not isinstance(obs, dict) or "goal" not in obs:
                 raise ValueError(f"core {type(self.core).__name__} needs dict observations with a 'goal' part")
             rest = {k: v for k, v in obs.items() if k != "goal"}
-            if self.encoder in IMAGE_ENCODERS:
+            if self.spec.encoder in IMAGE_ENCODERS:
                 image_encoder = self._image_encoder()
                 observation = self._encode(rest, batch_ndim, image_encoder)
                 goal = self._encode({"goal": obs["goal"]}, batch_ndim, image_encoder)
             else:
                 observation, goal = flatten_observation(rest, batch_ndim), flatten_observation(obs["goal"], batch_ndim)
             return {"observation": observation, "goal": goal, "prev_action": prev_action_one_hot}
-        image_encoder = self._image_encoder() if self.encoder in IMAGE_ENCODERS else None
-        parts = [MLP(self.encoder_widths, name="encoder")(self._encode(obs, batch_ndim, image_encoder))]
-        if self.feed_prev_action:
+        image_encoder = self._image_encoder() if self.spec.encoder in IMAGE_ENCODERS else None
+        parts = [MLP(self.spec.encoder_widths, name="encoder")(self._encode(obs, batch_ndim, image_encoder))]
+        if self.spec.feed_prev_action:
             parts.append(prev_action_one_hot)
-        if self.feed_prev_reward:
+        if self.spec.feed_prev_reward:
             parts.append(jnp.where(starts, 0.0, prev_reward[..., None]))
         return jnp.concatenate(parts, axis=-1)
 
     def _split(self, obs, batch_ndim):
-        return split_observation(obs, batch_ndim, self.encoder, dict(self.token_vocab))
+        return split_observation(obs, batch_ndim, self.spec.encoder, dict(self.token_vocab))
 
     def _image_encoder(self) -> nn.Module:
         """The CNN shared by every image part."""
-        if self.encoder == "resnet":
-            return ResNetEncoder(self.conv_channels, name="image_encoder")
+        if self.spec.encoder == "resnet":
+            return ResNetEncoder(self.spec.conv_channels, name="image_encoder")
         return ConvEncoder(
-            self.conv_channels, self.conv_kernels, self.conv_strides, self.conv_coordinates, name="image_encoder"
+            self.spec.conv_channels,
+            self.spec.conv_kernels,
+            self.spec.conv_strides,
+            self.spec.conv_coordinates,
+            name="image_encoder",
         )
 
     def _encode(self, obs, batch_ndim, image_encoder):
-        if self.encoder not in ENCODERS:
-            raise ValueError(f"encoder must be one of {ENCODERS}, got {self.encoder!r}")
+        if self.spec.encoder not in ENCODERS:
+            raise ValueError(f"encoder must be one of {ENCODERS}, got {self.spec.encoder!r}")
         vocab = dict(self.token_vocab)
         images, tokens, rest = self._split(obs, batch_ndim)
-        if self.encoder in IMAGE_ENCODERS and not images:
+        if self.spec.encoder in IMAGE_ENCODERS and not images:
             parts = list(obs) if isinstance(obs, dict) else ["observation"]
             raise ValueError(
-                f"encoder {self.encoder!r} needs an image part ([height, width, channels]) in the observation; its parts are {parts}"
+                f"encoder {self.spec.encoder!r} needs an image part ([height, width, channels]) in the observation; its parts are {parts}"
             )
         features = [flatten_observation(rest, batch_ndim)] if rest else []
         features += [image_encoder(image) for _, image in sorted(images.items())]
         for name, words in sorted(tokens.items()):
             words = as_token_sequence(words, batch_ndim)
-            if self.encoder in IMAGE_ENCODERS:
+            if self.spec.encoder in IMAGE_ENCODERS:
                 features.append(LanguageEncoder(vocab[name], name=f"{name}_encoder")(words))
             else:
                 features.append(flatten_observation(jax.nn.one_hot(words, vocab[name]), batch_ndim))
@@ -173,14 +167,14 @@ class ActorCritic(nn.Module):
         images, tokens, _ = self._split(obs, batch_ndim)
         loss = jnp.zeros(ys.shape[:-1])
         for name, image in sorted(images.items()):
-            if self.encoder == "resnet":
-                decoder = ResNetDecoder(image.shape[batch_ndim:], self.conv_channels, name=f"{name}_decoder")
+            if self.spec.encoder == "resnet":
+                decoder = ResNetDecoder(image.shape[batch_ndim:], self.spec.conv_channels, name=f"{name}_decoder")
             else:
                 decoder = ImageDecoder(
                     image.shape[batch_ndim:],
-                    self.conv_channels,
-                    self.conv_kernels,
-                    self.conv_strides,
+                    self.spec.conv_channels,
+                    self.spec.conv_kernels,
+                    self.spec.conv_strides,
                     name=f"{name}_decoder",
                 )
             loss = loss + image_reconstruction_loss(decoder(ys), image)
@@ -193,7 +187,7 @@ class ActorCritic(nn.Module):
 
     def _heads(self, y):
         """(logits, value) of the memory output ``y``; None for a head this network does not have."""
-        y = MLP(self.head_widths, name="head")(y)
+        y = MLP(self.spec.head_widths, name="head")(y)
         logits = (
             None
             if self.critic_only
@@ -201,7 +195,7 @@ class ActorCritic(nn.Module):
         )
         value = (
             None
-            if self.separate_critic
+            if self.spec.separate_critic
             else nn.Dense(1, kernel_init=nn.initializers.orthogonal(1.0), name="value")(y)[..., 0]
         )
         return logits, value
@@ -209,13 +203,13 @@ class ActorCritic(nn.Module):
     @nn.compact
     def __call__(self, carry, obs, prev_action, prev_reward, reset):
         """One step for a batch [B]: returns (carry, (logits [B, sum(dims)], value [B]))."""
-        if self.separate_critic:
+        if self.spec.separate_critic:
             critic_carry, (_, value) = self._critic()(carry["critic"], obs, prev_action, prev_reward, reset)
             carry = carry["actor"]
         x = self._core_input(obs, prev_action, prev_reward, reset, batch_ndim=1)
         carry, y = self.core(carry, x, reset)
         logits, own_value = self._heads(y)
-        if self.separate_critic:
+        if self.spec.separate_critic:
             return {"actor": carry, "critic": critic_carry}, (logits, value)
         return carry, (logits, own_value)
 
@@ -224,13 +218,13 @@ class ActorCritic(nn.Module):
         """Time-major [T, B] inputs; the same (logits, values) as stepping ``__call__``, plus the
         per-step reconstruction loss [T, B] (zeros without ``reconstruct``). Initialising with this
         method creates every parameter, decoders included."""
-        if self.separate_critic:
+        if self.spec.separate_critic:
             critic_carry, (_, values, _) = self._critic().unroll(carry["critic"], obs, prev_action, prev_reward, resets)
             carry = carry["actor"]
         x = self._core_input(obs, prev_action, prev_reward, resets, batch_ndim=2)
         carry, ys = self.core.unroll(carry, x, resets)
         logits, own_values = self._heads(ys)
-        if self.separate_critic:
+        if self.spec.separate_critic:
             carry = {"actor": carry, "critic": critic_carry}
         else:
             values = own_values

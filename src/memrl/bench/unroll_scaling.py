@@ -28,9 +28,10 @@ MEMORIES = {
     "s6": dict(hidden=WIDTH, channels=WIDTH, state=16),
     "linear-attention": dict(hidden=WIDTH, num_heads=4, head_size=32),
     "min-gru": dict(hidden=WIDTH),
+    "ffm": dict(hidden=WIDTH, trace=32, context=4),
 }
 """each memory at width 128 (S6 with the paper's 16 states per channel; GTrXL of 2 layers, 4 heads,
-a memory of 128 steps)"""
+a memory of 128 steps; FFM with 32 traces read at 4 frequencies)"""
 DEPTH = {"lstm": "T", "gru": "T", "gtrxl": "layers (T² attention)"}
 """the sequential depth of an unroll of T steps, where it is not an associative scan's ~2 log2 T"""
 MEMORY_LIMIT_MB = 8192

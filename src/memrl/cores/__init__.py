@@ -6,6 +6,7 @@ from memrl.cores import (
     dnc,
     epn,
     feedback_transformer,
+    ffm,
     gru,
     htm,
     linear_attention,

@@ -76,18 +76,9 @@ class ActorCriticLearner:
         self.agent = ActorCritic(
             core=cores.make(config.core, **config.core_args),
             action_dims=self.env.action_dims,
-            encoder_widths=config.encoder_widths,
-            head_widths=config.head_widths,
-            feed_prev_action=config.feed_prev_action,
-            feed_prev_reward=config.feed_prev_reward,
-            encoder=config.encoder,
+            spec=config.agent_spec,
             token_vocab=tuple(sorted(self.env.token_vocab.items())),
-            conv_channels=config.conv_channels,
-            conv_kernels=config.conv_kernels,
-            conv_strides=config.conv_strides,
-            conv_coordinates=config.conv_coordinates,
             reconstruct=config.reconstruction_coef > 0,
-            separate_critic=config.separate_critic,
         )
 
     def check_reconstruction(self, config: RunConfig) -> None:

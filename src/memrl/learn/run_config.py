@@ -11,6 +11,7 @@ import types
 import typing
 from typing import ClassVar
 
+from memrl.agents.agent_spec import AgentSpec
 from memrl.settings import fits, flag_of
 
 
@@ -66,9 +67,6 @@ class ConfigRecord:
     """learning rate"""
     max_grad_norm: float | None = 0.5
     """clip of the global gradient norm (None: no clipping)"""
-    head_widths: tuple[int, ...] = (256,)
-    """ReLU layers between the core and the outputs (the actor-critic's policy and value heads: AMRL's
-    FF2; the sequence model's per-step head: RMC's Nth Farthest takes 256 256 256 256)"""
     updates_per_chunk: int = 10
     """updates per compiled chunk; metrics, progress and checkpoints happen between chunks"""
     imports: tuple[str, ...] = ()
@@ -85,7 +83,7 @@ class ConfigRecord:
     final_metric: ClassVar[str] = "episode_return"
     final_label: ClassVar[str] = "final return"
     POSITIVE_INTS: ClassVar[tuple[str, ...]] = ("seeds", "total_steps", "updates_per_chunk")
-    WIDTHS: ClassVar[tuple[str, ...]] = ("head_widths",)
+    WIDTHS: ClassVar[tuple[str, ...]] = ()
     """layer sizes: positive integers each"""
     UNIT_INTERVAL: ClassVar[tuple[str, ...]] = ()
     POSITIVE: ClassVar[tuple[str, ...]] = ("lr", "max_grad_norm")
@@ -225,9 +223,9 @@ class ConfigRecord:
 
 
 @dataclasses.dataclass(frozen=True)
-class RunConfig(ConfigRecord):
+class RunConfig(AgentSpec, ConfigRecord):
     """One environment, one memory core, one actor-critic agent, several seeds (PPO's and IMPALA's
-    shared settings)."""
+    shared settings; the agent's are ``AgentSpec``'s fields)."""
 
     env: str = "tmaze/T-LN"
     """registered environment name (see ``memrl list``)"""
@@ -243,30 +241,12 @@ class RunConfig(ConfigRecord):
     value_coef: float = 0.5
     """weight of the value (baseline) loss ½ mean (target − v)²"""
     entropy_coef: float = 0.01
-    encoder_widths: tuple[int, ...] = (256, 256)
-    """observation encoder (AMRL's FF1)"""
-    feed_prev_action: bool = False
-    feed_prev_reward: bool = False
-    encoder: str = "mlp"
-    """observation encoder: "mlp" (flatten, token parts one-hot), "conv" (CNN on the image part,
-    word-embedding LSTM on token parts, then the ``encoder_widths`` MLP; the HTM agent) or "resnet"
-    (the same with the IMPALA ResNet on the image part)"""
-    conv_channels: tuple[int, ...] = (16, 32, 32)
-    """channels of the conv layers, or of the ResNet stacks"""
-    conv_kernels: tuple[int, ...] = (9, 3, 3)
-    """convolution kernel sizes (use 1 first for Ballet's compact ``cells`` observation)"""
-    conv_strides: tuple[int, ...] = (9, 1, 1)
-    """(kernels and strides are the "conv" encoder's; the ResNet's are fixed: 3×3, pooling stride 2)"""
-    conv_coordinates: bool = False
-    """tag the "conv" encoder's last feature grid with two channels of x and y positions in [-1, 1] (the RMC's BoxWorld agent)"""
     reconstruction_coef: float = 0.0
     """weight of the self-supervised loss of decoding the current image and tokens from the memory"""
-    separate_critic: bool = False
-    """give the value its own encoder, memory core and head (as memorax, CleanRL's recurrent PPO and
-    many papers do) instead of a value head on the policy's network"""
 
     POSITIVE_INTS: ClassVar[tuple[str, ...]] = ConfigRecord.POSITIVE_INTS + ("num_envs", "rollout_len")
     WIDTHS: ClassVar[tuple[str, ...]] = ConfigRecord.WIDTHS + (
+        "head_widths",
         "encoder_widths",
         "conv_channels",
         "conv_kernels",
@@ -294,22 +274,13 @@ class RunConfig(ConfigRecord):
             cores.make(self.core, **self.core_args)
         except TypeError as err:
             raise ValueError(str(err)) from None
-        from memrl.agents.actor_critic import ENCODERS
-
-        if self.encoder not in ENCODERS:
-            raise ValueError(f"encoder must be one of {ENCODERS}, got {self.encoder!r}")
-        if not len(self.conv_channels) == len(self.conv_kernels) == len(self.conv_strides):
-            raise ValueError("conv_channels, conv_kernels and conv_strides need one entry per layer each")
-        if self.encoder == "resnet" and (self.conv_kernels, self.conv_strides) != (
-            RunConfig.conv_kernels,
-            RunConfig.conv_strides,
-        ):
-            raise ValueError(
-                "conv_kernels and conv_strides set the 'conv' encoder; the 'resnet' encoder uses 3×3 convolutions and stride-2 pooling"
-            )
-        if self.conv_coordinates and self.encoder != "conv":
-            raise ValueError(f"conv_coordinates tags the 'conv' encoder's features; encoder is {self.encoder!r}")
+        self.check_agent()
         return super().validate()
+
+    @property
+    def agent_spec(self) -> AgentSpec:
+        """The agent's settings of this config, as ``ActorCritic`` takes them."""
+        return AgentSpec(**{field.name: getattr(self, field.name) for field in dataclasses.fields(AgentSpec)})
 
     @property
     def trained_on(self) -> str:

@@ -25,7 +25,7 @@ class SupervisedConfig(ConfigRecord):
     final_metric: ClassVar[str] = "test_accuracy"
     final_label: ClassVar[str] = "final held-out accuracy"
     DEFAULTS: ClassVar[dict] = dict(
-        core="lstm", total_steps=1_000_000, lr=3e-4, max_grad_norm=1.0, head_widths=(), updates_per_chunk=100
+        core="lstm", total_steps=1_000_000, lr=3e-4, max_grad_norm=1.0, updates_per_chunk=100
     )
 
     task: str = "copying"
@@ -34,6 +34,9 @@ class SupervisedConfig(ConfigRecord):
     """task settings, e.g. ``gap 100`` (copying); ``batch_size`` is this config's"""
     embed_dim: int = 64
     """width of the sequence model's input embedding (token embedding or linear map)"""
+    head_widths: tuple[int, ...] = ()
+    """ReLU layers of the sequence model's per-step head, between the core and the readout (RMC's
+    Nth Farthest takes 256 256 256 256)"""
     readout: str = "steps"
     """what the head reads: "steps" (each step's core output) or "state" (the mean of the core's final
     state vectors, TLB's image classifier; for tasks scored at their final step, e.g. digits)"""
@@ -50,6 +53,7 @@ class SupervisedConfig(ConfigRecord):
 
     POSITIVE_INTS: ClassVar[tuple[str, ...]] = ConfigRecord.POSITIVE_INTS + ("batch_size", "embed_dim")
     NON_NEGATIVE: ClassVar[tuple[str, ...]] = ("lr_warmup", "weight_decay")
+    WIDTHS: ClassVar[tuple[str, ...]] = ConfigRecord.WIDTHS + ("head_widths",)
 
     def validate(self):
         """As ``ConfigRecord.validate``, and the task and the model: registered names, the settings
