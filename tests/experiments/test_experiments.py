@@ -673,7 +673,7 @@ def test_tlb_babyai_plays_each_final_model_in_the_real_level(tmp_path):
     assert row["mean"] in {i / 6 for i in range(7)}  # 3 episodes for each of 2 seeds
     # convergence: each seed's mean of its two held-out checks (after updates 2 and 4)
     for seed, area in zip([0, 1], evaluation["convergence"]["GoToLocal/gru"]["per_seed"]):
-        checks = [row["test_accuracy"] for row in folder.read_metrics(seed)[1::2]]
+        checks = [metrics["test_accuracy"] for metrics in folder.read_metrics(seed)[1::2]]
         assert len(checks) == 2 and area == pytest.approx(np.mean(checks))
 
 

@@ -29,7 +29,7 @@ import flax.linen as nn
 import jax
 import jax.numpy as jnp
 
-from memrl.agents.agent_spec import ENCODERS, IMAGE_ENCODERS, AgentSpec
+from memrl.agents.agent_spec import IMAGE_ENCODERS, AgentSpec
 from memrl.agents.encoders import (
     ConvEncoder,
     ImageDecoder,
@@ -142,8 +142,7 @@ class ActorCritic(nn.Module):
         )
 
     def _encode(self, obs, batch_ndim, image_encoder):
-        if self.spec.encoder not in ENCODERS:
-            raise ValueError(f"encoder must be one of {ENCODERS}, got {self.spec.encoder!r}")
+        self.spec.check_agent()  # an agent built without a run config is checked too
         vocab = dict(self.token_vocab)
         images, tokens, rest = self._split(obs, batch_ndim)
         if self.spec.encoder in IMAGE_ENCODERS and not images:

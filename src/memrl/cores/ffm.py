@@ -90,9 +90,7 @@ class FFM(LinearRecurrentCore):
 
     def elements(self, x):
         gated = self.trace_input(x) * jax.nn.sigmoid(self.input_gate(x))
-        gamma = jnp.exp(
-            jax.lax.complex(-jnp.abs(self.alpha)[:, None], jnp.broadcast_to(self.omega, (self.trace, self.context)))
-        )
+        gamma = jnp.exp(-jnp.abs(self.alpha)[:, None] + 1j * self.omega)  # [trace, context]
         b = jnp.broadcast_to(gated[..., None], (*gated.shape, self.context)).astype(jnp.complex64)
         return jnp.broadcast_to(gamma, b.shape), b, x
 
