@@ -18,6 +18,7 @@ import tyro
 
 from memrl.learn.impala_config import ImpalaConfig
 from memrl.learn.ppo_config import PPOConfig
+from memrl.learn.run_config import config_checks
 from memrl.learn.supervised_config import SupervisedConfig
 from memrl.run import interrupts
 from memrl.run.folder_lock import FolderBusy, check_output_folder
@@ -132,6 +133,7 @@ def train(
     """
     from memrl.run.train import train_run
 
+    config.validate()  # tyro built it unchecked (run_command)
     folder = out or Path("runs") / config.trained_on.replace("/", "_") / f"{config.core}{FOLDER_SUFFIX[config.learner]}"
     train_run(config, folder, workers, tensorboard, devices, hosts, wandb)
 
@@ -160,7 +162,7 @@ def evaluation_config(config, env_args: dict, task_args: dict, core_args: dict):
         changes |= {"task_args": config.task_args | task_args, "stages": ()}
     else:
         changes["env_args"] = config.env_args | env_args
-    return dataclasses.replace(config, **changes).validate()
+    return dataclasses.replace(config, **changes)
 
 
 def evaluate(
@@ -455,6 +457,18 @@ def checked_before_running(command):
     return checked
 
 
+def checking_configs(command):
+    """``command`` with configs checked as they are constructed again in its body (``run_command``
+    turns the check off while tyro parses the flags)."""
+
+    @functools.wraps(command)
+    def checking(*args, **kwargs):
+        with config_checks(enabled=True):
+            return command(*args, **kwargs)
+
+    return checking
+
+
 def analyze_commands() -> dict:
     from memrl.analysis import (
         attention_maps,
@@ -528,9 +542,14 @@ def run_command(argv: list[str]) -> None:
             tyro.cli(sweep.command, prog="memrl sweep", args=argv[1:])
         else:
             # Cascading: train's options before the learner's name apply after it too.
-            tyro.extras.subcommand_cli_from_dict(
-                COMMANDS, prog="memrl", args=argv, description=DESCRIPTION, config=(tyro.conf.CascadeSubcommandArgs,)
-            )
+            with config_checks(enabled=False):
+                tyro.extras.subcommand_cli_from_dict(
+                    {name: checking_configs(command) for name, command in COMMANDS.items()},
+                    prog="memrl",
+                    args=argv,
+                    description=DESCRIPTION,
+                    config=(tyro.conf.CascadeSubcommandArgs,),
+                )
     except (
         ValueError,
         FileNotFoundError,

@@ -1,5 +1,5 @@
-"""One config spine: the shared fields declared once, configs as plain data checked by ``validate``,
-and one learner interface that every learner satisfies."""
+"""One config spine: the shared fields declared once, configs checked as they are constructed and
+built once, and one learner interface that every learner satisfies."""
 
 import dataclasses
 
@@ -10,7 +10,7 @@ from memrl.learn.impala_config import ImpalaConfig
 from memrl.learn.learner import Learner
 from memrl.learn.learners import LEARNERS, learner_for
 from memrl.learn.ppo_config import PPOConfig
-from memrl.learn.run_config import ConfigRecord, RunConfig
+from memrl.learn.run_config import ConfigRecord, RunConfig, config_checks
 from memrl.learn.supervised_config import SupervisedConfig
 
 SHARED = {f.name for f in dataclasses.fields(ConfigRecord)}
@@ -74,32 +74,42 @@ def test_a_learner_default_must_name_a_shared_field():
 
 
 @pytest.mark.parametrize(
-    "config, message",
+    "config_class, settings, message",
     [
-        (PPOConfig(env="tmaze/T-XX"), "unknown env 'tmaze/T-XX'"),
-        (ImpalaConfig(optimizer="sgd"), "optimizer must be one of 'rmsprop', 'adam', got 'sgd'"),
-        (SupervisedConfig(task="copying", core="nope"), "unknown core or task model 'nope'"),
-        (PPOConfig(total_steps=10), "total_steps \\(10\\) is less than one update \\(3200 environment steps\\)"),
-        (SupervisedConfig(head_widths=(0,)), "head_widths must be positive integers"),
+        (PPOConfig, dict(env="tmaze/T-XX"), "unknown env 'tmaze/T-XX'"),
+        (ImpalaConfig, dict(optimizer="sgd"), "optimizer must be one of 'rmsprop', 'adam', got 'sgd'"),
+        (SupervisedConfig, dict(task="copying", core="nope"), "unknown core or task model 'nope'"),
+        (PPOConfig, dict(total_steps=10), "total_steps \\(10\\) is less than one update \\(3200 environment steps\\)"),
+        (SupervisedConfig, dict(head_widths=(0,)), "head_widths must be positive integers"),
     ],
 )
-def test_a_config_is_plain_data_until_it_is_validated(config, message):
-    # constructing it checked and built nothing; validate names what is wrong
-    with pytest.raises(ValueError, match=message):
-        config.validate()
-
-
-def test_the_run_layer_validates_where_a_run_is_prepared(tmp_path):
+def test_a_config_is_checked_as_it_is_constructed(config_class, settings, message, tmp_path):
     from memrl.run.folder import RunFolder
 
-    with pytest.raises(ValueError, match="unknown env"):
-        RunFolder(tmp_path / "run").prepare(PPOConfig(env="nope"))
+    with pytest.raises(ValueError, match=message):
+        RunFolder(tmp_path / "run").prepare(config_class(**settings))
     assert not (tmp_path / "run").exists()
+    with pytest.raises(ValueError, match=message):
+        dataclasses.replace(config_class(), **settings)
+    with config_checks(enabled=False):  # what the command line does while tyro parses: checked after
+        unchecked = config_class(**settings)
+    with pytest.raises(ValueError, match=message):
+        unchecked.validate()
+
+
+@pytest.mark.parametrize("learner", sorted(TINY))
+def test_the_learner_takes_what_the_config_built_when_it_was_checked(learner):
+    config = TINY[learner]
+    built = learner_for(config)
+    if learner == "supervised":
+        assert built.model is config.model and built.task is config.sequence_task
+    else:
+        assert built.agent.core is config.core_module and built.env is config.environment
 
 
 @pytest.mark.parametrize("learner", sorted(TINY))
 def test_every_learner_satisfies_the_learner_protocol(learner):
-    config = TINY[learner].validate()
+    config = TINY[learner]
     built = learner_for(config)
     assert isinstance(built, Learner) and LEARNERS.factory(learner).config_class is type(config)
     state = jax.eval_shape(built.init, jax.random.PRNGKey(0))

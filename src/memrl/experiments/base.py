@@ -211,7 +211,7 @@ class Experiment:
                 raise ValueError(
                     f"experiment {self.name!r} has runs without a {field!r} setting ({', '.join(lacking)})"
                 )
-        runs = {name: dataclasses.replace(config, **settings).validate() for name, config in self.runs.items()}
+        runs = {name: dataclasses.replace(config, **settings) for name, config in self.runs.items()}
         return dataclasses.replace(self, runs=runs)
 
     def with_runs(self, runs: Sequence[str]) -> Experiment:

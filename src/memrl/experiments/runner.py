@@ -42,7 +42,6 @@ def reproduce(
         require_wandb()
     devices = min(default_devices(c) for c in experiment.runs.values()) if devices is None else devices
     for config in experiment.runs.values():
-        config.validate()
         check_devices(devices, config)
     check_output_folder(Path(out), holds="experiment")
     if record_dir is not None:

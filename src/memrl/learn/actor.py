@@ -15,7 +15,6 @@ import jax.numpy as jnp
 import numpy as np
 from flax import struct
 
-from memrl import cores, envs
 from memrl.agents import ActorCritic
 from memrl.agents import distributions as dist
 from memrl.agents.actor_critic import split_observation
@@ -69,12 +68,12 @@ class ActorCriticLearner:
 
     def __init__(self, config: RunConfig):
         self.config = config
-        self.env = envs.make(config.env, **config.env_args)
+        self.env = config.environment
         self.env_params = self.env.default_params
         if config.reconstruction_coef > 0:
             self.check_reconstruction(config)
         self.agent = ActorCritic(
-            core=cores.make(config.core, **config.core_args),
+            core=config.core_module,
             action_dims=self.env.action_dims,
             spec=config.agent_spec,
             token_vocab=tuple(sorted(self.env.token_vocab.items())),

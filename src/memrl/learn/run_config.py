@@ -3,7 +3,10 @@
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import dataclasses
+import functools
 import importlib
 import json
 import math
@@ -42,11 +45,27 @@ def type_name(hint) -> str:
     return "settings by name"
 
 
+CHECKED = contextvars.ContextVar("memrl_configs_checked", default=True)
+
+
+@contextlib.contextmanager
+def config_checks(enabled: bool):
+    """Within, configs are checked as they are constructed (``enabled``), or not: the command line
+    turns the check off while tyro builds a config from the flags (tyro would catch the check's
+    ValueError and draw its own box around the message instead of memrl's one line), on again in
+    the command's body, and checks the parsed config itself."""
+    token = CHECKED.set(enabled)
+    try:
+        yield
+    finally:
+        CHECKED.reset(token)
+
+
 @dataclasses.dataclass(frozen=True)
 class ConfigRecord:
     """The settings every learner shares, the metrics it names, and the JSON record of its config.
-    A config is plain data: constructing one checks nothing and builds nothing; ``validate`` checks
-    it once, where a run is prepared (``RunFolder.prepare``, ``train_run``). ``step_metric`` counts
+    A config is checked once, when it is constructed (``validate``, from ``__post_init__``): a config
+    that exists is one that can run. ``step_metric`` counts
     the steps (environment steps, sequences), ``score_metric`` is drawn in the curves and the
     progress bar, ``final_metric`` summarises a run (mean over its last updates); the labels name
     them in tables and figures. A learner whose defaults differ for some shared field lists them in
@@ -104,6 +123,10 @@ class ConfigRecord:
             cls.__annotations__ = {**{name: shared[name] for name in own}, **cls.__dict__.get("__annotations__", {})}
             for name, value in own.items():
                 setattr(cls, name, value)
+
+    def __post_init__(self):
+        if CHECKED.get():
+            self.validate()
 
     def import_modules(self) -> None:
         """Import the modules of ``imports`` (they register what the config names), refusing one
@@ -270,12 +293,26 @@ class RunConfig(AgentSpec, ConfigRecord):
         check_settings(envs.ENVS, self.env, self.env_args, "--env-args")
         check_settings(cores.CORES, self.core, self.core_args, "--core-args")
         try:
-            envs.make(self.env, **self.env_args)
-            cores.make(self.core, **self.core_args)
+            self.environment  # noqa: B018 (built here, once: the learner takes them)
+            self.core_module  # noqa: B018
         except TypeError as err:
             raise ValueError(str(err)) from None
         self.check_agent()
         return super().validate()
+
+    @functools.cached_property
+    def environment(self):
+        """The environment of ``env`` with ``env_args``, built once."""
+        from memrl import envs
+
+        return envs.make(self.env, **self.env_args)
+
+    @functools.cached_property
+    def core_module(self):
+        """The memory core of ``core`` with ``core_args``, built once."""
+        from memrl import cores
+
+        return cores.make(self.core, **self.core_args)
 
     @property
     def agent_spec(self) -> AgentSpec:

@@ -22,7 +22,6 @@ import numpy as np
 import optax
 from flax import struct
 
-from memrl.agents.supervised_models import make_model
 from memrl.learn.losses import masked_bit_cross_entropy, masked_sequence_cross_entropy
 from memrl.learn.optimizers import make_optimizer
 from memrl.learn.supervised_config import SupervisedConfig
@@ -80,12 +79,10 @@ class SupervisedLearner:
 
     def __init__(self, config: SupervisedConfig):
         self.config = config
-        self.task = config.make_task()
-        self.stage_tasks = config.stage_tasks()
+        self.task = config.sequence_task
+        self.stage_tasks = config.stage_tasks
         self.stage_ends = np.cumsum([updates for updates, _ in config.curriculum], dtype=np.int32)
-        self.model = make_model(
-            config.core, config.core_args, config.task, self.task, config.embed_dim, config.head_widths, config.readout
-        )
+        self.model = config.model
         self.optimizer = make_optimizer(
             config.lr, config.max_grad_norm, warmup_steps=config.lr_warmup, weight_decay=config.weight_decay
         )

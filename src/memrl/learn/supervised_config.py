@@ -4,6 +4,7 @@ ListOps, Paired Associative Inference, ...)."""
 from __future__ import annotations
 
 import dataclasses
+import functools
 from typing import ClassVar
 
 import jax
@@ -59,7 +60,7 @@ class SupervisedConfig(ConfigRecord):
         """As ``ConfigRecord.validate``, and the task and the model: registered names, the settings
         they take, stages that keep the batches' shapes and leave updates for the task itself."""
         from memrl import tasks
-        from memrl.agents.supervised_models import TASK_MODELS, make_model, model_names, registry_of
+        from memrl.agents.supervised_models import TASK_MODELS, model_names, registry_of
         from memrl.settings import check_settings
 
         self.check_types()
@@ -82,13 +83,12 @@ class SupervisedConfig(ConfigRecord):
             )
         super().validate()
         try:
-            task = self.make_task()
-            make_model(self.core, self.core_args, self.task, task, self.embed_dim, self.head_widths, self.readout)
+            self.model  # noqa: B018 (built here, once: the learner takes it)
         except TypeError as err:
             raise ValueError(str(err)) from None
         if self.stages:
-            shape = jax.eval_shape(task.sample, jax.random.PRNGKey(0))
-            for text, stage_task in zip(self.stages, self.stage_tasks()):
+            shape = jax.eval_shape(self.sequence_task.sample, jax.random.PRNGKey(0))
+            for text, stage_task in zip(self.stages, self.stage_tasks):
                 if jax.eval_shape(stage_task.sample, jax.random.PRNGKey(0)) != shape:
                     raise ValueError(
                         f"stage {text!r} changes the shapes of the batches; a stage may only change settings that keep "
@@ -112,6 +112,21 @@ class SupervisedConfig(ConfigRecord):
         """The stages as (updates, task settings that replace those of ``task_args``)."""
         return tuple(parse_stage(text) for text in self.stages)
 
+    @functools.cached_property
+    def sequence_task(self):
+        """The task as configured, built once (``make_task()``)."""
+        return self.make_task()
+
+    @functools.cached_property
+    def model(self):
+        """The model the run trains (``make_model``), built once."""
+        from memrl.agents.supervised_models import make_model
+
+        return make_model(
+            self.core, self.core_args, self.task, self.sequence_task, self.embed_dim, self.head_widths, self.readout
+        )
+
+    @functools.cached_property
     def stage_tasks(self) -> tuple:
         """The task of each stage: ``task_args`` with the stage's settings in their place."""
         from memrl import tasks

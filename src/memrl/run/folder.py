@@ -120,18 +120,14 @@ class RunFolder:
             raise FileNotFoundError(f"{self.path} is not a run folder (no config.json)")
         try:
             record = json.loads(self.config_path.read_text())
-            config = config_from_dict(record["learner"], record["config"])
-            config.check_types()
-            return config
+            return config_from_dict(record["learner"], record["config"])  # checked as it is constructed
         except (ValueError, KeyError, TypeError) as err:  # JSONDecodeError is a ValueError
             raise ValueError(
                 f"{self.config_path} is not a readable memrl run config (cut short, edited, or from another version): {err!r}"
             ) from None
 
     def prepare(self, config: ConfigRecord) -> None:
-        """Create the folder for ``config`` (checked: ``config.validate()``), or check that an
-        existing run has the same config."""
-        config.validate()
+        """Create the folder for ``config``, or check that an existing run has the same config."""
         if self.config_path.exists():
             existing = self.load_config()
             if existing.learner != config.learner:

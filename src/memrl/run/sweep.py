@@ -170,7 +170,7 @@ def trial_config(spec: SweepSpec, params: dict) -> ConfigRecord:
         raise ValueError(
             f"{spec.learner} configs have no field {', '.join(map(repr, unknown))}; their fields: {', '.join(sorted(known))}"
         )
-    return config_class.from_dict(fields).validate()
+    return config_class.from_dict(fields)
 
 
 def latest_score(folder, config: ConfigRecord, metric: str) -> float | None:

@@ -121,9 +121,8 @@ def train_run(
     """Train (or resume) the run of ``config`` in ``out`` on ``devices`` local devices (default:
     ``default_devices``) of each of ``hosts``' processes, with TensorBoard scalars if
     ``tensorboard`` and W&B runs if ``wandb``; write its summary and curve; return the summary (None on processes other
-    than 0, which write nothing). Every setting is checked before the folder is made; process 0
+    than 0, which write nothing). The config was checked when it was made; the shapes are here, before the folder is made; process 0
     then holds ``out``'s writer lock throughout."""
-    config.validate()
     check_workers(workers)
     devices = default_devices(config) if devices is None else devices
     check_devices(devices, config, hosts.num_processes)
