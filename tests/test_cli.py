@@ -237,6 +237,7 @@ def test_an_actor_critic_run_evaluates_with_and_without_its_memory(tmp_path, cap
         (["train-supervised"], ["train", "supervised"]),
         (["train", "--out", "x", "impala"], ["train", "--out", "x", "impala"]),
         (["train", "--help"], ["train", "--help"]),
+        (["train", "--config", "runs/x"], ["train", "--config", "runs/x"]),  # the saved run's learner: saved_config
         (["eval", "runs/x"], ["eval", "runs/x"]),
     ],
 )
@@ -244,6 +245,58 @@ def test_one_train_command_keeps_the_earlier_spellings(argv, spelled):
     from memrl.cli import spelled_out
 
     assert spelled_out(argv) == spelled
+
+
+def test_a_saved_config_trains_again_with_the_flags_given_changing_it(tmp_path, monkeypatch, capsys):
+    import dataclasses
+
+    import memrl.run.train
+    from memrl.learn.ppo_config import PPOConfig
+    from memrl.run.folder import RunFolder
+
+    saved = PPOConfig(
+        env="tmaze/T-L",
+        env_args={"maze_length": 6},
+        core="gru",
+        core_args={"hidden": 16},
+        num_envs=4,
+        num_minibatches=2,
+    )
+    RunFolder(tmp_path / "saved").prepare(saved)
+    trained = []
+    monkeypatch.setattr(memrl.run.train, "train_run", lambda config, folder, *rest: trained.append((config, folder)))
+    main(
+        [
+            "train",
+            "--config",
+            str(tmp_path / "saved" / "config.json"),
+            "--lr",
+            "0.01",
+            "--env-args",
+            "timeout",
+            "30",
+            "--out",
+            str(tmp_path / "again"),
+        ]
+    )
+    main(["train", "ppo", "--config", str(tmp_path / "saved"), "--core-args", "hidden", "8"])
+    assert trained[0] == (
+        dataclasses.replace(saved, lr=0.01, env_args={"maze_length": 6, "timeout": 30}),
+        tmp_path / "again",
+    )
+    assert trained[1][0] == dataclasses.replace(saved, core_args={"hidden": 8})
+    for argv, message in (
+        (["train", "impala", "--config", str(tmp_path / "saved")], "holds a ppo run; train it with memrl train ppo"),
+        (
+            ["train", "--config", str(tmp_path / "saved"), "--num-minibatches", "3"],
+            "num_envs (4) must be divisible by num_minibatches (3)",
+        ),
+        (["train", "--config", str(tmp_path / "nothing")], "is neither a run folder nor a run's config.json"),
+    ):
+        with pytest.raises(SystemExit) as refused:
+            main(argv)
+        assert refused.value.code == 2 and message in capsys.readouterr().err
+    assert len(trained) == 2
 
 
 def test_evaluation_config_replaces_settings_and_drops_the_stages():

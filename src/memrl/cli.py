@@ -18,7 +18,7 @@ import tyro
 
 from memrl.learn.impala_config import ImpalaConfig
 from memrl.learn.ppo_config import PPOConfig
-from memrl.learn.run_config import config_checks
+from memrl.learn.run_config import ConfigRecord, config_checks
 from memrl.learn.supervised_config import SupervisedConfig
 from memrl.run import interrupts
 from memrl.run.folder_lock import FolderBusy, check_output_folder
@@ -72,12 +72,48 @@ def list_all(
         console.print(table)
 
 
-LEARNER_CONFIGS = Union[  # noqa: UP007 (tyro reads the subcommands from this Union of Annotated types)
-    Annotated[PPOConfig, tyro.conf.subcommand("ppo", prefix_name=False)],
-    Annotated[ImpalaConfig, tyro.conf.subcommand("impala", prefix_name=False)],
-    Annotated[SupervisedConfig, tyro.conf.subcommand("supervised", prefix_name=False)],
-]
-"""``memrl train``'s subcommands: one per learner, each taking its config's fields as flags"""
+def learner_configs(saved: ConfigRecord | None = None):
+    """``memrl train``'s subcommands: one per learner, each taking its config's fields as flags. With
+    a ``saved`` config (``--config``), its learner's flags default to its settings, bar its settings
+    by name (``core_args`` ...): tyro would make fixed flags of a dict default, so they start empty
+    and ``train`` adds the saved ones to what is given."""
+    defaults = {} if saved is None else {saved.learner: by_name_emptied(saved)}
+    return Union[  # noqa: UP007 (tyro reads the subcommands from this Union of Annotated types)
+        tuple(
+            Annotated[
+                config_class,
+                tyro.conf.subcommand(
+                    learner, prefix_name=False, **({"default": defaults[learner]} if learner in defaults else {})
+                ),
+            ]
+            for learner, config_class in (
+                ("ppo", PPOConfig),
+                ("impala", ImpalaConfig),
+                ("supervised", SupervisedConfig),
+            )
+        )
+    ]
+
+
+def settings_by_name(config: ConfigRecord) -> list[str]:
+    """The fields of ``config`` that hold settings by name (``core_args``, ``env_args``, ``task_args``)."""
+    return [field.name for field in dataclasses.fields(config) if isinstance(getattr(config, field.name), dict)]
+
+
+def by_name_emptied(config: ConfigRecord) -> ConfigRecord:
+    """``config`` with its settings by name empty (unchecked: the command line checks what it parses)."""
+    with config_checks(enabled=False):
+        return dataclasses.replace(config, **{name: {} for name in settings_by_name(config)})
+
+
+def with_saved_settings_by_name(saved: ConfigRecord, parsed: ConfigRecord) -> ConfigRecord:
+    """``parsed`` (from a saved config's defaults) with the saved settings by name under those given."""
+    return dataclasses.replace(
+        parsed, **{name: getattr(saved, name) | getattr(parsed, name) for name in settings_by_name(saved)}
+    )
+
+
+LEARNER_CONFIGS = learner_configs()
 FOLDER_SUFFIX = {"ppo": "", "impala": "-impala", "supervised": "-supervised"}
 ALIASES = {"train-impala": ["train", "impala"], "train-supervised": ["train", "supervised"]}
 """the earlier spellings of ``memrl train impala`` and ``memrl train supervised``; ``memrl train``
@@ -111,8 +147,9 @@ def train(
     wandb: bool = False,
     devices: int | None = None,
     hosts: Annotated[Hosts, tyro.conf.arg(name="")] = Hosts(),
+    config: Path | None = None,
     *,
-    config: Annotated[LEARNER_CONFIGS, tyro.conf.arg(name="")],
+    learner_config: Annotated[LEARNER_CONFIGS, tyro.conf.arg(name="")],
 ) -> None:
     """Train a memory core with one of memrl's learners (resumes if OUT holds this run): ppo
     (recurrent PPO) or impala (IMPALA-style V-trace actor-critic) on an environment,
@@ -130,20 +167,69 @@ def train(
         hosts: with --coordinator HOST:PORT --num-processes P --process-id I, this command is process
             I of P that train the run together (one command per process, the same arguments; process 0
             writes OUT, on a file system all of them share; ppo and impala runs).
+        config: a saved run's config.json (or its run folder) to train again: the learner is the saved
+            run's and its settings are the defaults, which the flags given change (--core-args, --env-args
+            and --task-args add to the saved settings or replace them one by one).
     """
+    from memrl.run.folder import read_config
     from memrl.run.train import train_run
 
-    config.validate()  # tyro built it unchecked (run_command)
-    folder = out or Path("runs") / config.trained_on.replace("/", "_") / f"{config.core}{FOLDER_SUFFIX[config.learner]}"
-    train_run(config, folder, workers, tensorboard, devices, hosts, wandb)
+    if config is not None:  # tyro built it on the saved config, bar its settings by name (learner_configs)
+        run = with_saved_settings_by_name(read_config(config), learner_config)
+    else:
+        run = learner_config.validate()  # tyro built it unchecked (run_command)
+    folder = out or Path("runs") / run.trained_on.replace("/", "_") / f"{run.core}{FOLDER_SUFFIX[run.learner]}"
+    train_run(run, folder, workers, tensorboard, devices, hosts, wandb)
+
+
+def train_from_saved(saved: ConfigRecord):
+    """``train`` with the flags of ``saved``'s learner defaulting to its settings (``--config``)."""
+
+    @functools.wraps(train)
+    def command(*args, **kwargs):
+        return train(*args, **kwargs)
+
+    del command.__wrapped__  # tyro reads the signature below, not train's
+    config_type = Annotated[learner_configs(saved), tyro.conf.arg(name="")]
+    command.__annotations__ = {**train.__annotations__, "learner_config": config_type}
+    signature = inspect.signature(train)
+    command.__signature__ = signature.replace(
+        parameters=[
+            p.replace(annotation=config_type) if p.name == "learner_config" else p
+            for p in signature.parameters.values()
+        ]
+    )
+    return command
+
+
+def saved_config(argv: list[str]) -> tuple[list[str], ConfigRecord | None]:
+    """For ``memrl train ... --config FILE``: ``argv`` with the saved run's learner named (it must
+    agree with a learner given), and the saved config; otherwise ``argv`` and None."""
+    from memrl.run.folder import read_config
+
+    given = [i for i, a in enumerate(argv) if a == "--config" or a.startswith("--config=")]
+    if argv[:1] != ["train"] or not given:
+        return argv, None
+    flag = argv[given[0]]
+    path = flag.split("=", 1)[1] if "=" in flag else (argv[given[0] + 1] if given[0] + 1 < len(argv) else None)
+    if not path or path.startswith("--"):
+        raise ValueError("--config takes a saved run's config.json or run folder")
+    saved = read_config(Path(path))
+    learners = [a for a in argv[1:] if a in FOLDER_SUFFIX]
+    if learners and learners[0] != saved.learner:
+        raise ValueError(
+            f"{path} holds a {saved.learner} run; train it with memrl train {saved.learner} (or no learner)"
+        )
+    return (argv if learners else ["train", saved.learner] + argv[1:]), saved
 
 
 def spelled_out(argv: list[str]) -> list[str]:
     """``argv`` with the earlier spellings of ``memrl train`` (``ALIASES``, and ``train`` without a
-    learner for PPO) written as ``memrl train LEARNER``."""
+    learner for PPO, unless ``--config`` names a saved run: ``saved_config``) written as ``memrl train LEARNER``."""
     if argv[:1] and argv[0] in ALIASES:
         return ALIASES[argv[0]] + argv[1:]
-    if argv[:1] == ["train"] and not set(argv[1:]) & (set(FOLDER_SUFFIX) | {"-h", "--help"}):
+    given = {a.split("=", 1)[0] for a in argv[1:]}
+    if argv[:1] == ["train"] and not given & (set(FOLDER_SUFFIX) | {"-h", "--help", "--config"}):
         return ["train", "ppo"] + argv[1:]
     return argv
 
@@ -542,9 +628,11 @@ def run_command(argv: list[str]) -> None:
             tyro.cli(sweep.command, prog="memrl sweep", args=argv[1:])
         else:
             # Cascading: train's options before the learner's name apply after it too.
+            argv, saved = saved_config(argv)
+            commands = COMMANDS if saved is None else {**COMMANDS, "train": train_from_saved(saved)}
             with config_checks(enabled=False):
                 tyro.extras.subcommand_cli_from_dict(
-                    {name: checking_configs(command) for name, command in COMMANDS.items()},
+                    {name: checking_configs(command) for name, command in commands.items()},
                     prog="memrl",
                     args=argv,
                     description=DESCRIPTION,

@@ -2,6 +2,7 @@
 bad specs refused before Ray starts. Skipped where the ``sweep`` extra (Ray Tune) is missing."""
 
 import csv
+import dataclasses
 import json
 
 import pytest
@@ -59,7 +60,7 @@ def test_a_grid_of_two_trials_makes_two_run_folders_and_one_table(tmp_path, caps
     [
         (
             "learner: ppo\nspace: {lr: {grid: [0.1]}}\nseed: 3\n",
-            "has unknown keys seed; its keys: learner, base, space",
+            "has unknown keys seed; its keys: config, learner, base, space",
         ),
         ("learner: dqn\nspace: {lr: {grid: [0.1]}}\n", "sweep learner must be one of"),
         (
@@ -96,3 +97,23 @@ def test_bad_specs_are_refused_before_ray_starts(spec, message, tmp_path, capsys
     err = capsys.readouterr().err
     assert exit_info.value.code == 2 and "Traceback" not in err and message in err, err
     assert not (tmp_path / "sweep").exists()
+
+
+def test_a_spec_can_start_from_a_saved_run(tmp_path):
+    from memrl.learn.ppo_config import PPOConfig
+    from memrl.run.folder import RunFolder
+    from memrl.run.sweep import load_spec, trial_config
+
+    saved = PPOConfig(env="tmaze/T-L", env_args={"maze_length": 6}, core="gru", core_args={"hidden": 16}, num_envs=4)
+    RunFolder(tmp_path / "saved").prepare(saved)
+    path = tmp_path / "spec.yaml"
+    path.write_text(
+        f"config: {tmp_path / 'saved'}\nbase: {{env_args: {{timeout: 30}}}}\nspace: {{lr: {{grid: [0.01]}}}}\n"
+    )
+    spec = load_spec(path)
+    assert spec.learner == "ppo" and trial_config(spec, {"lr": 0.01}) == dataclasses.replace(
+        saved, lr=0.01, env_args={"maze_length": 6, "timeout": 30}
+    )
+    path.write_text(f"config: {tmp_path / 'saved'}\nlearner: impala\nspace: {{lr: {{grid: [0.01]}}}}\n")
+    with pytest.raises(ValueError, match="its config holds a ppo run, not 'impala'"):
+        load_spec(path)

@@ -91,6 +91,24 @@ def resume_training(checkpoint_dir: Path, settings: dict, initial, what: str):
     return initial
 
 
+def read_config(path: Path) -> ConfigRecord:
+    """The config saved in ``path``: a run folder's ``config.json``, or the run folder itself;
+    checked as it is constructed."""
+    from memrl.learn.learners import config_from_dict
+
+    path = Path(path)
+    file = path / "config.json" if path.is_dir() else path
+    if not file.exists():
+        raise FileNotFoundError(f"{path} is neither a run folder nor a run's config.json")
+    try:
+        record = json.loads(file.read_text())
+        return config_from_dict(record["learner"], record["config"])
+    except (ValueError, KeyError, TypeError) as err:  # JSONDecodeError is a ValueError
+        raise ValueError(
+            f"{file} is not a readable memrl run config (cut short, edited, or from another version): {err!r}"
+        ) from None
+
+
 def is_metric_value(value) -> bool:
     """A number, or None where an update did not measure the metric."""
     return value is None or (isinstance(value, (int, float)) and not isinstance(value, bool))
@@ -114,17 +132,9 @@ class RunFolder:
         return self.seed_dir(seed) / "metrics.jsonl"
 
     def load_config(self) -> ConfigRecord:
-        from memrl.learn.learners import config_from_dict
-
         if not self.config_path.exists():
             raise FileNotFoundError(f"{self.path} is not a run folder (no config.json)")
-        try:
-            record = json.loads(self.config_path.read_text())
-            return config_from_dict(record["learner"], record["config"])  # checked as it is constructed
-        except (ValueError, KeyError, TypeError) as err:  # JSONDecodeError is a ValueError
-            raise ValueError(
-                f"{self.config_path} is not a readable memrl run config (cut short, edited, or from another version): {err!r}"
-            ) from None
+        return read_config(self.config_path)
 
     def prepare(self, config: ConfigRecord) -> None:
         """Create the folder for ``config``, or check that an existing run has the same config."""

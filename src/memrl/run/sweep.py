@@ -1,7 +1,8 @@
 """Hyperparameter sweeps on Ray Tune (``memrl sweep SPEC.yaml``; ``pip install "memrl[sweep]"``).
 
 A spec names a learner, the config fields every trial shares, and a search space over any config
-field (``core_args.hidden`` reaches into a dict field)::
+field (``core_args.hidden`` reaches into a dict field); ``config: RUN/config.json`` starts the
+shared fields (and the learner) from a saved run, as ``memrl train --config`` does::
 
     learner: ppo                     # ppo | impala | supervised
     base: {env: tmaze/T-LN, core: gru, total_steps: 100000}
@@ -39,6 +40,7 @@ SPACES = ("grid", "choice", "uniform", "loguniform", "randint")
 per sample), uniform / loguniform (a float in [low, high]), randint (an integer in [low, high))"""
 SCHEDULERS = ("fifo", "asha")
 SPEC_KEYS = (
+    "config",
     "learner",
     "base",
     "space",
@@ -146,10 +148,28 @@ def load_spec(path: Path) -> SweepSpec:
     unknown = sorted(set(data) - set(SPEC_KEYS))
     if unknown:
         raise ValueError(f"sweep spec {path} has unknown keys {', '.join(unknown)}; its keys: {', '.join(SPEC_KEYS)}")
+    saved = data.pop("config", None)
+    if saved is not None:
+        data = with_saved_base(data, Path(saved), path)
     for key in ("learner", "space"):
         if key not in data:
             raise ValueError(f"sweep spec {path} lacks {key!r}")
     return SweepSpec(**{"base": {}, **data})
+
+
+def with_saved_base(data: dict, saved_path: Path, path: Path) -> dict:
+    """The spec ``data`` with its ``config`` (a saved run's config.json or run folder, as ``memrl
+    train --config`` takes it) as the base: the saved run's learner and settings, under the spec's
+    own ``base`` (its settings by name, e.g. ``core_args``, add to the saved ones key by key)."""
+    from memrl.run.folder import read_config
+
+    saved = read_config(saved_path)
+    if data.get("learner", saved.learner) != saved.learner:
+        raise ValueError(f"sweep spec {path}: its config holds a {saved.learner} run, not {data['learner']!r}")
+    fields = dataclasses.asdict(saved)
+    for name, value in (data.get("base") or {}).items():
+        fields[name] = fields[name] | value if isinstance(fields.get(name), dict) and isinstance(value, dict) else value
+    return {**data, "learner": saved.learner, "base": fields}
 
 
 def trial_config(spec: SweepSpec, params: dict) -> ConfigRecord:
