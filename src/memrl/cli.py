@@ -558,7 +558,6 @@ def checking_configs(command):
 def analyze_commands() -> dict:
     from memrl.analysis import (
         attention_maps,
-        ballet_memory,
         chunk_selection,
         distance_probe,
         gradient_strength,
@@ -566,6 +565,7 @@ def analyze_commands() -> dict:
         signal_to_noise,
         visited_moves,
     )
+    from memrl.experiments import ballet_memory  # the analysis of htm-ballet's own agents
 
     commands = {
         "gradients": gradient_strength.command,

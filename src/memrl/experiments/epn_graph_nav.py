@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from memrl.experiments.base import Expectation, Experiment, PaperSetting, register
 from memrl.experiments.evaluations import GRAPH_NAV_EPISODE, graph_nav_generalisation
+from memrl.experiments.paper_agents import EPN_AGENT, EPN_LSTM_BASELINE, EPN_PLANNER, EPN_TRAINING
 from memrl.experiments.paper_settings import EPN_SETTINGS
 from memrl.learn.impala_config import ImpalaConfig
-from memrl.learn.paper_agents import EPN_AGENT, EPN_LSTM_BASELINE, EPN_PLANNER, EPN_TRAINING
 
 PRESETS = ("cpu", "paper")
 

@@ -27,9 +27,9 @@ from memrl.analysis.planning_metrics import episodes_from_stream, late_episode_f
 from memrl.envs.memory_planning_policies import RETURNS
 from memrl.experiments.base import Expectation, Experiment, PaperSetting, register
 from memrl.experiments.evaluations import batch_average
+from memrl.experiments.paper_agents import EPN_AGENT, EPN_LSTM_BASELINE, EPN_PLANNER, EPN_TRAINING
 from memrl.experiments.paper_settings import EPN_SETTINGS
 from memrl.learn.impala_config import ImpalaConfig
-from memrl.learn.paper_agents import EPN_AGENT, EPN_LSTM_BASELINE, EPN_PLANNER, EPN_TRAINING
 
 GAME_SIZE = {"cpu": "3x3", "paper": "4x4"}
 EPISODE_LENGTH = 100

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from memrl.envs.memory_planning_policies import RETURNS_4X4
 from memrl.experiments.base import Expectation, Experiment, PaperSetting, register
+from memrl.experiments.paper_agents import EPN_AGENT, EPN_LSTM_BASELINE, EPN_RMSPROP
 from memrl.learn.impala_config import ImpalaConfig
-from memrl.learn.paper_agents import EPN_AGENT, EPN_LSTM_BASELINE, EPN_RMSPROP
 
 LEARNING_RATES = (1e-4, 4e-4)
 ENTROPY_COSTS = (1e-3, 1e-2)

@@ -30,8 +30,8 @@ from pathlib import Path
 import jax
 
 from memrl.experiments.base import Expectation, Experiment, PaperSetting, register
+from memrl.experiments.paper_agents import htm_ballet_agents
 from memrl.learn.impala_config import ImpalaConfig
-from memrl.learn.paper_agents import htm_ballet_agents
 
 TEST_LEVELS = ("2_delay16", "4_delay16", "8_delay16", "8_delay48")
 TRAINING_SETS = {"mixed": "ballet/mixed", "2-6 mixed": "ballet/2-6_mixed"}

@@ -25,8 +25,8 @@ from __future__ import annotations
 
 from memrl.experiments.base import Experiment, PaperSetting, register
 from memrl.experiments.evaluations import held_out_evaluation, held_out_expectation
+from memrl.experiments.paper_agents import HTM_SIZES
 from memrl.experiments.paper_settings import HTM_ROOM_AGENT_SETTINGS
-from memrl.learn.paper_agents import HTM_SIZES
 from memrl.learn.supervised_config import SupervisedConfig
 
 PRESETS = ("cpu", "paper")

@@ -20,8 +20,8 @@ from __future__ import annotations
 
 from memrl.experiments.base import Expectation, Experiment, PaperSetting, register
 from memrl.experiments.evaluations import GRAPH_NAV_EPISODE, graph_nav_generalisation
+from memrl.experiments.paper_agents import HTM_SIZES, HTM_STREETS_LOSSES
 from memrl.learn.impala_config import ImpalaConfig
-from memrl.learn.paper_agents import HTM_SIZES, HTM_STREETS_LOSSES
 
 PRESETS = ("cpu", "paper")
 CHUNK_SIZE = 4

@@ -27,9 +27,9 @@ import jax
 from memrl.envs.object_permanence import CHOICE_FRAMES, REVEAL_FRAMES
 from memrl.envs.room_view import STEPS_PER_SECOND
 from memrl.experiments.base import Expectation, Experiment, PaperSetting, register
+from memrl.experiments.paper_agents import HTM_AGENT, HTM_SIZES, HTM_TABLE_1_LOSSES, HTM_VISUAL
 from memrl.experiments.paper_settings import HTM_ROOM_AGENT_SETTINGS, HTM_ROOM_VISUAL_ENCODER
 from memrl.learn.impala_config import ImpalaConfig
-from memrl.learn.paper_agents import HTM_AGENT, HTM_SIZES, HTM_TABLE_1_LOSSES, HTM_VISUAL
 
 PRESETS = ("cpu", "paper")
 TEST_LEVELS = ("delay0", "delay30")

@@ -18,8 +18,8 @@ import dataclasses
 from memrl.experiments.amrl_tmaze import OPTIMA, T_L_SOLVED, tmaze_runs
 from memrl.experiments.base import Expectation, Experiment, register
 from memrl.experiments.evaluations import frozen_returns
+from memrl.experiments.paper_agents import HTM_SIZES, HTM_TABLE_1_LOSSES
 from memrl.learn.impala_config import ImpalaConfig
-from memrl.learn.paper_agents import HTM_SIZES, HTM_TABLE_1_LOSSES
 
 HTM_TMAZE = dict(HTM_SIZES["cpu"].transformer(), window=16, chunk_size=16, num_chunks=8, k=4)
 """HTM's cpu size; 8 chunks of 16 hold a whole T-maze episode (100 steps), k 4 of them read"""

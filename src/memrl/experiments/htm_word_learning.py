@@ -26,9 +26,9 @@ import jax
 
 from memrl.envs.word_learning import TIME_LIMIT
 from memrl.experiments.base import Expectation, Experiment, PaperSetting, register
+from memrl.experiments.paper_agents import HTM_AGENT, HTM_SIZES, HTM_TABLE_1_LOSSES, HTM_VISUAL
 from memrl.experiments.paper_settings import HTM_ROOM_AGENT_SETTINGS, HTM_ROOM_VISUAL_ENCODER
 from memrl.learn.impala_config import ImpalaConfig
-from memrl.learn.paper_agents import HTM_AGENT, HTM_SIZES, HTM_TABLE_1_LOSSES, HTM_VISUAL
 
 PRESETS = ("cpu", "paper")
 TEST_LEVELS = ("distractors0", "distractors2", "distractors10", "distractors20", "episodes2", "episodes4")

@@ -23,8 +23,8 @@ import jax
 import numpy as np
 
 from memrl.experiments.base import Expectation, Experiment, PaperSetting, register
+from memrl.experiments.paper_agents import RMC_BOXWORLD_AGENT, RMC_BOXWORLD_CORES, RMC_BOXWORLD_LOSSES, RMC_RMSPROP
 from memrl.learn.impala_config import ImpalaConfig
-from memrl.learn.paper_agents import RMC_BOXWORLD_AGENT, RMC_BOXWORLD_CORES, RMC_BOXWORLD_LOSSES, RMC_RMSPROP
 
 PRESETS = ("cpu", "paper")
 SOLVED_RETURN = 10.0

@@ -12,8 +12,8 @@ import numpy as np
 from memrl.analysis.ballet_memory_probe import CHUNK_STEPS, BalletMemoryProbe, train_probe
 from memrl.analysis.chunked_training import check_chunks
 from memrl.envs import ballet
+from memrl.experiments.paper_agents import htm_ballet_agents
 from memrl.learn.impala_config import ImpalaConfig
-from memrl.learn.paper_agents import htm_ballet_agents
 
 
 def probe_config(core: str, level: str) -> ImpalaConfig:
