@@ -7,10 +7,10 @@ import errno
 import functools
 import inspect
 import itertools
-import math
 import os
 import shlex
 import sys
+import typing
 from pathlib import Path
 from typing import Annotated, Union
 
@@ -23,7 +23,7 @@ from memrl.learn.supervised_config import SupervisedConfig
 from memrl.run import interrupts
 from memrl.run.folder_lock import FolderBusy, check_output_folder
 from memrl.run.hosts import Hosts
-from memrl.settings import flag_of
+from memrl.settings import OUTPUT_FOLDER, allowed_of, flag_of
 
 
 def list_all(
@@ -516,28 +516,26 @@ COMMANDS = {
 DESCRIPTION = "memrl: memory cores, environments, tasks and learners in JAX."
 
 
-POSITIVE_OPTIONS = ("steps", "inits", "sequences", "max_iterations", "test_episodes", "batch_size")
-"""``memrl analyze`` options that count something (at least 1)"""
-
-
 def checked_before_running(command):
-    """``command`` (an analysis) with its options checked first, naming the flag: counts at least 1,
-    a seed at least 0, a finite positive learning rate, an output folder that can be one."""
+    """``command`` (an analysis) with its options checked first by their types (``settings.Count``,
+    ``Seed``, ``LearningRate``, ``OutputFolder``, and tuples of them), naming the flag."""
+    hints = typing.get_type_hints(command, include_extras=True)
 
     @functools.wraps(command)
     def checked(*args, **kwargs):
         bound = inspect.signature(command).bind(*args, **kwargs)
         bound.apply_defaults()
         for name, value in bound.arguments.items():
-            flag = flag_of(name)
-            if name in POSITIVE_OPTIONS and value < 1:
-                raise ValueError(f"{flag} must be a positive integer, got {value}")
-            if name == "seed" and value < 0:
-                raise ValueError(f"{flag} must be >= 0, got {value}")
-            if name == "lr" and not (math.isfinite(value) and value > 0):
-                raise ValueError(f"{flag} must be a finite number > 0, got {value}")
-            if name == "out" and value is not None:
+            hint = hints.get(name)
+            many = typing.get_origin(hint) is tuple
+            allowed = allowed_of(typing.get_args(hint)[0] if many else hint)
+            if allowed is None or value is None:
+                continue
+            if allowed is OUTPUT_FOLDER:
                 check_output_folder(value)
+            elif not all(allowed.fits(v) for v in (value if many else (value,))):
+                shown = " ".join(map(str, value)) if many else value
+                raise ValueError(f"{flag_of(name)} must be {'all ' if many else ''}{allowed.what}, got {shown}")
         return command(*args, **kwargs)
 
     return checked

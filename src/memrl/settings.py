@@ -1,7 +1,9 @@
 """The settings of a registered core, environment or task: each dataclass field of what the
 registry makes by default (and, for an environment, of its params), with its type, default and the
-docstring written under it; and the check of settings given by name (``--core-args``,
-``--env-args``, ``--task-args``) against them, names and types, before anything is built."""
+docstring written under it; the check of settings given by name (``--core-args``, ``--env-args``,
+``--task-args``) against them, names and types, before anything is built; and the types of
+command options that carry their allowed range (``Count``, ``Seed``, ``LearningRate``,
+``OutputFolder``), which the command line checks by type, whatever an option is called."""
 
 from __future__ import annotations
 
@@ -9,15 +11,44 @@ import ast
 import dataclasses
 import functools
 import inspect
+import math
 import sys
 import textwrap
 import types
 import typing
-from typing import Any
+from pathlib import Path
+from typing import Annotated, Any, NamedTuple
 
 from memrl.registry import Registry
 
 HIDDEN = {"parent", "name"}  # Linen's own module fields
+
+
+class Allowed(NamedTuple):
+    """What a command option of this type may be: ``what`` says it, ``fits`` tests a value."""
+
+    what: str
+    fits: Any  # value -> bool
+
+
+Count = Annotated[int, Allowed("a positive integer", lambda value: value >= 1)]
+"""an option that counts something: at least 1"""
+Seed = Annotated[int, Allowed(">= 0", lambda value: value >= 0)]
+"""a random seed: at least 0"""
+LearningRate = Annotated[float, Allowed("a finite number > 0", lambda value: math.isfinite(value) and value > 0)]
+"""a step size: finite and above 0"""
+OUTPUT_FOLDER = Allowed("a folder (or a path where one can be made)", lambda value: True)
+OutputFolder = Annotated[Path, OUTPUT_FOLDER]
+"""a folder a command writes to (the command line checks that it can be one before anything runs)"""
+
+
+def allowed_of(hint) -> Allowed | None:
+    """The ``Allowed`` marker of an option's type (``Count``, ``X | None``), or None."""
+    if typing.get_origin(hint) is Annotated:
+        return next((m for m in hint.__metadata__ if isinstance(m, Allowed)), None)
+    if typing.get_origin(hint) in (typing.Union, types.UnionType):
+        return next(filter(None, map(allowed_of, typing.get_args(hint))), None)
+    return None
 
 
 def flag_of(name: str) -> str:

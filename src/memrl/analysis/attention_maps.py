@@ -15,6 +15,8 @@ import jax
 import numpy as np
 import tyro
 
+from memrl.settings import Count, OutputFolder, Seed
+
 
 def sown_attention(intermediates) -> tuple[np.ndarray, ...]:
     """The ``attention`` entries sown anywhere in an ``intermediates`` collection: per block,
@@ -86,7 +88,9 @@ def draw(weights: np.ndarray, picks: list[tuple[int, str]], path: Path, title: s
     plt.close(fig)
 
 
-def command(run: tyro.conf.Positional[Path], seed: int = 0, sequences: int = 3, out: Path | None = None) -> None:
+def command(
+    run: tyro.conf.Positional[Path], seed: Seed = 0, sequences: Count = 3, out: OutputFolder | None = None
+) -> None:
     """Draw the RMC's attention over held-out sequences of a trained supervised run (Fig. 3).
 
     Args:

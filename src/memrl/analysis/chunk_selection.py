@@ -22,6 +22,8 @@ import jax
 import numpy as np
 import tyro
 
+from memrl.settings import Count, OutputFolder, Seed
+
 
 def sown_chunk_selection(recorded) -> list[tuple[np.ndarray, np.ndarray]]:
     """Per HTM layer, in layer order: (relevance [T, B, N], selected [T, B, k]) from what
@@ -122,10 +124,10 @@ def record_episode(config, params, key, steps: int):
 
 def command(
     run: tyro.conf.Positional[Path],
-    seed: int = 0,
+    seed: Seed = 0,
     env: str | None = None,
-    steps: int = 1024,
-    out: Path | None = None,
+    steps: Count = 1024,
+    out: OutputFolder | None = None,
 ) -> None:
     """Draw which chunks a trained HTM agent reads at each step of an episode, per layer.
 

@@ -21,6 +21,7 @@ import tyro
 
 from memrl import cores, envs
 from memrl.envs.memory_planning import MOVES
+from memrl.settings import Count, OutputFolder, Seed
 
 
 def torus_distance(a_xy: jax.Array, b_xy: jax.Array, n: int) -> jax.Array:
@@ -140,7 +141,9 @@ def accuracy_table(results: dict[int, np.ndarray], title: str):
     return table
 
 
-def command(run: tyro.conf.Positional[Path], seed: int = 0, max_iterations: int = 6, out: Path | None = None) -> None:
+def command(
+    run: tyro.conf.Positional[Path], seed: Seed = 0, max_iterations: Count = 6, out: OutputFolder | None = None
+) -> None:
     """Distance-to-goal probe of a trained EPN (Memory&Planning 4×4 run folder), EPN Fig. 4c-d.
 
     Args:

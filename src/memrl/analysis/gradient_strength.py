@@ -18,6 +18,7 @@ import numpy as np
 import tyro
 
 from memrl import cores
+from memrl.settings import Count, OutputFolder
 
 DEFAULT_CORES = ("lstm", "lstm-stack", "gru", "amrl-max", "amrl-avg", "amrl-sum", "set")
 
@@ -55,9 +56,9 @@ def gradient_table(names, steps: int = 100, inits: int = 3, seed: int = 0) -> di
 
 def command(
     core_names: Annotated[tuple[str, ...], tyro.conf.arg(name="cores")] = DEFAULT_CORES,
-    steps: int = 100,
-    inits: int = 3,
-    out: Path = Path("runs/analysis/gradients"),
+    steps: Count = 100,
+    inits: Count = 3,
+    out: OutputFolder = Path("runs/analysis/gradients"),
 ) -> None:
     """Gradient of the output at step t with respect to the input at step 0 (AMRL Sec. 6).
 

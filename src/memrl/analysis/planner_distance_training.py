@@ -39,6 +39,7 @@ from memrl.analysis.distance_probe import (
     probe_dataset,
 )
 from memrl.nn.compiled_init import compiled_init
+from memrl.settings import Count, LearningRate, OutputFolder, Seed
 
 
 def init_planner(core: cores.MemoryCore, key, maze_size: int, outputs: int | None = None):
@@ -128,11 +129,11 @@ def command(
     variant: Literal["a2a", "nxk"] = "a2a",
     iterations: tuple[int, ...] = (2,),
     maze_size: int = 3,
-    steps: int = 2000,
-    lr: float = 1e-3,
-    seed: int = 0,
-    max_iterations: int = 6,
-    out: Path = Path("runs/analysis/planner-distance"),
+    steps: Count = 2000,
+    lr: LearningRate = 1e-3,
+    seed: Seed = 0,
+    max_iterations: Count = 6,
+    out: OutputFolder = Path("runs/analysis/planner-distance"),
 ) -> None:
     """Train a fresh EPN planner to classify distance to goal from a full memory (a supervised
     check that the architecture can plan; not an analysis from the paper).

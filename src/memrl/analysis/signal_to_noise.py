@@ -33,6 +33,7 @@ from jax.scipy.special import ndtr
 
 from memrl import cores
 from memrl.analysis.gradient_strength import make_core_for_width
+from memrl.settings import Count, OutputFolder
 
 DEFAULT_CORES = ("lstm", "lstm-stack", "gru", "amrl-max", "amrl-avg", "amrl-sum", "set")
 
@@ -99,10 +100,10 @@ def snr_table(
 
 def command(
     core_names: Annotated[tuple[str, ...], tyro.conf.arg(name="cores")] = DEFAULT_CORES,
-    steps: int = 100,
-    sequences: int = 20,
-    inits: int = 3,
-    out: Path = Path("runs/analysis/snr"),
+    steps: Count = 100,
+    sequences: Count = 20,
+    inits: Count = 3,
+    out: OutputFolder = Path("runs/analysis/snr"),
 ) -> None:
     """Signal-to-noise ratio of each core's output over time, weak and strong signal (AMRL App. A.3-A.4).
 

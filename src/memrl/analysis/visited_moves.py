@@ -36,6 +36,7 @@ from memrl.analysis.chunked_training import check_chunks, train_in_chunks
 from memrl.analysis.planner_distance_training import init_planner
 from memrl.envs.memory_planning import INVERSE_MOVES
 from memrl.envs.memory_planning_policies import torus_neighbors
+from memrl.settings import Count, OutputFolder, Seed
 
 NUM_MOVES = 4
 MODELS = ("epn", "lstm")
@@ -201,9 +202,9 @@ def train_model(
 def command(
     models: tuple[Literal["epn", "lstm"], ...] = MODELS,
     maze_size: int = 3,
-    steps: int = 2000,
-    seed: int = 0,
-    out: Path = Path("runs/analysis/visited-moves"),
+    steps: Count = 2000,
+    seed: Seed = 0,
+    out: OutputFolder = Path("runs/analysis/visited-moves"),
 ) -> None:
     """Train an EPN planner and an LSTM to tell which moves from the current cell a random walk's
     memory holds (a supervised check of what within-trial exploration needs; not an analysis from

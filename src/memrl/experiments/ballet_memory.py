@@ -14,6 +14,7 @@ from memrl.analysis.chunked_training import check_chunks
 from memrl.envs import ballet
 from memrl.experiments.paper_agents import htm_ballet_agents
 from memrl.learn.impala_config import ImpalaConfig
+from memrl.settings import Count, LearningRate, OutputFolder, Seed
 
 
 def probe_config(core: str, level: str) -> ImpalaConfig:
@@ -27,12 +28,12 @@ def probe_config(core: str, level: str) -> ImpalaConfig:
 def command(
     levels: tuple[str, ...] = ("2_delay16", "4_delay16", "8_delay16"),
     cores: tuple[str, ...] = ("htm", "gtrxl", "lstm"),
-    steps: int = 1000,
-    batch_size: int = 16,
-    lr: float = 3e-4,
-    seed: int = 0,
-    test_episodes: int = 512,
-    out: Path = Path("runs/analysis/ballet-memory"),
+    steps: Count = 1000,
+    batch_size: Count = 16,
+    lr: LearningRate = 3e-4,
+    seed: Seed = 0,
+    test_episodes: Count = 512,
+    out: OutputFolder = Path("runs/analysis/ballet-memory"),
 ) -> None:
     """Train fresh Ballet agents (htm-ballet's cpu preset) to name the target dancer's slot at the
     first choice frame, supervised (a check of the memory without RL; not an analysis from the paper).
