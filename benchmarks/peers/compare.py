@@ -32,7 +32,7 @@ ENV = "tmaze/T-LN"
 
 
 def measure_memrl(cell: str, updates: int, separate_critic: bool) -> tuple[float, float]:
-    from memrl.bench import measure_memrl
+    from memrl.bench.throughput import measure_memrl
 
     return measure_memrl(cell, updates, separate_critic=separate_critic, hidden=HIDDEN)
 

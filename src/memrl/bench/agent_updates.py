@@ -8,7 +8,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import NamedTuple
 
+from rich.table import Table
+
 from memrl.bench.update_cost import UpdateCost, update_cost, update_costs_beside
+from memrl.console import console
 from memrl.experiments import get
 
 
@@ -43,3 +46,33 @@ def agent_update_rows(
     return [
         (run, *update_costs_beside(baseline, profile.experiment, run, 0.0, profile.updates)) for run in profile.runs
     ]
+
+
+def agent_updates_table(name: str, baseline: str | None = None, baseline_source: Path | None = None) -> None:
+    """One V-trace update of the cpu-preset agents of ``AGENT_PROFILES[name]``; with a baseline
+    revision, the update with that revision's code beside it."""
+    from memrl.experiments import get
+
+    profile = AGENT_PROFILES[name]
+    config = get(profile.experiment, "cpu").runs[profile.runs[0]]
+    title = f"One V-trace update of {profile.experiment}'s agents (cpu preset: {config.num_envs} envs x {config.rollout_len} steps), seconds, the mean of the first {profile.updates}"
+    if baseline_source is not None:
+        title += f"; each run in a fresh process, this checkout and then revision {baseline}"
+    table = Table(title=title)
+    for column in ("run", "steps", "update", "acting", "gradient", "steps/s") + (
+        (f"update at {baseline}", "speed-up") if baseline_source else ()
+    ):
+        table.add_column(column)
+    for run, cost, base in agent_update_rows(profile, baseline_source):
+        cells = [
+            run,
+            str(cost.steps),
+            f"{cost.update_s:.3f}",
+            f"{cost.acting_s:.3f}",
+            f"{cost.gradient_s:.3f}",
+            f"{cost.steps / cost.update_s:,.0f}",
+        ]
+        if base:
+            cells += [f"{base.update_s:.3f}", f"{base.update_s / cost.update_s:.2f}"]
+        table.add_row(*cells)
+    console.print(table)

@@ -9,7 +9,10 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
+from rich.table import Table
+
 from memrl.bench.update_cost import UpdateCost, update_cost, update_costs_beside
+from memrl.console import console
 from memrl.experiments import get
 
 PROFILED_RUNS = (
@@ -42,3 +45,36 @@ def htm_agent_rows_beside(baseline: Path) -> list[tuple[str, str, UpdateCost, Up
         ours, theirs = update_costs_beside(baseline, *name.split(" "), reconstruction_coef=coef)
         rows.append((name, label, ours, theirs))
     return rows
+
+
+def htm_agents_table(baseline: str | None = None, baseline_source: Path | None = None) -> None:
+    """One V-trace update of HTM's image agents, and its acting and gradient measured apart; with a
+    baseline revision, the update with that revision's code beside it."""
+
+    title = (
+        "One V-trace update of HTM's image agents (cpu presets of htm-pvm and htm-ballet), seconds; acting and the gradient are "
+        "compiled apart, so they add up to more than the update, whose scan fuses them"
+    )
+    if baseline_source is None:
+        rows = [(run, label, cost, None) for run, label, cost in htm_agent_rows()]
+    else:
+        rows = htm_agent_rows_beside(baseline_source)
+        title += f"; each run in a fresh process, this checkout and then revision {baseline}"
+    table = Table(title=title)
+    columns = ("run", "recon.", "steps", "update", "acting", "gradient", "steps/s")
+    for column in columns + ((f"update at {baseline}", "speed-up") if baseline_source else ()):
+        table.add_column(column)
+    for run, label, cost, base in rows:
+        cells = [
+            run.split(" ")[-1],
+            label,
+            str(cost.steps),
+            f"{cost.update_s:.3f}",
+            f"{cost.acting_s:.3f}",
+            f"{cost.gradient_s:.3f}",
+            f"{cost.steps / cost.update_s:,.0f}",
+        ]
+        if base:
+            cells += [f"{base.update_s:.3f}", f"{base.update_s / cost.update_s:.2f}"]
+        table.add_row(*cells)
+    console.print(table)

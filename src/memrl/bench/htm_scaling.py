@@ -11,8 +11,10 @@ from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
+from rich.table import Table
 
 from memrl import cores
+from memrl.console import console
 from memrl.nn.compiled_init import compiled_init
 
 
@@ -116,3 +118,34 @@ def htm_scaling_rows(
             )
         )
     return rows
+
+
+def htm_table(pasts: tuple[int, ...], width: int, layers: int) -> None:
+    """HTM (16-step chunks, top-8) against TrXL attending over the same past: one acting step, and learning."""
+
+    rows = htm_scaling_rows(pasts, width, layers, chunk_size=16, k=8, batch=1, train_batch=8, train_steps=32)
+    shape = f"{layers} layers, width {width}; htm chunks of 16, k = 8"
+    acting = Table(title=f"One acting step (batch 1, {shape}) vs attended past")
+    learning = Table(title=f"Gradient over a 32-step unroll (batch 8, {shape}) vs attended past, per unrolled step")
+    for table in (acting, learning):
+        for column in ("past steps", "htm ms", "trxl ms", "trxl / htm", "htm MB", "trxl MB"):
+            table.add_column(column)
+    for row in rows:
+        acting.add_row(
+            str(row.past),
+            f"{row.htm_step_ms:.2f}",
+            f"{row.trxl_step_ms:.2f}",
+            f"{row.trxl_step_ms / row.htm_step_ms:.2f}",
+            f"{row.htm_step_mb:.1f}",
+            f"{row.trxl_step_mb:.1f}",
+        )
+        learning.add_row(
+            str(row.past),
+            f"{row.htm_train_ms:.2f}",
+            f"{row.trxl_train_ms:.2f}",
+            f"{row.trxl_train_ms / row.htm_train_ms:.2f}",
+            f"{row.htm_train_mb:.1f}",
+            f"{row.trxl_train_mb:.1f}",
+        )
+    console.print(acting)
+    console.print(learning)

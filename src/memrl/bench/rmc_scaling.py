@@ -8,7 +8,12 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+import jax
+from rich.table import Table
+
 from memrl.bench.htm_scaling import step_cost, training_cost
+from memrl.bench.throughput import time_training
+from memrl.console import console
 
 
 class RMCCostRow(NamedTuple):
@@ -42,3 +47,35 @@ def rmc_cost_rows(
             train_ms, train_mb = training_cost("rmc", args, batch, width, train_steps, repeats)
             rows.append(RMCCostRow(n, h, n * h * head_size, step_ms, step_mb, train_ms, train_mb))
     return rows
+
+
+def rmc_tables(updates: int, slots: tuple[int, ...], heads: tuple[int, ...], head_size: int) -> None:
+    """The RMC's cost against its memory's shape, and the BoxWorld agents' V-trace throughput."""
+    from memrl.experiments.rmc_boxworld import boxworld_runs
+    from memrl.learn.impala import Impala
+
+    table = Table(
+        title=f"RMC (head size {head_size}, input 64, batch 32): one acting step, and the gradient of a 32-step unroll per step"
+    )
+    for column in ("slots", "heads", "units", "step ms", "step MB", "train ms/step", "train MB"):
+        table.add_column(column)
+    for row in rmc_cost_rows(slots, heads, head_size):
+        table.add_row(
+            str(row.slots),
+            str(row.heads),
+            f"{row.units:,}",
+            f"{row.step_ms:.2f}",
+            f"{row.step_mb:.1f}",
+            f"{row.train_ms:.2f}",
+            f"{row.train_mb:.1f}",
+        )
+    console.print(table)
+    table = Table(
+        title=f"V-trace on boxworld/viewport, the RMC paper's agents, 32 envs x 40 steps, {jax.default_backend()}"
+    )
+    for column in ("agent", "compile s", "env steps/s"):
+        table.add_column(column)
+    for run, config in boxworld_runs("cpu").items():
+        compile_s, sps = time_training(Impala(config), updates)
+        table.add_row(run.split("/")[1], f"{compile_s:.1f}", f"{sps:,.0f}")
+    console.print(table)

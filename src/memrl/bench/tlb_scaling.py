@@ -13,9 +13,11 @@ from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
+from rich.table import Table
 
 from memrl import cores
 from memrl.bench.htm_scaling import timed_ms
+from memrl.console import console
 from memrl.nn.compiled_init import compiled_init
 
 PAPER_RATIOS = {  # Table 5: chunk -> (inference speed, inference memory, training speed, training memory), Transformer = 1
@@ -82,3 +84,61 @@ def ratios(tlb: SequenceCost, transformer: SequenceCost) -> tuple[float, float, 
         transformer.training_ms / tlb.training_ms,
         tlb.training_mb / max(transformer.training_mb, 1e-9),
     )
+
+
+def tlb_tables(chunks: tuple[int, ...], length: int, lengths: tuple[int, ...], batch: int, repeats: int = 3) -> None:
+    """TLB against a Transformer of its width: Table 5's ratios per chunk size, then as the sequence grows."""
+
+    base = transformer_cost(length, batch, repeats)
+    by_chunk = Table(
+        title=f"TLB vs Transformer (Table 5), {length} steps, batch {batch}, width 256: speed = Transformer time / TLB time, "
+        "memory = TLB / Transformer (paper's in brackets)"
+    )
+    for column in (
+        "chunk",
+        "TLB infer ms",
+        "TLB train ms",
+        "infer speed",
+        "infer memory",
+        "train speed",
+        "train memory",
+    ):
+        by_chunk.add_column(column)
+    by_chunk.add_row(
+        "Transformer",
+        f"{base.inference_ms:.1f}",
+        f"{base.training_ms:.1f}",
+        "1",
+        f"1 ({base.inference_mb:.0f} MB)",
+        "1",
+        f"1 ({base.training_mb:.0f} MB)",
+    )
+    for chunk in chunks:
+        cost = tlb_cost(chunk, length, batch, repeats)
+        paper = PAPER_RATIOS.get(chunk)
+        cells = [
+            f"{ours:.2f}" + (f" ({theirs})" if paper else "")
+            for ours, theirs in zip(ratios(cost, base), paper or (None,) * 4)
+        ]
+        by_chunk.add_row(str(chunk), f"{cost.inference_ms:.1f}", f"{cost.training_ms:.1f}", *cells)
+    console.print(by_chunk)
+    growth = Table(title=f"TLB (chunks of 100) vs Transformer as the sequence grows, batch {batch}")
+    for column in (
+        "steps",
+        "Transformer infer / train ms",
+        "TLB infer / train ms",
+        "infer speed",
+        "infer memory",
+        "train speed",
+        "train memory",
+    ):
+        growth.add_column(column)
+    for steps in lengths:
+        base, cost = transformer_cost(steps, batch, repeats), tlb_cost(100, steps, batch, repeats)
+        growth.add_row(
+            str(steps),
+            f"{base.inference_ms:.1f} / {base.training_ms:.1f}",
+            f"{cost.inference_ms:.1f} / {cost.training_ms:.1f}",
+            *(f"{r:.2f}" for r in ratios(cost, base)),
+        )
+    console.print(growth)

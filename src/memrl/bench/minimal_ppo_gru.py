@@ -5,7 +5,7 @@ rollouts, encoder 256-256, GRU 128, head 256, 4 epochs x 4 minibatches split by 
 global-norm clipping. Only the environment comes from memrl; network, GAE and loss are written out
 here in the plainest way, so the ratio to memrl's figure shows the framework's overhead.
 
-    python benchmarks/minimal_ppo_gru.py
+    python -m memrl.bench.minimal_ppo_gru
 """
 
 from __future__ import annotations
