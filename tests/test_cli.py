@@ -280,11 +280,13 @@ def test_a_saved_config_trains_again_with_the_flags_given_changing_it(tmp_path, 
         ]
     )
     main(["train", "ppo", "--config", str(tmp_path / "saved"), "--core-args", "hidden", "8"])
+    main(["train", "--config", str(tmp_path / "saved"), "--core", "lstm", "--out", str(tmp_path / "lstm")])
     assert trained[0] == (
         dataclasses.replace(saved, lr=0.01, env_args={"maze_length": 6, "timeout": 30}),
         tmp_path / "again",
     )
     assert trained[1][0] == dataclasses.replace(saved, core_args={"hidden": 8})
+    assert trained[2][0] == dataclasses.replace(saved, core="lstm", core_args={})  # the GRU's settings stay with it
     for argv, message in (
         (["train", "impala", "--config", str(tmp_path / "saved")], "holds a ppo run; train it with memrl train ppo"),
         (
@@ -296,7 +298,7 @@ def test_a_saved_config_trains_again_with_the_flags_given_changing_it(tmp_path, 
         with pytest.raises(SystemExit) as refused:
             main(argv)
         assert refused.value.code == 2 and message in capsys.readouterr().err
-    assert len(trained) == 2
+    assert len(trained) == 3
 
 
 def test_evaluation_config_replaces_settings_and_drops_the_stages():

@@ -211,8 +211,14 @@ def refused(argv, capsys) -> str:
         (["analyze", "planner-distance", "--lr", "inf"], "--lr must be a finite number > 0, got inf"),
         (["analyze", "ballet-memory", "--test-episodes", "0"], "--test-episodes must be a positive integer, got 0"),
         (["analyze", "planner-distance", "--seed", "-1"], "--seed must be >= 0, got -1"),
-        (["analyze", "chunk-selection", "/nonexistent/run", "--steps", "0"], "--steps must be a positive integer, got 0"),
-        (["analyze", "distance-probe", "/nonexistent/run", "--max-iterations", "0"], "--max-iterations must be a positive"),
+        (
+            ["analyze", "chunk-selection", "/nonexistent/run", "--steps", "0"],
+            "--steps must be a positive integer, got 0",
+        ),
+        (
+            ["analyze", "distance-probe", "/nonexistent/run", "--max-iterations", "0"],
+            "--max-iterations must be a positive",
+        ),
         # a value given twice; memrl bench's own settings (checked before anything is measured)
         (
             ["train", "--core-args", "hidden", "64", "hidden", "32"],

@@ -107,10 +107,15 @@ def by_name_emptied(config: ConfigRecord) -> ConfigRecord:
 
 
 def with_saved_settings_by_name(saved: ConfigRecord, parsed: ConfigRecord) -> ConfigRecord:
-    """``parsed`` (from a saved config's defaults) with the saved settings by name under those given."""
-    return dataclasses.replace(
-        parsed, **{name: getattr(saved, name) | getattr(parsed, name) for name in settings_by_name(saved)}
-    )
+    """``parsed`` (from a saved config's defaults) with the saved settings by name under those given,
+    where they still belong: ``core_args`` only while the core is the saved one (``env_args`` the
+    environment, ``task_args`` the task)."""
+    kept = {
+        name: getattr(saved, name) | getattr(parsed, name)
+        for name in settings_by_name(saved)
+        if getattr(parsed, name.removesuffix("_args")) == getattr(saved, name.removesuffix("_args"))
+    }
+    return dataclasses.replace(parsed, **kept)
 
 
 LEARNER_CONFIGS = learner_configs()
@@ -169,7 +174,8 @@ def train(
             writes OUT, on a file system all of them share; ppo and impala runs).
         config: a saved run's config.json (or its run folder) to train again: the learner is the saved
             run's and its settings are the defaults, which the flags given change (--core-args, --env-args
-            and --task-args add to the saved settings or replace them one by one).
+            and --task-args add to the saved settings or replace them one by one; another --core, --env
+            or --task starts from none of the saved one's).
     """
     from memrl.run.folder import read_config
     from memrl.run.train import train_run
