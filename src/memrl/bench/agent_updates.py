@@ -64,15 +64,5 @@ def agent_updates_table(name: str, baseline: str | None = None, baseline_source:
     ):
         table.add_column(column)
     for run, cost, base in agent_update_rows(profile, baseline_source):
-        cells = [
-            run,
-            str(cost.steps),
-            f"{cost.update_s:.3f}",
-            f"{cost.acting_s:.3f}",
-            f"{cost.gradient_s:.3f}",
-            f"{cost.steps / cost.update_s:,.0f}",
-        ]
-        if base:
-            cells += [f"{base.update_s:.3f}", f"{base.update_s / cost.update_s:.2f}"]
-        table.add_row(*cells)
+        table.add_row(run, *cost.cells(base))
     console.print(table)

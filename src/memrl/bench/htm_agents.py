@@ -50,7 +50,6 @@ def htm_agent_rows_beside(baseline: Path) -> list[tuple[str, str, UpdateCost, Up
 def htm_agents_table(baseline: str | None = None, baseline_source: Path | None = None) -> None:
     """One V-trace update of HTM's image agents, and its acting and gradient measured apart; with a
     baseline revision, the update with that revision's code beside it."""
-
     title = (
         "One V-trace update of HTM's image agents (cpu presets of htm-pvm and htm-ballet), seconds; acting and the gradient are "
         "compiled apart, so they add up to more than the update, whose scan fuses them"
@@ -65,16 +64,5 @@ def htm_agents_table(baseline: str | None = None, baseline_source: Path | None =
     for column in columns + ((f"update at {baseline}", "speed-up") if baseline_source else ()):
         table.add_column(column)
     for run, label, cost, base in rows:
-        cells = [
-            run.split(" ")[-1],
-            label,
-            str(cost.steps),
-            f"{cost.update_s:.3f}",
-            f"{cost.acting_s:.3f}",
-            f"{cost.gradient_s:.3f}",
-            f"{cost.steps / cost.update_s:,.0f}",
-        ]
-        if base:
-            cells += [f"{base.update_s:.3f}", f"{base.update_s / cost.update_s:.2f}"]
-        table.add_row(*cells)
+        table.add_row(run.split(" ")[-1], label, *cost.cells(base))
     console.print(table)

@@ -24,6 +24,18 @@ class UpdateCost(NamedTuple):
     gradient_s: float
     """the gradient of the loss over the rollout"""
 
+    def cells(self, baseline: UpdateCost | None = None) -> list[str]:
+        """The table cells of this cost (steps, update, acting, gradient, steps/s) and, beside a
+        baseline revision's, its update and the speed-up."""
+        cells = [
+            str(self.steps),
+            f"{self.update_s:.3f}",
+            f"{self.acting_s:.3f}",
+            f"{self.gradient_s:.3f}",
+            f"{self.steps / self.update_s:,.0f}",
+        ]
+        return cells + ([f"{baseline.update_s:.3f}", f"{baseline.update_s / self.update_s:.2f}"] if baseline else [])
+
 
 def best_seconds(function, *args, repeats: int) -> float:
     """The fastest of ``repeats`` calls of the compiled ``function`` (compiled and run once first)."""
