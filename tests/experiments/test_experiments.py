@@ -1140,13 +1140,17 @@ def test_frozen_returns_score_each_seeds_finished_episodes_with_and_without_memo
 
 def test_htm_rl_control_trains_htm_as_amrl_tmaze_trains_its_models():
     control, tmaze = experiments.get("htm-rl-control"), experiments.get("amrl-tmaze", "cpu")
-    assert control.kind == "benchmark" and all(c.core == "htm" and c.seeds == 3 for c in control.runs.values())
+    assert control.kind == "benchmark" and all(c.seeds == 3 for c in control.runs.values())
     htm = control.runs["T-L/htm-ppo"].core_args
     assert htm["num_chunks"] * htm["chunk_size"] >= 100  # the store holds a whole T-maze episode
     for env in ("T-L", "T-LN"):
         assert control.runs[f"{env}/htm-ppo"] == dataclasses.replace(
             tmaze.runs[f"{env}/lstm"], core="htm", core_args=htm
         )
-    assert control.runs["T-L/htm-vtrace"].learner == "impala"
+    htm_vtrace, amrl_vtrace = control.runs["T-L/htm-vtrace"], control.runs["T-L/amrl-max-vtrace"]
+    assert htm_vtrace.learner == "impala" and htm_vtrace.core == "htm" and htm_vtrace.core_args == htm
+    # the V-trace path's positive control: AMRL-Max under the same V-trace, on seeds apart from the pilots'
+    assert amrl_vtrace == dataclasses.replace(htm_vtrace, core="amrl-max", core_args={})
+    assert htm_vtrace.seed == 100 and htm_vtrace.lr == 1e-3
     checked = {(e.run, e.evaluated) for e in control.expectations}
     assert checked == {(run, (table,)) for run in control.runs for table in ("returns", "returns_without_memory")}
