@@ -524,7 +524,7 @@ DESCRIPTION = "memrl: memory cores, environments, tasks and learners in JAX."
 
 def checked_before_running(command):
     """``command`` (an analysis) with its options checked first by their types (``settings.Count``,
-    ``Seed``, ``LearningRate``, ``OutputFolder``, and tuples of them), naming the flag."""
+    ``Seed``, ``LearningRate``, ``OutputFolder``), naming the flag."""
     hints = typing.get_type_hints(command, include_extras=True)
 
     @functools.wraps(command)
@@ -532,16 +532,13 @@ def checked_before_running(command):
         bound = inspect.signature(command).bind(*args, **kwargs)
         bound.apply_defaults()
         for name, value in bound.arguments.items():
-            hint = hints.get(name)
-            many = typing.get_origin(hint) is tuple
-            allowed = allowed_of(typing.get_args(hint)[0] if many else hint)
+            allowed = allowed_of(hints.get(name))
             if allowed is None or value is None:
                 continue
             if allowed is OUTPUT_FOLDER:
                 check_output_folder(value)
-            elif not all(allowed.fits(v) for v in (value if many else (value,))):
-                shown = " ".join(map(str, value)) if many else value
-                raise ValueError(f"{flag_of(name)} must be {'all ' if many else ''}{allowed.what}, got {shown}")
+            elif not allowed.fits(value):
+                raise ValueError(f"{flag_of(name)} must be {allowed.what}, got {value}")
         return command(*args, **kwargs)
 
     return checked

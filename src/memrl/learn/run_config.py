@@ -65,10 +65,9 @@ def config_checks(enabled: bool):
 class ConfigRecord:
     """The settings every learner shares, the metrics it names, and the JSON record of its config.
     A config is checked once, when it is constructed (``validate``, from ``__post_init__``): a config
-    that exists is one that can run. ``step_metric`` counts
-    the steps (environment steps, sequences), ``score_metric`` is drawn in the curves and the
-    progress bar, ``final_metric`` summarises a run (mean over its last updates); the labels name
-    them in tables and figures. A learner whose defaults differ for some shared field lists them in
+    that exists is one that can run. ``step_metric`` counts the steps (environment steps,
+    sequences), ``score_metric`` is drawn in the curves and the progress bar, ``final_metric``
+    summarises a run (mean over its last updates); the labels name them in tables and figures. A learner whose defaults differ for some shared field lists them in
     ``DEFAULTS``."""
 
     core: str = "amrl-max"
