@@ -302,9 +302,9 @@ def test_a_saved_config_trains_again_with_the_flags_given_changing_it(tmp_path, 
 
 
 def test_evaluation_config_replaces_settings_and_drops_the_stages():
-    from memrl.cli import evaluation_config
     from memrl.learn.ppo_config import PPOConfig
     from memrl.learn.supervised_config import SupervisedConfig
+    from memrl.run.final_agents import evaluation_config
 
     config = SupervisedConfig(
         task="pai",

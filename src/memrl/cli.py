@@ -240,23 +240,6 @@ def spelled_out(argv: list[str]) -> list[str]:
     return argv
 
 
-def evaluation_config(config, env_args: dict, task_args: dict, core_args: dict):
-    """``config`` with environment settings (actor-critic runs) or task settings (supervised runs),
-    and core settings, replaced, to test a trained model where it did not train; a supervised run's
-    curriculum stages are dropped."""
-    for flag, given, right in (("env", env_args, "task"), ("task", task_args, "env")):
-        if given and not hasattr(config, f"{flag}_args"):
-            raise ValueError(
-                f"--{flag}-args does not apply to a {config.learner} run; give its settings with --{right}-args"
-            )
-    changes = {"core_args": config.core_args | core_args}
-    if hasattr(config, "task_args"):
-        changes |= {"task_args": config.task_args | task_args, "stages": ()}
-    else:
-        changes["env_args"] = config.env_args | env_args
-    return dataclasses.replace(config, **changes)
-
-
 def evaluate(
     run: tyro.conf.Positional[Path],
     steps: int = 1000,
@@ -285,52 +268,17 @@ def evaluate(
             is what its memory gives.
         deterministic: actor-critic runs: act with the most probable action instead of sampling.
     """
-    import jax
 
     from memrl.console import console
-    from memrl.learn.learners import learner_for
+    from memrl.run.final_agents import evaluation_lines
     from memrl.run.folder import RunFolder
 
     if steps < 1:
         raise ValueError(
             f"--steps must be a positive integer (steps per environment, or held-out sequences for a supervised run), got {steps}"
         )
-    folder = RunFolder(run)
-    config = folder.load_config()
-    for flag, given in (("--amnesic", amnesic), ("--deterministic", deterministic)):
-        if given and not hasattr(config, "env_args"):
-            raise ValueError(f"{flag} applies to actor-critic runs; {run} is a {config.learner} run on a sequence task")
-    if not any(folder.checkpoint_path(s).exists() for s in config.seed_list()):
-        raise FileNotFoundError(
-            f"{run} has no checkpoint yet (no seed has trained a whole chunk of updates): nothing to evaluate"
-        )
-    template = learner_for(config).init(jax.random.PRNGKey(0))
-    evaluator = learner_for(evaluation_config(config, env_args, task_args, core_args))
-    changed = env_args | task_args | core_args
-    shapes = lambda tree: jax.tree.map(lambda x: x.shape, tree)
-    if shapes(jax.eval_shape(evaluator.init, jax.random.PRNGKey(0)).params) != shapes(template.params):
-        raise ValueError(
-            f"the parameters of {run} do not fit the settings {changed}; "
-            "only settings that keep the model's parameter shapes can be changed"
-        )
-    notes = [" ".join(f"{k} {v}" for k, v in changed.items())] if changed else []
-    if amnesic:
-        notes.append("memory reset before every step")
-    if deterministic:
-        notes.append("most probable actions")
-    settings = f" ({'; '.join(notes)})" if notes else ""
-    acting = dict(amnesic=amnesic, greedy=deterministic) if hasattr(config, "env_args") else {}
-    evaluate_fn = jax.jit(functools.partial(evaluator.evaluate, **acting), static_argnums=2)
-    for s in config.seed_list():
-        runner = folder.load_checkpoint(s, template)
-        if runner is None:
-            console.print(f"seed {s}: no checkpoint")
-            continue
-        results = evaluate_fn(runner.params, jax.random.PRNGKey(seed), steps)
-        console.print(
-            f"seed {s} (update {int(runner.update)}): {evaluator.evaluation_summary(results, steps)}{settings}",
-            soft_wrap=True,
-        )
+    for line in evaluation_lines(RunFolder(run), steps, seed, env_args, task_args, core_args, amnesic, deterministic):
+        console.print(line, soft_wrap=True)
 
 
 def plot(runs: tyro.conf.Positional[list[Path]], out: Path | None = None) -> None:

@@ -1,10 +1,11 @@
 """The final agents of a run folder: each seed's last checkpoint, and what those agents do in fresh
 environments (possibly of another environment or core setting: generalisation, thinking time) or on
-fresh held-out sequences. Analyses and experiments both read trained agents through here."""
+fresh held-out sequences. Analyses, experiments and ``memrl eval`` read trained agents through here."""
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 
 import jax
 import numpy as np
@@ -71,3 +72,74 @@ def held_out_batches(
         batches = [evaluate(params, key, batch_size) for key in keys]
         per_seed.append({name: [float(b[name]) for b in batches] for name in batches[0]})
     return per_seed
+
+
+def evaluation_config(config, env_args: dict, task_args: dict, core_args: dict):
+    """``config`` with environment settings (actor-critic runs) or task settings (supervised runs),
+    and core settings, replaced, to test a trained model where it did not train; a supervised run's
+    curriculum stages are dropped."""
+    for flag, given, right in (("env", env_args, "task"), ("task", task_args, "env")):
+        if given and not hasattr(config, f"{flag}_args"):
+            raise ValueError(
+                f"--{flag}-args does not apply to a {config.learner} run; give its settings with --{right}-args"
+            )
+    changes = {"core_args": config.core_args | core_args}
+    if hasattr(config, "task_args"):
+        changes |= {"task_args": config.task_args | task_args, "stages": ()}
+    else:
+        changes["env_args"] = config.env_args | env_args
+    return dataclasses.replace(config, **changes)
+
+
+def evaluation_lines(
+    folder,
+    steps: int,
+    seed: int,
+    env_args: dict,
+    task_args: dict,
+    core_args: dict,
+    amnesic: bool = False,
+    deterministic: bool = False,
+) -> list[str]:
+    """``memrl eval``: one line per seed of ``folder``, its last checkpoint evaluated over ``steps``
+    (``evaluation_summary``: mean episode return ± its standard error, or held-out accuracy) with
+    the settings given in place of the run's; refuses settings that change the parameters' shapes
+    and acting options that a supervised run does not have."""
+    config = folder.load_config()
+    for flag, given in (("--amnesic", amnesic), ("--deterministic", deterministic)):
+        if given and not hasattr(config, "env_args"):
+            raise ValueError(
+                f"{flag} applies to actor-critic runs; {folder.path} is a {config.learner} run on a sequence task"
+            )
+    if not any(folder.checkpoint_path(s).exists() for s in config.seed_list()):
+        raise FileNotFoundError(
+            f"{folder.path} has no checkpoint yet (no seed has trained a whole chunk of updates): nothing to evaluate"
+        )
+    template = learner_for(config).init(jax.random.PRNGKey(0))
+    evaluator = learner_for(evaluation_config(config, env_args, task_args, core_args))
+    changed = env_args | task_args | core_args
+    shapes = lambda tree: jax.tree.map(lambda x: x.shape, tree)
+    if shapes(jax.eval_shape(evaluator.init, jax.random.PRNGKey(0)).params) != shapes(template.params):
+        raise ValueError(
+            f"the parameters of {folder.path} do not fit the settings {changed}; "
+            "only settings that keep the model's parameter shapes can be changed"
+        )
+    notes = [" ".join(f"{k} {v}" for k, v in changed.items())] if changed else []
+    if amnesic:
+        notes.append("memory reset before every step")
+    if deterministic:
+        notes.append("most probable actions")
+    settings = f" ({'; '.join(notes)})" if notes else ""
+    acting = dict(amnesic=amnesic, greedy=deterministic) if hasattr(config, "env_args") else {}
+    evaluate = jax.jit(functools.partial(evaluator.evaluate, **acting), static_argnums=2)
+    lines = []
+    for s in config.seed_list():
+        runner = folder.load_checkpoint(s, template)
+        if runner is None:
+            lines.append(f"seed {s}: no checkpoint")
+            continue
+        results = evaluate(runner.params, jax.random.PRNGKey(seed), steps)
+        lines.append(
+            f"seed {s} (update {int(runner.update)}): {evaluator.evaluation_summary(results, steps)}{settings}"
+        )
+    return lines
