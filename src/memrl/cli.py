@@ -95,27 +95,12 @@ def learner_configs(saved: ConfigRecord | None = None):
     ]
 
 
-def settings_by_name(config: ConfigRecord) -> list[str]:
-    """The fields of ``config`` that hold settings by name (``core_args``, ``env_args``, ``task_args``)."""
-    return [field.name for field in dataclasses.fields(config) if isinstance(getattr(config, field.name), dict)]
-
-
 def by_name_emptied(config: ConfigRecord) -> ConfigRecord:
     """``config`` with its settings by name empty (unchecked: the command line checks what it parses)."""
+    from memrl.run.folder import settings_by_name
+
     with config_checks(enabled=False):
         return dataclasses.replace(config, **{name: {} for name in settings_by_name(config)})
-
-
-def with_saved_settings_by_name(saved: ConfigRecord, parsed: ConfigRecord) -> ConfigRecord:
-    """``parsed`` (from a saved config's defaults) with the saved settings by name under those given,
-    where they still belong: ``core_args`` only while the core is the saved one (``env_args`` the
-    environment, ``task_args`` the task)."""
-    kept = {
-        name: getattr(saved, name) | getattr(parsed, name)
-        for name in settings_by_name(saved)
-        if getattr(parsed, name.removesuffix("_args")) == getattr(saved, name.removesuffix("_args"))
-    }
-    return dataclasses.replace(parsed, **kept)
 
 
 LEARNER_CONFIGS = learner_configs()
@@ -177,11 +162,12 @@ def train(
             and --task-args add to the saved settings or replace them one by one; another --core, --env
             or --task starts from none of the saved one's).
     """
-    from memrl.run.folder import read_config
+    from memrl.run.folder import read_config, saved_settings_by_name
     from memrl.run.train import train_run
 
     if config is not None:  # tyro built it on the saved config, bar its settings by name (learner_configs)
-        run = with_saved_settings_by_name(read_config(config), learner_config)
+        given = dataclasses.asdict(learner_config)
+        run = dataclasses.replace(learner_config, **saved_settings_by_name(read_config(config), given))
     else:
         run = learner_config.validate()  # tyro built it unchecked (run_command)
     folder = out or Path("runs") / run.trained_on.replace("/", "_") / f"{run.core}{FOLDER_SUFFIX[run.learner]}"

@@ -16,6 +16,7 @@ import sys
 import textwrap
 import types
 import typing
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, NamedTuple
 
@@ -28,7 +29,7 @@ class Allowed(NamedTuple):
     """What a command option of this type may be: ``what`` says it, ``fits`` tests a value."""
 
     what: str
-    fits: Any  # value -> bool
+    fits: Callable[[Any], bool]
 
 
 Count = Annotated[int, Allowed("a positive integer", lambda value: value >= 1)]

@@ -59,9 +59,7 @@ def agent_updates_table(name: str, baseline: str | None = None, baseline_source:
     if baseline_source is not None:
         title += f"; each run in a fresh process, this checkout and then revision {baseline}"
     table = Table(title=title)
-    for column in ("run", "steps", "update", "acting", "gradient", "steps/s") + (
-        (f"update at {baseline}", "speed-up") if baseline_source else ()
-    ):
+    for column in ("run", *UpdateCost.columns(baseline if baseline_source else None)):
         table.add_column(column)
     for run, cost, base in agent_update_rows(profile, baseline_source):
         table.add_row(run, *cost.cells(base))

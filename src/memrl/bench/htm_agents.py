@@ -60,8 +60,7 @@ def htm_agents_table(baseline: str | None = None, baseline_source: Path | None =
         rows = htm_agent_rows_beside(baseline_source)
         title += f"; each run in a fresh process, this checkout and then revision {baseline}"
     table = Table(title=title)
-    columns = ("run", "recon.", "steps", "update", "acting", "gradient", "steps/s")
-    for column in columns + ((f"update at {baseline}", "speed-up") if baseline_source else ()):
+    for column in ("run", "recon.", *UpdateCost.columns(baseline if baseline_source else None)):
         table.add_column(column)
     for run, label, cost, base in rows:
         table.add_row(run.split(" ")[-1], label, *cost.cells(base))

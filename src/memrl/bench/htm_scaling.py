@@ -122,7 +122,6 @@ def htm_scaling_rows(
 
 def htm_table(pasts: tuple[int, ...], width: int, layers: int) -> None:
     """HTM (16-step chunks, top-8) against TrXL attending over the same past: one acting step, and learning."""
-
     rows = htm_scaling_rows(pasts, width, layers, chunk_size=16, k=8, batch=1, train_batch=8, train_steps=32)
     shape = f"{layers} layers, width {width}; htm chunks of 16, k = 8"
     acting = Table(title=f"One acting step (batch 1, {shape}) vs attended past")

@@ -24,6 +24,13 @@ class UpdateCost(NamedTuple):
     gradient_s: float
     """the gradient of the loss over the rollout"""
 
+    @staticmethod
+    def columns(baseline: str | None = None) -> tuple[str, ...]:
+        """The column names of ``cells``, with a baseline revision's two beside them."""
+        return ("steps", "update", "acting", "gradient", "steps/s") + (
+            (f"update at {baseline}", "speed-up") if baseline else ()
+        )
+
     def cells(self, baseline: UpdateCost | None = None) -> list[str]:
         """The table cells of this cost (steps, update, acting, gradient, steps/s) and, beside a
         baseline revision's, its update and the speed-up."""

@@ -67,8 +67,8 @@ class ConfigRecord:
     A config is checked once, when it is constructed (``validate``, from ``__post_init__``): a config
     that exists is one that can run. ``step_metric`` counts the steps (environment steps,
     sequences), ``score_metric`` is drawn in the curves and the progress bar, ``final_metric``
-    summarises a run (mean over its last updates); the labels name them in tables and figures. A learner whose defaults differ for some shared field lists them in
-    ``DEFAULTS``."""
+    summarises a run (mean over its last updates); the labels name them in tables and figures. A
+    learner whose defaults differ for some shared field lists them in ``DEFAULTS``."""
 
     core: str = "amrl-max"
     """registered memory core name (see ``memrl list``); a supervised run also takes a task model

@@ -109,6 +109,23 @@ def read_config(path: Path) -> ConfigRecord:
         ) from None
 
 
+def settings_by_name(config: ConfigRecord) -> list[str]:
+    """The fields of ``config`` that hold settings by name (``core_args``, ``env_args``, ``task_args``)."""
+    return [field.name for field in dataclasses.fields(config) if isinstance(getattr(config, field.name), dict)]
+
+
+def saved_settings_by_name(saved: ConfigRecord, given: dict) -> dict:
+    """Each settings-by-name field of ``saved`` with ``given``'s settings over the saved ones, key by
+    key, while ``given`` keeps the saved core (environment, task); only ``given``'s where it names
+    another (the saved settings belong to the saved one)."""
+    merged = {}
+    for name in settings_by_name(saved):
+        owner = name.removesuffix("_args")
+        kept = getattr(saved, name) if given.get(owner, getattr(saved, owner)) == getattr(saved, owner) else {}
+        merged[name] = kept | given.get(name, {})
+    return merged
+
+
 def is_metric_value(value) -> bool:
     """A number, or None where an update did not measure the metric."""
     return value is None or (isinstance(value, (int, float)) and not isinstance(value, bool))

@@ -160,15 +160,15 @@ def load_spec(path: Path) -> SweepSpec:
 def with_saved_base(data: dict, saved_path: Path, path: Path) -> dict:
     """The spec ``data`` with its ``config`` (a saved run's config.json or run folder, as ``memrl
     train --config`` takes it) as the base: the saved run's learner and settings, under the spec's
-    own ``base`` (its settings by name, e.g. ``core_args``, add to the saved ones key by key)."""
-    from memrl.run.folder import read_config
+    own ``base`` (its settings by name, e.g. ``core_args``, add to the saved ones key by key:
+    ``folder.saved_settings_by_name``)."""
+    from memrl.run.folder import read_config, saved_settings_by_name
 
     saved = read_config(saved_path)
     if data.get("learner", saved.learner) != saved.learner:
         raise ValueError(f"sweep spec {path}: its config holds a {saved.learner} run, not {data['learner']!r}")
-    fields = dataclasses.asdict(saved)
-    for name, value in (data.get("base") or {}).items():
-        fields[name] = fields[name] | value if isinstance(fields.get(name), dict) and isinstance(value, dict) else value
+    base = data.get("base") or {}
+    fields = dataclasses.asdict(saved) | base | saved_settings_by_name(saved, base)
     return {**data, "learner": saved.learner, "base": fields}
 
 

@@ -120,9 +120,10 @@ def train_run(
 ) -> dict | None:
     """Train (or resume) the run of ``config`` in ``out`` on ``devices`` local devices (default:
     ``default_devices``) of each of ``hosts``' processes, with TensorBoard scalars if
-    ``tensorboard`` and W&B runs if ``wandb``; write its summary and curve; return the summary (None on processes other
-    than 0, which write nothing). The config was checked when it was made; the shapes are here, before the folder is made; process 0
-    then holds ``out``'s writer lock throughout."""
+    ``tensorboard`` and W&B runs if ``wandb``; write its summary and curve; return the summary
+    (None on processes other than 0, which write nothing). The config was checked when it was made;
+    here its model is traced before the folder is made (shapes that clash are refused then);
+    process 0 then holds ``out``'s writer lock throughout."""
     check_workers(workers)
     devices = default_devices(config) if devices is None else devices
     check_devices(devices, config, hosts.num_processes)
