@@ -1151,6 +1151,7 @@ def test_htm_rl_control_trains_htm_as_amrl_tmaze_trains_its_models():
     assert htm_vtrace.learner == "impala" and htm_vtrace.core == "htm" and htm_vtrace.core_args == htm
     # the V-trace path's positive control: AMRL-Max under the same V-trace, on seeds apart from the pilots'
     assert amrl_vtrace == dataclasses.replace(htm_vtrace, core="amrl-max", core_args={})
-    assert htm_vtrace.seed == 100 and htm_vtrace.lr == 1e-3
+    assert htm_vtrace.seed == 200 and htm_vtrace.lr == 1e-3  # the pilots' seeds were 0-1 and 100-102
+    assert htm_vtrace.total_steps // (htm_vtrace.num_envs * htm_vtrace.rollout_len) == 2500  # gradient steps
     checked = {(e.run, e.evaluated) for e in control.expectations}
     assert checked == {(run, (table,)) for run in control.runs for table in ("returns", "returns_without_memory")}
