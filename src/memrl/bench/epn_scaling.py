@@ -8,8 +8,8 @@ import time
 import jax
 from rich.table import Table
 
-from memrl.bench.throughput import time_training
 from memrl.console import console
+from memrl.run.timing import time_training
 
 
 def measure_vtrace(core: str, updates: int, **core_args) -> tuple[float, float]:

@@ -12,8 +12,8 @@ import jax
 from rich.table import Table
 
 from memrl.bench.htm_scaling import step_cost, training_cost
-from memrl.bench.throughput import time_training
 from memrl.console import console
+from memrl.run.timing import time_training
 
 
 class RMCCostRow(NamedTuple):

@@ -5,8 +5,8 @@ from __future__ import annotations
 import jax
 from rich.table import Table
 
-from memrl.bench.throughput import time_training
 from memrl.console import console
+from memrl.run.timing import time_training
 
 SUPERVISED_SHAPES = {
     "copying": dict(task_args={"gap": 100}, batch_size=100),  # TLB's batch, gap 100: 121 steps

@@ -4,8 +4,6 @@ T-LN stepped on the host through gymnasium against T-LN in JAX."""
 
 from __future__ import annotations
 
-import time
-
 import jax
 from rich.table import Table
 
@@ -13,21 +11,9 @@ from memrl.bench import minimal_ppo_gru
 from memrl.console import console
 from memrl.learn.ppo import PPO
 from memrl.learn.ppo_config import PPOConfig
+from memrl.run.timing import time_training
 
 BENCH_SHAPES = dict(env="tmaze/T-LN", num_envs=64, rollout_len=128, num_minibatches=4, update_epochs=4)
-
-
-def time_training(learner, updates: int) -> tuple[float, float]:
-    """(compile seconds, steps/s after compile) of ``updates`` updates of ``learner`` in one jit (steps:
-    the learner's, environment steps or sequences)."""
-    run = jax.jit(lambda r: learner.run(r, updates))
-    runner = learner.init(jax.random.PRNGKey(0))
-    start = time.perf_counter()
-    runner, _ = jax.block_until_ready(run(runner))
-    compile_s = time.perf_counter() - start
-    start = time.perf_counter()
-    jax.block_until_ready(run(runner))
-    return compile_s, updates * learner.config.steps_per_update / (time.perf_counter() - start)
 
 
 def measure_memrl(core: str, updates: int, separate_critic: bool = False, **core_args) -> tuple[float, float]:

@@ -8,7 +8,7 @@ import jax.numpy as jnp
 
 from memrl.envs.graph_nav import COLLECT, GraphNav
 from memrl.envs.graph_search import breadth_first
-from memrl.envs.scripted_policy import ScriptedPolicy
+from memrl.envs.scripted_policy import ScriptedPolicy, uniform_random
 
 
 def oracle(env: GraphNav) -> ScriptedPolicy:
@@ -27,11 +27,6 @@ def oracle(env: GraphNav) -> ScriptedPolicy:
         return jnp.where(here == goal, COLLECT, step)[None].astype(jnp.int32), memory
 
     return ScriptedPolicy(initial_memory, act)
-
-
-def uniform_random(env: GraphNav) -> ScriptedPolicy:
-    """Uniform over Forward, Left, Right and Collect."""
-    return ScriptedPolicy(lambda state: None, lambda key, obs, memory: (jax.random.randint(key, (1,), 0, 4), memory))
 
 
 POLICIES = {"oracle": oracle, "random": uniform_random}

@@ -35,7 +35,7 @@ import jax.numpy as jnp
 
 from memrl.envs.graph_search import breadth_first
 from memrl.envs.memory_planning import COLLECT, INVERSE_MOVES, MOVES, MemoryPlanningGame
-from memrl.envs.scripted_policy import ScriptedPolicy
+from memrl.envs.scripted_policy import ScriptedPolicy, uniform_random
 
 
 def torus_neighbors(env: MemoryPlanningGame) -> jax.Array:
@@ -150,11 +150,6 @@ def two_move_walk(env: MemoryPlanningGame) -> ScriptedPolicy:
     """Collect on the goal, otherwise Down or Right at random: the best memoryless policy."""
     down, right = 1, 3
     return collect_or_move(lambda key: jnp.where(jax.random.bernoulli(key), down, right))
-
-
-def uniform_random(env: MemoryPlanningGame) -> ScriptedPolicy:
-    """Uniform over the five actions."""
-    return ScriptedPolicy(lambda state: None, lambda key, obs, memory: (jax.random.randint(key, (1,), 0, 5), memory))
 
 
 POLICIES = {

@@ -46,6 +46,36 @@ def episode_rewards(env, policy: ScriptedPolicy, key, num_episodes: int, num_ste
     return jax.vmap(episode)(jax.random.split(key, num_episodes))
 
 
+def uniform_random(env) -> ScriptedPolicy:
+    """Every component of the action uniformly at random: the reference of no skill at all."""
+    dims = jnp.asarray(env.action_dims)
+    return ScriptedPolicy(
+        lambda state: None, lambda key, obs, memory: (jax.random.randint(key, dims.shape, 0, dims), memory)
+    )
+
+
+def first_episode_returns(env, policy: ScriptedPolicy, key, num_episodes: int, max_steps: int) -> jax.Array:
+    """The return [num_episodes] of the first episode of each of ``num_episodes`` copies of ``env``
+    acting in parallel until every first episode has ended (at most ``max_steps`` steps; an episode
+    still open then counts what it has). Stepped through ``env.step``, so host environments (one
+    callback per step for every copy) work as JAX ones do; the policy must read observations."""
+    reset_key, key = jax.random.split(key)
+    obs, state = jax.vmap(env.reset)(jax.random.split(reset_key, num_episodes))
+    split = lambda key: jax.random.split(key, num_episodes)
+
+    def step(carry):
+        t, obs, state, memory, ended, total = carry
+        policy_key, env_key = jax.random.split(jax.random.fold_in(key, t))
+        action, memory = jax.vmap(policy.act)(split(policy_key), obs, memory)
+        obs, state, reward, done, _ = jax.vmap(env.step)(split(env_key), state, action)
+        return t + 1, obs, state, memory, ended | done, total + jnp.where(ended, 0.0, reward)
+
+    unfinished = lambda carry: (carry[0] < max_steps) & ~carry[4].all()
+    memory = jax.vmap(policy.initial_memory)(state)
+    init = (0, obs, state, memory, jnp.zeros(num_episodes, bool), jnp.zeros(num_episodes))
+    return jax.lax.while_loop(unfinished, step, init)[-1]
+
+
 POLICIES_OF = {
     "tmaze": "memrl.envs.tmaze_policies",
     "memory-planning": "memrl.envs.memory_planning_policies",

@@ -9,7 +9,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from memrl.envs.scripted_policy import ScriptedPolicy, episode_rewards
+from memrl.envs.scripted_policy import ScriptedPolicy, episode_rewards, uniform_random
 from memrl.envs.tmaze import DOWN, LEFT, RIGHT, UP, TMaze
 
 EMPTY_MEMORY = {"first": jnp.float32(0.0), "second": jnp.float32(0.0)}
@@ -39,18 +39,6 @@ def always_left(env: TMaze):
 
     def policy(key, obs, memory):
         return jnp.array([LEFT, *_check_answer(env, obs, 0)], jnp.int32), memory
-
-    return ScriptedPolicy(lambda state: EMPTY_MEMORY, policy)
-
-
-def uniform_random(env: TMaze):
-    """Every action component uniform at random."""
-
-    def policy(key, obs, memory):
-        keys = jax.random.split(key, len(env.action_dims))
-        return jnp.stack([jax.random.randint(k, (), 0, n) for k, n in zip(keys, env.action_dims)]).astype(
-            jnp.int32
-        ), memory
 
     return ScriptedPolicy(lambda state: EMPTY_MEMORY, policy)
 

@@ -197,10 +197,16 @@ class Experiment:
     changes: str = ""
     """for a version that changes the setup after an earlier version failed or reversed: what
     changed and why (its record carries it; required there)"""
+    parts: dict[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)
+    """part name -> panels: named pieces of the experiment that each fit one sitting
+    (``memrl reproduce NAME --runs PART``); every panel in at most one part"""
 
     def __post_init__(self):
         if self.kind not in KINDS:
             raise ValueError(f"an experiment's kind must be one of {KINDS}, got {self.kind!r}")
+        parted = [panel for chosen in self.parts.values() for panel in chosen]
+        if len(parted) != len(set(parted)) or not set(parted) <= set(self.panels()):
+            raise ValueError(f"experiment {self.name!r}: its parts must name each of its panels at most once")
 
     def with_run_settings(self, **settings) -> Experiment:
         """The same experiment with these config fields set in every run (e.g. ``total_steps``, the
@@ -214,18 +220,29 @@ class Experiment:
         runs = {name: dataclasses.replace(config, **settings) for name, config in self.runs.items()}
         return dataclasses.replace(self, runs=runs)
 
-    def with_runs(self, runs: Sequence[str]) -> Experiment:
-        """The same experiment with only ``runs`` (run names "<panel>/<label>") and the checks
-        between them; their run folders are the full experiment's, so the rest can run later in
-        the same output folder."""
-        unknown = [run for run in runs if run not in self.runs]
-        if unknown or not runs:
+    def with_runs(self, names: Sequence[str]) -> Experiment:
+        """The same experiment with only the runs ``names`` name (a run "<panel>/<label>", a panel:
+        all its runs, or one of ``parts``: all its panels' runs) and the checks between them; their
+        run folders are the full experiment's, so the rest can run later in the same output folder."""
+        panels = self.panels()
+        named = {**{run: [run] for run in self.runs}, **panels}
+        named |= {part: [run for panel in chosen for run in panels[panel]] for part, chosen in self.parts.items()}
+        unknown = [name for name in names if name not in named]
+        if unknown or not names:
+            listed = f"runs {', '.join(self.runs)}" if len(self.runs) <= 20 else f"{len(self.runs)} runs"
+            parts = f"; parts {', '.join(self.parts)}" if self.parts else ""
             raise ValueError(
-                f"experiment {self.name!r} has runs {', '.join(self.runs)}; got {', '.join(runs) or 'none'}"
+                f"experiment {self.name!r} has {listed} (<panel>/<label>); panels {', '.join(panels)}{parts}; "
+                f"got {', '.join(names) or 'none'}"
             )
+        runs = {run for name in names for run in named[name]}
         kept = [e for e in self.expectations if e.run in runs and (not e.against or e.against in runs)]
+        whole = {panel for panel, members in panels.items() if set(members) <= runs}
         return dataclasses.replace(
-            self, runs={run: self.runs[run] for run in self.runs if run in runs}, expectations=tuple(kept)
+            self,
+            runs={run: self.runs[run] for run in self.runs if run in runs},
+            expectations=tuple(kept),
+            parts={part: chosen for part, chosen in self.parts.items() if set(chosen) <= whole},
         )
 
     def panels(self) -> dict[str, list[str]]:

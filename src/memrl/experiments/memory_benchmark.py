@@ -1,0 +1,334 @@
+"""memrl's memory benchmark: every memory that reads a vector observation, the five papers' and
+the linear-recurrent ones, through one agent and one learner (recurrent PPO) on the memory tasks
+researchers know: POPGym's (Morad et al. 2023, ICLR; stepped on the host through gymnasium, the
+``popgym`` extra), AMRL's T-mazes (Beck et al. 2020) and bsuite's MemoryChain (through gymnax).
+No paper made this comparison: it is a benchmark record, not a reproduction.
+
+Each seed's final return is normalised per task between uniformly random play (``Task.random``,
+measured by ``random_play_return``) and the task's best return (``Task.best``): 0 is no skill, 1
+is the optimum. The table holds each memory's normalised score per task (mean over seeds) and
+their mean over tasks, beside its training throughput (env steps per second on one core, each
+memory's learner timed alone on ``THROUGHPUT_TASK`` after its runs). On RepeatPrevious,
+CountRecall and the T-mazes a memory-less agent cannot beat the reference levels named in
+``Task.about``, so a score above them is memory at work.
+
+Presets: ``cpu`` sized for 2 CPU cores and run in ``PARTS`` (each at most 90 minutes); ``paper``
+follows POPGym's own runs (``popgym/baselines/ppo.py``) for whoever has a GPU. Every memory on a
+task gets the same agent, learner and budget; the table in docs/results/benchmarks.md lists every
+difference from POPGym's settings.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import numpy as np
+
+from memrl.experiments.base import Expectation, Experiment, PaperSetting, register
+from memrl.experiments.evaluations import seed_entry
+from memrl.learn.ppo_config import PPOConfig
+
+PRESETS = ("cpu", "paper")
+
+
+@dataclasses.dataclass(frozen=True)
+class Task:
+    """One column of the benchmark: the environment, its reference returns, and what it asks of memory."""
+
+    env: str
+    env_args: dict
+    random: float
+    """mean return of uniformly random play (``random_play_return``: the first episodes of 1,000 copies, key 0)"""
+    best: float
+    """the largest return an episode can have (POPGym's 1.0 is every step right; on HigherLower the
+    deck's luck keeps even a perfect card counter below it)"""
+    about: str
+
+
+def popgym(task: str, random: float, about: str) -> Task:
+    """A POPGym task (returns in [-1, 1]; 1: every step right)."""
+    return Task(f"gymnasium/popgym:popgym-{task}-v0", {}, random, 1.0, about)
+
+
+TASKS = {
+    "RepeatPreviousEasy": popgym("RepeatPreviousEasy", -0.5, "say the suit of the card dealt 4 steps ago"),
+    "CountRecallEasy": popgym("CountRecallEasy", -0.925, "say how often the card just dealt was dealt before"),
+    "AutoencodeEasy": popgym("AutoencodeEasy", -0.5, "watch cards, then play them back in reverse"),
+    "PositionOnlyCartPoleEasy": popgym(
+        "PositionOnlyCartPoleEasy", 0.111, "balance from positions alone (velocities from the past)"
+    ),
+    "MineSweeperEasy": popgym("MineSweeperEasy", -0.224, "clear a 4x4 field, remembering what each probe showed"),
+    "HigherLowerEasy": popgym("HigherLowerEasy", 0.002, "guess whether the next card is higher, counting cards seen"),
+    "T-L": Task("tmaze/T-L", dict(maze_length=50), 0.416, 4.0, "carry the indicator to the junction (memory-less 0.5)"),
+    "T-LN": Task(
+        "tmaze/T-LN", dict(maze_length=50), 0.416, 4.0, "the same with noise in the corridor (memory-less 0.5)"
+    ),
+    "MemoryChain": Task(
+        "gymnax/MemoryChain-bsuite", dict(memory_length=30), 0.024, 1.0, "recall the context bit of 30 steps ago"
+    ),
+}
+"""column -> task, the same in both presets: the T-mazes (50 cells) and the chain (30 steps) ask a
+memory to hold one bit for longer than POPGym's Easy card tasks do"""
+THROUGHPUT_TASK = "RepeatPreviousEasy"
+
+MEMORIES = {
+    "cpu": {
+        "lstm": ("lstm", dict(hidden=128)),
+        "gru": ("gru", dict(hidden=128)),
+        "amrl-max": ("amrl-max", dict(hidden=128)),
+        "dnc": ("dnc", dict(hidden=128, output_size=128)),
+        "rmc": ("rmc", dict(mem_slots=4, num_heads=4, head_size=32)),
+        "htm": (
+            "htm",
+            dict(num_layers=2, d_model=64, num_heads=4, mlp_dim=128, window=16, chunk_size=16, num_chunks=8, k=4),
+        ),
+        "tlb": ("tlb", dict(d_model=64, num_heads=4, mlp_dim=128, chunk_size=10, num_state=8)),
+        "gtrxl": ("gtrxl", dict(num_layers=2, d_model=64, num_heads=4, mlp_dim=128, memory_length=64)),
+        "feedback-transformer": (
+            "feedback-transformer",
+            dict(num_layers=2, d_model=64, num_heads=4, mlp_dim=128, memory_length=64),
+        ),
+        "lru": ("lru", dict(hidden=128, state=128)),
+        "s6": ("s6", dict(hidden=128, channels=128, state=16)),
+        "ffm": ("ffm", dict(hidden=128)),
+        "linear-attention": ("linear-attention", dict(hidden=128, num_heads=4, head_size=32)),
+        "min-gru": ("min-gru", dict(hidden=128)),
+    },
+    "paper": {
+        "lstm": ("lstm", dict(hidden=256)),
+        "gru": ("gru", dict(hidden=256)),
+        "amrl-max": ("amrl-max", dict(hidden=256)),
+        "dnc": ("dnc", dict(hidden=256, output_size=256)),
+        "rmc": ("rmc", dict(mem_slots=4, num_heads=4, head_size=64)),
+        "htm": (
+            "htm",
+            dict(num_layers=2, d_model=256, num_heads=4, mlp_dim=512, window=16, chunk_size=16, num_chunks=64, k=8),
+        ),
+        "tlb": ("tlb", dict(d_model=256, num_heads=4, mlp_dim=512, chunk_size=10, num_state=8)),
+        "gtrxl": ("gtrxl", dict(num_layers=2, d_model=256, num_heads=4, mlp_dim=512, memory_length=256)),
+        "feedback-transformer": (
+            "feedback-transformer",
+            dict(num_layers=2, d_model=256, num_heads=4, mlp_dim=512, memory_length=256),
+        ),
+        "lru": ("lru", dict(hidden=256, state=256)),
+        "s6": ("s6", dict(hidden=256, channels=256, state=16)),
+        "ffm": ("ffm", dict(hidden=256)),
+        "linear-attention": ("linear-attention", dict(hidden=256, num_heads=4, head_size=64)),
+        "min-gru": ("min-gru", dict(hidden=256)),
+    },
+}
+"""memory -> (core, settings): about 128 units of memory in the cpu preset, POPGym's 256 in the paper's"""
+
+LEARNER = {
+    "cpu": dict(
+        num_envs=16,
+        rollout_len=128,
+        num_minibatches=4,
+        update_epochs=4,
+        lr=5e-4,
+        gamma=0.99,
+        encoder_widths=(64,),
+        head_widths=(64,),
+        total_steps=72 * 2048,
+        seeds=3,
+    ),
+    "paper": dict(
+        num_envs=64,
+        rollout_len=1024,
+        num_minibatches=8,
+        update_epochs=30,
+        lr=5e-5,
+        gamma=0.99,
+        gae_lambda=1.0,
+        clip_epsilon=0.3,
+        encoder_widths=(128,),
+        head_widths=(128, 128),
+        total_steps=229 * 65_536,  # POPGym's 15M in whole batches
+        seeds=3,
+    ),
+}
+"""recurrent PPO with the previous action as input (POPGym's ``PreviousAction`` wrapper) for every
+memory and task; the paper preset's batches are POPGym's (64 envs x 1,024 steps, minibatches of
+8,192 steps) with RLlib's PPO defaults where ppo.py sets nothing (lr 5e-5, 30 SGD iterations,
+lambda 1.0, clip 0.3)"""
+
+PARTS = {
+    "popgym-cards": ("RepeatPreviousEasy", "CountRecallEasy", "HigherLowerEasy"),
+    "popgym-play": ("AutoencodeEasy", "PositionOnlyCartPoleEasy", "MineSweeperEasy"),
+    "chains": ("T-L", "T-LN", "MemoryChain"),
+}
+"""the cpu preset's parts (``memrl reproduce memory-benchmark --runs PART``), each one sitting"""
+
+
+def memory_benchmark_runs(preset: str) -> dict[str, PPOConfig]:
+    """The runs "<task>/<memory>": every memory on every task with the preset's learner."""
+    return {
+        f"{name}/{memory}": PPOConfig(
+            env=task.env,
+            env_args=task.env_args,
+            core=core,
+            core_args=core_args,
+            feed_prev_action=True,
+            **LEARNER[preset],
+        )
+        for name, task in TASKS.items()
+        for memory, (core, core_args) in MEMORIES[preset].items()
+    }
+
+
+def random_play_return(task: Task, episodes: int = 1000, key: int = 0) -> float:
+    """The mean return of uniformly random play over the first episode of ``episodes`` copies of
+    ``task``'s environment (``Task.random``)."""
+    import jax
+
+    from memrl import envs
+    from memrl.envs.scripted_policy import first_episode_returns, uniform_random
+
+    env = envs.make(task.env, **task.env_args)
+    returns = jax.jit(lambda k: first_episode_returns(env, uniform_random(env), k, episodes, max_steps=10_000))
+    return float(returns(jax.random.PRNGKey(key)).mean())
+
+
+def normalised(value: float, task: Task) -> float:
+    """0 at random play's return, 1 at the best."""
+    return (value - task.random) / (task.best - task.random)
+
+
+def evaluate_benchmark(folders: dict, out: Path) -> dict:
+    """Per run: each seed's final return normalised (``normalised``); per memory: the mean of
+    those over the tasks it ran and its training throughput on ``THROUGHPUT_TASK``; the table and
+    a figure (memories x tasks)."""
+    import json
+
+    scores = {}
+    for run, folder in folders.items():
+        task = TASKS[run.split("/")[0]]
+        finals = [seed["final"] for seed in json.loads((folder.path / "summary.json").read_text())["seeds"].values()]
+        if all(f is not None for f in finals):
+            scores[run] = seed_entry([normalised(f, task) for f in finals])
+    throughput = {
+        run.split("/", 1)[1]: steps_per_second(folder)
+        for run, folder in folders.items()
+        if run.split("/")[0] == THROUGHPUT_TASK
+    }
+    write_table(scores, throughput, out)
+    return {"normalised": scores, "throughput": throughput}
+
+
+def steps_per_second(folder, updates: int = 2) -> float:
+    """The run's learner's environment steps per second on this process's core, after its compile."""
+    from memrl.learn.learners import learner_for
+    from memrl.run.timing import time_training
+
+    return time_training(learner_for(folder.load_config()), updates)[1]
+
+
+def write_table(scores: dict, throughput: dict, out: Path) -> None:
+    """The memories x tasks table (console) and heat map (``out/normalised_scores.png``)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from rich.table import Table
+
+    from memrl.console import console
+
+    tasks = list(dict.fromkeys(run.split("/")[0] for run in scores))
+    memories = list(dict.fromkeys(run.split("/", 1)[1] for run in scores))
+    grid = np.array([[scores.get(f"{t}/{m}", {}).get("mean", np.nan) for t in tasks] for m in memories])
+    table = Table(title="normalised final return (0: random play, 1: best), mean over seeds")
+    for column in ("memory", *tasks, "mean", f"env steps/s ({THROUGHPUT_TASK})"):
+        table.add_column(column)
+    for memory, row in zip(memories, grid):
+        rate = throughput.get(memory)
+        table.add_row(
+            memory,
+            *(f"{v:.2f}" for v in row),
+            f"{np.nanmean(row):.2f}",
+            "-" if rate is None else f"{rate:,.0f}",
+        )
+    console.print(table)
+    fig, ax = plt.subplots(figsize=(1.1 * len(tasks) + 3, 0.4 * len(memories) + 1.5))
+    image = ax.imshow(grid, vmin=0, vmax=1, cmap="viridis", aspect="auto")
+    ax.set_xticks(range(len(tasks)), tasks, rotation=40, ha="right")
+    ax.set_yticks(range(len(memories)), memories)
+    for (i, j), value in np.ndenumerate(grid):
+        ax.text(j, i, f"{value:.2f}", ha="center", va="center", fontsize=7, color="w" if value < 0.5 else "k")
+    fig.colorbar(image, ax=ax, label="normalised return")
+    fig.tight_layout()
+    fig.savefig(out / "normalised_scores.png", dpi=120)
+    plt.close(fig)
+
+
+SETTINGS = (
+    PaperSetting(
+        "env steps per run",
+        "15M (POPGym's runs; ppo.py reads POPGYM_STEPS, default 10M in the version read)",
+        "total_steps",
+        "paper: 229 whole batches of 65,536 (15.0M); cpu: what fits a part in 90 minutes",
+    ),
+    PaperSetting("parallel environments", "4 workers x 16 envs (ppo.py)", "num_envs"),
+    PaperSetting("rollout (BPTT) length", "1,024 (ppo.py's bptt_cutoff)", "rollout_len"),
+    PaperSetting("minibatches per batch", "8 (minibatches of 8 x 1,024 steps)", "num_minibatches"),
+    PaperSetting("SGD iterations", "RLlib's default, 30", "update_epochs"),
+    PaperSetting("learning rate", "RLlib's default, 5e-5", "lr"),
+    PaperSetting("discount", "0.99 (ppo.py)", "gamma"),
+    PaperSetting("memory width", "256 (ppo.py's h_memory)", "core_args.hidden", "cpu: 128"),
+    PaperSetting(
+        "encoder", "one 128-wide layer, LeakyReLU (ppo.py)", "encoder_widths", "memrl's MLP activation; cpu: 64"
+    ),
+    PaperSetting(
+        "actor and critic heads",
+        "two 128-wide layers each (ppo.py)",
+        "head_widths",
+        "memrl's activation; cpu: one of 64",
+    ),
+    PaperSetting("previous action as input", "yes (the PreviousAction wrapper)", "feed_prev_action"),
+    PaperSetting("seeds", "3 trials per model and task", "seeds"),
+)
+
+
+def memory_benchmark(preset: str) -> Experiment:
+    """The experiment's runs and checks in ``preset``."""
+    runs = memory_benchmark_runs(preset)
+    card_tasks = ("RepeatPreviousEasy", "CountRecallEasy")
+    return Experiment(
+        name="memory-benchmark",
+        version=1,
+        description="every vector-observation memory in memrl, one agent and one PPO learner, on POPGym, T-maze and MemoryChain tasks",
+        reproduces="Morad et al. 2023 (POPGym) tasks and settings; Beck et al. 2020's T-mazes; bsuite's MemoryChain",
+        finding="the memories side by side: normalised returns and throughput on one agent and learner",
+        kind="benchmark",
+        paper_steps=None,
+        runs=runs,
+        expectations=(
+            Expectation(
+                "RepeatPreviousEasy/gru",
+                ">",
+                0.5,
+                "the GRU (POPGym's strongest kind) is halfway from random play to the best on RepeatPreviousEasy",
+                evaluated=("normalised",),
+                central=True,
+                learning=True,
+            ),
+            *(
+                Expectation(
+                    f"{task}/{memory}",
+                    ">",
+                    0.0,
+                    f"{memory} is above random play on {task} (memory-less agents are not)",
+                    evaluated=("normalised",),
+                )
+                for task in card_tasks
+                for memory in MEMORIES[preset]
+            ),
+        ),
+        optima={name: (("random play", task.random), ("best", task.best)) for name, task in TASKS.items()},
+        evaluation=evaluate_benchmark,
+        settings=SETTINGS,
+        parts=PARTS if preset == "cpu" else {},
+    )
+
+
+register("memory-benchmark", memory_benchmark, presets=PRESETS)

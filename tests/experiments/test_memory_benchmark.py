@@ -1,0 +1,107 @@
+"""memory-benchmark: every vector-observation memory through one agent and one learner on POPGym,
+T-maze and MemoryChain tasks, scored between random play and the best return, in parts that each
+fit one sitting."""
+
+import dataclasses
+import json
+
+import numpy as np
+import pytest
+
+from memrl import experiments
+from memrl.experiments.base import Experiment
+from memrl.experiments.memory_benchmark import (
+    MEMORIES,
+    PARTS,
+    TASKS,
+    THROUGHPUT_TASK,
+    evaluate_benchmark,
+    normalised,
+    random_play_return,
+)
+from memrl.learn.ppo_config import PPOConfig
+from memrl.run.folder import RunFolder
+from memrl.run.launch import train_seeds
+
+
+@pytest.mark.parametrize("preset", ["cpu", "paper"])
+def test_every_memory_on_every_task_with_one_agent_and_learner(preset):
+    experiment = experiments.get("memory-benchmark", preset)
+    assert experiment.kind == "benchmark"
+    assert set(experiment.runs) == {f"{task}/{memory}" for task in TASKS for memory in MEMORIES[preset]}
+    for task in TASKS:
+        configs = [experiment.runs[f"{task}/{memory}"] for memory in MEMORIES[preset]]
+        # apart from the memory, each task's runs are one config: the same agent, learner and budget
+        assert all(
+            dataclasses.replace(c, core="gru", core_args={})
+            == dataclasses.replace(configs[0], core="gru", core_args={})
+            for c in configs
+        )
+        assert all(c.seeds == 3 and c.feed_prev_action and c.total_steps % c.steps_per_update == 0 for c in configs)
+    central = [e for e in experiment.expectations if e.central]
+    assert [(e.run, e.evaluated) for e in central] == [("RepeatPreviousEasy/gru", ("normalised",))]
+
+
+def test_the_parts_name_every_task_once_and_select_its_runs():
+    experiment = experiments.get("memory-benchmark", "cpu")
+    assert sorted(panel for panels in PARTS.values() for panel in panels) == sorted(TASKS)
+    chains = experiment.with_runs(["chains"])
+    assert set(chains.runs) == {f"{task}/{memory}" for task in PARTS["chains"] for memory in MEMORIES["cpu"]}
+    assert not chains.expectations  # the card tasks' checks wait for their part
+    assert set(experiment.with_runs(["T-L", "MemoryChain/gru"]).runs) == {
+        *(f"T-L/{memory}" for memory in MEMORIES["cpu"]),
+        "MemoryChain/gru",
+    }
+    with pytest.raises(
+        ValueError, match=r"has 126 runs .*panels RepeatPreviousEasy, .*; parts popgym-cards, .*got nope"
+    ):
+        experiment.with_runs(["nope"])
+
+
+def test_a_part_must_name_panels_of_the_experiment_once():
+    runs = {"T-L/gru": PPOConfig(env="tmaze/T-L", core="gru"), "T-LN/gru": PPOConfig(env="tmaze/T-LN", core="gru")}
+    for parts in ({"a": ("T-L", "T-X")}, {"a": ("T-L",), "b": ("T-L",)}):
+        with pytest.raises(ValueError, match="parts must name each of its panels at most once"):
+            Experiment(name="x", version=1, description="x", reproduces="x", runs=runs, parts=parts)
+
+
+def test_the_random_references_are_what_random_play_scores():
+    for name in ("T-L", "MemoryChain"):  # the JAX tasks; POPGym's are stepped on the host, measured the same way
+        assert random_play_return(TASKS[name], episodes=1000) == pytest.approx(TASKS[name].random, abs=5e-4)
+    task = TASKS["T-L"]
+    assert normalised(task.random, task) == 0.0 and normalised(task.best, task) == 1.0
+
+
+@pytest.mark.slow
+def test_the_evaluation_normalises_each_seed_and_times_the_throughput_task(tmp_path):
+    pytest.importorskip("popgym")
+    tiny = dict(
+        core_args={"hidden": 8},
+        encoder_widths=(8,),
+        head_widths=(8,),
+        feed_prev_action=True,
+        num_envs=2,
+        rollout_len=8,
+        num_minibatches=1,
+        update_epochs=1,
+        total_steps=32,
+        seeds=2,
+    )
+    runs = {
+        f"{THROUGHPUT_TASK}/gru": PPOConfig(env=TASKS[THROUGHPUT_TASK].env, core="gru", **tiny),
+        "T-L/lstm": PPOConfig(env="tmaze/T-L", env_args={"maze_length": 4}, core="lstm", **tiny),
+    }
+    folders = {}
+    for run, config in runs.items():
+        folders[run] = RunFolder(tmp_path / run)
+        folders[run].prepare(config)
+        train_seeds(config, folders[run], config.seed_list())
+        folders[run].write_summary(config)
+    results = evaluate_benchmark(folders, tmp_path)
+    for run, folder in folders.items():
+        finals = [s["final"] for s in json.loads((folder.path / "summary.json").read_text())["seeds"].values()]
+        task = TASKS[run.split("/")[0]]
+        assert results["normalised"][run]["per_seed"] == pytest.approx([normalised(f, task) for f in finals])
+    assert set(results["throughput"]) == {"gru"} and results["throughput"]["gru"] > 0
+    assert np.isfinite(results["normalised"]["T-L/lstm"]["mean"])
+    assert (tmp_path / "normalised_scores.png").stat().st_size > 0
