@@ -261,6 +261,7 @@ def write_table(scores: dict, throughput: dict, out: Path) -> None:
     plt.close(fig)
 
 
+CPU_LEARNER = "cpu: popgym-suite's PPO (16 envs x 128 steps, 4 epochs x 4 minibatches), sized for 2 cores"
 SETTINGS = (
     PaperSetting(
         "env steps per run",
@@ -268,11 +269,15 @@ SETTINGS = (
         "total_steps",
         "paper: 229 whole batches of 65,536 (15.0M); cpu: what fits a part in 90 minutes",
     ),
-    PaperSetting("parallel environments", "4 workers x 16 envs (ppo.py)", "num_envs"),
-    PaperSetting("rollout (BPTT) length", "1,024 (ppo.py's bptt_cutoff)", "rollout_len"),
-    PaperSetting("minibatches per batch", "8 (minibatches of 8 x 1,024 steps)", "num_minibatches"),
-    PaperSetting("SGD iterations", "RLlib's default, 30", "update_epochs"),
-    PaperSetting("learning rate", "RLlib's default, 5e-5", "lr"),
+    PaperSetting("parallel environments", "4 workers x 16 envs (ppo.py)", "num_envs", CPU_LEARNER),
+    PaperSetting("rollout (BPTT) length", "1,024 (ppo.py's bptt_cutoff)", "rollout_len", CPU_LEARNER),
+    PaperSetting("minibatches per batch", "8 (minibatches of 8 x 1,024 steps)", "num_minibatches", CPU_LEARNER),
+    PaperSetting("SGD iterations", "RLlib's default, 30", "update_epochs", CPU_LEARNER),
+    PaperSetting("learning rate", "RLlib's default, 5e-5", "lr", CPU_LEARNER),
+    PaperSetting("GAE lambda", "RLlib's default, 1.0", "gae_lambda", "cpu: memrl's default"),
+    PaperSetting(
+        "PPO clip", "RLlib's default, 0.3 (and a KL penalty memrl's PPO lacks)", "clip_epsilon", "cpu: memrl's default"
+    ),
     PaperSetting("discount", "0.99 (ppo.py)", "gamma"),
     PaperSetting("memory width", "256 (ppo.py's h_memory)", "core_args.hidden", "cpu: 128"),
     PaperSetting(

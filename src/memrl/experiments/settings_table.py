@@ -80,6 +80,9 @@ def settings_table(name: str) -> str:
     for row in experiment.settings:
         values = [row.fixed or preset_value(e, row.field) for e in presets.values()]
         lines.append("| " + " | ".join([row.setting, row.paper, *values, row.why]) + " |")
+    if experiment.parts:
+        named = "; ".join(f"`{part}` ({', '.join(panels)})" for part, panels in experiment.parts.items())
+        lines += ["", f"Parts, each run by `memrl reproduce {name} --runs PART` into the same folder: {named}."]
     return "\n".join(lines)
 
 
