@@ -33,6 +33,12 @@ def test_every_entry_lists_settings_whose_defaults_fit_their_types(registry, nam
         assert fits(setting.default, setting.hint), (name, setting)
 
 
+@pytest.mark.parametrize("name", cores.names())
+def test_every_setting_of_a_core_says_what_it_means(name):
+    """``memrl list --core NAME`` shows each setting's docstring as its meaning."""
+    assert [s.name for s in settings_of(cores.CORES, name) if not s.doc] == []
+
+
 def test_fits_reads_literals_unions_and_numbers():
     from typing import Literal
 

@@ -37,6 +37,7 @@ class LinearAttention(LinearRecurrentCore):
     hidden: int = 128
     """width of the output map W_o"""
     num_heads: int = 4
+    """heads, each with its own fast-weight state (head_size x head_size)"""
     head_size: int = 32
     """width of each head's queries, keys and values"""
 
