@@ -1136,6 +1136,8 @@ def test_frozen_returns_score_each_seeds_finished_episodes_with_and_without_memo
         assert entry["mean"] == pytest.approx(np.mean(entry["per_seed"])) and all(
             -3 <= v <= 4 for v in entry["per_seed"]
         )
+    fewer = frozen_returns(num_steps=20, num_envs=1)({"T-L/lstm": folder}, tmp_path)
+    assert fewer["returns"]["T-L/lstm"]["episodes"] == 2 * 1 * 5  # evaluated in 1 environment, not the run's 2
 
 
 def test_htm_rl_control_trains_htm_as_amrl_tmaze_trains_its_models():

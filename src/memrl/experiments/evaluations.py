@@ -81,11 +81,13 @@ def batch_average(per_seed: list[list[float]], batch_size: int) -> dict:
     return seed_entry([np.mean(seed) for seed in seeds if seed], error, int(values.size * batch_size))
 
 
-def frozen_returns(num_steps: int, key_seed: int = 2020):
+def frozen_returns(num_steps: int, key_seed: int = 2020, num_envs: int | None = None):
     """An evaluation (``Experiment.evaluation``) of each run's final agents, frozen, acting ``num_steps``
-    steps in fresh environments: the tables "returns" and "returns_without_memory" (the same agents
-    with their memory reset before every step: what the memory adds), average entries of the finished
-    episodes' returns (per seed the mean over its episodes; the standard error within the seeds beside)."""
+    steps in fresh environments (``num_envs`` of them, or as many as the run trained with): the tables
+    "returns" and "returns_without_memory" (the same agents with their memory reset before every step:
+    what the memory adds), average entries of the finished episodes' returns (per seed the mean over
+    its episodes; the standard error within the seeds beside)."""
+    envs = {} if num_envs is None else {"num_envs": num_envs}
 
     def evaluate(folders: dict, out) -> dict:
         from memrl.console import console
@@ -96,7 +98,9 @@ def frozen_returns(num_steps: int, key_seed: int = 2020):
             if not params:
                 continue
             for table, amnesic in (("returns", False), ("returns_without_memory", True)):
-                evaluations = agent_evaluations(config, params, jax.random.PRNGKey(key_seed), num_steps, amnesic)
+                evaluations = agent_evaluations(
+                    config, params, jax.random.PRNGKey(key_seed), num_steps, amnesic, **envs
+                )
                 results[table][run] = batch_average(
                     [returns[done].tolist() for done, returns, _ in evaluations], batch_size=1
                 )

@@ -37,7 +37,9 @@ VTRACE = dict(num_envs=4, rollout_len=100, gamma=0.98, total_steps=1_000_000, lr
 """V-trace on T-L: one gradient step per 400 env steps (IMPALA's learner), 2,500 steps in all, Adam
 at 1e-3 (the module docstring says why), seeds 200-202 (the pilots used 0-1 and 100-102)"""
 EVALUATION_STEPS = 400
-"""steps each final agent acts in the frozen evaluations (4 episodes of each of its environments)"""
+EVALUATION_ENVS = 20
+"""each final agent acts 400 steps in 20 environments in the frozen evaluations: 80 episodes a seed
+for every run, whatever the number of environments it trained with (PPO 20, V-trace 4)"""
 MEMORY_LESS_CEILING = 1.0
 """a T-maze return at most this high (memory-less 0.5, optimum 4.0) says the agent guesses at the junction"""
 
@@ -97,7 +99,7 @@ HTM_RL_CONTROL = Experiment(
     runs=RUNS,
     expectations=expectations(RUNS),
     optima={"T-L": OPTIMA["T-L"], "T-LN": OPTIMA["T-LN"]},
-    evaluation=frozen_returns(EVALUATION_STEPS),
+    evaluation=frozen_returns(EVALUATION_STEPS, num_envs=EVALUATION_ENVS),
 )
 
 register("htm-rl-control", lambda: HTM_RL_CONTROL)
