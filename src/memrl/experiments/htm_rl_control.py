@@ -96,6 +96,11 @@ HTM_RL_CONTROL = Experiment(
     finding="the HTM agent carries one bit across a 100-step corridor with its memory, as AMRL-Max does",
     paper_steps=None,
     kind="benchmark",  # a positive control: no paper's finding is compared
+    changes=(
+        "V-trace on 4 environments a gradient step (2,500 gradient steps in 1M env steps, was 500 on 20), "
+        "reported on seeds 200-202 (the 4-environment pilots used 100-102); every run's frozen evaluation "
+        "acts in 20 environments (80 episodes a seed). PPO runs unchanged (v1's, reused)"
+    ),
     runs=RUNS,
     expectations=expectations(RUNS),
     optima={"T-L": OPTIMA["T-L"], "T-LN": OPTIMA["T-LN"]},
