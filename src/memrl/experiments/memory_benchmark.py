@@ -29,6 +29,7 @@ import numpy as np
 
 from memrl.experiments.base import Expectation, Experiment, PaperSetting, register
 from memrl.experiments.evaluations import seed_entry
+from memrl.experiments.popgym_suite import SETTINGS as POPGYM_SUITE_PPO
 from memrl.learn.ppo_config import PPOConfig
 
 PRESETS = ("cpu", "paper")
@@ -74,67 +75,40 @@ TASKS = {
 memory to hold one bit for longer than POPGym's Easy card tasks do"""
 THROUGHPUT_TASK = "RepeatPreviousEasy"
 
+
+def memories(width: int, model_width: int, memory_length: int, htm_chunks: int, htm_k: int) -> dict:
+    """memory -> (core, settings): recurrent states ``width`` wide (an RMC row, the DNC's controller,
+    the linear-recurrent states too), attention layers ``model_width`` wide with MLPs twice that,
+    ``memory_length`` cached steps for the GTrXL and the Feedback Transformer, and HTM's store of
+    ``htm_chunks`` chunks of 16 steps read ``htm_k`` at a time."""
+    layers = dict(num_heads=4, d_model=model_width, mlp_dim=2 * model_width)
+    return {
+        "lstm": ("lstm", dict(hidden=width)),
+        "gru": ("gru", dict(hidden=width)),
+        "amrl-max": ("amrl-max", dict(hidden=width)),
+        "dnc": ("dnc", dict(hidden=width, output_size=width)),
+        "rmc": ("rmc", dict(mem_slots=4, num_heads=4, head_size=width // 4)),
+        "htm": ("htm", dict(num_layers=2, **layers, window=16, chunk_size=16, num_chunks=htm_chunks, k=htm_k)),
+        "tlb": ("tlb", dict(**layers, chunk_size=10, num_state=8)),
+        "gtrxl": ("gtrxl", dict(num_layers=2, **layers, memory_length=memory_length)),
+        "feedback-transformer": ("feedback-transformer", dict(num_layers=2, **layers, memory_length=memory_length)),
+        "lru": ("lru", dict(hidden=width, state=width)),
+        "s6": ("s6", dict(hidden=width, channels=width, state=16)),
+        "ffm": ("ffm", dict(hidden=width)),
+        "linear-attention": ("linear-attention", dict(hidden=width, num_heads=4, head_size=width // 4)),
+        "min-gru": ("min-gru", dict(hidden=width)),
+    }
+
+
 MEMORIES = {
-    "cpu": {
-        "lstm": ("lstm", dict(hidden=128)),
-        "gru": ("gru", dict(hidden=128)),
-        "amrl-max": ("amrl-max", dict(hidden=128)),
-        "dnc": ("dnc", dict(hidden=128, output_size=128)),
-        "rmc": ("rmc", dict(mem_slots=4, num_heads=4, head_size=32)),
-        "htm": (
-            "htm",
-            dict(num_layers=2, d_model=64, num_heads=4, mlp_dim=128, window=16, chunk_size=16, num_chunks=8, k=4),
-        ),
-        "tlb": ("tlb", dict(d_model=64, num_heads=4, mlp_dim=128, chunk_size=10, num_state=8)),
-        "gtrxl": ("gtrxl", dict(num_layers=2, d_model=64, num_heads=4, mlp_dim=128, memory_length=64)),
-        "feedback-transformer": (
-            "feedback-transformer",
-            dict(num_layers=2, d_model=64, num_heads=4, mlp_dim=128, memory_length=64),
-        ),
-        "lru": ("lru", dict(hidden=128, state=128)),
-        "s6": ("s6", dict(hidden=128, channels=128, state=16)),
-        "ffm": ("ffm", dict(hidden=128)),
-        "linear-attention": ("linear-attention", dict(hidden=128, num_heads=4, head_size=32)),
-        "min-gru": ("min-gru", dict(hidden=128)),
-    },
-    "paper": {
-        "lstm": ("lstm", dict(hidden=256)),
-        "gru": ("gru", dict(hidden=256)),
-        "amrl-max": ("amrl-max", dict(hidden=256)),
-        "dnc": ("dnc", dict(hidden=256, output_size=256)),
-        "rmc": ("rmc", dict(mem_slots=4, num_heads=4, head_size=64)),
-        "htm": (
-            "htm",
-            dict(num_layers=2, d_model=256, num_heads=4, mlp_dim=512, window=16, chunk_size=16, num_chunks=64, k=8),
-        ),
-        "tlb": ("tlb", dict(d_model=256, num_heads=4, mlp_dim=512, chunk_size=10, num_state=8)),
-        "gtrxl": ("gtrxl", dict(num_layers=2, d_model=256, num_heads=4, mlp_dim=512, memory_length=256)),
-        "feedback-transformer": (
-            "feedback-transformer",
-            dict(num_layers=2, d_model=256, num_heads=4, mlp_dim=512, memory_length=256),
-        ),
-        "lru": ("lru", dict(hidden=256, state=256)),
-        "s6": ("s6", dict(hidden=256, channels=256, state=16)),
-        "ffm": ("ffm", dict(hidden=256)),
-        "linear-attention": ("linear-attention", dict(hidden=256, num_heads=4, head_size=64)),
-        "min-gru": ("min-gru", dict(hidden=256)),
-    },
+    "cpu": memories(width=128, model_width=64, memory_length=64, htm_chunks=8, htm_k=4),
+    "paper": memories(width=256, model_width=256, memory_length=256, htm_chunks=64, htm_k=8),
 }
-"""memory -> (core, settings): about 128 units of memory in the cpu preset, POPGym's 256 in the paper's"""
+"""about 128 units of memory in the cpu preset (the attention layers 64 wide, as popgym-suite's
+GTrXL and htm-rl-control's HTM), POPGym's 256 in the paper's"""
 
 LEARNER = {
-    "cpu": dict(
-        num_envs=16,
-        rollout_len=128,
-        num_minibatches=4,
-        update_epochs=4,
-        lr=5e-4,
-        gamma=0.99,
-        encoder_widths=(64,),
-        head_widths=(64,),
-        total_steps=64 * 2048,
-        seeds=3,
-    ),
+    "cpu": {**POPGYM_SUITE_PPO, "encoder_widths": (64,), "head_widths": (64,), "total_steps": 64 * 2048, "seeds": 3},
     "paper": dict(
         num_envs=64,
         rollout_len=1024,
