@@ -196,11 +196,12 @@ def evaluate_benchmark(folders: dict, out: Path) -> dict:
 
 
 def steps_per_second(folder, updates: int = 2) -> float:
-    """The run's learner's environment steps per second on this process's core, after its compile."""
+    """The run's learner's environment steps per second on one core, after its compile."""
     from memrl.learn.learners import learner_for
-    from memrl.run.timing import time_training
+    from memrl.run.timing import on_one_core, time_training
 
-    return time_training(learner_for(folder.load_config()), updates)[1]
+    with on_one_core():
+        return time_training(learner_for(folder.load_config()), updates)[1]
 
 
 def write_table(scores: dict, throughput: dict, out: Path) -> None:

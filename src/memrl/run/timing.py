@@ -3,6 +3,8 @@ memory benchmark's throughput column)."""
 
 from __future__ import annotations
 
+import contextlib
+import os
 import time
 
 import jax
@@ -19,3 +21,18 @@ def time_training(learner, updates: int) -> tuple[float, float]:
     start = time.perf_counter()
     jax.block_until_ready(run(runner))
     return compile_s, updates * learner.config.steps_per_update / (time.perf_counter() - start)
+
+
+@contextlib.contextmanager
+def on_one_core():
+    """This process on one CPU core while inside, where the system lets a process choose (Linux):
+    its XLA threads then share that core, so a rate measured inside is a rate per core."""
+    if not hasattr(os, "sched_setaffinity"):
+        yield
+        return
+    allowed = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {min(allowed)})
+    try:
+        yield
+    finally:
+        os.sched_setaffinity(0, allowed)
