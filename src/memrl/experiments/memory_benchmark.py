@@ -7,17 +7,16 @@ No paper made this comparison: it is a benchmark record, not a reproduction.
 Each seed's final return is normalised per task between uniformly random play (``Task.random``,
 measured by ``random_play_return``) and the task's best return (``Task.best``): 0 is no skill, 1
 is the optimum. The table holds each memory's normalised score per task (mean over seeds) and
-their mean over tasks, beside its training throughput (env steps per second on one core, each
-memory's learner timed alone on ``THROUGHPUT_TASK`` after its runs). On RepeatPrevious,
-CountRecall and the T-mazes a memory-less agent cannot beat the reference levels named in
-``Task.about``, so a score above them is memory at work.
+their mean over tasks, beside its training throughput (env steps per second on one core: each
+memory's learner timed on ``THROUGHPUT_TASK`` after its runs). On RepeatPrevious and CountRecall
+a memory-less agent cannot beat random play, and on the T-mazes it cannot beat 0.5 (``Task.about``),
+so a score above those is memory at work.
 
-Presets: ``cpu`` sized for 2 CPU cores and run in ``PARTS`` (each at most 90 minutes; about 5.5 hours
-in all, where the issue asked for 3: seven of the memories take 4-20 times the GRU's time per step
-on this CPU); ``paper``
-follows POPGym's own runs (``popgym/baselines/ppo.py``) for whoever has a GPU. Every memory on a
-task gets the same agent, learner and budget; the table in docs/results/benchmarks.md lists every
-difference from POPGym's settings.
+Presets: ``cpu`` sized for 2 CPU cores and run in ``PARTS`` (each at most 90 minutes; about 5.5
+hours in all, where the issue asked for 3: seven of the memories take 4-20 times the GRU's time per
+step on this CPU); ``paper`` follows POPGym's own runs (``popgym/baselines/ppo.py``) for whoever has
+a GPU. Every memory on a task gets the same agent, learner and budget; ``SETTINGS`` lists every
+difference from POPGym's settings (``memrl list --experiment memory-benchmark``).
 """
 
 from __future__ import annotations
