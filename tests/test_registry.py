@@ -17,5 +17,17 @@ def test_register_refuses_duplicates_and_make_lists_known_names():
 def test_core_registry_refuses_a_second_lstm_and_bad_fields():
     with pytest.raises(ValueError, match="already registered"):
         cores.register("lstm", cores.make)
-    with pytest.raises(TypeError, match="bad arguments for core 'lstm'"):
+    with pytest.raises(TypeError, match="unexpected keyword argument 'size'"):
         cores.make("lstm", size=3)
+
+
+def test_a_name_fixes_its_settings_and_keeps_its_defaults():
+    registry = Registry("widget")
+    registry.register("wide", dict, fixed=dict(width=8), defaults=dict(depth=2))
+    assert registry.make("wide") == {"width": 8, "depth": 2}
+    assert registry.make("wide", depth=3) == {"width": 8, "depth": 3}
+    with pytest.raises(ValueError, match="widget 'wide' fixes width by its name; choose another widget to change it"):
+        registry.make("wide", width=4)
+    assert cores.make("trxl-topk", num_layers=1).top_k == 8
+    with pytest.raises(ValueError, match="core 'amrl-max' fixes aggregator by its name"):
+        cores.make("amrl-max", aggregator="avg")

@@ -53,7 +53,9 @@ def test_the_check_names_what_is_wrong_and_what_is_allowed():
         ValueError, match=r"core 'gtrxl' has no setting 'layers' \(--core-args\); its settings: num_layers, d_model"
     ):
         check_settings(cores.CORES, "gtrxl", {"layers": 1}, "--core-args")
-    with pytest.raises(ValueError, match=r"setting 'gated' must be bool, got 'yes'"):
-        check_settings(cores.CORES, "gtrxl", {"gated": "yes"}, "--core-args")
+    with pytest.raises(ValueError, match=r"setting 'straight_through' must be bool, got 'yes'"):
+        check_settings(cores.CORES, "amrl-max", {"straight_through": "yes"}, "--core-args")
+    with pytest.raises(ValueError, match=r"core 'gtrxl' fixes gated by its name \(--core-args\); choose another core"):
+        check_settings(cores.CORES, "gtrxl", {"gated": False}, "--core-args")
     with pytest.raises(ValueError, match=r"environment 'tmaze/T-LN' setting 'timeout' must be int, got 1.5"):
         check_settings(envs.ENVS, "tmaze/T-LN", {"timeout": 1.5}, "--env-args")

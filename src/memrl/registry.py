@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import functools
 import re
@@ -11,6 +12,17 @@ from typing import Generic, TypeVar
 T = TypeVar("T")
 
 
+@dataclasses.dataclass(frozen=True)
+class Entry(Generic[T]):
+    """What a registered name makes: ``build`` (a class, or a function that makes one) with the
+    settings the name ``fixed`` (``amrl-max``: ``aggregator="max"``) and its own ``defaults``,
+    which a user may change (``trxl-topk``: ``top_k=8``)."""
+
+    build: Callable[..., T]
+    fixed: dict = dataclasses.field(default_factory=dict)
+    defaults: dict = dataclasses.field(default_factory=dict)
+
+
 class Registry(Generic[T]):
     """Factories by name; ``register`` refuses duplicates, ``make`` names what is allowed. A name
     ending in "/" registers a family: ``make("gymnasium/CartPole-v1")`` calls the factory of
@@ -18,12 +30,19 @@ class Registry(Generic[T]):
 
     def __init__(self, kind: str):
         self.kind = kind
-        self._factories: dict[str, Callable[..., T]] = {}
+        self._factories: dict[str, Entry[T]] = {}
 
-    def register(self, name: str, factory: Callable[..., T]) -> None:
+    def register(self, name: str, build: Callable[..., T], fixed: dict | None = None, defaults: dict | None = None):
+        """Register ``build`` under ``name``, with the settings the name fixes and its own
+        defaults (``Entry``); refuses a name registered before."""
         if name in self._factories:
             raise ValueError(f"{self.kind} {name!r} is already registered")
-        self._factories[name] = factory
+        self._factories[name] = Entry(build, dict(fixed or {}), dict(defaults or {}))
+
+    def fixed(self, name: str) -> dict:
+        """The settings ``name`` fixes (none for a family member)."""
+        entry = self._factories.get(name)
+        return entry.fixed if entry is not None else {}
 
     def names(self) -> list[str]:
         return sorted(self._factories)
@@ -71,21 +90,23 @@ class Registry(Generic[T]):
         return (name in self._factories and not name.endswith("/")) or self.family(name) is not None
 
     def factory(self, name: str) -> Callable[..., T]:
+        """What ``name`` calls to make its entry: the registered ``build`` with the name's fixed
+        settings and defaults bound (a family's with the member's id first)."""
         if name in self._factories and not name.endswith("/"):
-            return self._factories[name]
+            entry = self._factories[name]
+            if not entry.fixed and not entry.defaults:
+                return entry.build
+            return lambda **settings: entry.build(**entry.fixed, **{**entry.defaults, **settings})
         family = self.family(name)
         if family is None:
             raise ValueError(self.unknown(name))
-        return functools.partial(self._factories[family], name[len(family) :])
+        return functools.partial(self._factories[family].build, name[len(family) :])
 
-    def make(self, name: str, **kwargs) -> T:
-        factory = self.factory(name)
-        try:
-            return factory(**kwargs)
-        except TypeError as err:
-            fixed = re.search(r"got multiple values for (?:keyword )?argument '(\w+)'", str(err))
-            if fixed:  # the factory passes it itself: e.g. memory-planning/4x4's maze_size
-                raise TypeError(
-                    f"{self.kind} {name!r} fixes {fixed[1]} by its name; choose another {self.kind} to change it"
-                ) from None
-            raise TypeError(f"bad arguments for {self.kind} {name!r}: {err}") from None
+    def make(self, name: str, **settings) -> T:
+        """``name``'s entry made with ``settings``; refuses a setting the name fixes."""
+        clash = sorted(set(settings) & set(self.fixed(name)))
+        if clash:
+            raise ValueError(
+                f"{self.kind} {name!r} fixes {', '.join(clash)} by its name; choose another {self.kind} to change it"
+            )
+        return self.factory(name)(**settings)

@@ -129,15 +129,15 @@ def described(registry: Registry, name: str) -> str:
 
 
 def settings_of(registry: Registry, name: str) -> list[Setting]:
-    """Every setting of ``registry``'s entry ``name``: its fields, then (environments) its params' fields."""
+    """Every setting of ``registry``'s entry ``name`` but those its name fixes: its fields, then
+    (environments) its params' fields."""
     made = registry.make(name)
     own = dataclass_settings(made) if dataclasses.is_dataclass(made) else []  # an adapter (gymnax) has only params
     params = getattr(made, "default_params", None)
-    if not dataclasses.is_dataclass(params):
-        return own
-    return [s for s in own if s.default is not params] + dataclass_settings(
-        params
-    )  # the params field is set by its fields
+    if dataclasses.is_dataclass(params):  # the params field is set by its fields
+        own = [s for s in own if s.default is not params] + dataclass_settings(params)
+    fixed = registry.fixed(name)
+    return [s for s in own if s.name not in fixed]
 
 
 def fits(value, hint) -> bool:
@@ -165,6 +165,11 @@ def check_settings(registry: Registry, name: str, given: dict, flag: str) -> Non
     the setting, the type and what is allowed (``memrl list`` shows them)."""
     if not given or registry.family(name):  # a family member's settings are its own (gymnasium.make checks them)
         return
+    clash = sorted(set(given) & set(registry.fixed(name)))
+    if clash:
+        raise ValueError(
+            f"{registry.kind} {name!r} fixes {', '.join(clash)} by its name ({flag}); choose another {registry.kind} to change it"
+        )
     known = {s.name: s for s in settings_of(registry, name)}
     unknown = sorted(set(given) - set(known))
     if unknown:

@@ -127,7 +127,7 @@ def test_levels_place_ghosts_away_from_the_agent():
     [
         (dict(stochasticity=1.5), "stochasticity must lie in"),
         (dict(viewport=2), "odd number"),
-        (dict(observation="full"), "fixed by the env's name"),
+        (dict(observation="full"), "fixes observation by its name"),
     ],
 )
 def test_bad_settings_are_refused(settings, message):

@@ -148,3 +148,12 @@ def test_the_shortest_timeout_lets_the_shortest_episode_end():
     assert bool(done) and bool(info["terminated"]) and float(reward) == env.default_params.success_reward
     with pytest.raises(ValueError, match="timeout \\(3\\) must be >= maze_length \\(4\\)"):
         envs.make("tmaze/T-L", maze_length=4, timeout=3)
+
+
+def test_a_variant_fixes_its_rules_and_lists_only_its_params():
+    from memrl.settings import settings_of
+
+    with pytest.raises(ValueError, match="'tmaze/T-L' fixes noise by its name"):
+        envs.make("tmaze/T-L", noise=True)
+    listed = {s.name: s.default for s in settings_of(envs.ENVS, "tmaze/T-LN")}
+    assert "noise" not in listed and listed["indicator_pos"] == 0 and listed["maze_length"] == 100

@@ -41,7 +41,7 @@ def own_module(tmp_path, monkeypatch):
         from memrl import envs
         from memrl.envs.tmaze import make_variant
 
-        envs.register("own/short-tmaze", lambda **settings: make_variant("T-LN", maze_length=3, **settings))
+        envs.register("own/short-tmaze", make_variant, fixed=dict(variant="T-LN"), defaults=dict(maze_length=3))
     """)
     )
     monkeypatch.syspath_prepend(str(tmp_path))

@@ -110,7 +110,7 @@ class SET(MemoryCore):
         return {"total": total, "count": count}, mean
 
 
-register("amrl-max", lambda **kw: AMRL(aggregator="max", **kw))
-register("amrl-avg", lambda **kw: AMRL(aggregator="avg", **kw))
-register("amrl-sum", lambda **kw: AMRL(aggregator="sum", **kw))
+register("amrl-max", AMRL, fixed=dict(aggregator="max"))
+register("amrl-avg", AMRL, fixed=dict(aggregator="avg"))
+register("amrl-sum", AMRL, fixed=dict(aggregator="sum"))
 register("set", SET)

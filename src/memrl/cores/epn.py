@@ -291,4 +291,4 @@ class EPN(MemoryCore):
 
 
 register("epn", EPN)
-register("epn-nxk", lambda **kw: EPN(**{"variant": "nxk", **kw}))
+register("epn-nxk", EPN, fixed=dict(variant="nxk"))

@@ -259,4 +259,4 @@ class HierarchicalTransformerMemory(SegmentCore):
         return new_carry, jnp.swapaxes(h, 0, 1)
 
 
-register("htm", lambda **kw: HierarchicalTransformerMemory(**kw))
+register("htm", HierarchicalTransformerMemory)

@@ -267,4 +267,4 @@ class TemporalLatentBottleneck(MemoryCore):
 
 
 register("tlb", TemporalLatentBottleneck)
-register("transformer", lambda chunk_size=128, **kw: TemporalLatentBottleneck(chunk_size=chunk_size, num_state=0, **kw))
+register("transformer", TemporalLatentBottleneck, fixed=dict(num_state=0), defaults=dict(chunk_size=128))

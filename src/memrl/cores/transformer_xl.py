@@ -113,6 +113,6 @@ class TransformerXL(SegmentCore):
         return {"cache": cache, "valid": valid}, jnp.swapaxes(h, 0, 1)
 
 
-register("trxl", lambda **kw: TransformerXL(gated=False, **kw))
-register("gtrxl", lambda **kw: TransformerXL(gated=True, **kw))
-register("trxl-topk", lambda top_k=8, **kw: TransformerXL(gated=False, top_k=top_k, **kw))
+register("trxl", TransformerXL, fixed=dict(gated=False))
+register("gtrxl", TransformerXL, fixed=dict(gated=True))
+register("trxl-topk", TransformerXL, fixed=dict(gated=False), defaults=dict(top_k=8))

@@ -261,4 +261,4 @@ LEVEL_SETS = {
     "2-6_mixed": tuple((n, d) for n in (2, 4, 6) for d in (16, 48)),
 }
 for _name, _levels in LEVEL_SETS.items():
-    register(f"ballet/{_name}", lambda _levels=_levels, **kw: make_ballet(_levels, **kw))
+    register(f"ballet/{_name}", make_ballet, fixed=dict(levels=_levels))

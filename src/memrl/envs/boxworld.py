@@ -272,16 +272,13 @@ def _random_cell(key, allowed: jax.Array) -> tuple[jax.Array, jax.Array]:
     return flat // allowed.shape[1], flat % allowed.shape[1]
 
 
-def make_boxworld(kind: str, **overrides) -> BoxWorld:
-    if "observation" in overrides:
-        raise ValueError(
-            f"the observation is fixed by the env's name (boxworld/{kind}); boxworld/viewport or boxworld/full"
-        )
+def make_boxworld(observation: str, **overrides) -> BoxWorld:
+    """BoxWorld with the ``observation`` its name gives and its shape and params overridden."""
     shape = {
         k: overrides.pop(k) for k in ("grid_size", "viewport", "path_capacity", "distractor_capacity") if k in overrides
     }
-    return BoxWorld(kind, **shape, params=replace_params(BoxWorldParams(), "BoxWorld", **overrides))
+    return BoxWorld(observation, **shape, params=replace_params(BoxWorldParams(), "BoxWorld", **overrides))
 
 
 for _observation in OBSERVATIONS:
-    register(f"boxworld/{_observation}", lambda _o=_observation, **overrides: make_boxworld(_o, **overrides))
+    register(f"boxworld/{_observation}", make_boxworld, fixed=dict(observation=_observation))

@@ -171,4 +171,4 @@ def make_graph_nav(
 
 
 for _junctions in (5, 7, 9):
-    register(f"graph-nav/{_junctions}", lambda _j=_junctions, **kw: make_graph_nav(_j, **kw))
+    register(f"graph-nav/{_junctions}", make_graph_nav, fixed=dict(junctions=_junctions))

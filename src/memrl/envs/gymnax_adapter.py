@@ -95,7 +95,7 @@ def make_gymnax(name: str, **params) -> GymnaxEnv:
 
 
 for _name in DISCRETE_GYMNAX_ENVS:
-    register(f"gymnax/{_name}", lambda _n=_name, **kw: make_gymnax(_n, **kw))
+    register(f"gymnax/{_name}", make_gymnax, fixed=dict(name=_name))
 
 
 def as_memrl_action(action) -> jax.Array:

@@ -132,4 +132,4 @@ def make_game(maze_size: int, **params) -> MemoryPlanningGame:
 
 
 for _size in range(3, 9):
-    register(f"memory-planning/{_size}x{_size}", lambda _n=_size, **kw: make_game(_n, **kw))
+    register(f"memory-planning/{_size}x{_size}", make_game, fixed=dict(maze_size=_size))

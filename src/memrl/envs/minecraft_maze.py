@@ -237,20 +237,17 @@ class MinecraftMaze(Environment):
 
 
 VARIANTS = {
-    "MC-LS": dict(num_rooms=16),
-    "MC-LSO": dict(num_rooms=10, ordered=True),
-    "MC-LSN": dict(num_rooms=10, params=MinecraftMazeParams(noise_std=0.05)),
+    "MC-LS": (dict(ordered=False), dict(num_rooms=16)),
+    "MC-LSO": (dict(ordered=True), dict(num_rooms=10)),
+    "MC-LSN": (dict(ordered=False), dict(num_rooms=10, noise_std=0.05)),
 }
+"""name -> (what it fixes, its defaults: the number of rooms (the paper's Fig. 3 draws 3) and numeric params)"""
 
 
-def make_variant(variant: str, num_rooms: int | None = None, **params) -> MinecraftMaze:
-    """A named maze, optionally with another number of rooms (the paper's Fig. 3 draws 3) or numeric params."""
-    settings = dict(VARIANTS[variant])
-    if num_rooms is not None:
-        settings["num_rooms"] = num_rooms
-    settings["params"] = replace_params(settings.get("params", MinecraftMazeParams()), "Minecraft maze", **params)
-    return MinecraftMaze(**settings)
+def make_maze(ordered: bool, num_rooms: int, **params) -> MinecraftMaze:
+    """A maze of ``num_rooms`` rooms with its numeric params overridden."""
+    return MinecraftMaze(num_rooms, ordered, replace_params(MinecraftMazeParams(), "Minecraft maze", **params))
 
 
-for _variant in VARIANTS:
-    register(f"minecraft-maze/{_variant}", lambda _v=_variant, **kw: make_variant(_v, **kw))
+for _variant, (_fixed, _defaults) in VARIANTS.items():
+    register(f"minecraft-maze/{_variant}", make_maze, fixed=_fixed, defaults=_defaults)

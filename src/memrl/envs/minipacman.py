@@ -287,14 +287,11 @@ def _random_cells(key, allowed: jax.Array, count: int) -> jax.Array:
     return jnp.stack([flat // allowed.shape[1], flat % allowed.shape[1]], -1).astype(jnp.int32)
 
 
-def make_minipacman(kind: str, **overrides) -> MiniPacman:
-    if "observation" in overrides:
-        raise ValueError(
-            f"the observation is fixed by the env's name (minipacman/{kind}); minipacman/viewport or minipacman/full"
-        )
+def make_minipacman(observation: str, **overrides) -> MiniPacman:
+    """MiniPacman with the ``observation`` its name gives and its shape and params overridden."""
     shape = {k: overrides.pop(k) for k in ("viewport", "max_ghosts") if k in overrides}
-    return MiniPacman(kind, **shape, params=replace_params(MiniPacmanParams(), "Mini Pacman", **overrides))
+    return MiniPacman(observation, **shape, params=replace_params(MiniPacmanParams(), "Mini Pacman", **overrides))
 
 
 for _observation in OBSERVATIONS:
-    register(f"minipacman/{_observation}", lambda _o=_observation, **overrides: make_minipacman(_o, **overrides))
+    register(f"minipacman/{_observation}", make_minipacman, fixed=dict(observation=_observation))

@@ -303,4 +303,4 @@ def make_object_permanence(
 
 LEVEL_SETS = {**{f"delay{d}": (d,) for d in DELAYS_SECONDS}, "mixed": DELAYS_SECONDS}
 for _name, _delays in LEVEL_SETS.items():
-    register(f"object-permanence/{_name}", lambda _delays=_delays, **kw: make_object_permanence(_delays, **kw))
+    register(f"object-permanence/{_name}", make_object_permanence, fixed=dict(delays_seconds=_delays))

@@ -169,30 +169,41 @@ class TMaze(Environment):
         return self.observe(state, params), state, reward, terminated, truncated, {}
 
 
+STRICT = dict(noise=True, checks=True, force_right=False, force_final_decision=False)
 VARIANTS = {
-    "T-L": dict(params=TMazeParams(indicator_pos=1)),
-    "T-LN": dict(noise=True, params=TMazeParams(indicator_pos=0)),
-    "T-LS": dict(
-        noise=True, checks=True, force_right=False, force_final_decision=False, params=TMazeParams(indicator_pos=0)
-    ),
-    "T-LO": dict(ordered=True, params=TMazeParams(indicator_pos=1, second_indicator_pos=98)),
-    "T-LSO": dict(
-        noise=True,
-        checks=True,
-        force_right=False,
-        force_final_decision=False,
-        ordered=True,
-        params=TMazeParams(indicator_pos=1, second_indicator_pos=2),
-    ),
+    "T-L": (dict(), dict(indicator_pos=1)),
+    "T-LN": (dict(noise=True), dict(indicator_pos=0)),
+    "T-LS": (STRICT, dict(indicator_pos=0)),
+    "T-LO": (dict(ordered=True), dict(indicator_pos=1, second_indicator_pos=98)),
+    "T-LSO": (dict(**STRICT, ordered=True), dict(indicator_pos=1, second_indicator_pos=2)),
 }
+"""name -> (the rules it sets beside ``TMaze``'s defaults, its params' defaults)"""
+RULES = ("noise", "checks", "force_right", "force_final_decision", "ordered")
+
+
+def make_tmaze(
+    noise: bool = False,
+    checks: bool = False,
+    force_right: bool = True,
+    force_final_decision: bool = True,
+    ordered: bool = False,
+    **params,
+) -> TMaze:
+    """A T-maze with the given rules and its numeric params overridden, e.g. ``maze_length=200``."""
+    rules = dict(noise=noise, checks=checks, force_right=force_right, force_final_decision=force_final_decision)
+    return TMaze(**rules, ordered=ordered, params=replace_params(TMazeParams(), "T-maze", **params))
 
 
 def make_variant(variant: str, **params) -> TMaze:
     """A named T-maze with its numeric params optionally overridden, e.g. ``maze_length=200``."""
-    settings = dict(VARIANTS[variant])
-    settings["params"] = replace_params(settings["params"], "T-maze", **params)
-    return TMaze(**settings)
+    rules, defaults = VARIANTS[variant]
+    return make_tmaze(**rules, **{**defaults, **params})
 
 
-for _variant in VARIANTS:
-    register(f"tmaze/{_variant}", lambda _v=_variant, **kw: make_variant(_v, **kw))
+for _variant, (_rules, _defaults) in VARIANTS.items():
+    register(
+        f"tmaze/{_variant}",
+        make_tmaze,
+        fixed={rule: _rules.get(rule, getattr(TMaze, rule)) for rule in RULES},  # every rule: the name sets them
+        defaults=_defaults,
+    )

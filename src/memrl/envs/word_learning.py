@@ -281,7 +281,7 @@ LEVELS = {
 for _name, (_distractors, _subs) in LEVELS.items():
     register(
         f"word-learning/{_name}",
-        lambda _distractors=_distractors, _subs=_subs, **kw: make_word_learning(
-            _distractors, **{"sub_episodes": _subs, **kw}
-        ),
+        make_word_learning,
+        fixed=dict(distractors=_distractors),
+        defaults=dict(sub_episodes=_subs),
     )

@@ -12,7 +12,8 @@ _ABSENT = object()
 
 def field_value(config, field: str):
     """``config``'s value of ``field``; "core_args.k" (or env_args, task_args) is the config's
-    setting or else the registered core's (env's, task's) default. ``_ABSENT`` if it has none."""
+    setting or else the registered core's (env's, task's) default or what its name fixes
+    (``transformer``: no state vectors). ``_ABSENT`` if it has none."""
     from memrl import envs, tasks
     from memrl.agents.supervised_models import registry_of
     from memrl.settings import settings_of
@@ -29,7 +30,8 @@ def field_value(config, field: str):
         "task_args": lambda: tasks.TASKS,
     }
     name = {"core_args": "core", "env_args": "env", "task_args": "task"}[head]
-    defaults = {s.name: s.default for s in settings_of(registries[head](), getattr(config, name))}
+    registry, entry = registries[head](), getattr(config, name)
+    defaults = registry.fixed(entry) | {s.name: s.default for s in settings_of(registry, entry)}
     return defaults.get(key, _ABSENT)
 
 
