@@ -39,10 +39,18 @@ class Registry(Generic[T]):
             raise ValueError(f"{self.kind} {name!r} is already registered")
         self._factories[name] = Entry(build, dict(fixed or {}), dict(defaults or {}))
 
+    def entry(self, name: str) -> Entry[T]:
+        """What ``name`` registered (``register``); a family member's is its family's."""
+        if name in self._factories:
+            return self._factories[name]
+        family = self.family(name)
+        if family is None:
+            raise ValueError(self.unknown(name))
+        return self._factories[family]
+
     def fixed(self, name: str) -> dict:
-        """The settings ``name`` fixes (none for a family member)."""
-        entry = self._factories.get(name)
-        return entry.fixed if entry is not None else {}
+        """The settings ``name`` fixes."""
+        return self.entry(name).fixed
 
     def names(self) -> list[str]:
         return sorted(self._factories)

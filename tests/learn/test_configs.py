@@ -2,6 +2,7 @@
 built once, and one learner interface that every learner satisfies."""
 
 import dataclasses
+import json
 
 import jax
 import pytest
@@ -124,3 +125,21 @@ def test_a_total_that_is_not_whole_updates_is_rounded_down_with_a_note():
     assert config.rounding_note() == (
         "total_steps 200,000 is not a multiple of one update's 3,200 environment steps: each seed trains 198,400 (62 updates)"
     )
+
+
+def test_a_core_given_itself_is_held_as_its_name_and_settings():
+    from memrl.cores.amrl import AMRL
+    from memrl.cores.lstm import LSTM
+    from memrl.cores.transformer_xl import TransformerXL
+
+    class Unregistered(LSTM):
+        pass
+
+    assert PPOConfig(core=LSTM(hidden=8)) == PPOConfig(core="lstm", core_args={"hidden": 8})
+    assert PPOConfig(core=AMRL(aggregator="max", hidden=8)).core == "amrl-max"
+    assert SupervisedConfig(task="copying", core=TransformerXL(gated=True, num_layers=1)).core_args == {"num_layers": 1}
+    assert json.loads(PPOConfig(core=LSTM()).to_json())["core_args"] == {}  # the defaults stay implicit
+    with pytest.raises(ValueError, match="beside a core given itself"):
+        PPOConfig(core=LSTM(hidden=8), core_args={"hidden": 8})
+    with pytest.raises(ValueError, match="no registered core makes a Unregistered like this one"):
+        PPOConfig(core=Unregistered())

@@ -72,7 +72,8 @@ class ConfigRecord:
 
     core: str = "amrl-max"
     """registered memory core name (see ``memrl list``); a supervised run also takes a task model
-    (htm-pai: HTM's App. B.4 PAI reader)"""
+    (htm-pai: HTM's App. B.4 PAI reader). From Python, a core itself (``LSTM(hidden=512)``) is
+    taken as its name and settings (``cores.named``)."""
     core_args: dict[str, int | float | bool | str] = dataclasses.field(default_factory=dict)
     """core hyperparameters, e.g. ``hidden 128 straight_through False``"""
     seed: int = 0
@@ -124,8 +125,23 @@ class ConfigRecord:
                 setattr(cls, name, value)
 
     def __post_init__(self):
+        if dataclasses.is_dataclass(self.core):
+            self.name_core()
         if CHECKED.get():
             self.validate()
+
+    def name_core(self) -> None:
+        """Hold a core given itself (``core=LSTM(hidden=512)``) as its name and settings."""
+        from memrl import cores
+
+        if self.core_args:
+            raise ValueError(
+                f"core_args {self.core_args} beside a core given itself ({type(self.core).__name__}): "
+                "give its settings in the core, or its name with core_args"
+            )
+        name, settings = cores.named(self.core)
+        object.__setattr__(self, "core", name)
+        object.__setattr__(self, "core_args", settings)
 
     def import_modules(self) -> None:
         """Import the modules of ``imports`` (they register what the config names), refusing one
