@@ -193,3 +193,26 @@ def test_amrl_reference_config_is_the_papers_batching():
     assert config.steps_per_update == 4000  # 4000-step batches
     assert config.envs_per_minibatch * config.rollout_len == 200  # minibatches of 200 steps
     assert config.update_epochs == 30 and config.gamma == 0.98 and config.lr in (5e-3, 5e-4, 5e-5)
+
+
+def test_a_run_starts_from_another_runs_parameters(tmp_path):
+    from memrl.run.final_agents import check_starting_params, seed_params
+
+    first = RunFolder(tmp_path / "first")
+    config = tiny(total_steps=16 * 24)
+    first.prepare(config)
+    train_seeds(config, first, [0])
+    grown = tiny(total_steps=16 * 24, lr=1e-12, init_params=str(first.path))  # one update that changes nothing
+    shapes = jax.eval_shape(PPO(grown).init, jax.random.PRNGKey(0)).params
+    check_starting_params(grown, shapes)
+    second = RunFolder(tmp_path / "second")
+    second.prepare(grown)
+    train_seeds(grown, second, [0])
+    jax.tree.map(
+        lambda a, b: np.testing.assert_allclose(a, b, atol=1e-6), seed_params(second, 0), seed_params(first, 0)
+    )
+    narrow = tiny(core_args={"hidden": 16}, init_params=str(first.path))
+    with pytest.raises(ValueError, match="parameters differ from this run's at"):
+        check_starting_params(narrow, jax.eval_shape(PPO(narrow).init, jax.random.PRNGKey(0)).params)
+    with pytest.raises(FileNotFoundError, match="has no checkpoint of seed"):
+        check_starting_params(tiny(seeds=2, init_params=str(first.path)), shapes)

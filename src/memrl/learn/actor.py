@@ -95,14 +95,14 @@ class ActorCriticLearner:
                 f"encoder 'conv' or 'resnet', or token parts; {config.env}'s observation parts are {parts}, read by encoder {config.encoder!r}"
             )
 
-    def init(self, key) -> RunnerState:
+    def init(self, key, params=None) -> RunnerState:
         raise NotImplementedError
 
     def update(self, runner: RunnerState, _=None) -> tuple[RunnerState, dict]:
         raise NotImplementedError
 
-    def new_runner(self, key, optimizer) -> RunnerState:
-        """Fresh environments, zero carries and new parameters with ``optimizer``'s state."""
+    def new_runner(self, key, optimizer, params=None) -> RunnerState:
+        """Fresh environments, zero carries, new parameters (or ``params``) and ``optimizer``'s state."""
         c = self.config
         key, init_key, env_key = jax.random.split(key, 3)
         # compiled: run eagerly, a level generator (BoxWorld, Ballet, Mini Pacman) takes seconds op by op
@@ -114,9 +114,10 @@ class ActorCriticLearner:
         prev_reward = jnp.zeros((c.num_envs,))
         reset = jnp.ones((c.num_envs,), bool)
         one_step = lambda x: x[None]  # init through ``unroll`` creates every parameter
-        params = compiled_init(
-            self.agent, "unroll", init_key, carry, *jax.tree.map(one_step, (obs, prev_action, prev_reward, reset))
-        )
+        if params is None:
+            params = compiled_init(
+                self.agent, "unroll", init_key, carry, *jax.tree.map(one_step, (obs, prev_action, prev_reward, reset))
+            )
         return RunnerState(
             params=params,
             opt_state=optimizer.init(params),

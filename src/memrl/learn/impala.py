@@ -79,8 +79,8 @@ class Impala(ActorCriticLearner):
         )
         self.teacher = scripted_policy(config.env, self.env, config.teacher) if config.teacher else None
 
-    def init(self, key) -> RunnerState:
-        runner = self.new_runner(key, self.optimizer)
+    def init(self, key, params=None) -> RunnerState:
+        runner = self.new_runner(key, self.optimizer, params)
         if self.teacher is not None:
             return CloningRunnerState(
                 **vars(runner), teacher_memory=jax.vmap(self.teacher.initial_memory)(runner.env_state)

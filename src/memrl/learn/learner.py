@@ -18,8 +18,9 @@ class Learner(Protocol):
     config_class: ClassVar[type[ConfigRecord]]
     config: ConfigRecord
 
-    def init(self, key) -> Any:
-        """The learner's state at the start of a run of seed ``key``."""
+    def init(self, key, params=None) -> Any:
+        """The learner's state at the start of a run of seed ``key``, with ``params`` where given
+        (``ConfigRecord.init_params``: an earlier run's) instead of new ones."""
 
     def update(self, state, _=None) -> tuple[Any, dict]:
         """One update: the next state and this update's metrics (the names its config lists)."""

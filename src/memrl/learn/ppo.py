@@ -39,8 +39,8 @@ class PPO(ActorCriticLearner):
         super().__init__(config)
         self.optimizer = make_optimizer(config.lr, config.max_grad_norm, adam_eps=1e-5)
 
-    def init(self, key) -> RunnerState:
-        return self.new_runner(key, self.optimizer)
+    def init(self, key, params=None) -> RunnerState:
+        return self.new_runner(key, self.optimizer, params)
 
     def _loss(self, params, initial_carry, batch: Transition, advantages, targets):
         c = self.config

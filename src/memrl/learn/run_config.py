@@ -92,6 +92,10 @@ class ConfigRecord:
     """Python modules to import before the run is built, e.g. ``mypkg.envs``: where environments,
     tasks or cores of your own are registered (``memrl.envs.register``), so that ``memrl train``'s
     worker processes and ``memrl eval`` know them too"""
+    init_params: str | None = None
+    """a run folder whose last parameters each seed starts from (the same seed of that run; the
+    optimiser starts afresh): a curriculum, e.g. a memory grown from a smaller one's run; the
+    parameters must have this run's shapes"""
 
     learner: ClassVar[str]
     DEFAULTS: ClassVar[dict] = {}

@@ -87,9 +87,10 @@ class SupervisedLearner:
             config.lr, config.max_grad_norm, warmup_steps=config.lr_warmup, weight_decay=config.weight_decay
         )
 
-    def init(self, key) -> SupervisedState:
+    def init(self, key, params=None) -> SupervisedState:
         key, init_key, batch_key = jax.random.split(key, 3)
-        params = compiled_init(self.model, None, init_key, self.task.sample(batch_key).inputs)
+        if params is None:
+            params = compiled_init(self.model, None, init_key, self.task.sample(batch_key).inputs)
         return SupervisedState(
             params, self.optimizer.init(params), key, jnp.zeros((), jnp.int32), self.task.initial_state()
         )

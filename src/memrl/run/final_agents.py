@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+from pathlib import Path
 
 import jax
 import numpy as np
 
 from memrl.learn.learners import learner_for
+from memrl.run.folder import RunFolder
 
 
 def final_params(folder) -> list:
@@ -32,6 +34,37 @@ def seed_params(folder, seed: int):
     if runner is None:
         raise FileNotFoundError(f"{folder.checkpoint_path(seed)}: seed {seed} of {folder.path} has no checkpoint yet")
     return runner.params
+
+
+def check_starting_params(config, like) -> None:
+    """Refuse ``config.init_params`` (a run folder whose last parameters each seed starts from)
+    unless it holds a checkpoint for every seed of ``config`` and its parameters have the shapes of
+    ``like`` (this run's, e.g. from ``jax.eval_shape``)."""
+    folder = RunFolder(Path(config.init_params))
+    if not folder.config_path.exists():
+        raise FileNotFoundError(f"init_params: {folder.path} is not a run folder (no config.json)")
+    missing = [seed for seed in config.seed_list() if not folder.checkpoint_path(seed).exists()]
+    if missing:
+        raise FileNotFoundError(f"init_params: {folder.path} has no checkpoint of seed(s) {missing}")
+    source = folder.load_config()
+    theirs = jax.eval_shape(learner_for(source).init, jax.random.PRNGKey(0)).params
+    shapes = lambda tree: {
+        jax.tree_util.keystr(path): leaf.shape for path, leaf in jax.tree_util.tree_leaves_with_path(tree)
+    }
+    ours, theirs = shapes(like), shapes(theirs)
+    differ = sorted(name for name in ours.keys() | theirs.keys() if ours.get(name) != theirs.get(name))
+    if differ:
+        name = differ[0]
+        raise ValueError(
+            f"init_params: {folder.path}'s parameters differ from this run's at {len(differ)} place(s), e.g. "
+            f"{name}: {theirs.get(name, 'absent')} there, {ours.get(name, 'absent')} here"
+        )
+
+
+def starting_params(config, seed: int):
+    """The parameters seed ``seed`` of ``config`` starts from: ``config.init_params``'s run's, last
+    checkpoint of the same seed (``check_starting_params`` has checked them)."""
+    return seed_params(RunFolder(Path(config.init_params)), seed)
 
 
 def agent_evaluations(

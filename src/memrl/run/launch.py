@@ -23,6 +23,7 @@ import numpy as np
 from memrl.learn.learners import learner_for
 from memrl.learn.run_config import ConfigRecord
 from memrl.run.devices import check_devices, shard_envs
+from memrl.run.final_agents import starting_params
 from memrl.run.folder import RunFolder
 from memrl.run.folder_lock import held_descriptors
 from memrl.run.hosts import Hosts, owns_folder, to_host
@@ -97,7 +98,8 @@ def train_seeds(
     for seed in seeds:
         runner = folder.load_checkpoint(seed, template)
         if runner is None:
-            runner = trainer.init(jax.random.PRNGKey(seed))
+            params = starting_params(config, seed) if config.init_params else None
+            runner = trainer.init(jax.random.PRNGKey(seed), params)
         if owner:
             folder.truncate_metrics(seed, int(runner.update))
         runners.append(runner)

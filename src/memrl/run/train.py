@@ -16,6 +16,7 @@ from memrl.learn.learners import learner_for
 from memrl.learn.run_config import ConfigRecord
 from memrl.run.curves import save_curves
 from memrl.run.devices import check_devices, check_fits_memory, check_workers, default_devices
+from memrl.run.final_agents import check_starting_params
 from memrl.run.folder import RunFolder
 from memrl.run.folder_lock import check_output_folder, writing
 from memrl.run.hosts import Hosts
@@ -133,7 +134,10 @@ def train_run(
         require_wandb()
     # Traced, not run: settings that only clash once shapes meet (a core's width against its input)
     # are refused here with their message, before a folder or a worker exists.
-    check_fits_memory(jax.eval_shape(learner_for(config).init, jax.random.PRNGKey(0)))
+    shapes = jax.eval_shape(learner_for(config).init, jax.random.PRNGKey(0))
+    check_fits_memory(shapes)
+    if config.init_params:
+        check_starting_params(config, shapes.params)
     check_output_folder(Path(out), holds="run")
     with writing(out) if hosts.owns_folder else contextlib.nullcontext():
         return _train_prepared(config, RunFolder(Path(out)), workers, tensorboard, devices, hosts, wandb)
