@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+import functools
 import json
 import math
 import os
@@ -93,13 +94,21 @@ def resume_training(checkpoint_dir: Path, settings: dict, initial, what: str):
 
 def read_config(path: Path) -> ConfigRecord:
     """The config saved in ``path``: a run folder's ``config.json``, or the run folder itself;
-    checked as it is constructed."""
-    from memrl.learn.learners import config_from_dict
-
+    checked as it is constructed, once per version of the file in a process (configs are frozen:
+    the launcher, its progress bar and the curves read one folder's several times)."""
     path = Path(path)
     file = path / "config.json" if path.is_dir() else path
     if not file.exists():
         raise FileNotFoundError(f"{path} is neither a run folder nor a run's config.json")
+    stat = file.stat()
+    return read_config_file(file.resolve(), stat.st_mtime_ns, stat.st_size)
+
+
+@functools.lru_cache(maxsize=256)
+def read_config_file(file: Path, mtime_ns: int, size: int) -> ConfigRecord:
+    """``read_config`` of ``file`` as it was at ``mtime_ns`` with ``size`` bytes."""
+    from memrl.learn.learners import config_from_dict
+
     try:
         record = json.loads(file.read_text())
         return config_from_dict(record["learner"], record["config"])
