@@ -361,6 +361,7 @@ def test_help_lists_every_command_and_shows_code_plainly(capsys):
         ["plot"],
         ["results"],
         ["bench"],
+        ["bench", "htm-agents"],
         ["sweep"],
         ["wandb"],
         *(["analyze", name] for name in analyze_commands()),

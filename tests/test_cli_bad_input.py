@@ -225,12 +225,16 @@ def refused(argv, capsys) -> str:
             "--core-args gives hidden more than once; give each setting once",
         ),
         (["train", "--lr", "1e-3", "--lr", "1e-4"], "--lr given more than once; give each flag once"),
-        (["bench", "--updates", "0"], "--updates must be a positive integer, got 0"),
-        (["bench", "--rmc-head-size", "-4"], "--rmc-head-size must be a positive integer, got -4"),
-        (["bench", "--tlb-chunks", "100", "0"], "--tlb-chunks must be positive integers, got 100 0"),
-        (["bench", "--unroll-lengths", "0"], "--unroll-lengths must be positive integers, got 0"),
-        (["bench", "--htm-width", "100"], "--htm-width must be a multiple of 8"),
-        (["bench", "--cores", "lstmx"], "--cores: unknown core 'lstmx'; did you mean 'lstm'?"),
+        (["bench", "throughput", "--updates", "0"], "--updates must be a positive integer, got 0"),
+        (["bench", "rmc", "--head-size", "-4"], "--head-size must be a positive integer, got -4"),
+        (
+            ["bench", "tlb", "--chunks", "100", "0"],
+            "--chunks must be one or more values, each a positive integer; got 100 0",
+        ),
+        (["bench", "unroll", "--lengths", "0"], "--lengths must be one or more values, each a positive integer; got 0"),
+        (["bench", "htm", "--width", "100"], "--width must be a multiple of 8"),
+        (["bench", "throughput", "--cores", "lstmx"], "--cores: unknown core 'lstmx'; did you mean 'lstm'?"),
+        (["bench", "all", "--baseline", "no-such-revision"], "--baseline 'no-such-revision': git cannot read"),
         # several processes (hosts.py)
         (
             ["train", "--workers", "-1"],

@@ -430,7 +430,7 @@ def analyze() -> None:
 
 
 def bench() -> None:
-    """Throughput and memory benchmarks of the cores and learners, side by side (memrl bench --help)."""
+    """Throughput and memory benchmarks of the cores and learners, side by side: memrl bench TABLE (each with --help; all: every table)."""
 
 
 def sweep() -> None:
@@ -457,8 +457,8 @@ DESCRIPTION = "memrl: memory cores, environments, tasks and learners in JAX."
 
 
 def checked_before_running(command):
-    """``command`` (an analysis) with its options checked first by their types (``settings.Count``,
-    ``Seed``, ``LearningRate``, ``OutputFolder``), naming the flag."""
+    """``command`` (an analysis or a bench table) with its options checked first by their types
+    (``settings.Count`` or a tuple of them, ``Seed``, ``LearningRate``, ``OutputFolder``), naming the flag."""
     hints = typing.get_type_hints(command, include_extras=True)
 
     @functools.wraps(command)
@@ -466,12 +466,17 @@ def checked_before_running(command):
         bound = inspect.signature(command).bind(*args, **kwargs)
         bound.apply_defaults()
         for name, value in bound.arguments.items():
-            allowed = allowed_of(hints.get(name))
+            hint = hints.get(name)
+            several = typing.get_origin(hint) is tuple
+            allowed = allowed_of(typing.get_args(hint)[0] if several else hint)
             if allowed is None or value is None:
                 continue
             if allowed is OUTPUT_FOLDER:
                 check_output_folder(value)
-            elif not allowed.fits(value):
+            elif several and not (value and all(allowed.fits(v) for v in value)):
+                given = " ".join(map(str, value)) or "nothing"
+                raise ValueError(f"{flag_of(name)} must be one or more values, each {allowed.what}; got {given}")
+            elif not several and not allowed.fits(value):
                 raise ValueError(f"{flag_of(name)} must be {allowed.what}, got {value}")
         return command(*args, **kwargs)
 
@@ -556,7 +561,8 @@ def run_command(argv: list[str]) -> None:
         elif argv[:1] == ["bench"]:
             from memrl import bench
 
-            tyro.cli(bench.command, prog="memrl bench", args=argv[1:])
+            tables = {name: checked_before_running(table) for name, table in bench.TABLES.items()}
+            tyro.extras.subcommand_cli_from_dict(tables, prog="memrl bench", args=argv[1:])
         elif argv[:1] == ["sweep"]:  # Ray Tune is an optional extra: imported only here
             from memrl.run import sweep
 

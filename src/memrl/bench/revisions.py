@@ -1,9 +1,10 @@
-"""Figures of this checkout's code beside those of another git revision (``memrl bench --baseline
-REV``), each measured in a fresh Python process, the two in turn: a speed-up shown side by side with
+"""Figures of this checkout's code beside those of another git revision (``memrl bench htm-agents
+--baseline REV``), each measured in a fresh Python process, the two in turn: a speed-up shown side by side with
 the code it replaces, without keeping a copy of that code."""
 
 from __future__ import annotations
 
+import functools
 import io
 import json
 import os
@@ -18,9 +19,10 @@ import memrl
 CHECKOUT_SOURCE = Path(memrl.__file__).parents[1]  # the folder memrl is imported from (``src``)
 
 
+@functools.cache
 def revision_source(revision: str) -> Path:
     """The ``src`` folder of ``revision`` of the git repository this memrl is imported from, extracted
-    into a temporary folder (the repository itself is not touched)."""
+    into a temporary folder once per process (the repository itself is not touched)."""
     root = CHECKOUT_SOURCE.parent
 
     def git(*args: str) -> subprocess.CompletedProcess:

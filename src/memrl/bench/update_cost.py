@@ -1,6 +1,6 @@
 """The cost of one V-trace update as training runs it, and apart from it acting (the agent and the
 environments over the rollout) and the gradient of the loss; measured with this checkout's code or,
-in fresh processes, beside another revision's (``memrl bench --baseline``)."""
+in fresh processes, beside another revision's (``memrl bench htm-agents --baseline``)."""
 
 from __future__ import annotations
 
