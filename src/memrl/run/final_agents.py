@@ -46,19 +46,25 @@ def check_starting_params(config, like) -> None:
     missing = [seed for seed in config.seed_list() if not folder.checkpoint_path(seed).exists()]
     if missing:
         raise FileNotFoundError(f"init_params: {folder.path} has no checkpoint of seed(s) {missing}")
-    source = folder.load_config()
-    theirs = jax.eval_shape(learner_for(source).init, jax.random.PRNGKey(0)).params
+    theirs = jax.eval_shape(learner_for(folder.load_config()).init, jax.random.PRNGKey(0)).params
+    differ = shape_differences(theirs, like)
+    if differ:
+        raise ValueError(
+            f"init_params: {folder.path}'s parameters differ from this run's at {len(differ)} place(s), e.g. {differ[0]}"
+        )
+
+
+def shape_differences(there, here) -> list[str]:
+    """Where two parameter trees differ in shape: "name: shape there, shape here" per leaf."""
     shapes = lambda tree: {
         jax.tree_util.keystr(path): leaf.shape for path, leaf in jax.tree_util.tree_leaves_with_path(tree)
     }
-    ours, theirs = shapes(like), shapes(theirs)
-    differ = sorted(name for name in ours.keys() | theirs.keys() if ours.get(name) != theirs.get(name))
-    if differ:
-        name = differ[0]
-        raise ValueError(
-            f"init_params: {folder.path}'s parameters differ from this run's at {len(differ)} place(s), e.g. "
-            f"{name}: {theirs.get(name, 'absent')} there, {ours.get(name, 'absent')} here"
-        )
+    there, here = shapes(there), shapes(here)
+    return [
+        f"{name}: {there.get(name, 'absent')} there, {here.get(name, 'absent')} here"
+        for name in sorted(there.keys() | here.keys())
+        if there.get(name) != here.get(name)
+    ]
 
 
 def starting_params(config, seed: int):
@@ -151,8 +157,7 @@ def evaluation_lines(
     template = learner_for(config).init(jax.random.PRNGKey(0))
     evaluator = learner_for(evaluation_config(config, env_args, task_args, core_args))
     changed = env_args | task_args | core_args
-    shapes = lambda tree: jax.tree.map(lambda x: x.shape, tree)
-    if shapes(jax.eval_shape(evaluator.init, jax.random.PRNGKey(0)).params) != shapes(template.params):
+    if shape_differences(template.params, jax.eval_shape(evaluator.init, jax.random.PRNGKey(0)).params):
         raise ValueError(
             f"the parameters of {folder.path} do not fit the settings {changed}; "
             "only settings that keep the model's parameter shapes can be changed"
