@@ -20,7 +20,7 @@ from memrl.learn.impala_config import ImpalaConfig
 from memrl.learn.ppo_config import PPOConfig
 from memrl.learn.run_config import ConfigRecord, config_checks
 from memrl.learn.supervised_config import SupervisedConfig
-from memrl.run import interrupts
+from memrl.run import interrupts, sweep
 from memrl.run.folder_lock import FolderBusy, check_output_folder
 from memrl.run.hosts import Hosts
 from memrl.settings import OUTPUT_FOLDER, allowed_of, flag_of
@@ -433,10 +433,6 @@ def bench() -> None:
     """Throughput and memory benchmarks of the cores and learners, side by side: memrl bench TABLE (each with --help; all: every table)."""
 
 
-def sweep() -> None:
-    """Hyperparameter sweeps on Ray Tune from a YAML spec (memrl sweep SPEC.yaml; memrl sweep --help)."""
-
-
 COMMANDS = {
     "list": list_all,
     "train": train,
@@ -446,12 +442,12 @@ COMMANDS = {
     "results": results,
     "analyze": analyze,
     "bench": bench,
-    "sweep": sweep,
+    "sweep": sweep.command,
     "babyai-demos": babyai_demos,
     "wandb": wandb,
 }
-"""memrl's commands; ``analyze``, ``bench`` and ``sweep`` stand here for the listing of ``memrl --help``
-(``run_command`` parses them apart: their options and optional imports load only when they run)"""
+"""memrl's commands; ``analyze`` and ``bench`` stand here for the listing of ``memrl --help``, and
+``GROUPS`` holds their own subcommands (imported only when they run)"""
 
 DESCRIPTION = "memrl: memory cores, environments, tasks and learners in JAX."
 
@@ -495,6 +491,12 @@ def checking_configs(command):
     return checking
 
 
+def bench_tables() -> dict:
+    from memrl import bench
+
+    return bench.TABLES
+
+
 def analyze_commands() -> dict:
     from memrl.analysis import (
         attention_maps,
@@ -517,7 +519,11 @@ def analyze_commands() -> dict:
         "attention": attention_maps.command,
         "chunk-selection": chunk_selection.command,
     }
-    return {name: checked_before_running(command) for name, command in commands.items()}
+    return commands
+
+
+GROUPS = {"analyze": analyze_commands, "bench": bench_tables}
+"""the commands with subcommands of their own: name -> those subcommands"""
 
 
 def show_literals_plainly() -> None:
@@ -556,17 +562,9 @@ def run_command(argv: list[str]) -> None:
     """``memrl ARGV`` (spelled out): a bad input exits with status 2 and one line, Ctrl-C with 130."""
     try:
         refuse_repeated_settings(argv)
-        if argv[:1] == ["analyze"]:
-            tyro.extras.subcommand_cli_from_dict(analyze_commands(), prog="memrl analyze", args=argv[1:])
-        elif argv[:1] == ["bench"]:
-            from memrl import bench
-
-            tables = {name: checked_before_running(table) for name, table in bench.TABLES.items()}
-            tyro.extras.subcommand_cli_from_dict(tables, prog="memrl bench", args=argv[1:])
-        elif argv[:1] == ["sweep"]:  # Ray Tune is an optional extra: imported only here
-            from memrl.run import sweep
-
-            tyro.cli(sweep.command, prog="memrl sweep", args=argv[1:])
+        if argv[:1] and argv[0] in GROUPS:
+            subcommands = {name: checked_before_running(command) for name, command in GROUPS[argv[0]]().items()}
+            tyro.extras.subcommand_cli_from_dict(subcommands, prog=f"memrl {argv[0]}", args=argv[1:])
         else:
             # Cascading: train's options before the learner's name apply after it too.
             argv, saved = saved_config(argv)
