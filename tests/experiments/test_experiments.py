@@ -3,6 +3,7 @@
 import dataclasses
 import importlib.util
 import json
+from pathlib import Path
 
 import jax
 import numpy as np
@@ -398,6 +399,7 @@ def test_reproduce_writes_table_figure_and_checks(tmp_path, capsys):
         runs={
             "T-LN/gru": PPOConfig(env="tmaze/T-LN", core="gru", **tiny),
             "T-LN/lstm": PPOConfig(env="tmaze/T-LN", core="lstm", **tiny),
+            "T-LN/gru-grown": PPOConfig(env="tmaze/T-LN", core="gru", init_params="T-LN/gru", **tiny),
         },
         expectations=(
             Expectation("T-LN/gru", ">=", 100.0, "cannot pass", central=True),
@@ -432,7 +434,13 @@ def test_reproduce_writes_table_figure_and_checks(tmp_path, capsys):
     tmp_path = tmp_path / "out"
     assert (tmp_path / "curves.png").stat().st_size > 0
     saved = json.loads((tmp_path / "results.json").read_text())
-    assert saved["checks"][0]["passed"] is False and set(saved["summaries"]) == {"T-LN/gru", "T-LN/lstm"}
+    assert saved["checks"][0]["passed"] is False and set(saved["summaries"]) == {
+        "T-LN/gru",
+        "T-LN/lstm",
+        "T-LN/gru-grown",
+    }
+    grown = json.loads((tmp_path / "T-LN" / "gru-grown" / "config.json").read_text())["config"]
+    assert grown["init_params"] == str(tmp_path / "T-LN" / "gru")  # a run of the experiment: its folder, trained first
     assert (
         results["summaries"]["T-LN/lstm"]["steps_per_seed"] == 64
         and results["summaries"]["T-LN/lstm"]["metric"] == "episode_return"
@@ -442,6 +450,37 @@ def test_reproduce_writes_table_figure_and_checks(tmp_path, capsys):
     ]
     printed = capsys.readouterr().out
     assert "FAIL" in printed and "PASS (not decided)" in printed and "within seeds" in printed
+
+
+def test_runs_that_start_from_other_runs_train_after_them():
+    from memrl.experiments.runner import stages, with_sources_in
+
+    tiny = dict(num_envs=4, rollout_len=8, total_steps=64)
+    runs = {
+        "a/first": PPOConfig(**tiny),
+        "a/second": PPOConfig(init_params="a/first", **tiny),
+        "a/third": PPOConfig(init_params="a/second", **tiny),
+        "a/elsewhere": PPOConfig(init_params="/earlier/run", **tiny),
+    }
+    experiment = Experiment(
+        name="staged",
+        version=1,
+        description="",
+        runs=runs,
+        expectations=(),
+        reproduces="-",
+        finding="-",
+        paper_steps=None,
+    )
+    resolved = with_sources_in(experiment, Path("/out"))
+    assert (
+        resolved.runs["a/second"].init_params == "/out/a/first"
+        and resolved.runs["a/elsewhere"].init_params == "/earlier/run"
+    )
+    assert stages(resolved, Path("/out")) == [["a/first", "a/elsewhere"], ["a/second"], ["a/third"]]
+    circle = {"a/x": PPOConfig(init_params="a/y", **tiny), "a/y": PPOConfig(init_params="a/x", **tiny)}
+    with pytest.raises(ValueError, match="in a circle"):
+        stages(with_sources_in(dataclasses.replace(experiment, runs=circle), Path("/out")), Path("/out"))
 
 
 @pytest.mark.parametrize("name", ["epn-memory-planning", "epn-graph-nav"])

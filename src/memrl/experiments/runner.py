@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import os
 from pathlib import Path
@@ -13,8 +14,10 @@ from rich.table import Table
 from memrl.console import console
 from memrl.experiments.base import Experiment
 from memrl.experiments.record import make_record, write_record
+from memrl.learn.learners import learner_for
 from memrl.run.curves import save_curves
 from memrl.run.devices import check_devices, check_workers, default_devices
+from memrl.run.final_agents import check_starting_params
 from memrl.run.folder import RunFolder
 from memrl.run.folder_lock import check_output_folder, writing
 from memrl.run.tensorboard import require_tensorboard, write_figure
@@ -49,7 +52,36 @@ def reproduce(
     with contextlib.ExitStack() as locks:
         for folder in [out, *(out / run for run in experiment.runs)]:
             locks.enter_context(writing(folder))
-        return _reproduce_checked(experiment, out, workers, tensorboard, devices, record_dir, wandb)
+        return _reproduce_checked(
+            with_sources_in(experiment, out), out, workers, tensorboard, devices, record_dir, wandb
+        )
+
+
+def with_sources_in(experiment: Experiment, out: Path) -> Experiment:
+    """``experiment`` with each run's relative ``init_params`` (a run of the same experiment, e.g.
+    "3x3/clone-8": a curriculum's earlier stage) made its folder in ``out``."""
+    runs = {
+        run: config
+        if not config.init_params or Path(config.init_params).is_absolute()
+        else dataclasses.replace(config, init_params=str(out / config.init_params))
+        for run, config in experiment.runs.items()
+    }
+    return dataclasses.replace(experiment, runs=runs)
+
+
+def stages(experiment: Experiment, out: Path) -> list[list[str]]:
+    """The experiment's runs in the order they can train: each stage's runs start from the
+    parameters (``init_params``) of runs of earlier stages or of folders trained before."""
+    waiting = dict(experiment.runs)
+    order = []
+    while waiting:
+        folders = {str(out / run) for run in waiting}
+        ready = [run for run, config in waiting.items() if config.init_params not in folders]
+        if not ready:
+            raise ValueError(f"the runs {sorted(waiting)} start from each other's parameters (init_params) in a circle")
+        order.append(ready)
+        waiting = {run: config for run, config in waiting.items() if run not in ready}
+    return order
 
 
 def _reproduce_checked(
@@ -72,7 +104,13 @@ def _reproduce_checked(
     for run, config in experiment.runs.items():
         if note := config.rounding_note():
             console.print(f"{run}: {note}")
-    wall = train_folders(list(folders.values()), workers, tensorboard, devices, wandb=wandb)
+    wall = 0.0
+    for stage in stages(experiment, out):
+        for run in stage:
+            config = experiment.runs[run]
+            if config.init_params:  # a stage trained before (another part): refused clearly if it has not
+                check_starting_params(config, jax.eval_shape(learner_for(config).init, jax.random.PRNGKey(0)).params)
+        wall += train_folders([folders[run] for run in stage], workers, tensorboard, devices, wandb=wandb)
 
     summaries = {run: folders[run].write_summary(config) for run, config in experiment.runs.items()}
     configs = list(experiment.runs.values())
