@@ -1,0 +1,122 @@
+"""A positive control for EPN's reinforcement-learning path (issue 64 §3): can the EPN agent, trained
+by memrl's V-trace at epn-memory-planning's cpu settings, hold a planning policy at all? Without
+that, EPN staying at the memoryless level in epn-memory-planning says nothing about EPN.
+
+The EPN agent (Ritter et al. 2021, Sec. 4) first clones ``transition_planner`` on the 3×3
+Memory&Planning Game, a planner over the transitions it has made, as EPN's rows hold them (30.3;
+the within-trial optimum 17.9; the best memoryless policy 12.2). Cloned straight into a memory of
+100 rows it stays at the memoryless cross-entropy (docs/results/epn.md); the curriculum grows the
+memory instead: 15,000 cloning updates on 8 rows, 5,000 on 24 rows from those parameters, then
+V-trace with 100 rows (the game's episode) from the 24-row clone, in five stages of 100k
+environment steps, so that each stage's frozen agent is read (each stage starts from the last
+one's parameters with a fresh Adam). Checks: the 24-row clone plans (frozen above 17.9, and at most
+12.2 with its memory reset before every step), and V-trace keeps it planning at 500k steps. Two
+parts, each under 90 minutes on 2 cores by the pilots' rates: ``8-rows`` (about 75 minutes), then
+``24-rows-vtrace`` (about 55).
+"""
+
+from __future__ import annotations
+
+from memrl.envs.memory_planning_policies import RETURNS
+from memrl.experiments.base import Expectation, Experiment, register
+from memrl.experiments.evaluations import frozen_returns
+from memrl.experiments.paper_agents import EPN_AGENT, EPN_TRAINING
+from memrl.experiments.paper_settings import EPN_SETTINGS
+from memrl.learn.impala_config import ImpalaConfig
+
+STEPS_PER_UPDATE = 16 * 20
+COMMON = dict(
+    env="memory-planning/3x3",
+    core="epn",
+    seed=200,
+    **EPN_AGENT,
+    **{name: value for name, value in EPN_TRAINING["cpu"].items() if name != "total_steps"},
+)
+"""epn-memory-planning's cpu EPN runs (16 environments × 20 steps, Adam 1e-3, 3 seeds), on seeds
+200-202 (the pilots used 100)"""
+CLONES = {"8-rows/clone": (8, 15_000, None), "24-rows/clone": (24, 5_000, "8-rows/clone")}
+"""stage -> (memory rows, cloning updates, the stage whose parameters it starts from)"""
+VTRACE_STAGES = 5
+VTRACE_UPDATES = 313
+"""V-trace stages of 313 updates (100,160 environment steps) each"""
+LEVELS = RETURNS["3x3"]
+EVALUATION_STEPS = 1000
+"""each final agent acts 1,000 steps in its 16 environments: 160 episodes a seed"""
+
+
+def vtrace_stage(i: int) -> str:
+    """The run of V-trace's stage ``i`` (1 ..): its agent after 100k·i environment steps."""
+    return f"vtrace/{100 * i}k"
+
+
+def runs() -> dict[str, ImpalaConfig]:
+    clones = {
+        stage: ImpalaConfig(
+            **{**COMMON, "total_steps": updates * STEPS_PER_UPDATE},
+            core_args={"capacity": rows},
+            teacher="transition_planner",
+            clone_updates=updates,
+            init_params=source,
+        )
+        for stage, (rows, updates, source) in CLONES.items()
+    }
+    vtrace = {
+        vtrace_stage(i): ImpalaConfig(
+            **{**COMMON, "total_steps": VTRACE_UPDATES * STEPS_PER_UPDATE},
+            core_args={"capacity": 100},
+            init_params="24-rows/clone" if i == 1 else vtrace_stage(i - 1),
+        )
+        for i in range(1, VTRACE_STAGES + 1)
+    }
+    return {**clones, **vtrace}
+
+
+def plans(run: str, central: bool) -> tuple[Expectation, ...]:
+    """``run``'s frozen agent is above the within-trial optimum and falls to at most the best
+    memoryless policy's return with its memory reset before every step."""
+    within_trial, memoryless = LEVELS["within_trial_explorer"], LEVELS["two_move_walk"]
+    return (
+        Expectation(
+            run,
+            ">",
+            within_trial,
+            f"{run} plans: frozen above the within-trial optimum ({within_trial:.1f})",
+            evaluated=("returns",),
+            central=central,
+            learning=True,
+        ),
+        Expectation(
+            run,
+            "<=",
+            memoryless,
+            f"{run}, its memory reset before every step, at most the best memoryless policy ({memoryless:.1f})",
+            evaluated=("returns_without_memory",),
+            central=central,
+        ),
+    )
+
+
+EPN_RL_CONTROL = Experiment(
+    name="epn-rl-control",
+    version=1,
+    description="the EPN agent clones a transition planner on 8, then 24 memory rows, then trains by V-trace on 100 (3×3 game)",
+    reproduces="Ritter et al. 2021, Sec. 4 (EPN's agent), on its Memory&Planning Game (a positive control, no paper figure)",
+    finding="the EPN agent can hold a planning policy, and memrl's V-trace keeps it",
+    paper_steps=None,
+    kind="benchmark",  # a positive control: no paper's finding is compared
+    runs=runs(),
+    expectations=(
+        *plans("24-rows/clone", central=True),
+        *plans(vtrace_stage(VTRACE_STAGES), central=True),
+        *(e for i in range(1, VTRACE_STAGES) for e in plans(vtrace_stage(i), central=False)),
+    ),
+    optima={
+        panel: (("within-trial", LEVELS["within_trial_explorer"]), ("memoryless", LEVELS["two_move_walk"]))
+        for panel in ("8-rows", "24-rows", "vtrace")
+    },
+    evaluation=frozen_returns(EVALUATION_STEPS),
+    settings=EPN_SETTINGS,
+    parts={"8-rows": ("8-rows",), "24-rows-vtrace": ("24-rows", "vtrace")},
+)
+
+register("epn-rl-control", lambda: EPN_RL_CONTROL)
