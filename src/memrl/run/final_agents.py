@@ -154,8 +154,9 @@ def evaluation_lines(
         raise FileNotFoundError(
             f"{folder.path} has no checkpoint yet (no seed has trained a whole chunk of updates): nothing to evaluate"
         )
-    template = learner_for(config).init(jax.random.PRNGKey(0))
-    evaluator = learner_for(evaluation_config(config, env_args, task_args, core_args))
+    learner, evaluated = learner_for(config), evaluation_config(config, env_args, task_args, core_args)
+    template = learner.init(jax.random.PRNGKey(0))
+    evaluator = learner if evaluated == config else learner_for(evaluated)
     changed = env_args | task_args | core_args
     if shape_differences(template.params, jax.eval_shape(evaluator.init, jax.random.PRNGKey(0)).params):
         raise ValueError(
