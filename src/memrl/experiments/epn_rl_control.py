@@ -11,8 +11,7 @@ V-trace with 100 rows (the game's episode) from the 24-row clone, in five stages
 environment steps, so that each stage's frozen agent is read (each stage starts from the last
 one's parameters with a fresh Adam). Checks: the 24-row clone plans (frozen above 17.9, and at most
 12.2 with its memory reset before every step), and V-trace keeps it planning at 500k steps. Two
-parts, each under 90 minutes on 2 cores by the pilots' rates: ``8-rows`` (about 75 minutes), then
-``24-rows-vtrace`` (about 55).
+parts: ``8-rows`` (17 minutes on 2 idle cores), then ``24-rows-vtrace``.
 """
 
 from __future__ import annotations
