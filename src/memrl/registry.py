@@ -52,6 +52,14 @@ class Registry(Generic[T]):
         """The settings ``name`` fixes."""
         return self.entry(name).fixed
 
+    def refuse_fixed(self, name: str, settings, where: str = "") -> None:
+        """Refuse ``settings`` (names) that ``name`` fixes, saying ``where`` they were given."""
+        clash = sorted(set(settings) & set(self.fixed(name)))
+        if clash:
+            raise ValueError(
+                f"{self.kind} {name!r} fixes {', '.join(clash)} by its name{where}; choose another {self.kind} to change it"
+            )
+
     def names(self) -> list[str]:
         return sorted(self._factories)
 
@@ -112,9 +120,5 @@ class Registry(Generic[T]):
 
     def make(self, name: str, **settings) -> T:
         """``name``'s entry made with ``settings``; refuses a setting the name fixes."""
-        clash = sorted(set(settings) & set(self.fixed(name)))
-        if clash:
-            raise ValueError(
-                f"{self.kind} {name!r} fixes {', '.join(clash)} by its name; choose another {self.kind} to change it"
-            )
+        self.refuse_fixed(name, settings)
         return self.factory(name)(**settings)

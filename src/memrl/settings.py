@@ -165,11 +165,7 @@ def check_settings(registry: Registry, name: str, given: dict, flag: str) -> Non
     the setting, the type and what is allowed (``memrl list`` shows them)."""
     if not given or registry.family(name):  # a family member's settings are its own (gymnasium.make checks them)
         return
-    clash = sorted(set(given) & set(registry.fixed(name)))
-    if clash:
-        raise ValueError(
-            f"{registry.kind} {name!r} fixes {', '.join(clash)} by its name ({flag}); choose another {registry.kind} to change it"
-        )
+    registry.refuse_fixed(name, given, f" ({flag})")
     known = {s.name: s for s in settings_of(registry, name)}
     unknown = sorted(set(given) - set(known))
     if unknown:

@@ -181,17 +181,11 @@ VARIANTS = {
 RULES = ("noise", "checks", "force_right", "force_final_decision", "ordered")
 
 
-def make_tmaze(
-    noise: bool = False,
-    checks: bool = False,
-    force_right: bool = True,
-    force_final_decision: bool = True,
-    ordered: bool = False,
-    **params,
-) -> TMaze:
-    """A T-maze with the given rules and its numeric params overridden, e.g. ``maze_length=200``."""
-    rules = dict(noise=noise, checks=checks, force_right=force_right, force_final_decision=force_final_decision)
-    return TMaze(**rules, ordered=ordered, params=replace_params(TMazeParams(), "T-maze", **params))
+def make_tmaze(**settings) -> TMaze:
+    """A T-maze with the ``RULES`` given (``TMaze``'s defaults otherwise) and its numeric params
+    overridden by the other settings, e.g. ``maze_length=200``."""
+    rules = {rule: settings.pop(rule) for rule in RULES if rule in settings}
+    return TMaze(**rules, params=replace_params(TMazeParams(), "T-maze", **settings))
 
 
 def make_variant(variant: str, **params) -> TMaze:

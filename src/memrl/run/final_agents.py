@@ -67,10 +67,13 @@ def shape_differences(there, here) -> list[str]:
     ]
 
 
-def starting_params(config, seed: int):
-    """The parameters seed ``seed`` of ``config`` starts from: ``config.init_params``'s run's, last
-    checkpoint of the same seed (``check_starting_params`` has checked them)."""
-    return seed_params(RunFolder(Path(config.init_params)), seed)
+def starting_params(config, seeds) -> dict:
+    """seed -> the parameters that seed of ``config`` starts from: the last checkpoint of the same
+    seed of ``config.init_params``'s run (``check_starting_params`` has checked them), read with one
+    template for all ``seeds``."""
+    folder = RunFolder(Path(config.init_params))
+    template = learner_for(folder.load_config()).init(jax.random.PRNGKey(0))
+    return {seed: folder.load_checkpoint(seed, template).params for seed in seeds}
 
 
 def agent_evaluations(

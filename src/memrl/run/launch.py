@@ -94,12 +94,13 @@ def train_seeds(
     live = {seed: open_live_run(folder, config, seed) for seed in seeds} if wandb and owner else {}
     trainer = learner_for(config)
     template = trainer.init(jax.random.PRNGKey(0))
+    fresh = [seed for seed in seeds if not folder.checkpoint_path(seed).exists()]
+    sources = starting_params(config, fresh) if config.init_params and fresh else {}
     runners = []
     for seed in seeds:
         runner = folder.load_checkpoint(seed, template)
         if runner is None:
-            params = starting_params(config, seed) if config.init_params else None
-            runner = trainer.init(jax.random.PRNGKey(seed), params)
+            runner = trainer.init(jax.random.PRNGKey(seed), sources.get(seed))
         if owner:
             folder.truncate_metrics(seed, int(runner.update))
         runners.append(runner)
