@@ -492,6 +492,7 @@ def checking_configs(command):
 
 
 def bench_tables() -> dict:
+    """``memrl bench``'s subcommands (imported when it runs)."""
     from memrl import bench
 
     return bench.TABLES

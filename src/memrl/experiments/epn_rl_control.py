@@ -71,6 +71,7 @@ def vtrace_stage(i: int) -> str:
 
 
 def runs() -> dict[str, ImpalaConfig]:
+    """The clones on 8 and 24 rows, then the V-trace stages on 100, each starting from the run before."""
     clones = {
         stage: ImpalaConfig(
             **{**COMMON, "total_steps": updates * STEPS_PER_UPDATE},
