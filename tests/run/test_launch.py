@@ -1,7 +1,7 @@
 from pathlib import Path
 from types import SimpleNamespace
 
-from memrl.run.launch import Job, jobs_for
+from memrl.run.launch import Job, cores_for, jobs_for
 
 
 def seeds(n):
@@ -28,3 +28,13 @@ def test_gpu_jobs_are_whole_runs():
         Job(Path("a"), (0, 1, 2)),
         Job(Path("b"), (0,)),
     ]
+
+
+def test_a_pipelined_job_takes_a_second_core_only_when_no_job_waits_for_it():
+    lagged = SimpleNamespace(seed_list=lambda: [0, 1], policy_lag=1)
+    first, last = jobs_for([Path("a")], [lagged], on_cpu=True, workers=2)
+    assert first.pipelined and last.pipelined
+    assert cores_for(first, free=[0, 1], waiting=1) == (0,)
+    assert cores_for(last, free=[0, 1], waiting=0) == (0, 1)
+    assert cores_for(last, free=[1], waiting=0) == (1,)
+    assert cores_for(Job(Path("b"), (0,)), free=[0, 1], waiting=0) == (0,)  # without a lag, one core

@@ -1,8 +1,10 @@
 """The acting half every learner shares: the runner state, one environment step of the agent, a
 rollout segment with its bootstrap value, and the per-update episode metrics.
 
-A learner subclasses ``ActorCriticLearner`` and implements ``init`` and ``update``; ``run`` scans
-``update``. Rollout segments store the core's carry at their start, so losses can unroll the core
+A learner subclasses ``ActorCriticLearner`` and implements ``init`` and an update's two halves,
+``act`` (a rollout) and ``learn`` (from its segment); ``update`` is one after the other and ``run``
+scans it. With a ``policy_lag`` the halves of consecutive updates are independent, so
+``run/pipeline.py`` runs them side by side. Rollout segments store the core's carry at their start, so losses can unroll the core
 over the whole segment from it with the stored reset flags (truncated BPTT).
 """
 
@@ -37,6 +39,13 @@ class RunnerState:
     episode_return: jax.Array  # [E] running return of the current episodes
     key: jax.Array
     update: jax.Array  # updates done
+
+
+@struct.dataclass
+class LaggedRunnerState(RunnerState):
+    """The runner of a run with a policy lag: also the older parameters the actor uses."""
+
+    behaviour_params: Any = None  # [lag, ...] the parameters of the last ``policy_lag`` updates, oldest first
 
 
 class Transition(NamedTuple):
@@ -98,11 +107,44 @@ class ActorCriticLearner:
     def init(self, key, params=None) -> RunnerState:
         raise NotImplementedError
 
-    def update(self, runner: RunnerState, _=None) -> tuple[RunnerState, dict]:
+    def act(self, runner: RunnerState) -> tuple[RunnerState, Segment, Any]:
+        """An update's acting half: a rollout with ``acting_params``. Returns the runner, the segment
+        and the key that the learning half draws from (None where it draws none)."""
         raise NotImplementedError
 
+    def learn(self, runner: RunnerState, segment: Segment, key) -> tuple[RunnerState, dict]:
+        """An update's learning half, from the segment ``act`` collected; it ends with
+        ``after_learning``. Returns (runner, metrics)."""
+        raise NotImplementedError
+
+    def update(self, runner: RunnerState, _=None) -> tuple[RunnerState, dict]:
+        """One update: a rollout, then learning from it."""
+        return self.learn(*self.act(runner))
+
+    def acting_params(self, runner: RunnerState):
+        """The parameters the actor uses: ``policy_lag`` updates old, or the current ones."""
+        if self.config.policy_lag == 0:
+            return runner.params
+        return jax.tree.map(lambda stacked: stacked[0], runner.behaviour_params)
+
+    def advanced(self, runner: RunnerState) -> RunnerState:
+        """What an update changes in ``runner`` whatever its gradient: the count, and with a policy lag
+        the parameters it started from appended to the actor's (the oldest dropped). The next
+        update's rollout reads nothing else of what learning changes, so it may start from this."""
+        if self.config.policy_lag > 0:
+            behaviour = jax.tree.map(
+                lambda stacked, p: jnp.concatenate([stacked[1:], p[None]]), runner.behaviour_params, runner.params
+            )
+            runner = runner.replace(behaviour_params=behaviour)
+        return runner.replace(update=runner.update + 1)
+
+    def after_learning(self, runner: RunnerState, params, opt_state) -> RunnerState:
+        """The runner after an update that produced ``params`` and ``opt_state``."""
+        return self.advanced(runner).replace(params=params, opt_state=opt_state)
+
     def new_runner(self, key, optimizer, params=None) -> RunnerState:
-        """Fresh environments, zero carries, new parameters (or ``params``) and ``optimizer``'s state."""
+        """Fresh environments, zero carries, new parameters (or ``params``) and ``optimizer``'s state
+        (with a ``policy_lag``, the actor's older parameters: the new ones, ``policy_lag`` times)."""
         c = self.config
         key, init_key, env_key = jax.random.split(key, 3)
         # compiled: run eagerly, a level generator (BoxWorld, Ballet, Mini Pacman) takes seconds op by op
@@ -118,7 +160,7 @@ class ActorCriticLearner:
             params = compiled_init(
                 self.agent, "unroll", init_key, carry, *jax.tree.map(one_step, (obs, prev_action, prev_reward, reset))
             )
-        return RunnerState(
+        runner = RunnerState(
             params=params,
             opt_state=optimizer.init(params),
             env_state=env_state,
@@ -131,6 +173,10 @@ class ActorCriticLearner:
             key=key,
             update=jnp.zeros((), jnp.int32),
         )
+        if c.policy_lag == 0:
+            return runner
+        lagged = jax.tree.map(lambda p: jnp.stack([p] * c.policy_lag), params)
+        return LaggedRunnerState(**vars(runner), behaviour_params=lagged)
 
     def env_step(self, runner: RunnerState, acting_params, record: bool = False, greedy: bool = False, teach=None):
         """The agent acts with ``acting_params`` in every environment once (its most probable action

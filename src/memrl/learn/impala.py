@@ -41,13 +41,6 @@ from memrl.learn.optimizers import make_optimizer
 
 
 @struct.dataclass
-class LaggedRunnerState(RunnerState):
-    """The runner of an IMPALA run with a policy lag: also the older parameters the actor uses."""
-
-    behaviour_params: Any = None  # [lag, ...] the parameters of the last ``policy_lag`` updates, oldest first
-
-
-@struct.dataclass
 class CloningRunnerState(RunnerState):
     """The runner of a run that first clones a teacher: also the teacher's memory per environment."""
 
@@ -81,20 +74,11 @@ class Impala(ActorCriticLearner):
 
     def init(self, key, params=None) -> RunnerState:
         runner = self.new_runner(key, self.optimizer, params)
-        if self.teacher is not None:
-            return CloningRunnerState(
-                **vars(runner), teacher_memory=jax.vmap(self.teacher.initial_memory)(runner.env_state)
-            )
-        if self.config.policy_lag == 0:
+        if self.teacher is None:
             return runner
-        lagged = jax.tree.map(lambda p: jnp.stack([p] * self.config.policy_lag), runner.params)
-        return LaggedRunnerState(**vars(runner), behaviour_params=lagged)
-
-    def acting_params(self, runner: RunnerState):
-        """The parameters the actor uses: ``policy_lag`` updates old, or the current ones."""
-        if self.config.policy_lag == 0:
-            return runner.params
-        return jax.tree.map(lambda stacked: stacked[0], runner.behaviour_params)
+        return CloningRunnerState(
+            **vars(runner), teacher_memory=jax.vmap(self.teacher.initial_memory)(runner.env_state)
+        )
 
     def cloning(self, runner: RunnerState) -> jax.Array:
         """Whether this update clones the teacher."""
@@ -146,18 +130,16 @@ class Impala(ActorCriticLearner):
             "clipped_rho_fraction": jnp.mean(log_rho > jnp.log(c.rho_bar) + RHO_ROUNDING),
         }
 
-    def update(self, runner: RunnerState, _=None):
-        """One V-trace update: a rollout with the behaviour parameters, one gradient step."""
-        cloning = self.cloning(runner) if self.teacher is not None else False
-        teach = self.teach(cloning) if self.teacher is not None else None
+    def act(self, runner: RunnerState):
+        """A rollout with the behaviour parameters (the teacher acting while the agent clones it)."""
+        teach = self.teach(self.cloning(runner)) if self.teacher is not None else None
         runner, segment = self.rollout(runner, self.acting_params(runner), teach)
+        return runner, segment, None
+
+    def learn(self, runner: RunnerState, segment: Segment, key=None):
+        """One gradient step on the V-trace loss over ``segment`` (no randomness: ``key`` is None)."""
+        cloning = self.cloning(runner) if self.teacher is not None else False
         grads, info = jax.grad(self._loss, has_aux=True)(runner.params, segment, cloning)
         updates, opt_state = self.optimizer.update(grads, runner.opt_state, runner.params)
-        params = optax.apply_updates(runner.params, updates)
-        if self.config.policy_lag > 0:  # drop the oldest, append the parameters this update started from
-            behaviour = jax.tree.map(
-                lambda stacked, p: jnp.concatenate([stacked[1:], p[None]]), runner.behaviour_params, runner.params
-            )
-            runner = runner.replace(behaviour_params=behaviour)
-        runner = runner.replace(params=params, opt_state=opt_state, update=runner.update + 1)
+        runner = self.after_learning(runner, optax.apply_updates(runner.params, updates), opt_state)
         return runner, {**self.episode_metrics(runner, segment), **info}

@@ -31,8 +31,6 @@ class ImpalaConfig(RunConfig):
     """clip of the importance weights in the V-trace targets and the policy gradient"""
     c_bar: float = 1.0
     """clip of the trace-cutting weights"""
-    policy_lag: int = 0
-    """act with the parameters of this many updates ago (a distributed IMPALA's actor lag)"""
     teacher: str | None = None
     """a scripted policy of the environment (``envs/scripted_policy.py``: e.g. transition_planner on
     memory-planning/*) that acts for the first ``clone_updates`` updates while the agent learns its
@@ -47,8 +45,6 @@ class ImpalaConfig(RunConfig):
 
     def validate(self):
         super().validate()
-        if self.policy_lag < 0:  # its type and the optimizer's name: check_types
-            raise ValueError(f"policy_lag must be a non-negative integer, got {self.policy_lag!r}")
         if self.clone_updates < 0:
             raise ValueError(f"clone_updates must be a non-negative integer, got {self.clone_updates!r}")
         if (self.teacher is None) != (self.clone_updates == 0):

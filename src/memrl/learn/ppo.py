@@ -17,7 +17,7 @@ import jax.numpy as jnp
 import optax
 
 from memrl.agents import distributions as dist
-from memrl.learn.actor import ActorCriticLearner, RunnerState, Transition
+from memrl.learn.actor import ActorCriticLearner, RunnerState, Segment, Transition
 from memrl.learn.losses import clipped_value_loss, generalized_advantage_estimation, ppo_clipped_policy_loss
 from memrl.learn.optimizers import make_optimizer
 from memrl.learn.ppo_config import PPOConfig
@@ -64,10 +64,15 @@ class PPO(ActorCriticLearner):
             "reconstruction_loss": reconstruction,
         }
 
-    def update(self, runner: RunnerState, _=None):
-        """One PPO update: a rollout, GAE, then epochs of minibatch SGD. Returns (runner, metrics)."""
+    def act(self, runner: RunnerState):
+        """A rollout with ``acting_params``, and the key of the update's minibatch orders."""
+        runner, segment = self.rollout(runner, self.acting_params(runner))
+        key, epoch_key = jax.random.split(runner.key)
+        return runner.replace(key=key), segment, epoch_key
+
+    def learn(self, runner: RunnerState, segment: Segment, epoch_key):
+        """GAE, then epochs of minibatch SGD over ``segment``. Returns (runner, metrics)."""
         c = self.config
-        runner, segment = self.rollout(runner, runner.params)
         traj = segment.transitions
         discount = c.gamma * (1.0 - traj.done)
         next_values = jnp.concatenate([traj.value[1:], segment.bootstrap_value[None]], axis=0)
@@ -98,9 +103,8 @@ class PPO(ActorCriticLearner):
             (params, opt_state), info = jax.lax.scan(minibatch, (params, opt_state), order)
             return (params, opt_state, key), info
 
-        key, epoch_key = jax.random.split(runner.key)
         (params, opt_state, _), info = jax.lax.scan(
             epoch, (runner.params, runner.opt_state, epoch_key), None, c.update_epochs
         )
-        runner = runner.replace(params=params, opt_state=opt_state, key=key, update=runner.update + 1)
+        runner = self.after_learning(runner, params, opt_state)
         return runner, {**self.episode_metrics(runner, segment), **jax.tree.map(jnp.mean, info)}

@@ -285,6 +285,10 @@ class RunConfig(AgentSpec, ConfigRecord):
     entropy_coef: float = 0.01
     reconstruction_coef: float = 0.0
     """weight of the self-supervised loss of decoding the current image and tokens from the memory"""
+    policy_lag: int = 0
+    """act with the parameters of this many updates ago (a distributed IMPALA's actor lag); with 1 or
+    more, each update's rollout is collected while the update before it learns, on a second core
+    where the run has one (``run/pipeline.py``): the same numbers, sooner"""
 
     POSITIVE_INTS: ClassVar[tuple[str, ...]] = ConfigRecord.POSITIVE_INTS + ("num_envs", "rollout_len")
     WIDTHS: ClassVar[tuple[str, ...]] = ConfigRecord.WIDTHS + (
@@ -309,6 +313,8 @@ class RunConfig(AgentSpec, ConfigRecord):
             raise ValueError(envs.ENVS.unknown(self.env, kind="env"))
         if self.core not in cores.names():
             raise ValueError(cores.CORES.unknown(self.core))
+        if self.policy_lag < 0:  # its type: check_types
+            raise ValueError(f"policy_lag must be a non-negative integer, got {self.policy_lag!r}")
         check_settings(envs.ENVS, self.env, self.env_args, "--env-args")
         check_settings(cores.CORES, self.core, self.core_args, "--core-args")
         try:

@@ -28,6 +28,7 @@ from memrl.run.folder import RunFolder
 from memrl.run.folder_lock import held_descriptors
 from memrl.run.hosts import Hosts, owns_folder, to_host
 from memrl.run.interrupts import raise_if_requested
+from memrl.run.pipeline import chunk_runner
 from memrl.run.tensorboard import open_writer, write_rows
 from memrl.run.wandb_export import log_rows, open_live_run
 
@@ -36,6 +37,13 @@ from memrl.run.wandb_export import log_rows, open_live_run
 class Job:
     run_dir: Path
     seeds: tuple[int, ...]  # empty: all seeds of the run, read from its folder by the worker
+    pipelined: bool = False  # acts beside learning (a run with a policy lag, ``pipeline.py``): a second core pays
+
+
+def cores_for(job: Job, free: Sequence[int], waiting: int) -> tuple[int, ...]:
+    """The cores a starting CPU job is pinned to: one, or two of the ``free`` ones for a pipelined
+    job when no other job is ``waiting`` for a core (then the second would idle)."""
+    return tuple(free[: 2 if job.pipelined and not waiting and len(free) >= 2 else 1])
 
 
 def _value(x: np.generic) -> int | float | None:
@@ -110,7 +118,7 @@ def train_seeds(
     batched = jax.tree.map(lambda *xs: np.stack(xs), *runners)
     if devices * jax.process_count() > 1:
         batched = shard_envs(batched, devices)
-    compiled = {}
+    run_chunk = chunk_runner(trainer, config)
     start = time.time()
     if on_chunk:
         on_chunk(done * config.steps_per_update)
@@ -118,9 +126,7 @@ def train_seeds(
         while done < config.num_updates:
             n = min(config.updates_per_chunk, config.num_updates - done)
             chunk_start = time.time()
-            if n not in compiled:
-                compiled[n] = jax.jit(jax.vmap(lambda r, n=n: trainer.run(r, n)))
-            batched, metrics = compiled[n](batched)
+            batched, metrics = run_chunk(batched, n)
             metrics = to_host(metrics)
             check_finite_losses(metrics, seeds, done)
             done += n
@@ -155,7 +161,10 @@ def jobs_for(run_dirs: Sequence[Path], configs: Sequence[ConfigRecord], on_cpu: 
     then load its program from the compilation cache instead of compiling it alongside seed one."""
     if not on_cpu:
         return [Job(Path(run_dir), tuple(config.seed_list())) for run_dir, config in zip(run_dirs, configs)]
-    runs = [[Job(Path(run_dir), (seed,)) for seed in config.seed_list()] for run_dir, config in zip(run_dirs, configs)]
+    runs = [
+        [Job(Path(run_dir), (seed,), getattr(config, "policy_lag", 0) > 0) for seed in config.seed_list()]
+        for run_dir, config in zip(run_dirs, configs)
+    ]
     jobs = []
     for group in range(0, len(runs), workers):
         seeds = runs[group : group + workers]
@@ -195,40 +204,42 @@ def run_jobs(
     hosts: Hosts = Hosts(),
     wandb: bool = False,
 ) -> None:
-    """Run jobs, at most ``workers`` at once, each in its own process (pinned to one core if ``pin``;
+    """Run jobs, at most ``workers`` at once, each in its own process (pinned, if ``pin``, to one of the
+    first ``workers`` cores, or two of them: ``cores_for``;
     logging TensorBoard scalars if ``tensorboard``; on ``devices`` local devices; joining the
     other processes of ``hosts``). ``on_progress`` is called while waiting (it reads the metrics
     files). A failed job stops the others and raises with the end of its log."""
-    cores = sorted(os.sched_getaffinity(0))[:workers]
+    free = sorted(os.sched_getaffinity(0))[:workers]
     pending = list(jobs)
-    running: dict[int, tuple[subprocess.Popen, Job, Path]] = {}
+    running: dict[tuple[int, ...], tuple[subprocess.Popen, Job, Path]] = {}
     try:
         while pending or running:
-            for core in cores:
-                if core not in running and pending:
-                    job = pending.pop(0)
-                    job.run_dir.mkdir(parents=True, exist_ok=True)  # a process other than 0 may start before 0 made it
-                    log = job.run_dir / (
-                        f"worker_seeds_{'_'.join(map(str, job.seeds))}.log"
-                        if job.seeds
-                        else f"worker_process_{hosts.process_id}.log"
-                    )
-                    seeds = ",".join(map(str, job.seeds))
-                    cmd = [sys.executable, "-m", "memrl.run.worker", str(job.run_dir), seeds, str(core if pin else -1)]
-                    cmd += (
-                        [f"devices={devices}"] + (["tensorboard"] if tensorboard else []) + (["wandb"] if wandb else [])
-                    )
-                    cmd += [hosts.option()] if hosts.several else []
-                    with log.open("w") as f:
-                        proc = subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT, pass_fds=held_descriptors())
-                    running[core] = (proc, job, log)
+            while free and pending:
+                job = pending.pop(0)
+                cores = cores_for(job, free, len(pending))
+                free = [core for core in free if core not in cores]
+                job.run_dir.mkdir(parents=True, exist_ok=True)  # a process other than 0 may start before 0 made it
+                log = job.run_dir / (
+                    f"worker_seeds_{'_'.join(map(str, job.seeds))}.log"
+                    if job.seeds
+                    else f"worker_process_{hosts.process_id}.log"
+                )
+                seeds = ",".join(map(str, job.seeds))
+                pinned = ",".join(map(str, cores)) if pin else "-1"
+                cmd = [sys.executable, "-m", "memrl.run.worker", str(job.run_dir), seeds, pinned]
+                cmd += [f"devices={devices}"] + (["tensorboard"] if tensorboard else []) + (["wandb"] if wandb else [])
+                cmd += [hosts.option()] if hosts.several else []
+                with log.open("w") as f:
+                    proc = subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT, pass_fds=held_descriptors())
+                running[cores] = (proc, job, log)
             time.sleep(poll)
             raise_if_requested()
             if on_progress:
                 on_progress()
-            for core, (proc, job, log) in list(running.items()):
+            for cores, (proc, job, log) in list(running.items()):
                 if proc.poll() is not None:
-                    del running[core]
+                    del running[cores]
+                    free = sorted(free + list(cores))
                     if proc.returncode != 0:
                         raise TrainingFailed(
                             f"training job {job.run_dir} seeds {job.seeds} failed (exit {proc.returncode}): {failure_reason(log)}"

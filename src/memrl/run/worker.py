@@ -1,8 +1,8 @@
-"""Worker process of ``launch.run_jobs``: ``python -m memrl.run.worker RUN_DIR SEEDS CORE [devices=N] [tensorboard] [wandb]
+"""Worker process of ``launch.run_jobs``: ``python -m memrl.run.worker RUN_DIR SEEDS CORES [devices=N] [tensorboard] [wandb]
 [hosts=COORDINATOR,PROCESSES,ID]``.
 
-It pins itself to CORE (unless -1) and turns on JAX's disk compilation cache before JAX starts, so
-XLA sizes its thread pool to that core, and every job after the first of a run (each seed is a job
+It pins itself to CORES (one core, or a comma-separated list; -1: none) and turns on JAX's disk
+compilation cache before JAX starts, so XLA sizes its thread pool to those cores, and every job after the first of a run (each seed is a job
 on a CPU, and all of a run's seeds compile the same program) loads the program instead of compiling
 it: 10-25 s saved per job of ``amrl-tmaze``. ``JAX_COMPILATION_CACHE_DIR`` chooses the cache folder.
 With ``hosts=``, it first joins the run's other processes (``hosts.py``); SEEDS is then empty (all
@@ -19,9 +19,9 @@ def default_cache_dir() -> Path:
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "memrl" / "xla"
 
 
-def main(run_dir: str, seeds: str, core: str, *options: str) -> None:
-    if int(core) >= 0:
-        os.sched_setaffinity(0, {int(core)})
+def main(run_dir: str, seeds: str, cores: str, *options: str) -> None:
+    if cores != "-1":
+        os.sched_setaffinity(0, {int(core) for core in cores.split(",")})
     os.environ.setdefault("JAX_COMPILATION_CACHE_DIR", str(default_cache_dir()))
     from memrl.run.folder import RunFolder
     from memrl.run.hosts import Hosts
