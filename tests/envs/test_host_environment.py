@@ -44,6 +44,7 @@ def test_steps_are_gymnasiums_own_vector_loop_with_same_step_resets():
             np.testing.assert_allclose(info["final_obs"][i], expected_info["final_obs"][i], rtol=1e-6)
         episodes_ended += int(done.sum())
     assert episodes_ended >= 3
+    assert env.host_seconds > 0  # the time in the host's resets and steps, which ``memrl bench host`` reads
 
 
 def run_oracle(env, steps: int, num_envs: int = 4):

@@ -1,6 +1,7 @@
 """``memrl bench TABLE``: each table measured beside what it measures, one subcommand per table
 (``TABLES``; ``all`` runs every one at its defaults): PPO throughput per core against the minimal
-single-file PPO-GRU loop (``throughput``); T-LN stepped on the host against T-LN in JAX (``host``);
+single-file PPO-GRU loop (``throughput``); environments stepped on the host, sequential and
+pipelined, against T-LN in JAX (``host``);
 EPN's V-trace throughput and acting step as the memory grows (``epn``); HTM against TrXL as the
 attended past grows (``htm``); one V-trace update of HTM's image agents (``htm-agents``) and of the
 EPN and RMC papers' agents (``epn-agents``, ``rmc-agents``), each with ``--baseline REV`` also with
@@ -42,7 +43,7 @@ def throughput(cores: tuple[str, ...] = CORES, updates: Count = 3) -> None:
 
 
 def host(updates: Count = 3) -> None:
-    """T-LN stepped on the host through gymnasium (gymnasium/<id>) against T-LN in JAX.
+    """Environments stepped on the host (gymnasium/<id>: T-LN, POPGym) against T-LN in JAX, sequential and pipelined.
 
     Args:
         updates: updates per measurement.

@@ -1,8 +1,11 @@
 """PPO training throughput per core on T-LN (64 envs x 128-step rollouts) against the minimal
 single-file PPO-GRU loop (``minimal_ppo_gru``), so the framework's overhead shows as a ratio; and
-T-LN stepped on the host through gymnasium against T-LN in JAX."""
+environments stepped on the host through gymnasium (T-LN, POPGym) against T-LN in JAX, each also
+pipelined (a one-update policy lag: acting beside learning)."""
 
 from __future__ import annotations
+
+import os
 
 import jax
 from rich.table import Table
@@ -41,9 +44,18 @@ def ppo_table(cores: tuple[str, ...], updates: int) -> None:
     console.print(table)
 
 
-def host_table(updates: int) -> None:
-    """PPO-GRU on T-LN in JAX against the same T-LN stepped on the host (memrl -> gymnasium ->
-    ``gymnasium/<id>``), benchmark shapes."""
+HOST_TASKS = ("RepeatPreviousEasy", "MineSweeperEasy")
+"""POPGym tasks of the host table (a cheap step and a dear one), where the popgym extra is installed"""
+PIPELINED = {"policy_lag": 1}
+"""a row's settings that make its run act for the next update while this one learns (``run/pipeline.py``)"""
+
+
+def host_rows() -> dict[str, tuple[str, dict, dict]]:
+    """The host table's environments (label -> env, env_args, learner settings): T-LN in JAX and through
+    gymnasium, and POPGym's ``HOST_TASKS``, each also with a one-update policy lag (pipelined), the
+    dear one also with a process per copy (``vectorization async``)."""
+    import importlib.util
+
     import gymnasium
 
     from memrl import envs
@@ -52,21 +64,55 @@ def host_table(updates: int) -> None:
     if "memrl-bench/TLN-v0" not in gymnasium.registry:
         tln = envs.make("tmaze/T-LN")  # one environment object: the copies share its compiled steps
         gymnasium.register("memrl-bench/TLN-v0", entry_point=lambda: GymnasiumEnv(tln))
-    table = Table(
-        title="PPO-GRU (hidden 128), 64 envs x 128 steps: T-LN in JAX and stepped on the host through gymnasium"
-    )
-    for column in ("environment", "compile s", "env steps/s", "ratio to JAX"):
-        table.add_column(column)
-    rows = {}
-    for label, env in (
-        ("tmaze/T-LN (JAX)", "tmaze/T-LN"),
-        ("gymnasium/memrl-bench/TLN-v0 (host, sync)", "gymnasium/memrl-bench/TLN-v0"),
-    ):
-        config = PPOConfig(
-            core="gru", core_args={"hidden": 128}, total_steps=updates * 64 * 128, **{**BENCH_SHAPES, "env": env}
+    rows = {
+        "tmaze/T-LN (JAX)": ("tmaze/T-LN", {}, {}),
+        "gymnasium/memrl-bench/TLN-v0 (host, sync)": ("gymnasium/memrl-bench/TLN-v0", {}, {}),
+    }
+    if importlib.util.find_spec("popgym"):
+        for task in HOST_TASKS:
+            env = f"gymnasium/popgym:popgym-{task}-v0"
+            rows[f"POPGym {task} (host, sync)"] = (env, {}, {})
+            rows[f"POPGym {task} (host, sync, policy_lag 1: pipelined)"] = (env, {}, PIPELINED)
+        rows[f"POPGym {HOST_TASKS[-1]} (host, async)"] = (
+            f"gymnasium/popgym:popgym-{HOST_TASKS[-1]}-v0",
+            {"vectorization": "async"},
+            {},
         )
-        rows[label] = time_training(PPO(config), updates)
-    jax_sps = rows["tmaze/T-LN (JAX)"][1]
-    for label, (compile_s, sps) in rows.items():
-        table.add_row(label, f"{compile_s:.1f}", f"{sps:,.0f}", f"{sps / jax_sps:.2f}")
+    return rows
+
+
+def time_host_share(learner, updates: int) -> tuple[float, float, float]:
+    """``time_training``'s figures (pipelined with a policy lag) and the share of the timed run's wall
+    time spent in the host's steps (0 in JAX)."""
+    host_seconds = lambda: getattr(learner.env, "host_seconds", 0.0)
+    before = []
+    compile_s, sps = time_training(
+        learner, updates, before_timing=lambda: before.append(host_seconds()), pipelined=learner.config.policy_lag > 0
+    )
+    return compile_s, sps, (host_seconds() - before[0]) * sps / (updates * learner.config.steps_per_update)
+
+
+def host_table(updates: int) -> None:
+    """PPO-GRU on T-LN in JAX against the same T-LN stepped on the host (memrl -> gymnasium ->
+    ``gymnasium/<id>``) and POPGym tasks, benchmark shapes, with the share of the wall time that the
+    host's steps take, and the same runs with a one-update policy lag, whose acting goes beside the
+    update before (worth it where the process has a second core)."""
+    table = Table(
+        title=f"PPO-GRU (hidden 128), 64 envs x 128 steps, on {len(os.sched_getaffinity(0))} core(s): "
+        "T-LN in JAX, and environments stepped on the host"
+    )
+    for column in ("environment", "compile s", "env steps/s", "ratio to T-LN in JAX", "time in host steps"):
+        table.add_column(column)
+    jax_sps = None
+    for label, (env, env_args, settings) in host_rows().items():
+        config = PPOConfig(
+            core="gru",
+            core_args={"hidden": 128},
+            env_args=env_args,
+            total_steps=updates * 64 * 128,
+            **{**BENCH_SHAPES, "env": env, **settings},
+        )
+        compile_s, sps, share = time_host_share(PPO(config), updates)
+        jax_sps = jax_sps or sps
+        table.add_row(label, f"{compile_s:.1f}", f"{sps:,.0f}", f"{sps / jax_sps:.2f}", f"{share:.0%}")
     console.print(table)

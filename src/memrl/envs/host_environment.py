@@ -30,6 +30,7 @@ compiles.
 from __future__ import annotations
 
 import secrets
+import time
 from collections import OrderedDict
 
 import gymnasium
@@ -126,6 +127,8 @@ class HostEnvironment(Environment):
         self._action_dims = action_dims(self.action_space, env_id)
         self._observation = observation_structure(self.observation_space, env_id)
         self._vectors: OrderedDict[int, gymnasium.vector.VectorEnv] = OrderedDict()
+        self.host_seconds = 0.0
+        """wall time spent in the host's resets and steps so far (``memrl bench host`` reads its share)"""
 
     @property
     def default_params(self):
@@ -153,12 +156,16 @@ class HostEnvironment(Environment):
         return vector_id, as_memrl_observation(self.observation_space, obs)
 
     def _host_reset(self, keys):
+        start = time.perf_counter()
         keys = np.asarray(keys)
         batch = keys.shape[:-1]
         vector_id, obs = self._open_vector(int(np.prod(batch)), keys.reshape(-1, keys.shape[-1]))
-        return jax.tree.map(lambda x: x.reshape(batch + x.shape[1:]), obs), np.full(batch, vector_id, np.int32)
+        reshaped = jax.tree.map(lambda x: x.reshape(batch + x.shape[1:]), obs), np.full(batch, vector_id, np.int32)
+        self.host_seconds += time.perf_counter() - start
+        return reshaped
 
     def _host_step(self, keys, vector_ids, actions):
+        start = time.perf_counter()
         keys, vector_ids, actions = np.asarray(keys), np.asarray(vector_ids), np.asarray(actions)
         batch = vector_ids.shape
         count = int(np.prod(batch))
@@ -177,7 +184,7 @@ class HostEnvironment(Environment):
             obs = as_memrl_observation(self.observation_space, raw)
             final = self._last_observations(obs, np.logical_or(terminated, truncated), info)
         shaped = lambda x: np.asarray(x).reshape(batch + np.shape(x)[1:])
-        return (
+        stepped = (
             jax.tree.map(shaped, obs),
             np.full(batch, vector_id, np.int32),
             shaped(np.asarray(reward, np.float32)),
@@ -185,6 +192,8 @@ class HostEnvironment(Environment):
             shaped(np.asarray(truncated, bool)),
             jax.tree.map(shaped, final),
         )
+        self.host_seconds += time.perf_counter() - start
+        return stepped
 
     def _last_observations(self, obs, ended, info):
         """``obs`` with, where an episode ended (its row is then the next episode's first), the
