@@ -1,4 +1,4 @@
-"""Supervised training of an analysis's model by Adam, in chunks of steps with a checkpoint after
+"""Supervised training of an analysis's model by the learners' Adam (``learn/optimizers.py``), in chunks of steps with a checkpoint after
 each: what the supervised checks (planner distances, visited moves, Ballet's memory probe) share.
 
 A loss is a function ``loss(params, key, *loss_args) -> (value, metrics)`` of fresh data drawn from
@@ -17,18 +17,14 @@ import numpy as np
 import optax
 from flax import serialization
 
+from memrl.learn.optimizers import make_optimizer
 from memrl.run.folder import atomic_write, resume_training
-
-
-def adam(lr: float, clip_norm: float | None = None) -> optax.GradientTransformation:
-    """Adam, after clipping the gradient to global norm ``clip_norm`` where given."""
-    return optax.adam(lr) if clip_norm is None else optax.chain(optax.clip_by_global_norm(clip_norm), optax.adam(lr))
 
 
 @functools.partial(jax.jit, static_argnums=(0, 1, 2, 3))
 def train_chunk(loss: Callable, loss_args: tuple, lr: float, clip_norm: float | None, carry, keys):
     """One Adam step on ``loss`` per key; returns (carry, (loss values, metrics) per step)."""
-    optimizer = adam(lr, clip_norm)
+    optimizer = make_optimizer(lr, clip_norm)
 
     def update(carry, key):
         params, state = carry
@@ -71,7 +67,7 @@ def train_in_chunks(
     chunk_keys = jax.random.split(key, steps).reshape(steps // chunk, chunk, -1)
     metrics = jax.eval_shape(lambda p: loss(p, key, *loss_args)[1], params)
     saved = {
-        "carry": (params, adam(lr, clip_norm).init(params)),
+        "carry": (params, make_optimizer(lr, clip_norm).init(params)),
         "curve": np.full((len(chunk_keys), 1 + len(metrics)), np.nan),
         "chunks_done": 0,
     }

@@ -21,6 +21,7 @@ import tyro
 
 from memrl import cores, envs
 from memrl.envs.memory_planning import MOVES
+from memrl.learn.optimizers import make_optimizer
 from memrl.settings import Count, OutputFolder, Seed
 
 
@@ -89,7 +90,7 @@ def decoding_accuracy(train, test, classes: int, steps: int = 500, lr: float = 1
     mean, std = x_train.mean(0), x_train.std(0) + 1e-6
     x_train, x_test = (x_train - mean) / std, (x_test - mean) / std
     params = {"w": jnp.zeros((x_train.shape[1], classes)), "b": jnp.zeros(classes)}
-    optimizer = optax.adam(lr)
+    optimizer = make_optimizer(lr, max_grad_norm=None)
 
     def loss(p):
         logits = x_train @ p["w"] + p["b"]
