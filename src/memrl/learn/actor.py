@@ -4,8 +4,9 @@ rollout segment with its bootstrap value, and the per-update episode metrics.
 A learner subclasses ``ActorCriticLearner`` and implements ``init`` and an update's two halves,
 ``act`` (a rollout) and ``learn`` (from its segment); ``update`` is one after the other and ``run``
 scans it. With a ``policy_lag`` the halves of consecutive updates are independent, so
-``run/pipeline.py`` runs them side by side. Rollout segments store the core's carry at their start, so losses can unroll the core
-over the whole segment from it with the stored reset flags (truncated BPTT).
+``run/pipeline.py`` runs them side by side. Rollout segments store the core's carry at their start,
+so losses can unroll the core over the whole segment from it with the stored reset flags
+(truncated BPTT).
 """
 
 from __future__ import annotations
