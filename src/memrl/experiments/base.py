@@ -200,6 +200,12 @@ class Experiment:
     parts: dict[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)
     """part name -> panels: named pieces of the experiment that each fit one sitting
     (``memrl reproduce NAME --runs PART``); every panel in at most one part"""
+    subset: bool = False
+    """some of the experiment's runs only (``with_runs``): their record is not the experiment's"""
+    keeps_results: bool = False
+    """with ``--record-dir``, each finished panel's results (metrics, not parameters) are kept there
+    and restored in a later sitting (``kept_parts.py``), so that parts trained in different sittings
+    make one record; only for an experiment whose evaluation reads no agent's parameters"""
 
     def __post_init__(self):
         if self.kind not in KINDS:
@@ -243,6 +249,7 @@ class Experiment:
             runs={run: self.runs[run] for run in self.runs if run in runs},
             expectations=tuple(kept),
             parts={part: chosen for part, chosen in self.parts.items() if set(chosen) <= whole},
+            subset=self.subset or runs != set(self.runs),
         )
 
     def panels(self) -> dict[str, list[str]]:

@@ -313,6 +313,7 @@ def memory_benchmark(preset: str) -> Experiment:
         evaluation=evaluate_benchmark,
         settings=SETTINGS,
         parts=PARTS if preset == "cpu" else {},
+        keeps_results=True,
     )
 
 

@@ -13,6 +13,7 @@ from rich.table import Table
 
 from memrl.console import console
 from memrl.experiments.base import Experiment
+from memrl.experiments.kept_parts import keep_panels, restore_panels, sitting_now
 from memrl.experiments.record import make_record, write_record
 from memrl.learn.learners import learner_for
 from memrl.run.curves import save_curves
@@ -49,6 +50,11 @@ def reproduce(
     check_output_folder(Path(out), holds="experiment")
     if record_dir is not None:
         check_output_folder(Path(record_dir), "--record-dir")
+        if experiment.subset and not experiment.keeps_results:
+            raise ValueError(
+                f"--record-dir writes {experiment.name}'s record, which some of its runs cannot make: give it "
+                "without --runs (in the same --out, the runs trained so far are not trained again)"
+            )
     with contextlib.ExitStack() as locks:
         for folder in [out, *(out / run for run in experiment.runs)]:
             locks.enter_context(writing(folder))
@@ -94,6 +100,8 @@ def _reproduce_checked(
     wandb: bool,
 ) -> dict:
     folders = {run: RunFolder(out / run) for run in experiment.runs}
+    sitting, keeps = sitting_now(), record_dir is not None and experiment.keeps_results
+    earlier_wall = restore_panels(experiment, folders, record_dir) if keeps else 0.0
     for run, config in experiment.runs.items():
         folders[run].prepare(config)
     (out / "experiment.json").write_text(json.dumps(experiment.describe(), indent=2))
@@ -111,6 +119,10 @@ def _reproduce_checked(
             if config.init_params:  # a stage trained before (another part): refused clearly if it has not
                 check_starting_params(config, jax.eval_shape(learner_for(config).init, jax.random.PRNGKey(0)).params)
         wall += train_folders([folders[run] for run in stage], workers, tensorboard, devices, wandb=wandb)
+    if keeps:
+        for path in keep_panels(experiment, folders, record_dir, sitting, wall):
+            console.print(f"kept: {path}")
+        wall += earlier_wall
 
     summaries = {run: folders[run].write_summary(config) for run, config in experiment.runs.items()}
     configs = list(experiment.runs.values())
@@ -196,8 +208,10 @@ def _reproduce_checked(
     (out / "results.json").write_text(json.dumps(results, indent=2))
     record = make_record(experiment, results["checks"], wall)
     records = [write_record(record, out, "record.json")] + (
-        [write_record(record, record_dir)] if record_dir is not None else []
+        [write_record(record, record_dir)] if record_dir is not None and not experiment.subset else []
     )
     console.print(f"figure: {figure}\nresults: {out / 'results.json'} (wall time {wall / 60:.1f} min)")
     console.print(f"verdict: [bold]{record['verdict']}[/]; record: {', '.join(map(str, records))}")
+    if record_dir is not None and experiment.subset:
+        console.print(f"(some runs only: the record in {record_dir} is written by an invocation without --runs)")
     return results

@@ -3,6 +3,7 @@
     RUN/config.json
     RUN/seed_<s>/metrics.jsonl       one line per update
     RUN/seed_<s>/checkpoint.msgpack  the RunnerState after the last finished chunk
+    RUN/seed_<s>/kept.json           instead of a checkpoint, in a run restored from kept results
     RUN/metrics.csv, RUN/summary.json, RUN/curve.png   written when the run finishes
 
 The metrics are the learner's (its config names the step, score and final metrics).
@@ -107,15 +108,29 @@ def read_config(path: Path) -> ConfigRecord:
 @functools.lru_cache(maxsize=256)
 def read_config_file(file: Path, mtime_ns: int, size: int) -> ConfigRecord:
     """``read_config`` of ``file`` as it was at ``mtime_ns`` with ``size`` bytes."""
+    try:
+        record = json.loads(file.read_text())
+    except ValueError as err:  # JSONDecodeError is a ValueError
+        raise ValueError(f"{file} {NOT_A_CONFIG}: {err!r}") from None
+    return config_from_record(record, str(file))
+
+
+NOT_A_CONFIG = "is not a readable memrl run config (cut short, edited, or from another version)"
+
+
+def config_from_record(record, where: str) -> ConfigRecord:
+    """The config of a config.json record ``{"learner": ..., "config": {...}}`` read from ``where``."""
     from memrl.learn.learners import config_from_dict
 
     try:
-        record = json.loads(file.read_text())
         return config_from_dict(record["learner"], record["config"])
-    except (ValueError, KeyError, TypeError) as err:  # JSONDecodeError is a ValueError
-        raise ValueError(
-            f"{file} is not a readable memrl run config (cut short, edited, or from another version): {err!r}"
-        ) from None
+    except (ValueError, KeyError, TypeError) as err:
+        raise ValueError(f"{where} {NOT_A_CONFIG}: {err!r}") from None
+
+
+def config_fields(config: ConfigRecord) -> dict:
+    """A config's fields by name (for ``differences``)."""
+    return {field.name: getattr(config, field.name) for field in dataclasses.fields(config)}
 
 
 def settings_by_name(config: ConfigRecord) -> list[str]:
@@ -171,8 +186,9 @@ class RunFolder:
                     f"{self.path} holds a {existing.learner} run, not a {config.learner} run; choose another --out"
                 )
             if existing != config:
-                fields = lambda c: {f.name: getattr(c, f.name) for f in dataclasses.fields(c)}
-                raise ConfigMismatch.between(self.path, "a run with another config", fields(existing), fields(config))
+                raise ConfigMismatch.between(
+                    self.path, "a run with another config", config_fields(existing), config_fields(config)
+                )
             return
         self.path.mkdir(parents=True, exist_ok=True)
         record = {"learner": config.learner, "config": dataclasses.asdict(config)}
@@ -183,15 +199,34 @@ class RunFolder:
         atomic_write(self.checkpoint_path(seed), serialization.to_bytes(runner))
 
     def load_checkpoint(self, seed: int, template):
-        """The saved RunnerState of ``seed`` (shaped like ``template``), or None if there is none."""
+        """The saved RunnerState of ``seed`` (shaped like ``template``), or None if there is none.
+        Refuses a seed restored from kept results: they hold no parameters."""
         path = self.checkpoint_path(seed)
+        if not path.exists() and self.kept_path(seed).exists():
+            kept_in = json.loads(self.kept_path(seed).read_text())["kept_in"]
+            raise ConfigMismatch(
+                f"seed {seed} of {self.path} holds the results kept in {kept_in} (its metrics), not its parameters: "
+                "train the run again in another folder to use its agent"
+            )
         return restore_msgpack(path, template) if path.exists() else None
 
+    def finished(self, seeds=None) -> bool:
+        """Whether every one of ``seeds`` (default: all the run's) has trained all its updates
+        (checkpointed, or restored from kept results)."""
+        config = self.load_config()
+        return all(self.checkpoint_update(seed) >= config.num_updates for seed in seeds or config.seed_list())
+
+    def kept_path(self, seed: int) -> Path:
+        """Where a seed restored from kept results (``run/kept_results.py``) notes its finished update."""
+        return self.seed_dir(seed) / "kept.json"
+
     def checkpoint_update(self, seed: int) -> int:
-        """The updates ``seed``'s checkpoint holds (0 without one), read without building its model."""
+        """The updates ``seed``'s checkpoint holds (0 without one; a seed restored from kept results:
+        the update it finished at), read without building its model."""
         path = self.checkpoint_path(seed)
         if not path.exists():
-            return 0
+            kept = self.kept_path(seed)
+            return int(json.loads(kept.read_text())["update"]) if kept.exists() else 0
         try:
             return int(serialization.msgpack_restore(path.read_bytes())["update"])
         except (ValueError, KeyError, TypeError) as err:  # a cut or foreign file: msgpack raises ValueErrors

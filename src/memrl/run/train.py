@@ -88,6 +88,9 @@ def train_folders(
         )  # the worker reads the seeds once the folder is there
     else:
         jobs, pin = jobs_for([f.path for f in folders], [f.load_config() for f in folders], on_cpu, workers), on_cpu
+        jobs = [job for job in jobs if not RunFolder(job.run_dir).finished(job.seeds)]  # no worker for them
+        if not jobs:
+            return 0.0
     workers = min(workers, len(jobs))
     start = time.time()
     progress = TrainingProgress(folders) if hosts.owns_folder else None  # the others may start before the folder exists

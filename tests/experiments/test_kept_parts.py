@@ -1,0 +1,78 @@
+"""Parts of an experiment trained in different sittings make one record (``kept_parts.py``)."""
+
+import dataclasses
+import json
+
+import pytest
+
+from memrl.experiments.base import Expectation, Experiment
+from memrl.experiments.runner import reproduce
+from memrl.learn.ppo_config import PPOConfig
+from memrl.run.folder import ConfigMismatch, RunFolder
+
+TINY = dict(
+    env="tmaze/T-L",
+    env_args={"maze_length": 4, "timeout": 10},
+    core="gru",
+    core_args={"hidden": 8},
+    encoder_widths=(8,),
+    head_widths=(8,),
+    num_envs=4,
+    rollout_len=8,
+    total_steps=64,
+)
+
+
+def parted(keeps_results: bool = True) -> Experiment:
+    return Experiment(
+        name="tiny-parts",
+        version=1,
+        description="tiny",
+        runs={"A/gru": PPOConfig(**TINY), "B/gru": PPOConfig(**{**TINY, "lr": 1e-3})},
+        expectations=(Expectation("A/gru", ">=", -100.0, "passes", central=True),),
+        reproduces="-",
+        finding="-",
+        paper_steps=None,
+        kind="benchmark",
+        parts={"a": ("A",), "b": ("B",)},
+        keeps_results=keeps_results,
+    )
+
+
+@pytest.mark.slow
+def test_a_part_kept_in_one_sitting_is_restored_in_the_next_and_makes_one_record(tmp_path, capsys):
+    records = tmp_path / "records"
+    reproduce(parted().with_runs(["a"]), tmp_path / "first", workers=1, record_dir=records)
+    kept = records / "tiny-parts" / "kept" / "default" / "A.json"
+    assert (
+        kept.exists() and not (records / "tiny-parts" / "v1.json").exists()
+    )  # a part's record is not the experiment's
+    sitting = json.loads(kept.read_text())["sittings"]
+    assert len(sitting) == 1
+
+    results = reproduce(parted(), tmp_path / "second", workers=1, record_dir=records)  # another machine: no runs/
+    printed = capsys.readouterr().out
+    assert f"A/gru: restored from {kept}" in printed
+    first, second = (json.loads((tmp_path / d / "A" / "gru" / "summary.json").read_text()) for d in ("first", "second"))
+    assert second == first  # the same summary from the kept metrics
+    assert results["summaries"]["B/gru"]["steps_per_seed"] == 64
+    record = json.loads((records / "tiny-parts" / "v1.json").read_text())
+    assert record["runs"].keys() == {"A/gru", "B/gru"}
+    restored = RunFolder(tmp_path / "second" / "A" / "gru")
+    assert restored.finished() and not restored.checkpoint_path(0).exists()
+    with pytest.raises(ConfigMismatch, match="holds the results kept in .*not its parameters"):
+        restored.load_checkpoint(0, None)
+    assert (records / "tiny-parts" / "kept" / "default" / "B.json").exists()  # kept too, and A's file unchanged
+    assert json.loads(kept.read_text())["sittings"] == sitting
+
+    other = dataclasses.replace(parted(), runs={**parted().runs, "A/gru": PPOConfig(**{**TINY, "seed": 5})})
+    reproduce(other, tmp_path / "third", workers=1, record_dir=records)
+    assert "trained with another config (seed: 0 there, 5 asked); it trains here" in " ".join(
+        capsys.readouterr().out.split()
+    )
+
+
+def test_a_record_dir_with_some_runs_is_refused_unless_the_experiment_keeps_its_parts(tmp_path):
+    with pytest.raises(ValueError, match="--record-dir writes tiny-parts's record, which some of its runs cannot make"):
+        reproduce(parted(keeps_results=False).with_runs(["a"]), tmp_path / "out", record_dir=tmp_path / "records")
+    assert not (tmp_path / "out").exists()
