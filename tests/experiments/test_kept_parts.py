@@ -6,6 +6,7 @@ import json
 import pytest
 
 from memrl.experiments.base import Expectation, Experiment
+from memrl.experiments.record import load_records
 from memrl.experiments.runner import reproduce
 from memrl.learn.ppo_config import PPOConfig
 from memrl.run.folder import ConfigMismatch, RunFolder
@@ -57,7 +58,7 @@ def test_a_part_kept_in_one_sitting_is_restored_in_the_next_and_makes_one_record
     assert second == first  # the same summary from the kept metrics
     assert results["summaries"]["B/gru"]["steps_per_seed"] == 64
     record = json.loads((records / "tiny-parts" / "v1.json").read_text())
-    assert record["runs"].keys() == {"A/gru", "B/gru"}
+    assert record["runs"].keys() == {"A/gru", "B/gru"} and load_records(records) == [record]  # kept files are no strays
     restored = RunFolder(tmp_path / "second" / "A" / "gru")
     assert restored.finished() and not restored.checkpoint_path(0).exists()
     with pytest.raises(ConfigMismatch, match="holds the results kept in .*not its parameters"):

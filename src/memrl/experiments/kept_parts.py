@@ -13,13 +13,14 @@ from pathlib import Path
 
 from memrl.console import console
 from memrl.experiments.base import Experiment
+from memrl.experiments.record import KEPT
 from memrl.run.folder import RunFolder, atomic_write, config_fields, differences
 from memrl.run.kept_results import keep_run, kept_config, restore_run
 
 
 def kept_file(record_dir: Path, experiment: Experiment, panel: str) -> Path:
     """Where ``panel``'s kept results of ``experiment`` (in its preset) are."""
-    return Path(record_dir) / experiment.name / "kept" / (experiment.preset or "default") / f"{panel}.json"
+    return Path(record_dir) / experiment.name / KEPT / (experiment.preset or "default") / f"{panel}.json"
 
 
 def restore_panels(experiment: Experiment, folders: dict[str, RunFolder], record_dir: Path) -> float:

@@ -60,6 +60,8 @@ FAILED = ("partly", "not reproduced", "not trained", "reversed")
 """verdicts after which a new version of the same experiment and preset must say what it changed"""
 RECORDS = Path("docs") / "results"
 """where the project keeps its committed records (relative to the repository root)"""
+KEPT = "kept"
+"""the folder beside an experiment's records that holds its parts' kept results (``kept_parts.py``)"""
 
 
 def learned(checks: list[dict]) -> bool | None:
@@ -233,12 +235,16 @@ def check_history(records: list[dict]) -> None:
 
 
 def load_records(folder: Path = RECORDS) -> list[dict]:
-    """Every record in ``folder`` (``NAME/vN[.PRESET].json``, every version), checked one by one and
-    as a history, in the order of their paths; each is named after its experiment, version and preset."""
+    """Every record in ``folder`` (``NAME/vN[.PRESET].json``, every version; ``NAME/kept/`` holds no
+    records), checked one by one and as a history, in the order of their paths; each is named after its experiment, version and preset."""
     folder = Path(folder)
     if not folder.is_dir():
         raise FileNotFoundError(f"no records folder {folder} (run from the repository root, or name the folder)")
-    strays = sorted(p for p in folder.rglob("*.json") if p.parent.parent != folder or not p.name.startswith("v"))
+    strays = sorted(
+        p
+        for p in folder.rglob("*.json")
+        if (p.parent.parent != folder or not p.name.startswith("v")) and p.relative_to(folder).parts[1:2] != (KEPT,)
+    )
     if strays:
         raise ValueError(
             f"{strays[0]}: not where a record lies (records are {folder}/<experiment>/v<N>[.<preset>].json); move or remove it"
