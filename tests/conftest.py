@@ -78,6 +78,15 @@ def pytest_unconfigure(config):
 
 
 DATA = Path(__file__).parent / "data"
+TINY_PPO = dict(  # a PPO run on a 4-cell T-maze that trains in seconds (`from conftest import TINY_PPO`)
+    env_args={"maze_length": 4, "timeout": 10},
+    core_args={"hidden": 8},
+    encoder_widths=(8,),
+    head_widths=(8,),
+    num_envs=4,
+    rollout_len=8,
+    total_steps=64,
+)
 
 D = 6  # input width of the core contract tests
 SMALL_CORES = {  # every registered core at test sizes (`from conftest import SMALL_CORES`)

@@ -8,6 +8,7 @@ from pathlib import Path
 import jax
 import numpy as np
 import pytest
+from conftest import TINY_PPO
 
 from memrl import experiments
 from memrl.experiments.base import MIN_EPISODES, Expectation, Experiment
@@ -383,23 +384,14 @@ def test_expectation_compares_two_runs_at_one_measure():
 def test_reproduce_writes_table_figure_and_checks(tmp_path, capsys):
     from memrl.experiments.runner import reproduce
 
-    tiny = dict(
-        env_args={"maze_length": 4, "timeout": 10},
-        core_args={"hidden": 8},
-        encoder_widths=(8,),
-        head_widths=(8,),
-        num_envs=4,
-        rollout_len=8,
-        total_steps=64,
-    )
     experiment = Experiment(
         name="tiny",
         version=1,
         description="tiny",
         runs={
-            "T-LN/gru": PPOConfig(env="tmaze/T-LN", core="gru", **tiny),
-            "T-LN/lstm": PPOConfig(env="tmaze/T-LN", core="lstm", **tiny),
-            "T-LN/gru-grown": PPOConfig(env="tmaze/T-LN", core="gru", init_params="T-LN/gru", **tiny),
+            "T-LN/gru": PPOConfig(env="tmaze/T-LN", core="gru", **TINY_PPO),
+            "T-LN/lstm": PPOConfig(env="tmaze/T-LN", core="lstm", **TINY_PPO),
+            "T-LN/gru-grown": PPOConfig(env="tmaze/T-LN", core="gru", init_params="T-LN/gru", **TINY_PPO),
         },
         expectations=(
             Expectation("T-LN/gru", ">=", 100.0, "cannot pass", central=True),

@@ -4,6 +4,7 @@ import dataclasses
 import json
 
 import pytest
+from conftest import TINY_PPO
 
 from memrl.experiments.base import Expectation, Experiment
 from memrl.experiments.record import load_records
@@ -11,17 +12,7 @@ from memrl.experiments.runner import reproduce
 from memrl.learn.ppo_config import PPOConfig
 from memrl.run.folder import ConfigMismatch, RunFolder
 
-TINY = dict(
-    env="tmaze/T-L",
-    env_args={"maze_length": 4, "timeout": 10},
-    core="gru",
-    core_args={"hidden": 8},
-    encoder_widths=(8,),
-    head_widths=(8,),
-    num_envs=4,
-    rollout_len=8,
-    total_steps=64,
-)
+TINY = dict(env="tmaze/T-L", core="gru", **TINY_PPO)
 
 
 def parted(keeps_results: bool = True) -> Experiment:
