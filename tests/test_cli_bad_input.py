@@ -271,6 +271,12 @@ def test_bad_input_exits_2_with_a_message(argv, message, tmp_path, capsys):
     assert not (tmp_path / "run").exists()  # refused before the run folder is made
 
 
+def test_init_params_are_read_from_where_memrl_train_ran_and_named_there(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    argv = ["train", "--init-params", "earlier/run", "--out", str(tmp_path / "run")]
+    assert f"init_params: {tmp_path / 'earlier' / 'run'} is not a run folder" in refused(argv, capsys)
+
+
 TINY = SupervisedConfig(
     task_args={"gap": 2, "num_digits": 2},
     core="gru",

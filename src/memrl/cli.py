@@ -170,6 +170,8 @@ def train(
         run = dataclasses.replace(learner_config, **saved_settings_by_name(read_config(config), given))
     else:
         run = learner_config.validate()  # tyro built it unchecked (run_command)
+    if run.init_params:  # saved as a path that any directory reads, as a resumed or copied run needs it
+        run = dataclasses.replace(run, init_params=str(Path(run.init_params).absolute()))
     folder = out or Path("runs") / run.trained_on.replace("/", "_") / f"{run.core}{FOLDER_SUFFIX[run.learner]}"
     train_run(run, folder, workers, tensorboard, devices, hosts, wandb)
 
