@@ -85,3 +85,19 @@ def test_weight_inits_draw_each_part_at_its_named_scale(core, kernel_path):
     np.testing.assert_allclose([fused_x, fused_h], 1 / np.sqrt(x_width + hidden), rtol=0.03)
     split_x, split_h, _ = stds["split"]
     np.testing.assert_allclose([split_x, split_h], [1 / np.sqrt(x_width), 1 / np.sqrt(hidden)], rtol=0.03)
+
+
+def test_the_grus_update_bias_starts_only_the_update_gates_bias():
+    """b_z (the middle third of the input layer's bias: [r, z, n]) starts at ``update_bias``, so that
+    z = σ(b_z + ...) keeps about σ(1) ≈ 0.73 of the state at 1.0; every other bias starts at 0, as
+    Cho et al.'s and PyTorch's GRU, which the default 0 is."""
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+
+    x, h = jnp.zeros((2, 5)), jnp.zeros((2, 8))
+    for update_bias in (0.0, 1.0):
+        core = cores.make("gru", hidden=8, update_bias=update_bias)
+        params = core.init(jax.random.PRNGKey(0), h, x, jnp.zeros(2, bool))["params"]
+        np.testing.assert_array_equal(params["input"]["bias"], np.repeat([0.0, update_bias, 0.0], 8))
+        np.testing.assert_array_equal(params["recurrent"]["bias"], np.zeros(24))

@@ -79,11 +79,15 @@ def memories(width: int, model_width: int, memory_length: int, htm_chunks: int, 
     """memory -> (core, settings): recurrent states ``width`` wide (an RMC row, the DNC's controller,
     the linear-recurrent states too), attention layers ``model_width`` wide with MLPs twice that,
     ``memory_length`` cached steps for the GTrXL and the Feedback Transformer, and HTM's store of
-    ``htm_chunks`` chunks of 16 steps read ``htm_k`` at a time."""
+    ``htm_chunks`` chunks of 16 steps read ``htm_k`` at a time. The GRU runs as Cho et al. and
+    PyTorch start it (POPGym's) and with its update gate's bias at 1.0 ("gru-bias1"), the start the
+    LSTM's forget gate has: without it the GRU stayed at chance on MemoryChain where the LSTM solved
+    it (pilot, docs/results/benchmarks.md#memory-benchmark)."""
     layers = dict(num_heads=4, d_model=model_width, mlp_dim=2 * model_width)
     return {
         "lstm": ("lstm", dict(hidden=width)),
         "gru": ("gru", dict(hidden=width)),
+        "gru-bias1": ("gru", dict(hidden=width, update_bias=1.0)),
         "amrl-max": ("amrl-max", dict(hidden=width)),
         "dnc": ("dnc", dict(hidden=width, output_size=width)),
         "rmc": ("rmc", dict(mem_slots=4, num_heads=4, head_size=width // 4)),
