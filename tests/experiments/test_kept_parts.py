@@ -68,3 +68,12 @@ def test_a_record_dir_with_some_runs_is_refused_unless_the_experiment_keeps_its_
     with pytest.raises(ValueError, match="--record-dir writes tiny-parts's record, which some of its runs cannot make"):
         reproduce(parted(keeps_results=False).with_runs(["a"]), tmp_path / "out", record_dir=tmp_path / "records")
     assert not (tmp_path / "out").exists()
+
+
+def test_only_a_finished_run_is_kept(tmp_path):
+    from memrl.run.kept_results import keep_run
+
+    folder = RunFolder(tmp_path / "run")
+    folder.prepare(PPOConfig(**TINY))
+    with pytest.raises(ValueError, match="seed 0 of .* is at update 0 of 2: only a finished run's results are kept"):
+        keep_run(folder)

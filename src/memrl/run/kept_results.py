@@ -28,16 +28,16 @@ def keep_run(folder: RunFolder) -> dict:
     """``folder``'s results to keep: its config record and each seed's rows of ``kept_columns``
     (numbers to 9 significant digits: every float32 metric exactly). Refuses a run with an
     unfinished seed."""
-    config = folder.load_config()
+    config, wanted = folder.load_config(), kept_columns(folder)
     seeds = {}
     for seed in config.seed_list():
-        if folder.checkpoint_update(seed) != config.num_updates:
+        if not folder.finished((seed,)):
             raise ValueError(
                 f"seed {seed} of {folder.path} is at update {folder.checkpoint_update(seed)} of {config.num_updates}: "
                 "only a finished run's results are kept"
             )
         rows = folder.read_metrics(seed)
-        columns = [c for c in kept_columns(folder) if any(c in row for row in rows)]
+        columns = [c for c in wanted if any(c in row for row in rows)]
         seeds[str(seed)] = {"columns": columns, "rows": [[_short(row.get(c)) for c in columns] for row in rows]}
     return {"config": json.loads(folder.config_path.read_text()), "seeds": seeds}
 
