@@ -9,7 +9,6 @@ vmapped in one program.
 from __future__ import annotations
 
 import dataclasses
-import os
 import shutil
 import subprocess
 import sys
@@ -22,6 +21,7 @@ import numpy as np
 
 from memrl.learn.learners import learner_for
 from memrl.learn.run_config import ConfigRecord
+from memrl.run.cores_in_use import least_used_cores
 from memrl.run.devices import check_devices, shard_envs
 from memrl.run.final_agents import starting_params
 from memrl.run.folder import RunFolder
@@ -204,12 +204,13 @@ def run_jobs(
     hosts: Hosts = Hosts(),
     wandb: bool = False,
 ) -> None:
-    """Run jobs, at most ``workers`` at once, each in its own process (pinned, if ``pin``, to one of the
-    first ``workers`` cores, or two of them: ``cores_for``;
+    """Run jobs, at most ``workers`` at once, each in its own process (pinned, if ``pin``, to one of
+    the ``workers`` cores that other memrl workers use least, ``least_used_cores``, or two of them:
+    ``cores_for``;
     logging TensorBoard scalars if ``tensorboard``; on ``devices`` local devices; joining the
     other processes of ``hosts``). ``on_progress`` is called while waiting (it reads the metrics
     files). A failed job stops the others and raises with the end of its log."""
-    free = sorted(os.sched_getaffinity(0))[:workers]
+    free = least_used_cores(workers)
     pending = list(jobs)
     running: dict[tuple[int, ...], tuple[subprocess.Popen, Job, Path]] = {}
     try:
