@@ -11,6 +11,7 @@ from memrl.experiments.record import load_records
 from memrl.experiments.runner import reproduce
 from memrl.learn.ppo_config import PPOConfig
 from memrl.run.folder import ConfigMismatch, RunFolder
+from memrl.run.train import train_folders
 
 TINY = dict(env="tmaze/T-L", core="gru", **TINY_PPO)
 
@@ -32,13 +33,25 @@ def parted(keeps_results: bool = True) -> Experiment:
 
 
 @pytest.mark.slow
-def test_a_part_kept_in_one_sitting_is_restored_in_the_next_and_makes_one_record(tmp_path, capsys):
-    records = tmp_path / "records"
-    reproduce(parted().with_runs(["a"]), tmp_path / "first", workers=1, record_dir=records)
+def test_a_part_kept_in_one_sitting_is_restored_in_the_next_and_makes_one_record(tmp_path, capsys, monkeypatch):
+    from memrl.experiments import runner
+
+    records, trained = tmp_path / "records", []
+
+    def stopped_at_the_second_panel(folders, *args, **kwargs):
+        trained.append([folder.path.parent.name for folder in folders])
+        if len(trained) == 2:
+            raise KeyboardInterrupt
+        return train_folders(folders, *args, **kwargs)
+
+    monkeypatch.setattr(runner, "train_folders", stopped_at_the_second_panel)
+    with pytest.raises(KeyboardInterrupt):  # a sitting cut short keeps the panels it finished
+        reproduce(parted(), tmp_path / "first", workers=1, record_dir=records)
+    monkeypatch.undo()
     kept = records / "tiny-parts" / "kept" / "default" / "A.json"
-    assert (
-        kept.exists() and not (records / "tiny-parts" / "v1.json").exists()
-    )  # a part's record is not the experiment's
+    assert trained == [["A"], ["B"]] and kept.exists() and not kept.with_name("B.json").exists()
+    reproduce(parted().with_runs(["a"]), tmp_path / "first", workers=1, record_dir=records)  # trained: nothing to do
+    assert not (records / "tiny-parts" / "v1.json").exists()  # a part's record is not the experiment's
     sitting = json.loads(kept.read_text())["sittings"]
     assert len(sitting) == 1
 

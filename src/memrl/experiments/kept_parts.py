@@ -25,7 +25,7 @@ def kept_file(record_dir: Path, experiment: Experiment, panel: str) -> Path:
 
 def restore_panels(experiment: Experiment, folders: dict[str, RunFolder], record_dir: Path) -> float:
     """Restore the kept results of every run whose folder holds nothing yet; returns the wall time
-    of the sittings that trained them (each counted once)."""
+    of the sittings that trained them (each counted once, at the most its files hold)."""
     sittings = {}
     for panel, runs in experiment.panels().items():
         path = kept_file(record_dir, experiment, panel)
@@ -41,7 +41,8 @@ def restore_panels(experiment: Experiment, folders: dict[str, RunFolder], record
                 )
                 continue
             restore_run(folders[run], kept["runs"][run], path)
-            sittings |= kept["sittings"]
+            for sitting, wall in kept["sittings"].items():  # a sitting's panels hold its time so far
+                sittings[sitting] = max(wall, sittings.get(sitting, 0.0))
             console.print(f"{run}: restored from {path}")
     return sum(sittings.values())
 
@@ -51,8 +52,8 @@ def keep_panels(
 ) -> list[Path]:
     """Keep every panel whose runs have all finished (trained, or restored) where its kept file
     lacks one of them or holds another config; ``sitting`` names this invocation and
-    ``wall_time_s`` is its training time, added to the sittings the file names. Returns the files
-    written."""
+    ``wall_time_s`` is its training time so far, added to the sittings the file names (so the
+    largest of a sitting's files is its time). Returns the files written."""
     written = []
     for panel, runs in experiment.panels().items():
         if not all(folders[run].finished() for run in runs):
