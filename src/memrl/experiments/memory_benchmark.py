@@ -79,10 +79,12 @@ def memories(width: int, model_width: int, memory_length: int, htm_chunks: int, 
     """memory -> (core, settings): recurrent states ``width`` wide (an RMC row, the DNC's controller,
     the linear-recurrent states too), attention layers ``model_width`` wide with MLPs twice that,
     ``memory_length`` cached steps for the GTrXL and the Feedback Transformer, and HTM's store of
-    ``htm_chunks`` chunks of 16 steps read ``htm_k`` at a time. The GRU runs as Cho et al. and
-    PyTorch start it (POPGym's) and with its update gate's bias at 1.0 ("gru-bias1"), the start the
-    LSTM's forget gate has: without it the GRU stayed at chance on MemoryChain where the LSTM solved
-    it (pilot, docs/results/benchmarks.md#memory-benchmark)."""
+    ``htm_chunks`` chunks of 16 steps read ``htm_k`` at a time. The two gated memories that start
+    by halving their state every step also run with a start that keeps it: the GRU as Cho et al. and
+    PyTorch start it (POPGym's) and with its update gate's bias at 1.0 ("gru-bias1", the LSTM's
+    forget-gate start), minGRU as its paper and with its gate's bias at -3 ("min-gru-bias-3"): each
+    the smallest of 1 and 3 that solved MemoryChain on pilot seeds 100-102, where the halving starts
+    stayed at chance (docs/results/benchmarks.md#memory-benchmark)."""
     layers = dict(num_heads=4, d_model=model_width, mlp_dim=2 * model_width)
     return {
         "lstm": ("lstm", dict(hidden=width)),
@@ -100,6 +102,7 @@ def memories(width: int, model_width: int, memory_length: int, htm_chunks: int, 
         "ffm": ("ffm", dict(hidden=width)),
         "linear-attention": ("linear-attention", dict(hidden=width, num_heads=4, head_size=width // 4)),
         "min-gru": ("min-gru", dict(hidden=width)),
+        "min-gru-bias-3": ("min-gru", dict(hidden=width, gate_bias=-3.0)),
     }
 
 
