@@ -90,12 +90,6 @@ def stages(experiment: Experiment, out: Path) -> list[list[str]]:
     return order
 
 
-def panel_groups(runs: list[str]) -> list[list[str]]:
-    """``runs`` ("<panel>/<label>") grouped by panel, in their order."""
-    panels = dict.fromkeys(run.split("/")[0] for run in runs)
-    return [[run for run in runs if run.split("/")[0] == panel] for panel in panels]
-
-
 def _reproduce_checked(
     experiment: Experiment,
     out: Path,
@@ -126,7 +120,8 @@ def _reproduce_checked(
                 check_starting_params(config, jax.eval_shape(learner_for(config).init, jax.random.PRNGKey(0)).params)
         # an experiment that keeps its results trains a panel at a time and keeps each as it finishes,
         # so that a sitting cut short loses at most the panel it was training
-        for group in panel_groups(stage) if keeps else [stage]:
+        panels = [[run for run in runs if run in stage] for runs in experiment.panels().values()]
+        for group in [panel for panel in panels if panel] if keeps else [stage]:
             wall += train_folders([folders[run] for run in group], workers, tensorboard, devices, wandb=wandb)
             if keeps:
                 for path in keep_panels(experiment, folders, record_dir, sitting, wall):
