@@ -1,5 +1,6 @@
 """The command line: listing, and clean errors for bad input."""
 
+import json
 import os
 import re
 
@@ -301,6 +302,41 @@ def test_a_saved_config_trains_again_with_the_flags_given_changing_it(tmp_path, 
     assert len(trained) == 3
 
 
+def test_the_core_is_a_subcommand_whose_flags_are_its_settings(tmp_path, monkeypatch, capsys):
+    from pathlib import Path
+
+    import memrl.run.train
+    from memrl.cores.amrl import AMRL
+    from memrl.cores.gru import GRU
+    from memrl.learn.ppo_config import PPOConfig
+    from memrl.run.folder import RunFolder
+
+    trained = []
+    monkeypatch.setattr(memrl.run.train, "train_run", lambda config, folder, *rest: trained.append((config, folder)))
+    main(["train", "ppo", "core:gru", "--core.hidden", "8", "--core.update-bias", "1.0", "--lr", "0.01"])
+    main(["train", "ppo", "--core", "gru", "--core-args", "hidden", "8", "update_bias", "1.0", "--lr", "0.01"])
+    main(["train", "ppo", "core:amrl-max", "--core.straight-through", "False"])
+    gru = (PPOConfig(core=GRU(hidden=8, update_bias=1.0), lr=0.01), Path("runs/tmaze_T-LN/gru"))
+    assert trained[0] == trained[1] == gru
+    assert trained[2][0].core == AMRL(aggregator="max", straight_through=False)
+    old = tmp_path / "old"  # a run folder from before configs held the core whole: it resumes
+    old.mkdir()
+    record = PPOConfig(core=GRU(hidden=8), num_envs=4, num_minibatches=2).record()
+    record |= {"core": "gru", "core_args": {"hidden": 8}}
+    (old / "config.json").write_text(json.dumps({"learner": "ppo", "config": record}))
+    RunFolder(old).prepare(PPOConfig(core=GRU(hidden=8), num_envs=4, num_minibatches=2))
+    for argv, message in (
+        (["train", "ppo", "core:amrl-max", "--core.aggregator", "avg"], "core 'amrl-max' fixes aggregator by its name"),
+        (["train", "--core", "lstm", "core:gru"], "--core lstm and core:gru both name the core"),
+        (["train", "--core-args", "hidden"], "--core-args takes SETTING VALUE pairs"),
+        (["train", "core:lstm", "--core.width", "3"], "core 'lstm' has no setting 'width' (--core.SETTING)"),
+        (["train", "core:lstm", "--core.hidden", "-3"], "LSTM.hidden must be a positive integer, got -3"),
+    ):
+        with pytest.raises(SystemExit) as refused:
+            main(argv)
+        assert refused.value.code == 2 and message in capsys.readouterr().err
+
+
 def test_evaluation_config_replaces_settings_and_drops_the_stages():
     from memrl.learn.ppo_config import PPOConfig
     from memrl.learn.supervised_config import SupervisedConfig
@@ -315,7 +351,7 @@ def test_evaluation_config_replaces_settings_and_drops_the_stages():
     )
     evaluated = evaluation_config(config, {}, {"num_chains": 8}, {"k": 16})
     assert evaluated.task_args == {"num_chains": 8} and evaluated.stages == ()
-    assert evaluated.core_args == {"k": 16, "d_model": 32}
+    assert (evaluated.core.k, evaluated.core.d_model) == (16, 32)
     tmaze = PPOConfig(env="tmaze/T-LS", env_args={"timeout": 200})
     assert evaluation_config(tmaze, {"maze_length": 150}, {}, {}).env_args == {"timeout": 200, "maze_length": 150}
     with pytest.raises(ValueError, match="--task-args does not apply to a ppo run"):
@@ -373,4 +409,4 @@ def test_help_lists_every_command_and_shows_code_plainly(capsys):
 def test_a_misspelled_option_is_pointed_to_the_commands_that_have_it(capsys):
     with pytest.raises(SystemExit):
         main(["train", "--lrr", "3"])
-    assert "in memrl train ppo --help" in capsys.readouterr().err
+    assert "in memrl train ppo" in capsys.readouterr().err

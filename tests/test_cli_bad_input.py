@@ -127,7 +127,7 @@ def refused(argv, capsys) -> str:
         (["train", "--lr", "inf"], "lr (--lr) must be a finite number, got inf"),
         (
             ["train", "--core", "gtrxl", "--core-args", "gate_bias", "inf"],
-            "--core-args gate_bias must be a finite number, got inf",
+            "core setting gate_bias (--core.gate_bias) must be a finite number, got inf",
         ),
         (["train", "--num-envs", "0"], "num_envs must be a positive integer, got 0 (--num-envs)"),
         (["train", "--gae-lambda", "1.5"], "gae_lambda must lie in [0.0, 1.0], got 1.5"),
@@ -148,7 +148,7 @@ def refused(argv, capsys) -> str:
             ["train", "--core", "lstm", "--core-args", "hiden", "8"],
             "core 'lstm' has no setting 'hiden' (--core-args); its settings: hidden",
         ),
-        (["train", "--core-args", "hidden", "wide"], "core 'amrl-max' setting 'hidden' must be int, got 'wide'"),
+        (["train", "--core-args", "hidden", "wide"], "Error parsing --core.hidden"),
         (["train", "--env-args", "maze_length", "1.5"], "setting 'maze_length' must be int, got 1.5 (--env-args)"),
         (
             ["train-supervised", "--task-args", "gap", "long"],

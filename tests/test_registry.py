@@ -1,6 +1,9 @@
+import json
+
 import pytest
 
 from memrl import cores
+from memrl.agents.supervised_models import TASK_MODELS
 from memrl.registry import Registry
 
 
@@ -31,3 +34,18 @@ def test_a_name_fixes_its_settings_and_keeps_its_defaults():
     assert cores.make("trxl-topk", num_layers=1).top_k == 8
     with pytest.raises(ValueError, match="core 'amrl-max' fixes aggregator by its name"):
         cores.make("amrl-max", aggregator="avg")
+
+
+@pytest.mark.parametrize("registry", [cores.CORES, TASK_MODELS], ids=["cores", "task models"])
+def test_every_entry_is_named_and_recorded_back_to_itself(registry):
+    for name in registry.names():
+        made = registry.make(name)
+        record = registry.record(made)
+        assert registry.name_of(made) == (name, {}) and record["kind"] == name
+        assert not set(record) & set(registry.fixed(name))  # what the name fixes is the name's
+        assert registry.from_record(json.loads(json.dumps(record))) == made
+    widened = cores.make("tlb", d_model=32, chunk_size=4)
+    assert cores.CORES.name_of(widened) == ("tlb", {"d_model": 32, "chunk_size": 4})
+    assert cores.CORES.name_of(cores.make("tlb", num_state=0, chunk_size=128)) == ("transformer", {})
+    with pytest.raises(ValueError, match="core 'lstm' has no setting 'width'; its settings: hidden, weight_init"):
+        cores.CORES.refuse_unknown("lstm", ["width"])

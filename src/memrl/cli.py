@@ -16,9 +16,10 @@ from typing import Annotated, Union
 
 import tyro
 
+from memrl.core_subcommand import as_command_line, command_line_class, core_flags_spelled, from_command_line
 from memrl.learn.impala_config import ImpalaConfig
 from memrl.learn.ppo_config import PPOConfig
-from memrl.learn.run_config import ConfigRecord, config_checks
+from memrl.learn.run_config import ConfigRecord, config_checks, import_modules
 from memrl.learn.supervised_config import SupervisedConfig
 from memrl.run import interrupts, sweep
 from memrl.run.folder_lock import FolderBusy, check_output_folder
@@ -72,27 +73,22 @@ def list_all(
         console.print(table)
 
 
+LEARNER_CLASSES = {"ppo": PPOConfig, "impala": ImpalaConfig, "supervised": SupervisedConfig}
+
+
 def learner_configs(saved: ConfigRecord | None = None):
-    """``memrl train``'s subcommands: one per learner, each taking its config's fields as flags. With
-    a ``saved`` config (``--config``), its learner's flags default to its settings, bar its settings
-    by name (``core_args`` ...): tyro would make fixed flags of a dict default, so they start empty
-    and ``train`` adds the saved ones to what is given."""
-    defaults = {} if saved is None else {saved.learner: by_name_emptied(saved)}
-    return Union[  # noqa: UP007 (tyro reads the subcommands from this Union of Annotated types)
-        tuple(
-            Annotated[
-                config_class,
-                tyro.conf.subcommand(
-                    learner, prefix_name=False, **({"default": defaults[learner]} if learner in defaults else {})
-                ),
-            ]
-            for learner, config_class in (
-                ("ppo", PPOConfig),
-                ("impala", ImpalaConfig),
-                ("supervised", SupervisedConfig),
-            )
-        )
-    ]
+    """``memrl train``'s subcommands: one per learner, each taking its config's fields as flags and
+    its core as a subcommand of its own (``core_choices``). With a ``saved`` config (``--config``),
+    its learner's flags default to its settings, bar its settings by name (``env_args`` ...): tyro
+    would make fixed flags of a dict default, so they start empty and ``train`` adds the saved ones
+    to what is given."""
+    options = []
+    for learner, config_class in LEARNER_CLASSES.items():
+        own = saved if saved is not None and saved.learner == learner else None
+        command_line = command_line_class(config_class, own)
+        default = {} if own is None else {"default": as_command_line(command_line, by_name_emptied(own))}
+        options.append(Annotated[command_line, tyro.conf.subcommand(learner, prefix_name=False, **default)])
+    return Union[tuple(options)]  # noqa: UP007 (tyro reads the subcommands from this Union of Annotated types)
 
 
 def by_name_emptied(config: ConfigRecord) -> ConfigRecord:
@@ -103,7 +99,6 @@ def by_name_emptied(config: ConfigRecord) -> ConfigRecord:
         return dataclasses.replace(config, **{name: {} for name in settings_by_name(config)})
 
 
-LEARNER_CONFIGS = learner_configs()
 FOLDER_SUFFIX = {"ppo": "", "impala": "-impala", "supervised": "-supervised"}
 ALIASES = {"train-impala": ["train", "impala"], "train-supervised": ["train", "supervised"]}
 """the earlier spellings of ``memrl train impala`` and ``memrl train supervised``; ``memrl train``
@@ -139,7 +134,7 @@ def train(
     hosts: Annotated[Hosts, tyro.conf.arg(name="")] = Hosts(),
     config: Path | None = None,
     *,
-    learner_config: Annotated[LEARNER_CONFIGS, tyro.conf.arg(name="")],
+    learner_config: Annotated[ConfigRecord, tyro.conf.arg(name="")],
 ) -> None:
     """Train a memory core with one of memrl's learners (resumes if OUT holds this run): ppo
     (recurrent PPO) or impala (IMPALA-style V-trace actor-critic) on an environment,
@@ -161,23 +156,31 @@ def train(
             run's and its settings are the defaults, which the flags given change (--core-args, --env-args
             and --task-args add to the saved settings or replace them one by one; another --core, --env
             or --task starts from none of the saved one's).
+
+    The core is a subcommand after the learner's, with its settings as flags:
+    memrl train ppo core:lstm --core.hidden 128 (or --core lstm --core-args hidden 128);
+    memrl train ppo core:lstm --help lists them.
     """
     from memrl.run.folder import read_config, saved_settings_by_name
     from memrl.run.train import train_run
 
     if config is not None:  # tyro built it on the saved config, bar its settings by name (learner_configs)
-        given = dataclasses.asdict(learner_config)
-        run = dataclasses.replace(learner_config, **saved_settings_by_name(read_config(config), given))
-    else:
-        run = learner_config.validate()  # tyro built it unchecked (run_command)
+        given = {field.name: getattr(learner_config, field.name) for field in dataclasses.fields(learner_config)}
+        with config_checks(enabled=False):
+            learner_config = dataclasses.replace(learner_config, **saved_settings_by_name(read_config(config), given))
+    run = from_command_line(
+        learner_config, LEARNER_CLASSES[learner_config.learner]
+    )  # tyro built it unchecked (run_command); checked here
     if run.init_params:  # saved as a path that any directory reads, as a resumed or copied run needs it
         run = dataclasses.replace(run, init_params=str(Path(run.init_params).absolute()))
-    folder = out or Path("runs") / run.trained_on.replace("/", "_") / f"{run.core}{FOLDER_SUFFIX[run.learner]}"
+    folder = out or Path("runs") / run.trained_on.replace("/", "_") / f"{run.core_name}{FOLDER_SUFFIX[run.learner]}"
     train_run(run, folder, workers, tensorboard, devices, hosts, wandb)
 
 
-def train_from_saved(saved: ConfigRecord):
-    """``train`` with the flags of ``saved``'s learner defaulting to its settings (``--config``)."""
+def train_command(saved: ConfigRecord | None):
+    """``train`` with its learners' subcommands (``learner_configs``: made when the command runs, as
+    the cores the config's ``imports`` register are known only then), their flags defaulting to
+    ``saved``'s settings (``--config``)."""
 
     @functools.wraps(train)
     def command(*args, **kwargs):
@@ -215,6 +218,13 @@ def saved_config(argv: list[str]) -> tuple[list[str], ConfigRecord | None]:
             f"{path} holds a {saved.learner} run; train it with memrl train {saved.learner} (or no learner)"
         )
     return (argv if learners else ["train", saved.learner] + argv[1:]), saved
+
+
+def given_imports(argv: list[str]) -> list[str]:
+    """The modules ``--imports`` names in ``argv``."""
+    if "--imports" not in argv:
+        return []
+    return list(itertools.takewhile(lambda a: not a.startswith("-"), argv[argv.index("--imports") + 1 :]))
 
 
 def spelled_out(argv: list[str]) -> list[str]:
@@ -290,8 +300,9 @@ def plot(runs: tyro.conf.Positional[list[Path]], out: Path | None = None) -> Non
     for run in runs:
         config = RunFolder(run).load_config()
         curves = panels.setdefault(config.trained_on, {})
-        label = config.core if run.name == config.core else f"{config.core} ({run.name})"
-        curves[label if label not in curves else f"{config.core} ({run})"] = RunFolder(run)  # two folders of one name
+        name = config.core_name
+        label = name if run.name == name else f"{name} ({run.name})"
+        curves[label if label not in curves else f"{name} ({run})"] = RunFolder(run)  # two folders of one name
     print(save_curves(out, panels))
 
 
@@ -571,7 +582,11 @@ def run_command(argv: list[str]) -> None:
         else:
             # Cascading: train's options before the learner's name apply after it too.
             argv, saved = saved_config(argv)
-            commands = COMMANDS if saved is None else {**COMMANDS, "train": train_from_saved(saved)}
+            if argv[:1] == ["train"]:
+                import_modules(given_imports(argv))  # they may register cores the subcommands list
+                learner = next((a for a in argv[1:] if a in LEARNER_CLASSES), "ppo")
+                argv = core_flags_spelled(argv, LEARNER_CLASSES[learner], saved)
+            commands = {**COMMANDS, "train": train_command(saved)}
             with config_checks(enabled=False):
                 tyro.extras.subcommand_cli_from_dict(
                     {name: checking_configs(command) for name, command in commands.items()},

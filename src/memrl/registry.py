@@ -11,6 +11,16 @@ from typing import Generic, TypeVar
 
 T = TypeVar("T")
 
+LINEN_FIELDS = {"parent", "name"}
+"""a Linen module's own fields, which no registered setting is"""
+
+RECORD_SCALARS = (bool, int, float, str, type(None))
+
+
+def held_settings(made) -> dict:
+    """Every setting of a registered dataclass (a core, a task model): its init fields but Linen's own."""
+    return {f.name: getattr(made, f.name) for f in dataclasses.fields(made) if f.init and f.name not in LINEN_FIELDS}
+
 
 @dataclasses.dataclass(frozen=True)
 class Entry(Generic[T]):
@@ -58,6 +68,17 @@ class Registry(Generic[T]):
         if clash:
             raise ValueError(
                 f"{self.kind} {name!r} fixes {', '.join(clash)} by its name{where}; choose another {self.kind} to change it"
+            )
+
+    def refuse_unknown(self, name: str, settings, where: str = "") -> None:
+        """Refuse ``settings`` (names) that ``name``'s entry (a dataclass: a core, a task model) does
+        not have, or that its name fixes, listing those it has."""
+        self.refuse_fixed(name, settings, where)
+        known = [k for k in held_settings(self.make(name)) if k not in self.fixed(name)]
+        unknown = sorted(set(settings) - set(known))
+        if unknown:
+            raise ValueError(
+                f"{self.kind} {name!r} has no setting {', '.join(map(repr, unknown))}{where}; its settings: {', '.join(known)}"
             )
 
     def names(self) -> list[str]:
@@ -117,6 +138,50 @@ class Registry(Generic[T]):
         if family is None:
             raise ValueError(self.unknown(name))
         return functools.partial(self._factories[family].build, name[len(family) :])
+
+    def makes(self, made) -> bool:
+        """Whether an entry here builds ``made``'s class."""
+        return any(entry.build is type(made) for entry in self._factories.values())
+
+    def name_of(self, made) -> tuple[str, dict]:
+        """The registered name and settings that make ``made`` (``LSTM(hidden=512)`` -> ``("lstm",
+        {"hidden": 512})``): of the names that make its class with what they fix, the one whose
+        defaults leave the fewest settings to give; settings equal to that name's defaults are left
+        out. Refuses what no name makes."""
+        fields = held_settings(made)
+        candidates = []
+        for name in self.names():
+            entry = self._factories[name]
+            if entry.build is type(made) and all(fields.get(k) == v for k, v in entry.fixed.items()):
+                default = self.make(name)
+                given = {k: v for k, v in fields.items() if k not in entry.fixed and v != getattr(default, k)}
+                candidates.append((len(given), name, given))
+        if not candidates:
+            raise ValueError(
+                f"no registered {self.kind} makes a {type(made).__name__} like this one; register it "
+                f"(memrl.{self.kind}s.register) or give its name"
+            )
+        _, name, given = min(candidates, key=lambda c: c[0])
+        return name, given
+
+    def record(self, made) -> dict:
+        """``made`` as a config record holds it: ``{"kind": NAME, SETTING: VALUE, ...}`` with every
+        setting the name does not fix (numbers, strings, bools, None and tuples of them)."""
+        name, _ = self.name_of(made)
+        settings = {k: v for k, v in held_settings(made).items() if k not in self.fixed(name)}
+        for key, value in settings.items():
+            if not all(isinstance(v, RECORD_SCALARS) for v in (value if isinstance(value, tuple) else (value,))):
+                raise ValueError(
+                    f"{self.kind} {name} setting {key!r} = {value!r} is not a value a config record can hold"
+                )
+        return {"kind": name, **settings}
+
+    def from_record(self, record: dict) -> T:
+        """What ``record`` (``record``'s form) describes, its lists read as tuples."""
+        if not isinstance(record, dict) or not isinstance(record.get("kind"), str):
+            raise ValueError(f'a {self.kind} record is {{"kind": NAME, settings...}}, got {record!r}')
+        settings = {k: tuple(v) if isinstance(v, list) else v for k, v in record.items() if k != "kind"}
+        return self.make(record["kind"], **settings)
 
     def make(self, name: str, **settings) -> T:
         """``name``'s entry made with ``settings``; refuses a setting the name fixes."""

@@ -20,9 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, NamedTuple
 
-from memrl.registry import Registry
-
-HIDDEN = {"parent", "name"}  # Linen's own module fields
+from memrl.registry import LINEN_FIELDS, Registry
 
 
 class Allowed(NamedTuple):
@@ -117,7 +115,7 @@ def dataclass_settings(instance) -> list[Setting]:
     return [
         Setting(f.name, hints.get(f.name, f.type), getattr(instance, f.name), docs.get(f.name, ""))
         for f in dataclasses.fields(cls)
-        if f.init and f.name not in HIDDEN
+        if f.init and f.name not in LINEN_FIELDS
     ]
 
 

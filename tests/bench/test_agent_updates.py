@@ -5,6 +5,7 @@ from memrl.bench.htm_agents import PROFILED_RUNS
 from memrl.bench.update_cost import update_cost
 from memrl.experiments import get
 from memrl.learn.impala_config import ImpalaConfig
+from memrl.registry import held_settings
 
 
 def test_update_cost_measures_an_update_and_its_parts():
@@ -38,7 +39,7 @@ def test_the_epn_and_rmc_profiles_are_the_experiments_cpu_agents_beside_an_lstm(
     for name, core in (("epn", "epn"), ("rmc", "rmc")):
         profile = AGENT_PROFILES[name]
         runs = get(profile.experiment, "cpu").runs
-        cores = {runs[run].core for run in profile.runs}
+        cores = {runs[run].core_name for run in profile.runs}
         assert cores == {core, "lstm"} and all(runs[run].learner == "impala" for run in profile.runs)
 
 
@@ -47,4 +48,4 @@ def test_the_epn_profile_averages_one_whole_episode():
     profile = AGENT_PROFILES["epn"]
     for run in profile.runs:
         config = get(profile.experiment, "cpu").runs[run]
-        assert profile.updates * config.rollout_len == 100 == config.core_args.get("capacity", 100)
+        assert profile.updates * config.rollout_len == 100 == held_settings(config.core).get("capacity", 100)

@@ -10,11 +10,12 @@ import numpy as np
 import pytest
 from conftest import TINY_PPO
 
-from memrl import experiments
+from memrl import cores, experiments
 from memrl.experiments.base import MIN_EPISODES, Expectation, Experiment
 from memrl.experiments.record import check_record
 from memrl.learn.learners import learner_for
 from memrl.learn.ppo_config import PPOConfig
+from memrl.registry import held_settings
 
 
 @pytest.mark.parametrize("preset", ["cpu", "paper"])
@@ -63,8 +64,8 @@ def test_amrl_tmaze_adds_the_dnc_with_amrls_sizes():
     plain, with_dnc = experiments.get("amrl-tmaze", "cpu"), experiments.get("amrl-tmaze", "cpu", ("dnc",))
     assert set(with_dnc.runs) - set(plain.runs) == {"T-L/dnc", "T-LN/dnc", "T-LS/dnc"}
     dnc = with_dnc.runs["T-LN/dnc"]
-    assert dnc.core == "dnc" and dnc.core_args == dict(
-        memory_size=16, word_size=16, num_reads=4, num_writes=1, hidden=256, output_size=256
+    assert dnc.core == cores.make(
+        "dnc", memory_size=16, word_size=16, num_reads=4, num_writes=1, hidden=256, output_size=256
     )
     assert (
         dataclasses.replace(dnc, core="lstm", core_args={}) == plain.runs["T-LN/lstm"]
@@ -85,12 +86,14 @@ def test_rmc_nth_farthest_is_the_papers_comparison():
         for config in experiment.runs.values():
             assert config.task == "nth-farthest" and config.task_args == size
             assert config.head_widths == (256, 256, 256, 256) and config.max_grad_norm is None and config.seeds == 3
-        assert experiment.runs["nth farthest/lstm split init"].core_args["weight_init"] == "split"
-        assert "weight_init" not in experiment.runs["nth farthest/lstm"].core_args  # the paper's (sonnet's) LSTM
-        split_dnc = dict(experiment.runs["nth farthest/dnc split init"].core_args)  # a copy: the config shares it
+        assert experiment.runs["nth farthest/lstm split init"].core.weight_init == "split"
         assert (
-            split_dnc.pop("controller_weight_init") == "split"
-            and split_dnc == experiment.runs["nth farthest/dnc"].core_args
+            "weight_init" not in cores.CORES.name_of(experiment.runs["nth farthest/lstm"].core)[1]
+        )  # the paper's (sonnet's) LSTM
+        split_dnc = experiment.runs["nth farthest/dnc split init"].core
+        assert (
+            split_dnc.controller_weight_init == "split"
+            and split_dnc.clone(controller_weight_init="fused") == experiment.runs["nth farthest/dnc"].core
         )
         # the claim is decided against every baseline, the stronger variants included
         beaten = {e.against for e in experiment.expectations if e.central and e.against}
@@ -108,9 +111,9 @@ def test_rmc_nth_farthest_is_the_papers_comparison():
     assert bounds["nth farthest/dnc"] == pytest.approx((0.35 - 1 / 8) * 8 / 7)  # the paper's "below 30%" at 8 objects
     paper = experiments.get("rmc-nth-farthest", "paper").runs
     assert all((c.batch_size, c.lr) == (1600, 1e-4) for c in paper.values())
-    rmc = paper["nth farthest/rmc"].core_args
+    rmc = held_settings(paper["nth farthest/rmc"].core)
     assert rmc["mem_slots"] * rmc["head_size"] * rmc["num_heads"] == 2048  # A.1's total units
-    assert paper["nth farthest/dnc"].core_args["controller_layers"] == 2
+    assert paper["nth farthest/dnc"].core.controller_layers == 2
 
 
 def test_rmc_boxworld_is_the_papers_agent_and_counts_solved_levels(tmp_path, monkeypatch):
@@ -130,7 +133,7 @@ def test_rmc_boxworld_is_the_papers_agent_and_counts_solved_levels(tmp_path, mon
                 0.99,
             )
             assert (config.conv_channels, config.conv_kernels, config.conv_coordinates) == ((12, 24), (2, 2), True)
-        rmc = runs["boxworld/rmc"].core_args
+        rmc = held_settings(runs["boxworld/rmc"].core)
         assert rmc["mem_slots"] * rmc["num_heads"] * rmc["head_size"] == 1024 and rmc["gate_style"] == "memory"
     assert experiments.get("rmc-boxworld", "paper").runs["boxworld/rmc"].total_steps == 1_000_000_000
     config = experiments.get("rmc-boxworld", "cpu").runs["boxworld/rmc"]
@@ -166,7 +169,7 @@ def test_rmc_lte_covers_table_1_and_the_cpu_preset_its_program_evaluation():
             ] == "mix"
             assert (
                 config.head_widths == (256, 256, 256, 256)
-                and config.core in ("rmc", "lstm-stack")
+                and config.core_name in ("rmc", "lstm-stack")
                 and config.batch_size == 128
             )
         assert {(e.run, e.against) for e in experiment.expectations} == {
@@ -177,11 +180,11 @@ def test_rmc_lte_covers_table_1_and_the_cpu_preset_its_program_evaluation():
     cpu = experiments.get("rmc-lte", "cpu").runs["full program/lstm"]
     assert (cpu.num_updates, cpu.seeds, cpu.max_grad_norm) == (3_000, 3, None)
     smallest_rmc = {
-        k: experiments.get("rmc-lte", "paper").runs["full program/rmc"].core_args[k]
+        k: held_settings(experiments.get("rmc-lte", "paper").runs["full program/rmc"].core)[k]
         for k in ("mem_slots", "num_heads", "head_size")
     }
     assert (
-        {k: experiments.get("rmc-lte", "cpu").runs["full program/rmc"].core_args[k] for k in smallest_rmc}
+        {k: held_settings(experiments.get("rmc-lte", "cpu").runs["full program/rmc"].core)[k] for k in smallest_rmc}
         == smallest_rmc
         == dict(mem_slots=4, num_heads=4, head_size=64)
     )
@@ -480,8 +483,8 @@ def test_runs_that_start_from_other_runs_train_after_them():
 def test_epn_experiments_are_well_formed(name, preset):
     experiment = experiments.get(name, preset)
     assert all(c.learner == "impala" and c.seeds == 3 for c in experiment.runs.values())
-    assert any(c.core == "epn" for c in experiment.runs.values()) and any(
-        c.core == "lstm" for c in experiment.runs.values()
+    assert any(c.core_name == "epn" for c in experiment.runs.values()) and any(
+        c.core_name == "lstm" for c in experiment.runs.values()
     )
     assert all(e.run in experiment.runs for e in experiment.expectations)
     assert experiment.evaluation is not None
@@ -495,7 +498,7 @@ def test_epn_experiments_are_well_formed(name, preset):
                 and 10 <= c.rollout_len <= 40
             )
             assert 0.9 <= c.gamma <= 0.95
-        assert experiment.runs[next(r for r in experiment.runs if r.endswith("/epn"))].core_args["iterations"] == 4
+        assert experiment.runs[next(r for r in experiment.runs if r.endswith("/epn"))].core.iterations == 4
     smaller = experiment.with_run_settings(total_steps=32_000)
     assert all(c.total_steps == 32_000 for c in smaller.runs.values())
     json.dumps(smaller.describe())
@@ -542,7 +545,7 @@ def test_final_agents_run_on_another_environment_and_core_setting(tmp_path):
         jax.random.PRNGKey(0),
         6,
         env="graph-nav/7",
-        core_args={**config.core_args, "iterations": 4},
+        core_args={"iterations": 4},
     )
     assert len(rewards) == 1 and rewards[0].shape == (6, 2)
 
@@ -556,13 +559,13 @@ def test_tlb_copying_compares_tlb_with_the_feedback_transformer_and_counts_sampl
     for config in paper.runs.values():
         gap = config.task_args["gap"]
         assert (config.batch_size, config.lr) == (100, 1e-4)
-        assert {k: config.core_args[k] for k in ("d_model", "mlp_dim")} == dict(d_model=256, mlp_dim=512)
-        if config.core == "feedback-transformer":
-            assert config.core_args["num_layers"] == 4
+        assert {k: held_settings(config.core)[k] for k in ("d_model", "mlp_dim")} == dict(d_model=256, mlp_dim=512)
+        if config.core_name == "feedback-transformer":
+            assert config.core.num_layers == 4
         else:
-            assert (config.core_args["num_reads"], config.core_args["self_per_read"]) == (4, 1)
-            assert config.core_args["chunk_size"] == (10 if config.core == "tlb" else 2 * 10 + gap + 1)
-    assert {config.core for config in paper.runs.values()} == {"tlb", "feedback-transformer", "transformer"}
+            assert (config.core.num_reads, config.core.self_per_read) == (4, 1)
+            assert config.core.chunk_size == (10 if config.core_name == "tlb" else 2 * 10 + gap + 1)
+    assert {config.core_name for config in paper.runs.values()} == {"tlb", "feedback-transformer", "transformer"}
     against = [(e.run, e.against) for e in paper.expectations if e.against]
     assert against == [(f"gap {g}/tlb", f"gap {g}/feedback-transformer") for g in (100, 200, 300, 400, 500, 600)]
     assert [e.run for e in paper.expectations if e.run.endswith("/feedback-transformer")] == [
@@ -603,15 +606,14 @@ def test_tlb_listops_is_table_4_with_table_7s_chunk_sizes_in_the_paper_preset():
             96_000,
         )
         assert (
-            config.core_args["d_model"],
-            config.core_args["mlp_dim"],
-            config.core_args["num_reads"],
-            config.core_args["self_per_read"],
+            config.core.d_model,
+            config.core.mlp_dim,
+            config.core.num_reads,
+            config.core.self_per_read,
         ) == (64, 128, 2, 1)
-    assert (paper["listops/tlb"].core_args["chunk_size"], paper["listops/tlb"].core_args["num_state"]) == (100, 20)
+    assert (paper["listops/tlb"].core.chunk_size, paper["listops/tlb"].core.num_state) == (100, 20)
     assert (
-        paper["listops/transformer"].core == "transformer"
-        and paper["listops/transformer"].core_args["chunk_size"] == 2000
+        paper["listops/transformer"].core_name == "transformer" and paper["listops/transformer"].core.chunk_size == 2000
     )
     assert [(e.run, e.against) for e in experiments.get("tlb-listops", "cpu").expectations] == [
         ("listops/tlb", "listops/transformer")
@@ -623,32 +625,32 @@ def test_tlb_image_is_table_1_and_2_on_digits_with_the_papers_layers_and_optimis
     assert sorted(paper) == ["digits/tlb", "digits/tlb no past info", "digits/tlb no top-down", "digits/vit"]
     for config in paper.values():
         assert (config.batch_size, config.lr, config.weight_decay, config.seeds) == (128, 1e-3, 0.05, 3)
-        assert config.total_steps == 100 * 1_500 and config.core_args["causal"] is False
-    tlb, vit = paper["digits/tlb"].core_args, paper["digits/vit"].core_args
+        assert config.total_steps == 100 * 1_500 and config.core.causal is False
+    tlb, vit = held_settings(paper["digits/tlb"].core), held_settings(paper["digits/vit"].core)
     assert (tlb["num_reads"] * tlb["self_per_read"], tlb["self_per_read"], tlb["num_state"], tlb["chunk_size"]) == (
         6,
         2,
         5,
         16,
     )
-    assert paper["digits/vit"].core == "transformer" and (vit["num_reads"], vit["chunk_size"]) == (9, 64)
+    assert paper["digits/vit"].core_name == "transformer" and (vit["num_reads"], vit["chunk_size"]) == (9, 64)
     assert (tlb["state_reads"], paper["digits/tlb"].readout, paper["digits/vit"].readout) == (
         "top-down",
         "state",
         "steps",
     )
     assert (
-        paper["digits/tlb no past info"].core_args == tlb | {"state_reads": "none"}
+        held_settings(paper["digits/tlb no past info"].core) == tlb | {"state_reads": "none"}
         and paper["digits/tlb no past info"].readout == "state"
     )
     assert (
-        paper["digits/tlb no top-down"].core_args == tlb | {"state_reads": "own-layer"}
+        held_settings(paper["digits/tlb no top-down"].core) == tlb | {"state_reads": "own-layer"}
         and paper["digits/tlb no top-down"].readout == "state"
     )
     cpu = experiments.get("tlb-image", "cpu").runs
     assert cpu["digits/tlb"].make_task().length == 16 and (
-        cpu["digits/tlb"].core_args["chunk_size"],
-        cpu["digits/vit"].core_args["chunk_size"],
+        cpu["digits/tlb"].core.chunk_size,
+        cpu["digits/vit"].core.chunk_size,
     ) == (4, 16)
     assert {(e.run, e.against) for e in experiments.get("tlb-image", "cpu").expectations} == {
         ("digits/tlb", "digits/vit"),
@@ -663,7 +665,7 @@ def test_tlb_babyai_is_fig_4_bosslevel_and_8_levels_with_the_papers_model():
     assert len(paper["8 levels/tlb"].make_task().level_names) == 8
     for run, config in paper.items():
         assert (config.lr, config.num_updates, config.seeds, config.task_args["episodes"]) == (1e-4, 50_000, 3, 100_000)
-        args = config.core_args
+        args = held_settings(config.core)
         assert (args["d_model"], args["num_heads"], args["mlp_dim"], args["num_reads"], args["self_per_read"]) == (
             512,
             4,
@@ -674,7 +676,7 @@ def test_tlb_babyai_is_fig_4_bosslevel_and_8_levels_with_the_papers_model():
         if run.endswith("/tlb"):
             assert (args["chunk_size"], args["num_state"]) == (30, 5)
         else:
-            assert config.core == "transformer" and args["chunk_size"] == config.task_args["max_steps"]
+            assert config.core_name == "transformer" and args["chunk_size"] == config.task_args["max_steps"]
 
 
 @pytest.mark.skipif(importlib.util.find_spec("minigrid") is None, reason="the babyai extra")
@@ -716,14 +718,14 @@ def test_tlb_decision_is_table_3s_model_against_a_decision_transformers_context(
             config.lr,
             config.weight_decay,
             config.seeds,
-            config.core_args["d_model"],
-            config.core_args["mlp_dim"],
+            config.core.d_model,
+            config.core.mlp_dim,
         ) == (6e-4, 0.1, 10, 128, 512)
-        assert config.core_args["num_reads"] * config.core_args["self_per_read"] == 6
-    tlb = paper["T-LN 100/tlb"].core_args
+        assert config.core.num_reads * config.core.self_per_read == 6
+    tlb = held_settings(paper["T-LN 100/tlb"].core)
     assert (tlb["chunk_size"], tlb["self_per_read"], tlb["num_state"]) == (12, 2, 6)
-    assert paper["T-LN 100/transformer"].core_args["chunk_size"] == 30  # DT's context
-    assert paper["T-LN 100/transformer, whole episode"].core_args["chunk_size"] == 100
+    assert paper["T-LN 100/transformer"].core.chunk_size == 30  # DT's context
+    assert paper["T-LN 100/transformer, whole episode"].core.chunk_size == 100
 
 
 def test_tlb_decision_plays_each_final_model_asked_for_both_returns(tmp_path, monkeypatch):
@@ -828,17 +830,19 @@ def test_htm_ballet_presets_cover_the_issue(preset):
     assert {c.env for c in runs.values()} == {"ballet/mixed", "ballet/2-6_mixed"}
     image = {c.env_args.get("observation", "image") for c in runs.values()}
     assert image == ({"image"} if preset == "paper" else {"cells"})
-    htm = runs["mixed/htm"].core_args
+    htm = held_settings(runs["mixed/htm"].core)
     assert htm["num_chunks"] * htm["chunk_size"] > 1024  # more chunks than the longest episode needs
     if preset == "paper":
         assert (htm["d_model"], htm["num_layers"], htm["num_heads"], htm["chunk_size"], htm["k"]) == (512, 4, 8, 32, 8)
-        assert runs["mixed/gtrxl"].core_args["memory_length"] == 256 and all(c.num_envs == 32 for c in runs.values())
+        assert runs["mixed/gtrxl"].core.memory_length == 256 and all(c.num_envs == 32 for c in runs.values())
     if preset == "gpu":
         assert all(c.total_steps >= 100_000_000 for c in runs.values())
     experiment = experiments.get("htm-ballet", preset)
     assert all(e.run in experiment.runs for e in experiment.expectations) and experiment.evaluation is not None
     named = experiment.with_run_settings(num_envs=256, total_steps=16384)
-    assert all(c.num_envs == 256 and c.core_args == runs[r].core_args for r, c in named.runs.items())
+    assert all(
+        c.num_envs == 256 and held_settings(c.core) == held_settings(runs[r].core) for r, c in named.runs.items()
+    )
 
 
 def test_experiments_declare_their_presets_as_data():
@@ -907,10 +911,10 @@ def test_other_htm_experiments_are_well_formed(name, preset):
     assert all(c.learner == "impala" for c in experiment.runs.values()) and experiment.evaluation is not None
     assert all(e.run in experiment.runs for e in experiment.expectations)
     if name == "htm-k-sweep":
-        assert sorted(c.core_args["k"] for c in experiment.runs.values()) == [1, 2, 4, 8]
+        assert sorted(c.core.k for c in experiment.runs.values()) == [1, 2, 4, 8]
     else:
-        assert {c.core for c in experiment.runs.values()} == {"htm", "gtrxl", "lstm"}
-        htm = experiment.runs["pvm/htm"].core_args
+        assert {c.core_name for c in experiment.runs.values()} == {"htm", "gtrxl", "lstm"}
+        htm = held_settings(experiment.runs["pvm/htm"].core)
         assert htm["num_chunks"] * htm["chunk_size"] >= 600  # the store spans a whole episode
     json.dumps(experiment.describe())
 
@@ -950,7 +954,7 @@ def test_htm_pai_pairs_each_memory_with_its_one_layer_control():
     assert set(experiment.panels()) == {"16 chains", "2 chains"}
     for panel, runs in experiment.panels().items():
         configs = [experiment.runs[r] for r in runs]
-        assert sorted(c.core_args["num_layers"] for c in configs) == [1, 2]
+        assert sorted(c.core.num_layers for c in configs) == [1, 2]
         assert {c.task_args["num_chains"] for c in configs} == {int(panel.split()[0])}
         for config in configs:  # every run starts on direct queries only; MEMO's memory is grown from 2 chains
             first_updates, first_settings = config.curriculum[0]
@@ -964,9 +968,7 @@ def test_htm_pai_paper_preset_is_the_papers_model_on_memos_batches():
     experiment = experiments.get("htm-pai", "paper")
     deep = [c for r, c in experiment.runs.items() if "4 layers" in r]
     assert len(deep) == 2 and all(
-        (c.core_args["d_model"], c.core_args["num_heads"], c.core_args["k"], c.lr, c.batch_size)
-        == (512, 8, 32, 1e-4, 32)
-        for c in deep
+        (c.core.d_model, c.core.num_heads, c.core.k, c.lr, c.batch_size) == (512, 8, 32, 1e-4, 32) for c in deep
     )
     assert all(not c.stages for c in experiment.runs.values())
     assert all(e.run in experiment.runs for e in experiment.expectations)
@@ -996,11 +998,11 @@ def test_htm_graph_nav_trains_every_memory_with_the_streets_settings(preset):
 
     experiment = experiments.get("htm-graph-nav", preset)
     configs = experiment.runs
-    assert {c.core for c in configs.values()} == {"htm", "epn", "gtrxl"} and all(
+    assert {c.core_name for c in configs.values()} == {"htm", "epn", "gtrxl"} and all(
         c.env == "graph-nav/5" for c in configs.values()
     )
     assert all(getattr(c, field) == value for c in configs.values() for field, value in HTM_STREETS_LOSSES.items())
-    htm = configs["5 junctions/htm"].core_args
+    htm = held_settings(configs["5 junctions/htm"].core)
     assert (
         htm["chunk_size"] == 4 and htm["num_chunks"] * htm["chunk_size"] > 200
     )  # Table 1: a store longer than the episode
@@ -1018,7 +1020,7 @@ def test_htm_object_permanence_has_figure_4s_runs_with_the_objects_settings(pres
     assert set(runs) == {"mixed/htm", "mixed/gtrxl", "mixed/lstm", "delay30/htm"}
     assert runs["mixed/htm"].env == "object-permanence/mixed" and runs["delay30/htm"].env == "object-permanence/delay30"
     assert all(getattr(c, field) == value for c in runs.values() for field, value in OBJECTS_LOSSES.items())
-    htm = runs["mixed/htm"].core_args
+    htm = held_settings(runs["mixed/htm"].core)
     assert (htm["chunk_size"], htm["k"]) == (16, 8) and htm["num_chunks"] * htm["chunk_size"] > LONGEST_EPISODE
 
 
@@ -1033,7 +1035,7 @@ def test_htm_word_learning_trains_on_0_to_2_distractors_with_the_words_settings(
         "word-learning/train"
     }
     assert all(getattr(c, field) == value for c in runs.values() for field, value in WORDS_LOSSES.items())
-    htm = runs["train/htm"].core_args
+    htm = held_settings(runs["train/htm"].core)
     assert (htm["chunk_size"], htm["chunk_overlap"], htm["k"]) == (16, 1, 16)
     assert (
         htm["num_chunks"] * (htm["chunk_size"] - htm["chunk_overlap"]) > TIME_LIMIT
@@ -1058,8 +1060,8 @@ def test_amrl_minecraft_is_figure_5_with_amrls_image_agent(preset):
             (2, 2),
         )
         assert config.encoder_widths == (256,) and config.head_widths == (256,) and config.gamma == 0.98
-    assert experiment.runs["MC-LSO/dnc"].core_args == dict(
-        memory_size=16, word_size=16, num_reads=4, num_writes=1, hidden=256, output_size=256
+    assert experiment.runs["MC-LSO/dnc"].core == cores.make(
+        "dnc", memory_size=16, word_size=16, num_reads=4, num_writes=1, hidden=256, output_size=256
     )
     assert all(
         e.run in experiment.runs and (not e.against or e.against in experiment.runs) for e in experiment.expectations
@@ -1131,8 +1133,8 @@ def test_every_htm_agent_sees_each_step_in_its_window_or_its_store():
     for name in experiments.base.with_presets():
         for preset in experiments.get(name).presets:
             for run, config in experiments.get(name, preset).runs.items():
-                if config.core == "htm":
-                    assert config.core_args["window"] >= config.core_args["chunk_size"], (name, preset, run)
+                if config.core_name == "htm":
+                    assert config.core.window >= config.core.chunk_size, (name, preset, run)
 
 
 def test_frozen_returns_score_each_seeds_finished_episodes_with_and_without_memory(tmp_path):
@@ -1174,14 +1176,14 @@ def test_frozen_returns_score_each_seeds_finished_episodes_with_and_without_memo
 def test_htm_rl_control_trains_htm_as_amrl_tmaze_trains_its_models():
     control, tmaze = experiments.get("htm-rl-control"), experiments.get("amrl-tmaze", "cpu")
     assert control.kind == "benchmark" and all(c.seeds == 3 for c in control.runs.values())
-    htm = control.runs["T-L/htm-ppo"].core_args
+    htm = held_settings(control.runs["T-L/htm-ppo"].core)
     assert htm["num_chunks"] * htm["chunk_size"] >= 100  # the store holds a whole T-maze episode
     for env in ("T-L", "T-LN"):
         assert control.runs[f"{env}/htm-ppo"] == dataclasses.replace(
             tmaze.runs[f"{env}/lstm"], core="htm", core_args=htm
         )
     htm_vtrace, amrl_vtrace = control.runs["T-L/htm-vtrace"], control.runs["T-L/amrl-max-vtrace"]
-    assert htm_vtrace.learner == "impala" and htm_vtrace.core == "htm" and htm_vtrace.core_args == htm
+    assert htm_vtrace.learner == "impala" and htm_vtrace.core_name == "htm" and held_settings(htm_vtrace.core) == htm
     # the V-trace path's positive control: AMRL-Max under the same V-trace, on seeds apart from the pilots'
     assert amrl_vtrace == dataclasses.replace(htm_vtrace, core="amrl-max", core_args={})
     assert htm_vtrace.seed == 200 and htm_vtrace.lr == 1e-3  # the pilots' seeds were 0-1 and 100-102

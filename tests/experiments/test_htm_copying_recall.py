@@ -5,6 +5,7 @@ import pytest
 
 from memrl.experiments import get
 from memrl.experiments.htm_copying_recall import NUM_DIGITS, PRESETS, SETUPS, sequence_length, trxl_reach
+from memrl.registry import held_settings
 
 
 @pytest.mark.parametrize("preset", PRESETS)
@@ -14,22 +15,19 @@ def test_the_event_is_beyond_the_trxl_and_inside_the_htm_store(preset):
     for name, config in experiment.runs.items():
         gap = config.task_args["gap"]
         recall_distance = NUM_DIGITS + gap + 1  # from each digit to the step its copy is due
-        args = config.core_args
-        if config.core == "gtrxl":
+        args = held_settings(config.core)
+        if config.core_name == "gtrxl":
             assert args["memory_length"] * args["num_layers"] == trxl_reach(preset)
             assert (trxl_reach(preset) < recall_distance) == (gap == setup["gap"]), name
-        if config.core == "htm":
+        if config.core_name == "htm":
             assert (
                 args["num_chunks"] * args["chunk_size"] >= sequence_length(gap) and args["window"] >= args["chunk_size"]
             )
             assert args["window"] < recall_distance  # the digits are read from the store, not the window
         assert config.seeds >= 3
     htm, gtrxl, lstm = (experiment.runs[f"gap {setup['gap']}/{core}"] for core in ("htm", "gtrxl", "lstm"))
-    assert (
-        htm.core_args["d_model"] == gtrxl.core_args["d_model"]
-        and htm.core_args["num_layers"] == gtrxl.core_args["num_layers"]
-    )
-    assert lstm.core == "lstm"
+    assert htm.core.d_model == gtrxl.core.d_model and htm.core.num_layers == gtrxl.core.num_layers
+    assert lstm.core_name == "lstm"
 
 
 def test_the_central_checks_compare_recall_beyond_noise():

@@ -7,6 +7,7 @@ import json
 import jax
 import pytest
 
+from memrl import cores
 from memrl.learn.impala_config import ImpalaConfig
 from memrl.learn.learner import Learner
 from memrl.learn.learners import LEARNERS, learner_for
@@ -63,7 +64,7 @@ def test_every_learner_shares_the_fields_declared_once_with_its_own_defaults():
         3e-4,
         (),
     )
-    assert RunConfig.DEFAULTS == {} and PPOConfig().max_grad_norm == 0.5 and SupervisedConfig().core == "lstm"
+    assert RunConfig.DEFAULTS == {} and PPOConfig().max_grad_norm == 0.5 and SupervisedConfig().core_name == "lstm"
 
 
 def test_a_learner_default_must_name_a_shared_field():
@@ -105,7 +106,7 @@ def test_the_learner_takes_what_the_config_built_when_it_was_checked(learner):
     if learner == "supervised":
         assert built.model is config.model and built.task is config.sequence_task
     else:
-        assert built.agent.core is config.core_module and built.env is config.environment
+        assert built.agent.core is config.core and built.env is config.environment
 
 
 @pytest.mark.parametrize("learner", sorted(TINY))
@@ -127,7 +128,7 @@ def test_a_total_that_is_not_whole_updates_is_rounded_down_with_a_note():
     )
 
 
-def test_a_core_given_itself_is_held_as_its_name_and_settings():
+def test_a_config_holds_its_core_whole_and_records_it_by_name_and_settings():
     from memrl.cores.amrl import AMRL
     from memrl.cores.lstm import LSTM
     from memrl.cores.transformer_xl import TransformerXL
@@ -136,10 +137,17 @@ def test_a_core_given_itself_is_held_as_its_name_and_settings():
         pass
 
     assert PPOConfig(core=LSTM(hidden=8)) == PPOConfig(core="lstm", core_args={"hidden": 8})
-    assert PPOConfig(core=AMRL(aggregator="max", hidden=8)).core == "amrl-max"
-    assert SupervisedConfig(task="copying", core=TransformerXL(gated=True, num_layers=1)).core_args == {"num_layers": 1}
-    assert json.loads(PPOConfig(core=LSTM()).to_json())["core_args"] == {}  # the defaults stay implicit
-    with pytest.raises(ValueError, match="beside a core given itself"):
-        PPOConfig(core=LSTM(hidden=8), core_args={"hidden": 8})
-    with pytest.raises(ValueError, match="no registered core makes a Unregistered like this one"):
+    assert PPOConfig(core=AMRL(aggregator="max", hidden=8)).core_name == "amrl-max"
+    gtrxl = SupervisedConfig(task="copying", core=TransformerXL(gated=True, num_layers=1)).core
+    assert cores.CORES.name_of(gtrxl) == ("gtrxl", {"num_layers": 1})
+    assert json.loads(PPOConfig(core=LSTM()).to_json())["core"] == {
+        "kind": "lstm",
+        "hidden": 256,
+        "weight_init": "fused",
+    }
+    assert PPOConfig(core=LSTM(hidden=8), core_args={"hidden": 16}).core == LSTM(hidden=16)  # settings over it
+    assert PPOConfig.from_dict({"core": "gru", "core_args": {"hidden": 4}}).core == cores.make("gru", hidden=4)
+    with pytest.raises(ValueError, match="core must be a registered core"):
         PPOConfig(core=Unregistered())
+    with pytest.raises(ValueError, match="fixes aggregator"):
+        PPOConfig(core=AMRL(aggregator="max"), core_args={"aggregator": "avg"})

@@ -15,7 +15,7 @@ SPEC = """
 learner: supervised
 base: {task: copying, task_args: {gap: 2, num_digits: 2}, core: gru, embed_dim: 8, batch_size: 4, total_steps: 16, updates_per_chunk: 2, seeds: 1}
 space:
-  core_args.hidden: {grid: [4, 8]}
+  core.hidden: {grid: [4, 8]}
 """
 
 
@@ -31,13 +31,13 @@ def test_a_grid_of_two_trials_makes_two_run_folders_and_one_table(tmp_path, caps
         ray.shutdown()
     with (tmp_path / "sweep" / "sweep.csv").open() as f:
         rows = list(csv.DictReader(f))
-    assert sorted(int(r["core_args.hidden"]) for r in rows) == [4, 8]
+    assert sorted(int(r["core.hidden"]) for r in rows) == [4, 8]
     for row in rows:
         assert 0 <= float(row["test_accuracy"]) <= 1 and int(row["steps"]) == 16
         config = json.loads((tmp_path / "sweep" / "trials" / row["run"].split("/")[-1] / "config.json").read_text())[
             "config"
         ]
-        assert config["core_args"]["hidden"] == int(row["core_args.hidden"]) and config["task_args"] == {
+        assert config["core"]["hidden"] == int(row["core.hidden"]) and config["task_args"] == {
             "gap": 2,
             "num_digits": 2,
         }

@@ -53,7 +53,7 @@ def test_each_seed_with_metrics_becomes_one_run_with_its_config_and_rows(tmp_pat
     )
     assert (
         first.kwargs["config"]["learner"] == "ppo"
-        and first.kwargs["config"]["core_args"] == {"hidden": 8}
+        and first.kwargs["config"]["core"]["hidden"] == 8
         and first.kwargs["config"]["seed"] == 0
     )
     assert first.logged == [

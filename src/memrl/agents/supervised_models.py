@@ -16,36 +16,30 @@ TASK_MODELS: Registry = Registry("task model")
 TASK_MODELS.register("htm-pai", HTMAssociativeInference)
 
 
-def model_names() -> list[str]:
-    """Every name a supervised run's ``core`` may take: the cores, then the task models."""
-    return cores.names() + TASK_MODELS.names()
-
-
-def registry_of(core: str) -> Registry:
-    """The registry that ``core`` names an entry of: the task models', else the cores'."""
-    return TASK_MODELS if core in TASK_MODELS.names() else cores.CORES
+def registry_of(name: str) -> Registry:
+    """The registry that ``name`` names an entry of: the task models', else the cores'."""
+    return TASK_MODELS if name in TASK_MODELS.names() else cores.CORES
 
 
 def make_model(
-    core: str,
-    core_args: dict,
+    core,
     task_name: str,
     task,
     embed_dim: int,
     head_widths: tuple[int, ...],
     readout: str = "steps",
 ):
-    """The model for ``task`` (registered as ``task_name``): the task model ``core`` (with
-    ``core_args`` its settings), or the sequence model around the registered core ``core`` (with
-    ``embed_dim``, ``head_widths`` and ``readout``, which a task model does not use)."""
-    if registry_of(core) is TASK_MODELS:
-        model = TASK_MODELS.make(core, **core_args)
-        if task_name not in model.tasks:
-            raise ValueError(f"task model {core!r} reads only the task(s) {', '.join(model.tasks)}, not {task_name!r}")
-        return model
+    """The model for ``task`` (registered as ``task_name``): ``core`` itself where it is a task
+    model, or the sequence model around the memory core ``core`` (with ``embed_dim``,
+    ``head_widths`` and ``readout``, which a task model does not use)."""
+    if TASK_MODELS.makes(core):
+        if task_name not in core.tasks:
+            name = TASK_MODELS.name_of(core)[0]
+            raise ValueError(f"task model {name!r} reads only the task(s) {', '.join(core.tasks)}, not {task_name!r}")
+        return core
     if task.input_kind not in SEQUENCE_INPUT_KINDS:
         raise ValueError(
-            f"the sequence model (core {core!r}) reads token or vector sequences; task {task_name!r}'s inputs are "
+            f"the sequence model (core {cores.CORES.name_of(core)[0]!r}) reads token or vector sequences; task {task_name!r}'s inputs are "
             f"{task.input_kind!r}: train it with a task model ({', '.join(TASK_MODELS.names())})"
         )
     if readout == "state" and not task.scored_at_final_step:
@@ -53,7 +47,7 @@ def make_model(
             f'readout "state" answers once, from the final state; task {task_name!r} is scored at other steps too'
         )
     return SequenceModel(
-        cores.make(core, **core_args),
+        core,
         task.input_kind,
         task.input_size,
         task.num_outputs,

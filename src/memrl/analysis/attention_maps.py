@@ -37,7 +37,7 @@ def attention_over_sequences(learner, params, inputs) -> tuple[np.ndarray, ...]:
     weights = sown_attention(state.get("intermediates", {}))
     if not weights:
         raise ValueError(
-            f"core {learner.config.core!r} records no attention weights; `analyze attention` reads an rmc core"
+            f"core {learner.config.core_name!r} records no attention weights; `analyze attention` reads an rmc core"
         )
     return weights
 
@@ -126,7 +126,7 @@ def command(
         weights[0],
         picks,
         out / "attention.png",
-        f"{config.core} on {config.task}: block 1, mean over heads\n"
+        f"{config.core_name} on {config.task}: block 1, mean over heads\n"
         f"rows = queries, columns = keys (slots 1-{slots}, then the input)",
     )
     np.savez(out / "attention.npz", **{f"block_{i}": w[:, [b for b, _ in picks]] for i, w in enumerate(weights)})

@@ -140,7 +140,6 @@ def command(
             within them, or the drawing stops at steps).
         out: folder for chunk_selection.png and chunk_selection.npz (default RUN/analysis).
     """
-    from memrl import cores
     from memrl.console import console
     from memrl.run.final_agents import seed_params
     from memrl.run.folder import RunFolder
@@ -151,8 +150,8 @@ def command(
         raise ValueError(
             f"{run} is a supervised run; `analyze chunk-selection` reads an RL run (train ppo, train impala) with an htm core"
         )
-    if config.core != "htm":
-        raise ValueError(f"{run} has core {config.core!r}; `analyze chunk-selection` reads an htm core")
+    if config.core_name != "htm":
+        raise ValueError(f"{run} has core {config.core_name!r}; `analyze chunk-selection` reads an htm core")
     if steps < 1:
         raise ValueError(f"steps must be >= 1, got {steps}")
     params = seed_params(folder, seed)
@@ -160,7 +159,7 @@ def command(
         config = dataclasses.replace(config, env=env)
     layers, rewards, done = record_episode(config, params, jax.random.PRNGKey(2021), steps)
     length = int(np.argmax(done)) + 1 if done.any() else steps
-    core = cores.make(config.core, **config.core_args)
+    core = config.core
     holder = chunk_timeline(length, core.chunk_size, core.chunk_overlap, core.num_chunks)
     by_chunk = [relevance_by_chunk(relevance[:length], selected[:length], holder) for relevance, selected in layers]
     out = Path(out) if out is not None else folder.path / "analysis"

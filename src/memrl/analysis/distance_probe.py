@@ -166,9 +166,9 @@ def command(
 
     folder = RunFolder(run)
     config = folder.load_config()
-    if config.trained_on != "memory-planning/4x4" or config.core not in ("epn", "epn-nxk"):
+    if config.trained_on != "memory-planning/4x4" or config.core_name not in ("epn", "epn-nxk"):
         raise ValueError(
-            f"the distance probe needs an epn or epn-nxk run on memory-planning/4x4, got {config.core} on {config.trained_on}"
+            f"the distance probe needs an epn or epn-nxk run on memory-planning/4x4, got {config.core_name} on {config.trained_on}"
         )
     learner = learner_for(config)
     runner = folder.load_checkpoint(seed, learner.init(jax.random.PRNGKey(0)))
@@ -183,9 +183,7 @@ def command(
     fig, ax = plt.subplots(figsize=(6, 4))
     plot_accuracy_by_distance(ax, results, "decoding accuracy (held-out maps)")
     ax.axhline(0.2, color="gray", linestyle="--", linewidth=1)
-    ax.set_title(
-        f"distance probe, {config.core} (trained with {config.core_args.get('iterations', core.iterations)} iterations)"
-    )
+    ax.set_title(f"distance probe, {config.core_name} (trained with {config.core.iterations} iterations)")
     fig.tight_layout()
     fig.savefig(out / "distance_probe.png", dpi=120)
     plt.close(fig)

@@ -14,13 +14,13 @@ from memrl.run.timing import time_training
 
 def measure_vtrace(core: str, updates: int, **core_args) -> tuple[float, float]:
     """V-trace on memory-planning/4x4 with 16 envs x 100-step rollouts (whole episodes)."""
+    from memrl import cores
     from memrl.learn.impala import Impala
     from memrl.learn.impala_config import ImpalaConfig
 
     config = ImpalaConfig(
         env="memory-planning/4x4",
-        core=core,
-        core_args=core_args,
+        core=cores.make(core, **core_args),
         head_widths=(64, 64),
         num_envs=16,
         rollout_len=100,

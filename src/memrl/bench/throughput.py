@@ -12,6 +12,8 @@ from rich.table import Table
 
 from memrl.bench import minimal_ppo_gru
 from memrl.console import console
+from memrl.cores import CORES
+from memrl.cores.gru import GRU
 from memrl.learn.ppo import PPO
 from memrl.learn.ppo_config import PPOConfig
 from memrl.run.timing import time_training
@@ -22,7 +24,10 @@ BENCH_SHAPES = dict(env="tmaze/T-LN", num_envs=64, rollout_len=128, num_minibatc
 def measure_memrl(core: str, updates: int, separate_critic: bool = False, **core_args) -> tuple[float, float]:
     """PPO on T-LN with the benchmark shapes (and, with ``separate_critic``, a critic network of its own)."""
     config = PPOConfig(
-        core=core, core_args=core_args, total_steps=updates * 64 * 128, separate_critic=separate_critic, **BENCH_SHAPES
+        core=CORES.make(core, **core_args),
+        total_steps=updates * 64 * 128,
+        separate_critic=separate_critic,
+        **BENCH_SHAPES,
     )
     return time_training(PPO(config), updates)
 
@@ -106,8 +111,7 @@ def host_table(updates: int) -> None:
     jax_sps = None
     for label, (env, env_args, settings) in host_rows().items():
         config = PPOConfig(
-            core="gru",
-            core_args={"hidden": 128},
+            core=GRU(hidden=128),
             env_args=env_args,
             total_steps=updates * 64 * 128,
             **{**BENCH_SHAPES, "env": env, **settings},

@@ -18,6 +18,6 @@ from memrl.cores import (
     tlb,
     transformer_xl,
 )
-from memrl.cores.base import CORES, MemoryCore, make, named, names, register
+from memrl.cores.base import CORES, MemoryCore, make, names, register
 
-__all__ = ["CORES", "MemoryCore", "make", "named", "names", "register"]
+__all__ = ["CORES", "MemoryCore", "make", "names", "register"]

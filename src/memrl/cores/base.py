@@ -14,14 +14,11 @@ uniform for cores that may want a random start.
 
 from __future__ import annotations
 
-import dataclasses
-
 import flax.linen as nn
 import jax
 import jax.numpy as jnp
 
 from memrl.registry import Registry
-from memrl.settings import HIDDEN
 
 CORES: Registry = Registry("core")
 
@@ -29,31 +26,6 @@ CORES: Registry = Registry("core")
 register = CORES.register  # register(name, build, fixed=..., defaults=...); refuses duplicates
 make = CORES.make  # make(name, **fields) -> MemoryCore; unknown names list the known ones
 names = CORES.names
-
-
-def named(core: nn.Module) -> tuple[str, dict]:
-    """The registered name and settings that make ``core`` (``LSTM(hidden=512)`` -> ``("lstm",
-    {"hidden": 512})``): of the names that make its class with what they fix, the one whose
-    defaults leave the fewest settings to give; settings equal to that name's defaults are left
-    out. Refuses a core no name makes, and settings that a config record cannot hold as JSON."""
-    fields = {f.name: getattr(core, f.name) for f in dataclasses.fields(core) if f.init and f.name not in HIDDEN}
-    candidates = []
-    for name in names():
-        entry = CORES.entry(name)
-        if entry.build is type(core) and all(fields.get(k) == v for k, v in entry.fixed.items()):
-            default = make(name)
-            given = {k: v for k, v in fields.items() if k not in entry.fixed and v != getattr(default, k)}
-            candidates.append((len(given), name, given))
-    if not candidates:
-        raise ValueError(
-            f"no registered core makes a {type(core).__name__} like this one; register it "
-            "(memrl.cores.register) or give its name and settings"
-        )
-    _, name, given = min(candidates, key=lambda c: c[0])
-    for key, value in given.items():
-        if not isinstance(value, (bool, int, float, str)):
-            raise ValueError(f"{name} setting {key!r} = {value!r} is not a number, string or bool a config can hold")
-    return name, given
 
 
 def broadcast_right(flags: jax.Array, like: jax.Array) -> jax.Array:

@@ -18,12 +18,13 @@ from pathlib import Path
 
 import numpy as np
 
+from memrl.cores.dnc import DNC
 from memrl.experiments.base import Expectation, Experiment, PaperSetting, register
 from memrl.learn.ppo_config import PPOConfig, amrl_reference
 from memrl.run.folder import episode_noise, mean_over_seeds_noise, measured_rows
 
 CORES = ("amrl-max", "amrl-avg", "set", "lstm", "lstm-stack", "dnc")
-CORE_ARGS = {"dnc": dict(memory_size=16, word_size=16, num_reads=4, num_writes=1, hidden=256, output_size=256)}
+SIZED_CORES = {"dnc": DNC(memory_size=16, word_size=16, num_reads=4, num_writes=1, hidden=256, output_size=256)}
 """A.5: DNC memory 16 x 16, 4 read heads, 1 write head, a 256-LSTM controller; the others' 256 units are memrl's default"""
 ENVS = ("MC-LS", "MC-LSO", "MC-LSN")
 OPTIMA = {
@@ -59,8 +60,7 @@ def minecraft_runs(envs, cores, preset: str, seeds: int) -> dict[str, PPOConfig]
     return {
         f"{env}/{core}": amrl_reference(
             env=f"minecraft-maze/{env}",
-            core=core,
-            core_args=CORE_ARGS.get(core, {}),
+            core=SIZED_CORES.get(core, core),  # a name: that core with its defaults
             seeds=seeds,
             total_steps=TOTAL_STEPS[preset],
             **AGENT,
@@ -189,8 +189,8 @@ SETTINGS = (
         fixed="conv 16 ch 4×4 stride 2, conv 32 ch 4×4 stride 2 (SAME), FC 256, ReLU",
     ),
     PaperSetting("FF2 after the memory", "1 layer of 256 (A.5)", "head_widths"),
-    PaperSetting("memory size (LSTM, AMRL, SET; DNC controller)", "256 (A.5)", "core_args.hidden"),
-    PaperSetting("DNC memory", "16 slots x 16, 4 reads, 1 write (A.5)", "core_args.memory_size"),
+    PaperSetting("memory size (LSTM, AMRL, SET; DNC controller)", "256 (A.5)", "core.hidden"),
+    PaperSetting("DNC memory", "16 slots x 16, 4 reads, 1 write (A.5)", "core.memory_size"),
     PaperSetting("seeds", "5 (Fig. 5)", "seeds", "cpu: 2 seeds fit the budget"),
     PaperSetting(
         "env steps per run",

@@ -22,13 +22,14 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
+from memrl.cores.dnc import DNC
 from memrl.experiments.base import Expectation, Experiment, PaperSetting, register
 from memrl.experiments.evaluations import seed_entry
 from memrl.learn.ppo_config import PPOConfig, amrl_reference
 
 CORES = ("amrl-max", "amrl-avg", "set", "lstm", "lstm-stack", "gru")
 """the paper's models and a GRU (not in the paper: the stronger recurrent baseline, issue 64)"""
-OPTIONAL_CORES = {"dnc": dict(memory_size=16, word_size=16, num_reads=4, num_writes=1, hidden=256, output_size=256)}
+OPTIONAL_CORES = {"dnc": DNC(memory_size=16, word_size=16, num_reads=4, num_writes=1, hidden=256, output_size=256)}
 """cores that ``--add-cores`` adds, with AMRL's sizes (A.5: DNC memory 16 x 16, 4 reads, 1 write, a 256-LSTM controller)"""
 LSTMS = ("lstm", "lstm-stack")
 AMRLS = ("amrl-max", "amrl-avg")
@@ -61,8 +62,7 @@ def tmaze_runs(envs, cores, preset: str, seeds: int) -> dict[str, PPOConfig]:
     return {
         f"{env}/{core}": amrl_reference(
             env=f"tmaze/{env}",
-            core=core,
-            core_args=OPTIONAL_CORES.get(core, {}),
+            core=OPTIONAL_CORES.get(core, core),  # a name: that core with its defaults
             seeds=seeds,
             total_steps=steps(env),
             lr=LR,
@@ -246,7 +246,7 @@ SETTINGS = (
     ),
     PaperSetting("SGD minibatch (env steps)", "200 (A.5)", "minibatch_steps"),
     PaperSetting("SGD iterations (epochs) per batch", "30 (A.5)", "update_epochs"),
-    PaperSetting("memory size (LSTM, AMRL, SET; DNC controller)", "256 (A.5)", "core_args.hidden"),
+    PaperSetting("memory size (LSTM, AMRL, SET; DNC controller)", "256 (A.5)", "core.hidden"),
     PaperSetting(
         "DNC memory (with --add-cores dnc)",
         "16 slots x 16, 4 reads, 1 write (A.5)",

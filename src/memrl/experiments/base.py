@@ -273,7 +273,7 @@ class Experiment:
 @dataclasses.dataclass(frozen=True)
 class PaperSetting:
     """One row of an experiment's settings table: a setting, the paper's value (with where it is
-    stated), the config field that holds memrl's value in each preset (``core_args.k`` for a core
+    stated), the config field that holds memrl's value in each preset (``core.k`` for a core
     setting; runs without the field are skipped) or, for what no config sets, memrl's ``fixed``
     value, and why memrl's presets differ from the paper."""
 

@@ -14,6 +14,7 @@ Presets: ``cpu`` (epn-memory-planning's small-budget settings, 300k steps per ru
 
 from __future__ import annotations
 
+from memrl.cores.epn import EPN
 from memrl.experiments.base import Expectation, Experiment, PaperSetting, register
 from memrl.experiments.evaluations import GRAPH_NAV_EPISODE, graph_nav_generalisation
 from memrl.experiments.paper_agents import EPN_AGENT, EPN_LSTM_BASELINE, EPN_PLANNER, EPN_TRAINING
@@ -29,7 +30,7 @@ def preset_runs(preset: str) -> dict[str, ImpalaConfig]:
     common = dict(env="graph-nav/5", **EPN_AGENT, **dict(EPN_TRAINING[preset], total_steps=budget))
     planner = {"capacity": GRAPH_NAV_EPISODE, "iterations": 2, **EPN_PLANNER[preset]}
     return {
-        "5 junctions/epn": ImpalaConfig(core="epn", core_args=planner, **common),
+        "5 junctions/epn": ImpalaConfig(core=EPN(**planner), **common),
         "5 junctions/lstm": ImpalaConfig(**EPN_LSTM_BASELINE, **common),
     }
 
@@ -41,8 +42,8 @@ SETTINGS = (
         "env",
         "memrl's procedural-graph analogue (no Street View data here)",
     ),
-    *(row for row in EPN_SETTINGS if row.field not in ("core_args.k", "core_args.capacity", "total_steps")),
-    PaperSetting("episodic store", "the whole episode (Sec. 4)", "core_args.capacity"),
+    *(row for row in EPN_SETTINGS if row.field not in ("core.k", "core.capacity", "total_steps")),
+    PaperSetting("episodic store", "the whole episode (Sec. 4)", "core.capacity"),
     PaperSetting(
         "env steps per run",
         "not in the text (StreetLearn agents have trained for billions of steps, Sec. 5)",

@@ -24,6 +24,7 @@ import jax
 import numpy as np
 
 from memrl.analysis.planning_metrics import episodes_from_stream, late_episode_fraction, steps_to_nth_goal
+from memrl.cores.epn import EPN
 from memrl.envs.memory_planning_policies import RETURNS
 from memrl.experiments.base import Expectation, Experiment, PaperSetting, register
 from memrl.experiments.evaluations import batch_average
@@ -50,11 +51,11 @@ def preset_runs(preset: str) -> dict[str, ImpalaConfig]:
     size = GAME_SIZE[preset]
     common = dict(env=f"memory-planning/{size}", **EPN_AGENT, **EPN_TRAINING[preset])
     planner = {"capacity": EPISODE_LENGTH, **EPN_PLANNER[preset]}
-    runs = {f"{size}/epn": ImpalaConfig(core="epn", core_args=planner, **common)}
+    runs = {f"{size}/epn": ImpalaConfig(core=EPN(**planner), **common)}
     if (
         preset == "paper"
     ):  # the cpu preset decides EPN against the LSTM first; N×k's ratio means something only once EPN plans
-        runs[f"{size}/epn-nxk"] = ImpalaConfig(core="epn-nxk", core_args={**planner, "k": 50}, **common)
+        runs[f"{size}/epn-nxk"] = ImpalaConfig(core=EPN(variant="nxk", **planner, k=50), **common)
     runs[f"{size}/lstm"] = ImpalaConfig(**EPN_LSTM_BASELINE, **common)
     return runs
 

@@ -16,6 +16,7 @@ parts: ``8-rows`` (17 minutes on 2 idle cores), then ``24-rows-vtrace``.
 
 from __future__ import annotations
 
+from memrl.cores.epn import EPN
 from memrl.envs.memory_planning_policies import RETURNS
 from memrl.experiments.base import Expectation, Experiment, PaperSetting, register
 from memrl.experiments.evaluations import frozen_returns
@@ -26,7 +27,6 @@ from memrl.learn.impala_config import ImpalaConfig
 STEPS_PER_UPDATE = 16 * 20
 COMMON = dict(
     env="memory-planning/3x3",
-    core="epn",
     seed=200,
     **EPN_AGENT,
     **{name: value for name, value in EPN_TRAINING["cpu"].items() if name != "total_steps"},
@@ -47,7 +47,7 @@ CURRICULUM_ROWS = {
     "episodic store": PaperSetting(
         "episodic store",
         "the whole 100-step episode (Sec. 4)",
-        "core_args.capacity",
+        "core.capacity",
         "a curriculum: the clone learns to read 8 rows, then 24, before V-trace on the episode's 100 "
         "(cloned straight into 100 rows it stayed at the memoryless level; docs/results/epn.md)",
     ),
@@ -75,7 +75,7 @@ def runs() -> dict[str, ImpalaConfig]:
     clones = {
         stage: ImpalaConfig(
             **{**COMMON, "total_steps": updates * STEPS_PER_UPDATE},
-            core_args={"capacity": rows},
+            core=EPN(capacity=rows),
             teacher="transition_planner",
             clone_updates=updates,
             init_params=source,
@@ -85,7 +85,7 @@ def runs() -> dict[str, ImpalaConfig]:
     vtrace = {
         vtrace_stage(i): ImpalaConfig(
             **{**COMMON, "total_steps": VTRACE_UPDATES * STEPS_PER_UPDATE},
-            core_args={"capacity": 100},
+            core=EPN(capacity=100),
             init_params="24-rows/clone" if i == 1 else vtrace_stage(i - 1),
         )
         for i in range(1, VTRACE_STAGES + 1)

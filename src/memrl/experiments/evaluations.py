@@ -206,10 +206,10 @@ def graph_nav_generalisation(folders: dict, out: Path, episodes_per_env: int = 2
     rows = {}
     for run, folder in folders.items():
         config, params = folder.load_config(), final_params(folder)
-        settings = [None] if config.core != "epn" else list(ITERATIONS)
+        settings = [None] if config.core_name != "epn" else list(ITERATIONS)
         for iterations in settings:
             label = run.split("/", 1)[1] + ("" if iterations is None else f" ({iterations} iterations)")
-            core_args = config.core_args if iterations is None else {**config.core_args, "iterations": iterations}
+            core_args = {} if iterations is None else {"iterations": iterations}
             rows[label] = {}
             for junctions in TEST_JUNCTIONS:
                 per_seed = agent_rewards(

@@ -68,21 +68,21 @@ SETTINGS = (
     PaperSetting(
         "language encoder", "word embedding 32, 1-layer LSTM 256 (Table 1)", "", fixed="word embedding 32, LSTM 256"
     ),
-    PaperSetting("memory width (state dimension)", "512 (Table 1)", "core_args.d_model", CPU_SIZES),
-    PaperSetting("memory layers", "4 (Table 1)", "core_args.num_layers", CPU_SIZES),
-    PaperSetting("attention heads", "8 (Table 1)", "core_args.num_heads", CPU_SIZES),
-    PaperSetting("HTM chunk size", "32 (Table 1; swept {16, 32, 64}, Fig. 8)", "core_args.chunk_size", CPU_SIZES),
+    PaperSetting("memory width (state dimension)", "512 (Table 1)", "core.d_model", CPU_SIZES),
+    PaperSetting("memory layers", "4 (Table 1)", "core.num_layers", CPU_SIZES),
+    PaperSetting("attention heads", "8 (Table 1)", "core.num_heads", CPU_SIZES),
+    PaperSetting("HTM chunk size", "32 (Table 1; swept {16, 32, 64}, Fig. 8)", "core.chunk_size", CPU_SIZES),
     PaperSetting(
         "HTM top-k",
         "8 (Table 1; App. D.3's text says the main runs used 16)",
-        "core_args.k",
+        "core.k",
         "cpu and gpu: 4 chunks of 16 read per query (App. D.3: Ballet is learned with k ≥ 1)",
     ),
-    PaperSetting("HTM chunks", "more than the longest episode / chunk size (Table 1)", "core_args.num_chunks"),
+    PaperSetting("HTM chunks", "more than the longest episode / chunk size (Table 1)", "core.num_chunks"),
     PaperSetting(
         "TrXL memory (extra length)",
         "256 (Table 1)",
-        "core_args.memory_length",
+        "core.memory_length",
         "cpu and gpu: 128, a small memory's. The first dance of 6_delay16 (choice at step 186), 4_delay48 (252) and "
         "6_delay48 (378) is then beyond GTrXL's reach by construction (with 256 only 6_delay48's); no cpu-preset agent "
         "rose above chance even on 2_delay16 (choice at 62), which every memory reaches",
@@ -90,10 +90,10 @@ SETTINGS = (
     PaperSetting(
         "HTM window (recent steps attended directly)",
         'not stated: an HTM block supplements "standard attention within the present window" (Sec. 2); the official release has the attention module, not the agent',
-        "core_args.window",
+        "core.window",
         "at least the chunk size, so that no step of the still open chunk is out of both the window and the store",
     ),
-    PaperSetting("LSTM size", "state dimension 512 (Table 1)", "core_args.hidden", CPU_SIZES),
+    PaperSetting("LSTM size", "state dimension 512 (Table 1)", "core.hidden", CPU_SIZES),
     PaperSetting("policy and value nets", "MLP, 1 hidden layer of 512 (Table 1)", "head_widths"),
     PaperSetting("V-trace policy loss weight", "0.1 (Table 1; swept {0.1, 0.3, 1})", "policy_coef"),
     PaperSetting("V-trace baseline weight", "1 (Table 1; swept {0.1, 0.3, 1})", "value_coef"),
@@ -159,7 +159,7 @@ def htm_ballet(preset: str) -> Experiment:
 def htm_k_sweep(preset: str) -> Experiment:
     """HTM with k ∈ {1, 2, 4, 8} chunks read per query on the mixed Ballet levels (App. D.3) in ``preset``."""
     base = preset_runs(preset)["mixed/htm"]
-    runs = {f"mixed/k={k}": dataclasses.replace(base, core_args={**base.core_args, "k": k}) for k in K_SWEEP}
+    runs = {f"mixed/k={k}": dataclasses.replace(base, core_args={"k": k}) for k in K_SWEEP}
     return Experiment(
         name="htm-k-sweep",
         version=4,  # 4: the paper preset's HTM window is its chunk of 32; 3: App. D.3's claim as a check
@@ -180,12 +180,8 @@ def htm_k_sweep(preset: str) -> Experiment:
         optima={"mixed": [("always correct", 1.0)]},
         evaluation=evaluate_levels,
         settings=(
-            *(
-                row
-                for row in SETTINGS
-                if row.field not in ("env", "core_args.k", "core_args.memory_length", "core_args.hidden")
-            ),
-            PaperSetting("HTM top-k swept", "1, 2, 4, 8 (App. D.3, Fig. 9; one seed each)", "core_args.k"),
+            *(row for row in SETTINGS if row.field not in ("env", "core.k", "core.memory_length", "core.hidden")),
+            PaperSetting("HTM top-k swept", "1, 2, 4, 8 (App. D.3, Fig. 9; one seed each)", "core.k"),
         ),
     )
 

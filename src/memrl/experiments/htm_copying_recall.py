@@ -61,7 +61,7 @@ def recall_runs(preset: str) -> dict[str, SupervisedConfig]:
         updates_per_chunk=10,
     )
 
-    def memories(gap: int) -> dict[str, dict]:
+    def memories(gap: int) -> dict:
         return size.memories(
             setup["memory_length"],
             chunk_size=CHUNK_SIZE,
@@ -69,18 +69,12 @@ def recall_runs(preset: str) -> dict[str, SupervisedConfig]:
             k=setup["k"],
         )
 
-    def run(gap: int, core: str) -> SupervisedConfig:
-        return SupervisedConfig(
-            task="copying",
-            task_args=dict(gap=gap, num_digits=NUM_DIGITS),
-            core=core,
-            core_args=memories(gap)[core],
-            **training,
-        )
+    def run(gap: int, core) -> SupervisedConfig:
+        return SupervisedConfig(task="copying", task_args=dict(gap=gap, num_digits=NUM_DIGITS), core=core, **training)
 
     gap, control = setup["gap"], setup["control_gap"]
-    return {f"gap {gap}/{core}": run(gap, core) for core in ("htm", "gtrxl", "lstm")} | {
-        f"gap {control}/gtrxl": run(control, "gtrxl")
+    return {f"gap {gap}/{name}": run(gap, core) for name, core in memories(gap).items()} | {
+        f"gap {control}/gtrxl": run(control, size.gtrxl(setup["memory_length"]))
     }
 
 
@@ -89,7 +83,7 @@ def trxl_reach(preset: str) -> int:
     return SETUPS[preset]["memory_length"] * HTM_SIZES[preset].layers
 
 
-MEMORY_ROWS = tuple(row for row in HTM_ROOM_AGENT_SETTINGS if row.field.startswith("core_args."))
+MEMORY_ROWS = tuple(row for row in HTM_ROOM_AGENT_SETTINGS if row.field.startswith("core."))
 """Table 1's memory rows that HTM's RL analogues share: width, layers, heads, chunks, window, LSTM size"""
 SETTINGS = (
     PaperSetting(
@@ -105,12 +99,12 @@ SETTINGS = (
         "beyond the GTrXL's reach (cpu: 2 layers × 32 = 64 steps; paper: 4 × 256 = 1024), inside HTM's store",
     ),
     *MEMORY_ROWS,
-    PaperSetting("HTM chunk size", "16 (Table 1, PVM and object permanence)", "core_args.chunk_size"),
-    PaperSetting("HTM top-k", "16 (Table 1)", "core_args.k", "cpu: 2 of the 8 chunks of a sequence"),
+    PaperSetting("HTM chunk size", "16 (Table 1, PVM and object permanence)", "core.chunk_size"),
+    PaperSetting("HTM top-k", "16 (Table 1)", "core.k", "cpu: 2 of the 8 chunks of a sequence"),
     PaperSetting(
         "TrXL memory (extra length)",
         "256 or 512 (Table 1)",
-        "core_args.memory_length",
+        "core.memory_length",
         "cpu: 32, so that its reach (64) falls short of the digits by construction: the situation the claim is about",
     ),
     PaperSetting(

@@ -18,6 +18,7 @@ paper's memory sizes, batch 32, 2 seeds as the paper's HTM, 1e8 steps).
 
 from __future__ import annotations
 
+from memrl.cores.epn import EPN
 from memrl.experiments.base import Expectation, Experiment, PaperSetting, register
 from memrl.experiments.evaluations import GRAPH_NAV_EPISODE, graph_nav_generalisation
 from memrl.experiments.paper_agents import HTM_SIZES, HTM_STREETS_LOSSES
@@ -57,7 +58,7 @@ def preset_runs(preset: str) -> dict[str, ImpalaConfig]:
     memories = HTM_SIZES[preset].memories(
         memory_length, chunk_size=CHUNK_SIZE, num_chunks=GRAPH_NAV_EPISODE // CHUNK_SIZE + 1, k=k
     )
-    cores = {"htm": memories["htm"], "epn": dict(capacity=GRAPH_NAV_EPISODE, iterations=2), "gtrxl": memories["gtrxl"]}
+    cores = {"htm": memories["htm"], "epn": EPN(capacity=GRAPH_NAV_EPISODE, iterations=2), "gtrxl": memories["gtrxl"]}
     common = dict(
         env="graph-nav/5",
         head_widths=(512,),
@@ -66,7 +67,7 @@ def preset_runs(preset: str) -> dict[str, ImpalaConfig]:
         **HTM_STREETS_LOSSES,
         **OBSERVATION[preset],
     )
-    return {f"5 junctions/{core}": ImpalaConfig(core=core, core_args=args, **common) for core, args in cores.items()}
+    return {f"5 junctions/{name}": ImpalaConfig(core=core, **common) for name, core in cores.items()}
 
 
 SIZES = "cpu: small memories whose training fits a CPU"
@@ -89,28 +90,28 @@ SETTINGS = (
         "encoder",
         "cpu: an MLP on one-hot inputs",
     ),
-    PaperSetting("memory width (state dimension)", "512 (Table 1)", "core_args.d_model", SIZES),
-    PaperSetting("memory layers", "4 (Table 1)", "core_args.num_layers", SIZES),
-    PaperSetting("attention heads", "8 (Table 1)", "core_args.num_heads", SIZES),
-    PaperSetting("HTM chunk size", "4 (Table 1; swept over 2, 4, 8, 16, Table 2)", "core_args.chunk_size"),
-    PaperSetting("HTM top-k", "32 (Table 1)", "core_args.k", "cpu: 8 of the 51 chunks"),
-    PaperSetting("HTM chunks", "more than the longest episode / chunk size (Table 1)", "core_args.num_chunks"),
+    PaperSetting("memory width (state dimension)", "512 (Table 1)", "core.d_model", SIZES),
+    PaperSetting("memory layers", "4 (Table 1)", "core.num_layers", SIZES),
+    PaperSetting("attention heads", "8 (Table 1)", "core.num_heads", SIZES),
+    PaperSetting("HTM chunk size", "4 (Table 1; swept over 2, 4, 8, 16, Table 2)", "core.chunk_size"),
+    PaperSetting("HTM top-k", "32 (Table 1)", "core.k", "cpu: 8 of the 51 chunks"),
+    PaperSetting("HTM chunks", "more than the longest episode / chunk size (Table 1)", "core.num_chunks"),
     PaperSetting(
         "TrXL memory (extra length)",
         "256 (Table 1)",
-        "core_args.memory_length",
+        "core.memory_length",
         "cpu: 64, a small memory's: a third of the 200-step episode (256 holds it all)",
     ),
     PaperSetting(
         "HTM window (recent steps attended directly)",
         'not stated: an HTM block supplements "standard attention within the present window" (Sec. 2); the official release has the attention module, not the agent',
-        "core_args.window",
+        "core.window",
         "at least the chunk size, so that no step of the still open chunk is out of both the window and the store",
     ),
     PaperSetting(
         "EPN",
         "Ritter et al.'s agent, numbers from their paper (Fig. 6c)",
-        "core_args.capacity",
+        "core.capacity",
         "trained here with the same learner settings as HTM; a store of the whole episode, 2 iterations",
     ),
     PaperSetting("policy and value nets", "MLP, 1 hidden layer of 512 (Table 1)", "head_widths"),

@@ -56,7 +56,7 @@ def preset_runs(preset: str) -> dict[str, ImpalaConfig]:
     )
     runs = [("mixed", "htm"), ("mixed", "gtrxl"), ("mixed", "lstm"), ("delay30", "htm")]
     return {
-        f"{level}/{core}": ImpalaConfig(env=f"object-permanence/{level}", core=core, core_args=memories[core], **common)
+        f"{level}/{core}": ImpalaConfig(env=f"object-permanence/{level}", core=memories[core], **common)
         for level, core in runs
     }
 
@@ -100,12 +100,12 @@ SETTINGS = (
         "0-150 steps at 5 steps a second (the paper's step rate is not stated)",
     ),
     HTM_ROOM_VISUAL_ENCODER,
-    PaperSetting("HTM chunk size", "16 (Table 1)", "core_args.chunk_size"),
-    PaperSetting("HTM top-k", "8 (Table 1)", "core_args.k"),
+    PaperSetting("HTM chunk size", "16 (Table 1)", "core.chunk_size"),
+    PaperSetting("HTM top-k", "8 (Table 1)", "core.k"),
     PaperSetting(
         "TrXL memory (extra length)",
         "512 (Table 1)",
-        "core_args.memory_length",
+        "core.memory_length",
         "cpu: 128, a small memory's: with 20 s and 30 s delays (100 and 150 steps after the last reveal) every reveal "
         "is beyond GTrXL's reach by construction, as the paper's contrast at 30 s intends",
     ),

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import jax
 
+from memrl.agents.associative_inference import HTMAssociativeInference
 from memrl.experiments.base import Expectation, Experiment, PaperSetting, register
 from memrl.experiments.evaluations import seed_entry
 from memrl.learn.supervised_config import SupervisedConfig
@@ -67,8 +68,7 @@ def pai_runs(preset: str = "cpu") -> dict[str, SupervisedConfig]:
             task="pai",
             task_args={"chain_length": 3, "num_chains": chains, "direct_fraction": 0.5},
             stages=stages[chains],
-            core="htm-pai",
-            core_args={**model, "num_layers": n},
+            core=HTMAssociativeInference(**model, num_layers=n),
             total_steps=32 * updates[chains],
             batch_size=32,
             lr=lr,
@@ -123,13 +123,13 @@ SETTINGS = (
     PaperSetting(
         "HTM layers",
         "4 (App. B.4, Table 1)",
-        "core_args.num_layers",
+        "core.num_layers",
         "cpu: 2 layers, two reads being what A -> C needs; the 1-layer control is memrl's",
     ),
-    PaperSetting("memory width", "512 (Table 1)", "core_args.d_model", "cpu: a small model"),
-    PaperSetting("attention heads", "8 (Table 1)", "core_args.num_heads", "cpu: a small model"),
+    PaperSetting("memory width", "512 (Table 1)", "core.d_model", "cpu: a small model"),
+    PaperSetting("attention heads", "8 (Table 1)", "core.num_heads", "cpu: a small model"),
     PaperSetting("chunk size", "2, one stored pair per chunk (Table 1, App. B.4)", "", fixed="2 (a pair per chunk)"),
-    PaperSetting("HTM top-k", "32 (Table 1)", "core_args.k", "cpu: 4 chunks per read"),
+    PaperSetting("HTM top-k", "32 (Table 1)", "core.k", "cpu: 4 chunks per read"),
     PaperSetting("optimiser", "Adam (Table 1)", "", fixed="Adam"),
     PaperSetting("learning rate", "1e-4 (Table 1; swept {1, 2, 4}e-4)", "lr", "cpu: 1e-3 for the small model's budget"),
     PaperSetting("batch (trials per update)", "32 (Table 1)", "batch_size"),

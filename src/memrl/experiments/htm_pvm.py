@@ -51,7 +51,7 @@ def preset_runs(preset: str) -> dict[str, ImpalaConfig]:
     k, memory_length = (16, 512) if preset == "paper" else (4, 128)
     memories = size.memories(memory_length, chunk_size=16, num_chunks=EPISODE_STEPS // 16 + 1, k=k)
     common = dict(env="pvm", **HTM_AGENT, **GRID_ENCODER, **PAPER_LOSSES, **BATCH[preset])
-    return {f"pvm/{core}": ImpalaConfig(core=core, core_args=args, **common) for core, args in memories.items()}
+    return {f"pvm/{name}": ImpalaConfig(core=core, **common) for name, core in memories.items()}
 
 
 SMALL = "cpu and gpu: small memories, whose training fits a CPU"
@@ -74,26 +74,26 @@ SETTINGS = (
         "conv_kernels",
         "a 1×1 first layer reads each one-hot cell, as on Ballet's cells",
     ),
-    PaperSetting("memory width (state dimension)", "512 (Table 1)", "core_args.d_model", SMALL),
-    PaperSetting("memory layers", "4 (Table 1)", "core_args.num_layers", SMALL),
-    PaperSetting("attention heads", "8 (Table 1)", "core_args.num_heads", SMALL),
-    PaperSetting("HTM chunk size", "16 (Table 1)", "core_args.chunk_size"),
-    PaperSetting("HTM top-k", "16 (Table 1)", "core_args.k", SMALL),
-    PaperSetting("HTM chunks", "more than the longest episode / chunk size (Table 1)", "core_args.num_chunks"),
+    PaperSetting("memory width (state dimension)", "512 (Table 1)", "core.d_model", SMALL),
+    PaperSetting("memory layers", "4 (Table 1)", "core.num_layers", SMALL),
+    PaperSetting("attention heads", "8 (Table 1)", "core.num_heads", SMALL),
+    PaperSetting("HTM chunk size", "16 (Table 1)", "core.chunk_size"),
+    PaperSetting("HTM top-k", "16 (Table 1)", "core.k", SMALL),
+    PaperSetting("HTM chunks", "more than the longest episode / chunk size (Table 1)", "core.num_chunks"),
     PaperSetting(
         "TrXL memory (extra length)",
         "256 or 512 (the text-converted Table 1 is ambiguous)",
-        "core_args.memory_length",
+        "core.memory_length",
         "cpu and gpu: 128, a small memory's: the colour (steps 0-75) is some 450 steps before the choice, beyond "
         "GTrXL's reach by construction (paper: 512 reaches part of it)",
     ),
     PaperSetting(
         "HTM window (recent steps attended directly)",
         'not stated: an HTM block supplements "standard attention within the present window" (Sec. 2); the official release has the attention module, not the agent',
-        "core_args.window",
+        "core.window",
         "at least the chunk size, so that no step of the still open chunk is out of both the window and the store",
     ),
-    PaperSetting("LSTM size", "state dimension 512 (Table 1)", "core_args.hidden", SMALL),
+    PaperSetting("LSTM size", "state dimension 512 (Table 1)", "core.hidden", SMALL),
     PaperSetting("policy and value nets", "MLP, 1 hidden layer of 512 (Table 1)", "head_widths"),
     PaperSetting("V-trace policy loss weight", "0.1 (Table 1)", "policy_coef"),
     PaperSetting("V-trace baseline weight", "1 (Table 1)", "value_coef"),

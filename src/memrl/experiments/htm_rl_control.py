@@ -24,13 +24,14 @@ from __future__ import annotations
 
 import dataclasses
 
+from memrl.cores.htm import HierarchicalTransformerMemory
 from memrl.experiments.amrl_tmaze import OPTIMA, T_L_SOLVED, tmaze_runs
 from memrl.experiments.base import Expectation, Experiment, register
 from memrl.experiments.evaluations import frozen_returns
 from memrl.experiments.paper_agents import HTM_SIZES, HTM_TABLE_1_LOSSES
 from memrl.learn.impala_config import ImpalaConfig
 
-HTM_TMAZE = dict(HTM_SIZES["cpu"].transformer(), window=16, chunk_size=16, num_chunks=8, k=4)
+HTM_TMAZE = HierarchicalTransformerMemory(**HTM_SIZES["cpu"].transformer(), window=16, chunk_size=16, num_chunks=8, k=4)
 """HTM's cpu size; 8 chunks of 16 hold a whole T-maze episode (100 steps), k 4 of them read"""
 SEEDS = 3
 VTRACE = dict(num_envs=4, rollout_len=100, gamma=0.98, total_steps=1_000_000, lr=1e-3, seed=200)
@@ -48,14 +49,12 @@ def runs() -> dict:
     """amrl-tmaze's cpu PPO runs on T-L and T-LN with HTM's core, and HTM's and AMRL-Max's V-trace
     runs on T-L."""
     ppo = {
-        f"{run}-ppo": dataclasses.replace(config, core_args=HTM_TMAZE)
+        f"{run}-ppo": dataclasses.replace(config, core=HTM_TMAZE)
         for run, config in tmaze_runs(("T-L", "T-LN"), ("htm",), "cpu", SEEDS).items()
     }
     vtrace = {
-        f"T-L/{core}-vtrace": ImpalaConfig(
-            env="tmaze/T-L", core=core, core_args=core_args, seeds=SEEDS, **{**HTM_TABLE_1_LOSSES, **VTRACE}
-        )
-        for core, core_args in (("htm", HTM_TMAZE), ("amrl-max", {}))
+        f"T-L/{name}-vtrace": ImpalaConfig(env="tmaze/T-L", core=core, seeds=SEEDS, **{**HTM_TABLE_1_LOSSES, **VTRACE})
+        for name, core in (("htm", HTM_TMAZE), ("amrl-max", "amrl-max"))
     }
     return {**ppo, **vtrace}
 

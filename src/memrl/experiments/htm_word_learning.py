@@ -61,8 +61,7 @@ def preset_runs(preset: str) -> dict[str, ImpalaConfig]:
         **HTM_AGENT, **WORDS_LOSSES, **HTM_VISUAL["frames" if preset == "paper" else "cells"], **BATCH[preset]
     )
     return {
-        f"train/{core}": ImpalaConfig(env="word-learning/train", core=core, core_args=args, **common)
-        for core, args in memories.items()
+        f"train/{name}": ImpalaConfig(env="word-learning/train", core=core, **common) for name, core in memories.items()
     }
 
 
@@ -104,13 +103,13 @@ SETTINGS = (
         "",
         fixed="word embedding 32, LSTM 256 over (verb, noun)",
     ),
-    PaperSetting("HTM chunk size", "16 (Table 1)", "core_args.chunk_size"),
-    PaperSetting("HTM chunk overlap", "1 (Table 1, as read from its layout)", "core_args.chunk_overlap"),
-    PaperSetting("HTM top-k", "16 (Table 1)", "core_args.k"),
+    PaperSetting("HTM chunk size", "16 (Table 1)", "core.chunk_size"),
+    PaperSetting("HTM chunk overlap", "1 (Table 1, as read from its layout)", "core.chunk_overlap"),
+    PaperSetting("HTM top-k", "16 (Table 1)", "core.k"),
     PaperSetting(
         "TrXL memory (extra length)",
         "256 (Table 1)",
-        "core_args.memory_length",
+        "core.memory_length",
         "cpu: 128, a small memory's: with 10 or more distractor phases (up to 100 steps each) the learning phase is "
         "beyond GTrXL's reach by construction, as the paper's contrast at 20 phases intends",
     ),

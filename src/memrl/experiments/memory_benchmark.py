@@ -26,6 +26,20 @@ from pathlib import Path
 
 import numpy as np
 
+from memrl.cores.amrl import AMRL
+from memrl.cores.dnc import DNC
+from memrl.cores.feedback_transformer import FeedbackTransformer
+from memrl.cores.ffm import FFM
+from memrl.cores.gru import GRU
+from memrl.cores.htm import HierarchicalTransformerMemory
+from memrl.cores.linear_attention import LinearAttention
+from memrl.cores.lru import LRU
+from memrl.cores.lstm import LSTM
+from memrl.cores.min_gru import MinGRU
+from memrl.cores.rmc import RelationalMemory
+from memrl.cores.s6 import S6
+from memrl.cores.tlb import TemporalLatentBottleneck
+from memrl.cores.transformer_xl import TransformerXL
 from memrl.experiments.base import Expectation, Experiment, PaperSetting, register
 from memrl.experiments.evaluations import seed_entry
 from memrl.experiments.popgym_suite import SETTINGS as POPGYM_SUITE_PPO
@@ -76,7 +90,7 @@ THROUGHPUT_TASK = "RepeatPreviousEasy"
 
 
 def memories(width: int, model_width: int, memory_length: int, htm_chunks: int, htm_k: int) -> dict:
-    """memory -> (core, settings): recurrent states ``width`` wide (an RMC row, the DNC's controller,
+    """memory -> its core: recurrent states ``width`` wide (an RMC row, the DNC's controller,
     the linear-recurrent states too), attention layers ``model_width`` wide with MLPs twice that,
     ``memory_length`` cached steps for the GTrXL and the Feedback Transformer, and HTM's store of
     ``htm_chunks`` chunks of 16 steps read ``htm_k`` at a time. The two gated memories that start
@@ -87,22 +101,24 @@ def memories(width: int, model_width: int, memory_length: int, htm_chunks: int, 
     stayed at chance (docs/results/benchmarks.md#memory-benchmark)."""
     layers = dict(num_heads=4, d_model=model_width, mlp_dim=2 * model_width)
     return {
-        "lstm": ("lstm", dict(hidden=width)),
-        "gru": ("gru", dict(hidden=width)),
-        "gru-bias1": ("gru", dict(hidden=width, update_bias=1.0)),
-        "amrl-max": ("amrl-max", dict(hidden=width)),
-        "dnc": ("dnc", dict(hidden=width, output_size=width)),
-        "rmc": ("rmc", dict(mem_slots=4, num_heads=4, head_size=width // 4)),
-        "htm": ("htm", dict(num_layers=2, **layers, window=16, chunk_size=16, num_chunks=htm_chunks, k=htm_k)),
-        "tlb": ("tlb", dict(**layers, chunk_size=10, num_state=8)),
-        "gtrxl": ("gtrxl", dict(num_layers=2, **layers, memory_length=memory_length)),
-        "feedback-transformer": ("feedback-transformer", dict(num_layers=2, **layers, memory_length=memory_length)),
-        "lru": ("lru", dict(hidden=width, state=width)),
-        "s6": ("s6", dict(hidden=width, channels=width, state=16)),
-        "ffm": ("ffm", dict(hidden=width)),
-        "linear-attention": ("linear-attention", dict(hidden=width, num_heads=4, head_size=width // 4)),
-        "min-gru": ("min-gru", dict(hidden=width)),
-        "min-gru-bias-3": ("min-gru", dict(hidden=width, gate_bias=-3.0)),
+        "lstm": LSTM(hidden=width),
+        "gru": GRU(hidden=width),
+        "gru-bias1": GRU(hidden=width, update_bias=1.0),
+        "amrl-max": AMRL(aggregator="max", hidden=width),
+        "dnc": DNC(hidden=width, output_size=width),
+        "rmc": RelationalMemory(mem_slots=4, num_heads=4, head_size=width // 4),
+        "htm": HierarchicalTransformerMemory(
+            num_layers=2, **layers, window=16, chunk_size=16, num_chunks=htm_chunks, k=htm_k
+        ),
+        "tlb": TemporalLatentBottleneck(**layers, chunk_size=10, num_state=8),
+        "gtrxl": TransformerXL(gated=True, num_layers=2, **layers, memory_length=memory_length),
+        "feedback-transformer": FeedbackTransformer(num_layers=2, **layers, memory_length=memory_length),
+        "lru": LRU(hidden=width, state=width),
+        "s6": S6(hidden=width, channels=width, state=16),
+        "ffm": FFM(hidden=width),
+        "linear-attention": LinearAttention(hidden=width, num_heads=4, head_size=width // 4),
+        "min-gru": MinGRU(hidden=width),
+        "min-gru-bias-3": MinGRU(hidden=width, gate_bias=-3.0),
     }
 
 
@@ -153,12 +169,11 @@ def memory_benchmark_runs(preset: str) -> dict[str, PPOConfig]:
             env=task.env,
             env_args=task.env_args,
             core=core,
-            core_args=core_args,
             feed_prev_action=True,
             **LEARNER[preset],
         )
         for name, task in TASKS.items()
-        for memory, (core, core_args) in MEMORIES[preset].items()
+        for memory, core in MEMORIES[preset].items()
     }
 
 
@@ -265,7 +280,7 @@ SETTINGS = (
         "PPO clip", "RLlib's default, 0.3 (and a KL penalty memrl's PPO lacks)", "clip_epsilon", "cpu: memrl's default"
     ),
     PaperSetting("discount", "0.99 (ppo.py)", "gamma"),
-    PaperSetting("memory width", "256 (ppo.py's h_memory)", "core_args.hidden", "cpu: 128"),
+    PaperSetting("memory width", "256 (ppo.py's h_memory)", "core.hidden", "cpu: 128"),
     PaperSetting(
         "encoder", "one 128-wide layer, LeakyReLU (ppo.py)", "encoder_widths", "memrl's MLP activation; cpu: 64"
     ),

@@ -8,6 +8,11 @@ from __future__ import annotations
 
 import dataclasses
 
+from memrl.cores.conv_lstm import ConvLSTM
+from memrl.cores.htm import HierarchicalTransformerMemory
+from memrl.cores.lstm import LSTM
+from memrl.cores.rmc import RelationalMemory
+from memrl.cores.transformer_xl import TransformerXL
 from memrl.envs.ballet import MAX_STEPS as BALLET_MAX_STEPS
 
 # --- HTM (Lampinen et al. 2021, Table 1)
@@ -41,16 +46,22 @@ class HtmSize:
         """The core settings of a transformer memory (HTM or TrXL) of this size (MLP twice as wide)."""
         return dict(num_layers=self.layers, d_model=self.width, num_heads=self.heads, mlp_dim=2 * self.width)
 
-    def memories(self, memory_length: int, chunk_size: int, **htm) -> dict[str, dict]:
-        """core -> core settings of HTM's three memories: HTM with chunks of ``chunk_size`` and the
-        task's other settings ``htm``, the gated TrXL with ``memory_length`` steps of extra memory,
-        and the LSTM. HTM's window of recent steps is 16, or the chunk if longer, so that no step of
-        the open chunk is out of both the window and the store (Table 1 gives no window)."""
+    def memories(self, memory_length: int, chunk_size: int, **htm) -> dict:
+        """name -> core of HTM's three memories: HTM with chunks of ``chunk_size`` and the task's
+        other settings ``htm``, the gated TrXL with ``memory_length`` steps of extra memory, and the
+        LSTM. HTM's window of recent steps is 16, or the chunk if longer, so that no step of the open
+        chunk is out of both the window and the store (Table 1 gives no window)."""
         return {
-            "htm": dict(self.transformer(), window=max(16, chunk_size), chunk_size=chunk_size, **htm),
-            "gtrxl": dict(self.transformer(), memory_length=memory_length),
-            "lstm": dict(hidden=self.lstm),
+            "htm": HierarchicalTransformerMemory(
+                **self.transformer(), window=max(16, chunk_size), chunk_size=chunk_size, **htm
+            ),
+            "gtrxl": self.gtrxl(memory_length),
+            "lstm": LSTM(hidden=self.lstm),
         }
+
+    def gtrxl(self, memory_length: int) -> TransformerXL:
+        """The gated TrXL of this size with ``memory_length`` steps of extra memory."""
+        return TransformerXL(gated=True, **self.transformer(), memory_length=memory_length)
 
 
 HTM_SIZES = {
@@ -83,8 +94,8 @@ def htm_ballet_agents(preset: str) -> dict[str, dict]:
     )
     visual = HTM_VISUAL["frames" if preset == "paper" else "cells"]
     return {
-        core: dict(core=core, core_args=args, **HTM_AGENT, **BALLET_LOSSES, **visual, **BALLET_BATCH[preset])
-        for core, args in memories.items()
+        name: dict(core=core, **HTM_AGENT, **BALLET_LOSSES, **visual, **BALLET_BATCH[preset])
+        for name, core in memories.items()
     }
 
 
@@ -101,8 +112,8 @@ RMC_BOXWORLD_AGENT = dict(
 )
 """two 2×2 convolutions of 12 and 24 channels, each cell tagged with its x and y, straight into the memory"""
 RMC_BOXWORLD_CORES = {
-    "rmc": dict(mem_slots=4, num_heads=4, head_size=64, num_blocks=1, gate_style="memory"),
-    "conv-lstm": dict(grid=5, channels=64, kernel=2),
+    "rmc": RelationalMemory(mem_slots=4, num_heads=4, head_size=64, num_blocks=1, gate_style="memory"),
+    "conv-lstm": ConvLSTM(grid=5, channels=64, kernel=2),
 }
 """the RMC of 4 memories × 4 heads of 64 (1024 units, memory gates) and its ConvLSTM baseline (64 channels, 2×2)"""
 RMC_BOXWORLD_LOSSES = dict(entropy_coef=0.005, gamma=0.99, rollout_len=40)
@@ -145,5 +156,5 @@ EPN_PLANNER = {"cpu": {}, "paper": {"iterations": 4, "num_heads": 1}}
 4 iterations and one head in the paper's RL runs (footnote 5, A.3)"""
 EPN_AGENT = dict(head_widths=(64, 64), gamma=0.95, seeds=3)
 """the policy's 2-layer MLP of 64 (A.3), γ at the top of Table 1's range, 3 seeds per condition (Fig. 4)"""
-EPN_LSTM_BASELINE = dict(core="lstm", core_args={"hidden": 256}, encoder_widths=(64,), feed_prev_action=True)
+EPN_LSTM_BASELINE = dict(core=LSTM(hidden=256), encoder_widths=(64,), feed_prev_action=True)
 """memrl's LSTM baseline for the EPN tasks (the paper does not describe its own): 256 units, the previous action as input"""

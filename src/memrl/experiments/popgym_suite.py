@@ -24,15 +24,19 @@ with the paper can set ours beside its figures.
 
 from __future__ import annotations
 
+from memrl.cores.amrl import AMRL
+from memrl.cores.gru import GRU
+from memrl.cores.lstm import LSTM
+from memrl.cores.transformer_xl import TransformerXL
 from memrl.experiments.base import Expectation, Experiment, PaperSetting, register
 from memrl.learn.ppo_config import PPOConfig
 
 TASKS = ("RepeatPreviousEasy", "CountRecallEasy", "PositionOnlyCartPoleEasy", "AutoencodeEasy")
 CORES = {
-    "gru": dict(hidden=128),
-    "lstm": dict(hidden=128),
-    "amrl-max": dict(hidden=128),
-    "gtrxl": dict(num_layers=2, d_model=64, num_heads=4, mlp_dim=128, memory_length=64),
+    "gru": GRU(hidden=128),
+    "lstm": LSTM(hidden=128),
+    "amrl-max": AMRL(aggregator="max", hidden=128),
+    "gtrxl": TransformerXL(gated=True, num_layers=2, d_model=64, num_heads=4, mlp_dim=128, memory_length=64),
 }
 REFERENCES = {  # uniformly random actions, 200 episodes (seed i for episode i), mean ± standard error
     "RepeatPreviousEasy": -0.505,
@@ -62,17 +66,16 @@ def env_id(task: str) -> str:
 
 def popgym_runs() -> dict[str, PPOConfig]:
     return {
-        f"{task}/{core}": PPOConfig(
+        f"{task}/{name}": PPOConfig(
             env=env_id(task),
             core=core,
-            core_args=core_args,
             encoder_widths=(64,),
             head_widths=(64,),
             feed_prev_action=True,
             **SETTINGS,
         )
         for task in TASKS
-        for core, core_args in CORES.items()
+        for name, core in CORES.items()
     }
 
 
@@ -82,7 +85,7 @@ PAPER_SETTINGS = (
         "env steps per run", "not checked here", "total_steps", "what fits the experiment's 90 minutes on 2 cores"
     ),
     PaperSetting("seeds", "3 trials per model and difficulty", "seeds"),
-    PaperSetting("memory width", "not checked here", "core_args.hidden"),
+    PaperSetting("memory width", "not checked here", "core.hidden"),
     PaperSetting("previous action as input", "not checked here", "feed_prev_action"),
 )
 

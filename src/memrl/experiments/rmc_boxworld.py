@@ -40,15 +40,14 @@ TRAINING = {
 
 def boxworld_runs(preset: str) -> dict[str, ImpalaConfig]:
     return {
-        f"boxworld/{core}": ImpalaConfig(
+        f"boxworld/{name}": ImpalaConfig(
             env="boxworld/viewport",
             core=core,
-            core_args=args,
             **RMC_BOXWORLD_AGENT,
             **RMC_BOXWORLD_LOSSES,
             **TRAINING[preset],
         )
-        for core, args in RMC_BOXWORLD_CORES.items()
+        for name, core in RMC_BOXWORLD_CORES.items()
     }
 
 
@@ -104,9 +103,9 @@ SETTINGS = (
     ),
     PaperSetting("RMSprop ε", "IMPALA's 0.01", "rmsprop_eps"),
     PaperSetting("conv encoder", "12 and 24 channels, 2x2 kernels, stride 1, ReLU, x-y tags (A.3)", "conv_channels"),
-    PaperSetting("RMC memories, heads", "4 and 4, 1024 units in all, one block (A.3)", "core_args.mem_slots"),
-    PaperSetting("RMC gating", "scalar memory gating (A.3)", "core_args.gate_style"),
-    PaperSetting("ConvLSTM", "5x5, 64 channels, 2x2 kernels, stride 1 (A.3)", "core_args.channels"),
+    PaperSetting("RMC memories, heads", "4 and 4, 1024 units in all, one block (A.3)", "core.mem_slots"),
+    PaperSetting("RMC gating", "scalar memory gating (A.3)", "core.gate_style"),
+    PaperSetting("ConvLSTM", "5x5, 64 channels, 2x2 kernels, stride 1 (A.3)", "core.channels"),
     PaperSetting("policy and value heads", "not stated", "head_widths", "linear maps from the memory's output"),
     PaperSetting("env steps per run", "1e9 (A.3.1)", "total_steps", "cpu: what fits about two hours on 2 cores"),
 )

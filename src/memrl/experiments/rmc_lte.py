@@ -22,6 +22,8 @@ Scored by the final model's per-character accuracy on 12,800 held-out programs a
 
 from __future__ import annotations
 
+from memrl.cores.lstm import StackedLSTM
+from memrl.cores.rmc import RelationalMemory
 from memrl.experiments.base import Experiment, PaperSetting, register
 from memrl.experiments.evaluations import held_out_evaluation, held_out_expectation
 from memrl.learn.supervised_config import SupervisedConfig
@@ -40,13 +42,13 @@ HEAD = (256, 256, 256, 256)
 TEST_PROGRAMS = 12_800
 """held-out programs that score each final model (App. A.2's evaluation batch)"""
 
-SMALLEST_RMC = ("rmc", dict(mem_slots=4, num_heads=4, head_size=64, num_blocks=1, gate_style="memory"))
+SMALLEST_RMC = RelationalMemory(mem_slots=4, num_heads=4, head_size=64, num_blocks=1, gate_style="memory")
 """the paper's smallest RMC (A.2): 4 memories × 4 heads of 64, memory gates, one attention pass"""
 MODELS = {
-    "paper": {"lstm": ("lstm-stack", dict(hidden=1024, layers=2)), "rmc": SMALLEST_RMC},
-    "cpu": {"rmc": SMALLEST_RMC, "lstm": ("lstm-stack", dict(hidden=256, layers=2))},
+    "paper": {"lstm": StackedLSTM(hidden=1024, layers=2), "rmc": SMALLEST_RMC},
+    "cpu": {"rmc": SMALLEST_RMC, "lstm": StackedLSTM(hidden=256, layers=2)},
 }
-"""run label -> (core, its settings); in the cpu preset the RMC comes first, as the longer run, so
+"""run label -> core; in the cpu preset the RMC comes first, as the longer run, so
 that two workers finish close together"""
 TRAINING = {
     "paper": dict(batch_size=128, lr=1e-3, max_grad_norm=None, updates=200_000, seeds=1, updates_per_chunk=1000),
@@ -62,12 +64,11 @@ def lte_runs(preset: str) -> dict[str, SupervisedConfig]:
             task="learn-to-execute",
             task_args=dict(program=PROGRAM.get(task, task), **level, curriculum="mix"),
             core=core,
-            core_args=args,
             head_widths=HEAD,
             total_steps=updates * training["batch_size"],
             **training,
         )
-        for label, (core, args) in MODELS[preset].items()
+        for label, core in MODELS[preset].items()
         for task, level in TASKS[preset].items()
     }
 
@@ -117,19 +118,19 @@ SETTINGS = (
         "none (v1 clipped at memrl's default global norm 1.0: the median gradient norm of its first 300 updates on control was 1.2-2.3)",
     ),
     PaperSetting("output MLP", "4 layers of 256 (A.2)", "head_widths"),
-    PaperSetting("RMC memories, heads", "2 or 4 each, swept (A.2)", "core_args.mem_slots"),
+    PaperSetting("RMC memories, heads", "2 or 4 each, swept (A.2)", "core.mem_slots"),
     PaperSetting(
         "RMC units per head",
         "1024 or 2048 in all over the memories and heads (A.2): 64 with 4 and 4",
-        "core_args.head_size",
+        "core.head_size",
         "cpu: the paper's smallest, 4 memories x 4 heads of 64 (version 3's quarter size, 2 heads of 32, ended below "
         "the LSTM; pilots of this size were above it on full programs)",
     ),
-    PaperSetting("RMC gating", "scalar memory gating, one attention pass (A.2)", "core_args.gate_style"),
+    PaperSetting("RMC gating", "scalar memory gating, one attention pass (A.2)", "core.gate_style"),
     PaperSetting(
         "LSTM",
         "2 layers of 1024 or 2048, skip connections, layer outputs concatenated (A.2)",
-        "core_args.hidden",
+        "core.hidden",
         "memrl's stacked LSTM has no skip connections; cpu: 256 units (1.13M parameters with the output MLP, the RMC 0.82M)",
     ),
     PaperSetting("held-out programs", "12,800 at the target level (A.2)", "task_args.test_programs"),

@@ -21,6 +21,9 @@ Presets:
 
 from __future__ import annotations
 
+from memrl.cores.dnc import DNC
+from memrl.cores.lstm import LSTM
+from memrl.cores.rmc import RelationalMemory
 from memrl.experiments.base import Experiment, PaperSetting, register
 from memrl.experiments.evaluations import held_out_evaluation
 from memrl.experiments.evaluations import held_out_expectation as held_out
@@ -40,41 +43,32 @@ SHORTCUT_SLACK = 0.1
 TASKS = {"paper": dict(num_objects=8, num_features=16), "cpu": dict(num_objects=3, num_features=2)}
 PAPER_MODELS = {
     "paper": {
-        "rmc": ("rmc", dict(mem_slots=8, head_size=32, num_heads=8, num_blocks=1, gate_style="unit")),
-        "lstm": ("lstm", dict(hidden=512)),
-        "dnc": (
-            "dnc",
-            dict(
-                memory_size=16,
-                word_size=128,
-                hidden=128,
-                controller_layers=2,
-                num_reads=4,
-                num_writes=4,
-                output_size=128,
-            ),
+        "rmc": RelationalMemory(mem_slots=8, head_size=32, num_heads=8, num_blocks=1, gate_style="unit"),
+        "lstm": LSTM(hidden=512),
+        "dnc": DNC(
+            memory_size=16,
+            word_size=128,
+            hidden=128,
+            controller_layers=2,
+            num_reads=4,
+            num_writes=4,
+            output_size=128,
         ),
     },
     "cpu": {
-        "rmc": ("rmc", dict(mem_slots=4, head_size=32, num_heads=4, num_blocks=1, gate_style="unit")),
-        "lstm": ("lstm", dict(hidden=256)),
-        "dnc": (
-            "dnc",
-            dict(
-                memory_size=16, word_size=64, hidden=64, controller_layers=2, num_reads=4, num_writes=1, output_size=64
-            ),
+        "rmc": RelationalMemory(mem_slots=4, head_size=32, num_heads=4, num_blocks=1, gate_style="unit"),
+        "lstm": LSTM(hidden=256),
+        "dnc": DNC(
+            memory_size=16, word_size=64, hidden=64, controller_layers=2, num_reads=4, num_writes=1, output_size=64
         ),
     },
 }
-"""run label -> (core, its settings): the paper's models, its LSTMs sonnet's (initialised fused)"""
+"""run label -> core: the paper's models, its LSTMs sonnet's (initialised fused)"""
 SPLIT_INIT = {"lstm": "weight_init", "dnc": "controller_weight_init"}
 """each baseline's setting that initialises its LSTM per part (cores/lstm.py): the stronger variant"""
 MODELS = {
     preset: models
-    | {
-        f"{name} split init": (models[name][0], models[name][1] | {setting: "split"})
-        for name, setting in SPLIT_INIT.items()
-    }
+    | {f"{name} split init": models[name].clone(**{setting: "split"}) for name, setting in SPLIT_INIT.items()}
     for preset, models in PAPER_MODELS.items()
 }
 """the paper's models and the stronger variants of its baselines, "lstm split init" and "dnc split
@@ -95,12 +89,11 @@ def nth_farthest_runs(preset: str) -> dict[str, SupervisedConfig]:
             task="nth-farthest",
             task_args=TASKS[preset],
             core=core,
-            core_args=args,
             embed_dim=40,
             head_widths=HEAD,
             **TRAINING[preset],
         )
-        for label, (core, args) in MODELS[preset].items()
+        for label, core in MODELS[preset].items()
     }
 
 
@@ -141,45 +134,45 @@ SETTINGS = (
     PaperSetting(
         "RMC memories",
         "1, 8 or 16 (A.1, Fig. 4: 8 or 16 best)",
-        "core_args.mem_slots",
+        "core.mem_slots",
         "cpu: 4, as sonnet's example (rmc_nth_farthest.py) has them",
     ),
     PaperSetting(
         "RMC heads",
         "1, 8 or 16 (A.1)",
-        "core_args.num_heads",
+        "core.num_heads",
         "cpu: 4, as the example's (it takes them from the memories)",
     ),
     PaperSetting(
         "RMC units per head",
         "2048 / memories / heads (A.1)",
-        "core_args.head_size",
+        "core.head_size",
         "cpu: 128 units per memory (4 heads of 32), 512 in all",
     ),
-    PaperSetting("RMC attention blocks", "1 (A.1)", "core_args.num_blocks"),
-    PaperSetting("RMC gating", "unit or memory (A.1)", "core_args.gate_style"),
-    PaperSetting("LSTM units", "64 to 4096, no difference (A.1)", "core_args.hidden"),
+    PaperSetting("RMC attention blocks", "1 (A.1)", "core.num_blocks"),
+    PaperSetting("RMC gating", "unit or memory (A.1)", "core.gate_style"),
+    PaperSetting("LSTM units", "64 to 4096, no difference (A.1)", "core.hidden"),
     PaperSetting(
         "LSTM initialisation",
         "sonnet v1's LSTM: one fan-in over [x, h] (not stated; the papers' code)",
-        "core_args.weight_init",
+        "core.weight_init",
         'the run "lstm split init", a variant the paper does not have: input and recurrent weights each by their own '
         "fan-in (docs/results.md: it leaves the shortcut at 3 x 2 where the fused one does not)",
     ),
-    PaperSetting("DNC controller", "2-layer LSTM (A.1)", "core_args.controller_layers"),
+    PaperSetting("DNC controller", "2-layer LSTM (A.1)", "core.controller_layers"),
     PaperSetting(
         "DNC controller initialisation",
         "sonnet v1's LSTM (the papers' code)",
-        "core_args.controller_weight_init",
+        "core.controller_weight_init",
         'the run "dnc split init" initialises the controller per part, as "lstm split init" does the LSTM',
     ),
     PaperSetting(
         "DNC memories x word",
         "1/8/16 x 128/512/1024, tied to the controller size (A.1)",
-        "core_args.word_size",
+        "core.word_size",
         "cpu: 16 x 64 with a controller of 64",
     ),
-    PaperSetting("DNC reads, writes", "1, 2 or 4 (A.1)", "core_args.num_reads"),
+    PaperSetting("DNC reads, writes", "1, 2 or 4 (A.1)", "core.num_reads"),
     PaperSetting(
         "learning-rate decay", "sonnet's example: x0.9 every 1% of its epochs, floor 8e-5", "", fixed="none (constant)"
     ),

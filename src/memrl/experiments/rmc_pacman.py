@@ -16,6 +16,7 @@ baseline replaces the RMC by an LSTM of 256 units (its size is not stated). Pres
 
 from __future__ import annotations
 
+from memrl.cores.lstm import LSTM
 from memrl.experiments.base import Expectation, Experiment, PaperSetting, register
 from memrl.experiments.paper_agents import RMC_BOXWORLD_AGENT, RMC_BOXWORLD_CORES, RMC_BOXWORLD_LOSSES, RMC_RMSPROP
 from memrl.learn.impala_config import ImpalaConfig
@@ -23,7 +24,7 @@ from memrl.learn.impala_config import ImpalaConfig
 PRESETS = ("cpu", "paper")
 OBSERVATIONS = {"paper": ("viewport", "full"), "cpu": ("viewport",)}
 VIEWS = {"viewport": "the 5x5 viewport", "full": "the full view"}
-MODELS = {"rmc": ("rmc", RMC_BOXWORLD_CORES["rmc"]), "lstm": ("lstm", dict(hidden=256))}
+MODELS = {"rmc": RMC_BOXWORLD_CORES["rmc"], "lstm": LSTM(hidden=256)}
 TRAINING = {
     "paper": dict(RMC_RMSPROP, lr=1e-4, total_steps=1_000_000_000, updates_per_chunk=500, seeds=3),
     "cpu": dict(RMC_RMSPROP, lr=2e-4, total_steps=2_000_000, updates_per_chunk=100, seeds=3),
@@ -37,13 +38,12 @@ def pacman_runs(preset: str) -> dict[str, ImpalaConfig]:
         f"{observation}/{label}": ImpalaConfig(
             env=f"minipacman/{observation}",
             core=core,
-            core_args=args,
             **RMC_BOXWORLD_AGENT,
             **RMC_BOXWORLD_LOSSES,
             **TRAINING[preset],
         )
         for observation in OBSERVATIONS[preset]
-        for label, (core, args) in MODELS.items()
+        for label, core in MODELS.items()
     }
 
 
@@ -55,8 +55,8 @@ SETTINGS = (
         fixed="DeepMind's PillEater rules, regular mode, 1000-step cap",
     ),
     PaperSetting("agent", "as BoxWorld's (App. A.3; not restated for Mini Pacman)", "conv_channels"),
-    PaperSetting("RMC", "4 memories, 4 heads, 1024 units, memory gating (A.3)", "core_args.mem_slots"),
-    PaperSetting("LSTM units", "not stated", "core_args.hidden"),
+    PaperSetting("RMC", "4 memories, 4 heads, 1024 units, memory gating (A.3)", "core.mem_slots"),
+    PaperSetting("LSTM units", "not stated", "core.hidden"),
     PaperSetting("trajectories per batch", "32 (A.3)", "num_envs"),
     PaperSetting("unroll length", "40 (A.3)", "rollout_len"),
     PaperSetting("entropy cost", "0.005 (A.3)", "entropy_coef"),

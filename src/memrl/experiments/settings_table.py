@@ -11,26 +11,22 @@ _ABSENT = object()
 
 
 def field_value(config, field: str):
-    """``config``'s value of ``field``; "core_args.k" (or env_args, task_args) is the config's
-    setting or else the registered core's (env's, task's) default or what its name fixes
-    (``transformer``: no state vectors). ``_ABSENT`` if it has none."""
+    """``config``'s value of ``field``; "core.k" is the core's setting; "env_args.maze_length" (or
+    task_args) the config's setting or else the registered env's (task's) default. ``_ABSENT`` if
+    it has none."""
     from memrl import envs, tasks
-    from memrl.agents.supervised_models import registry_of
     from memrl.settings import settings_of
 
     head, _, key = field.partition(".")
     value = getattr(config, head, _ABSENT)
     if not key or value is _ABSENT:
         return value
+    if head == "core":
+        return getattr(value, key, _ABSENT)
     if key in value:
         return value[key]
-    registries = {
-        "core_args": lambda: registry_of(config.core),
-        "env_args": lambda: envs.ENVS,
-        "task_args": lambda: tasks.TASKS,
-    }
-    name = {"core_args": "core", "env_args": "env", "task_args": "task"}[head]
-    registry, entry = registries[head](), getattr(config, name)
+    registry = {"env_args": envs.ENVS, "task_args": tasks.TASKS}[head]
+    entry = getattr(config, head.removesuffix("_args"))
     defaults = registry.fixed(entry) | {s.name: s.default for s in settings_of(registry, entry)}
     return defaults.get(key, _ABSENT)
 

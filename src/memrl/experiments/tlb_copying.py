@@ -173,24 +173,22 @@ SETTINGS = (
     PaperSetting(
         "layers",
         "4 for both; TLB: R = 1, a state read after every self-attention layer (7.6)",
-        "core_args.num_reads",
+        "core.num_reads",
         "cpu: 2 (the Feedback Transformer's num_layers likewise)",
     ),
     PaperSetting(
         "width, FFN",
         "256, 512 for both (7.6)",
-        "core_args.d_model",
+        "core.d_model",
         "cpu: 64, 128 (the claim is about the bottleneck against feedback memory, not width)",
     ),
-    PaperSetting(
-        "heads", "not stated", "core_args.num_heads", "4 (the official Feedback Transformer's algorithmic tasks)"
-    ),
-    PaperSetting("TLB chunk size", "10 (7.6)", "core_args.chunk_size"),
-    PaperSetting("TLB state vectors", "not stated (ListOps: 20)", "core_args.num_state"),
+    PaperSetting("heads", "not stated", "core.num_heads", "4 (the official Feedback Transformer's algorithmic tasks)"),
+    PaperSetting("TLB chunk size", "10 (7.6)", "core.chunk_size"),
+    PaperSetting("TLB state vectors", "not stated (ListOps: 20)", "core.num_state"),
     PaperSetting(
         "Feedback Transformer attention span",
         "not stated",
-        "core_args.memory_length",
+        "core.memory_length",
         "paper preset: 100, the official code's for its algorithmic tasks; cpu: 32, a quarter of gap 100's digit-to-answer "
         "distance (111): as in the paper preset the digits must pass through the feedback memory; 128 costs 6 times as much",
     ),

@@ -133,10 +133,10 @@ SETTINGS = (
     PaperSetting(
         "layers, width, heads, FFN",
         "6, 128, 8, 512 (7.5)",
-        "core_args.d_model",
+        "core.d_model",
         "cpu: 6, 64, 4, 256 (a quarter of the compute)",
     ),
-    PaperSetting("TLB chunk, R, state vectors", "12, 2, 6 (Breakout, Seaquest; 7.5)", "core_args.chunk_size"),
+    PaperSetting("TLB chunk, R, state vectors", "12, 2, 6 (Breakout, Seaquest; 7.5)", "core.chunk_size"),
     PaperSetting(
         "DT context",
         "30 steps, a sliding window (Chen et al. 2021)",

@@ -83,7 +83,7 @@ class ActorCriticLearner:
         if config.reconstruction_coef > 0:
             self.check_reconstruction(config)
         self.agent = ActorCritic(
-            core=config.core_module,
+            core=config.core,
             action_dims=self.env.action_dims,
             spec=config.agent_spec,
             token_vocab=tuple(sorted(self.env.token_vocab.items())),

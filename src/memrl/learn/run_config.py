@@ -14,7 +14,10 @@ import types
 import typing
 from typing import ClassVar
 
+from flax import linen as nn
+
 from memrl.agents.agent_spec import AgentSpec
+from memrl.registry import held_settings
 from memrl.settings import fits, flag_of
 
 
@@ -45,6 +48,20 @@ def type_name(hint) -> str:
     return "settings by name"
 
 
+def import_modules(modules) -> None:
+    """Import each of ``modules`` (a config's ``imports``), refusing one that cannot be imported."""
+    for module in modules:
+        try:
+            importlib.import_module(module)
+        except ImportError as err:
+            raise ImportError(
+                f"imports: cannot import {module!r} ({err}); it must be importable where the run trains "
+                "(installed, or on PYTHONPATH)"
+            ) from None
+        except Exception as err:  # the user's module itself failed: say so in one line, naming it
+            raise ImportError(f"imports: importing {module!r} raised {type(err).__name__}: {err}") from None
+
+
 CHECKED = contextvars.ContextVar("memrl_configs_checked", default=True)
 
 
@@ -70,12 +87,13 @@ class ConfigRecord:
     summarises a run (mean over its last updates); the labels name them in tables and figures. A
     learner whose defaults differ for some shared field lists them in ``DEFAULTS``."""
 
-    core: str = "amrl-max"
-    """registered memory core name (see ``memrl list``); a supervised run also takes a task model
-    (htm-pai: HTM's App. B.4 PAI reader). From Python, a core itself (``LSTM(hidden=512)``) is
-    taken as its name and settings (``cores.named``)."""
-    core_args: dict[str, int | float | bool | str] = dataclasses.field(default_factory=dict)
-    """core hyperparameters, e.g. ``hidden 128 straight_through False``"""
+    core: nn.Module | str = "amrl-max"
+    """the memory core, held as the module (``LSTM(hidden=128)``); a registered name (memrl list)
+    stands for its defaults, and config.json's record of it (``{"kind": "lstm", "hidden": 128}``) for
+    what it records. A supervised run also takes a task model (htm-pai)."""
+    core_args: dataclasses.InitVar[dict | None] = None
+    """settings over the core's, by name (``{"hidden": 128}``): the spelling of configs before the
+    core was held whole, kept for scripts and saved runs; on the command line ``--core-args hidden 128``"""
     seed: int = 0
     """seed of the first run; the others use seed + 1, seed + 2, ..."""
     seeds: int = 1
@@ -120,7 +138,7 @@ class ConfigRecord:
         super().__init_subclass__(**kwargs)
         own = cls.__dict__.get("DEFAULTS", {})
         if own:
-            shared = {f.name: f.type for f in dataclasses.fields(ConfigRecord)}
+            shared = typing.get_type_hints(ConfigRecord)
             unknown = sorted(set(own) - set(shared))
             if unknown:
                 raise TypeError(f"{cls.__name__}.DEFAULTS names fields that ConfigRecord does not declare: {unknown}")
@@ -128,38 +146,79 @@ class ConfigRecord:
             for name, value in own.items():
                 setattr(cls, name, value)
 
-    def __post_init__(self):
-        if dataclasses.is_dataclass(self.core):
-            self.name_core()
+    def __post_init__(self, core_args=None):
+        try:
+            object.__setattr__(self, "core", self.core_of(self.core, core_args or {}))
+        except ValueError:
+            if CHECKED.get():
+                raise  # unchecked (the command line parsing), ``check_core`` refuses it after
         if CHECKED.get():
             self.validate()
 
-    def name_core(self) -> None:
-        """Hold a core given itself (``core=LSTM(hidden=512)``) as its name and settings."""
+    def core_of(self, core, settings: dict):
+        """The module ``core`` stands for (itself; a registered name's with its defaults; a record's,
+        ``Registry.record``) with ``settings`` over its own; refuses a setting it does not have."""
+        if not isinstance(settings, dict):
+            raise ValueError(f"core_args must be settings by name (a dict), got {settings!r}")
+        if isinstance(core, (str, dict)):
+            self.import_modules()  # they may register it
+            record = {"kind": core} if isinstance(core, str) else dict(core)
+            kind = str(record.setdefault("kind", self.default_core_name()))
+            registry, record = self.core_registry(kind), record | settings
+        elif not settings:
+            return core
+        else:
+            registry = self.core_registry_of(core)
+            kind, own = registry.name_of(core)
+            record = {"kind": kind, **own, **settings}
+        registry.refuse_unknown(kind, [k for k in record if k != "kind"], " (--core-args)")
+        return registry.from_record(record)
+
+    def check_core(self) -> None:
+        """Refuse a core that no registry here makes (or a name none knows, in a config constructed unchecked)."""
+        self.core_registry_of(self.core_of(self.core, {}))
+
+    @classmethod
+    def core_registries(cls) -> tuple:
+        """The registries a run's ``core`` may come from."""
         from memrl import cores
 
-        if self.core_args:
+        return (cores.CORES,)
+
+    @classmethod
+    def default_core_name(cls) -> str:
+        """The name of the core a config of this class has unless told."""
+        return next(f.default for f in dataclasses.fields(cls) if f.name == "core")
+
+    @classmethod
+    def core_registry(cls, name: str):
+        """The registry that knows the core (or task model) ``name``; refuses a name none knows."""
+        registries = cls.core_registries()
+        known = next((registry for registry in registries if registry.knows(name)), None)
+        if known is None:
+            names = [n for registry in registries for n in registry.names()]
+            raise ValueError(registries[-1].unknown(name, names, kind=" or ".join(r.kind for r in registries)))
+        return known
+
+    @property
+    def core_name(self) -> str:
+        """The registered name of the core (``Registry.name_of``), as tables, folder names and summaries say."""
+        return self.core_registry_of(self.core).name_of(self.core)[0]
+
+    @classmethod
+    def core_registry_of(cls, core):
+        """The registry whose entries build ``core``'s class."""
+        registry = next((r for r in cls.core_registries() if r.makes(core)), None)
+        if registry is None:
             raise ValueError(
-                f"core_args {self.core_args} beside a core given itself ({type(self.core).__name__}): "
-                "give its settings in the core, or its name with core_args"
+                f"core must be a registered {' or '.join(r.kind for r in cls.core_registries())} "
+                f"(memrl list), got {core!r}"
             )
-        name, settings = cores.named(self.core)
-        object.__setattr__(self, "core", name)
-        object.__setattr__(self, "core_args", settings)
+        return registry
 
     def import_modules(self) -> None:
-        """Import the modules of ``imports`` (they register what the config names), refusing one
-        that cannot be imported."""
-        for module in self.imports:
-            try:
-                importlib.import_module(module)
-            except ImportError as err:
-                raise ImportError(
-                    f"imports: cannot import {module!r} ({err}); it must be importable where the run trains "
-                    "(installed, or on PYTHONPATH)"
-                ) from None
-            except Exception as err:  # the user's module itself failed: say so in one line, naming it
-                raise ImportError(f"imports: importing {module!r} raised {type(err).__name__}: {err}") from None
+        """Import the modules of ``imports`` (they register what the config names)."""
+        import_modules(self.imports)
 
     def validate(self):
         """Refuse settings outside what is allowed, naming the field and what is allowed (and, in
@@ -209,8 +268,12 @@ class ConfigRecord:
         """Refuse an infinite or NaN number in any setting, the ``*_args`` dictionaries' included."""
         for field in dataclasses.fields(self):
             value = getattr(self, field.name)
+            if isinstance(value, nn.Module):
+                value = held_settings(value)
             named = value.items() if isinstance(value, dict) else [(None, value)]
             for key, number in named:
+                if isinstance(number, float) and not math.isfinite(number) and field.name == "core":
+                    raise ValueError(f"core setting {key} (--core.{key}) must be a finite number, got {number}")
                 if isinstance(number, float) and not math.isfinite(number):
                     where = (
                         f"{flag_of(field.name)} {key}" if key is not None else f"{field.name} ({flag_of(field.name)})"
@@ -246,18 +309,25 @@ class ConfigRecord:
         """The seeds of the run."""
         return [self.seed + i for i in range(self.seeds)]
 
+    def record(self) -> dict:
+        """The config as config.json holds it: each field's value, the core as its registry's record
+        (``{"kind": "lstm", "hidden": 128, ...}``)."""
+        fields = {field.name: getattr(self, field.name) for field in dataclasses.fields(self)}
+        return json.loads(json.dumps({**fields, "core": self.core_registry_of(self.core).record(self.core)}))
+
     def to_json(self) -> str:
         """The config as sorted, indented JSON."""
-        return json.dumps(dataclasses.asdict(self), indent=2, sort_keys=True)
+        return json.dumps(self.record(), indent=2, sort_keys=True)
 
     @classmethod
     def from_dict(cls, data: dict):
-        """The config from a JSON record; unknown fields are refused, lists become tuples."""
-        known = {f.name for f in dataclasses.fields(cls)}
+        """The config from a JSON record (``record``; a run folder's from before cores were held whole
+        has ``"core": NAME`` and ``"core_args"``). Unknown fields are refused, lists become tuples."""
+        data = dict(data)
+        known = {f.name for f in dataclasses.fields(cls)} | {"core_args"}
         unknown = set(data) - known
         if unknown:
             raise ValueError(f"unknown {cls.__name__} fields {sorted(unknown)}")
-        data = dict(data)
         for f in dataclasses.fields(cls):
             if f.name in data and isinstance(data[f.name], list):
                 data[f.name] = tuple(data[f.name])
@@ -304,22 +374,19 @@ class RunConfig(AgentSpec, ConfigRecord):
     def validate(self):
         """As ``ConfigRecord.validate``, and the environment, core and encoder: registered names,
         settings the environment and core take, conv layers that agree."""
-        from memrl import cores, envs
+        from memrl import envs
         from memrl.settings import check_settings
 
         self.check_types()
         self.import_modules()
         if not envs.ENVS.knows(self.env):
             raise ValueError(envs.ENVS.unknown(self.env, kind="env"))
-        if self.core not in cores.names():
-            raise ValueError(cores.CORES.unknown(self.core))
+        self.check_core()
         if self.policy_lag < 0:  # its type: check_types
             raise ValueError(f"policy_lag must be a non-negative integer, got {self.policy_lag!r}")
         check_settings(envs.ENVS, self.env, self.env_args, "--env-args")
-        check_settings(cores.CORES, self.core, self.core_args, "--core-args")
         try:
-            self.environment  # noqa: B018 (built here, once: the learner takes them)
-            self.core_module  # noqa: B018
+            self.environment  # noqa: B018 (built here, once: the learner takes it)
         except TypeError as err:
             raise ValueError(str(err)) from None
         self.check_agent()
@@ -331,13 +398,6 @@ class RunConfig(AgentSpec, ConfigRecord):
         from memrl import envs
 
         return envs.make(self.env, **self.env_args)
-
-    @functools.cached_property
-    def core_module(self):
-        """The memory core of ``core`` with ``core_args``, built once."""
-        from memrl import cores
-
-        return cores.make(self.core, **self.core_args)
 
     @property
     def agent_spec(self) -> AgentSpec:

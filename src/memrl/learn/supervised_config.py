@@ -56,30 +56,36 @@ class SupervisedConfig(ConfigRecord):
     NON_NEGATIVE: ClassVar[tuple[str, ...]] = ("lr_warmup", "weight_decay")
     WIDTHS: ClassVar[tuple[str, ...]] = ConfigRecord.WIDTHS + ("head_widths",)
 
+    @classmethod
+    def core_registries(cls) -> tuple:
+        """A supervised run's core is a memory core or a task model."""
+        from memrl import cores
+        from memrl.agents.supervised_models import TASK_MODELS
+
+        return (cores.CORES, TASK_MODELS)
+
     def validate(self):
         """As ``ConfigRecord.validate``, and the task and the model: registered names, the settings
         they take, stages that keep the batches' shapes and leave updates for the task itself."""
         from memrl import tasks
-        from memrl.agents.supervised_models import TASK_MODELS, model_names, registry_of
+        from memrl.agents.supervised_models import TASK_MODELS
         from memrl.settings import check_settings
 
         self.check_types()
         self.import_modules()
         if self.task not in tasks.names():
             raise ValueError(tasks.TASKS.unknown(self.task))
-        if self.core not in model_names():
-            raise ValueError(TASK_MODELS.unknown(self.core, model_names(), kind="core or task model"))
         if "batch_size" in self.task_args:
             raise ValueError("give the batch size with --batch-size, not in task_args")
         check_settings(tasks.TASKS, self.task, self.task_args, "--task-args")
-        check_settings(registry_of(self.core), self.core, self.core_args, "--core-args")
-        if registry_of(self.core) is TASK_MODELS and (self.embed_dim, self.head_widths, self.readout) != (
+        self.check_core()
+        if self.core_registry_of(self.core) is TASK_MODELS and (self.embed_dim, self.head_widths, self.readout) != (
             SupervisedConfig.embed_dim,
             SupervisedConfig.head_widths,
             SupervisedConfig.readout,
         ):
             raise ValueError(
-                f"embed_dim, head_widths and readout set the sequence model; the task model {self.core!r} has its own (--core-args)"
+                f"embed_dim, head_widths and readout set the sequence model; the task model {self.core_name!r} has its own (--core.*)"
             )
         super().validate()
         try:
@@ -122,9 +128,7 @@ class SupervisedConfig(ConfigRecord):
         """The model the run trains (``make_model``), built once."""
         from memrl.agents.supervised_models import make_model
 
-        return make_model(
-            self.core, self.core_args, self.task, self.sequence_task, self.embed_dim, self.head_widths, self.readout
-        )
+        return make_model(self.core, self.task, self.sequence_task, self.embed_dim, self.head_widths, self.readout)
 
     @functools.cached_property
     def stage_tasks(self) -> tuple:

@@ -125,7 +125,7 @@ def evaluation_config(config, env_args: dict, task_args: dict, core_args: dict):
             raise ValueError(
                 f"--{flag}-args does not apply to a {config.learner} run; give its settings with --{right}-args"
             )
-    changes = {"core_args": config.core_args | core_args}
+    changes = {"core_args": core_args}  # over the core's own (ConfigRecord.core_of)
     if hasattr(config, "task_args"):
         changes |= {"task_args": config.task_args | task_args, "stages": ()}
     else:

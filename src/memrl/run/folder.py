@@ -134,7 +134,7 @@ def config_fields(config: ConfigRecord) -> dict:
 
 
 def settings_by_name(config: ConfigRecord) -> list[str]:
-    """The fields of ``config`` that hold settings by name (``core_args``, ``env_args``, ``task_args``)."""
+    """The fields of ``config`` that hold settings by name (``env_args``, ``task_args``)."""
     return [field.name for field in dataclasses.fields(config) if isinstance(getattr(config, field.name), dict)]
 
 
@@ -191,7 +191,7 @@ class RunFolder:
                 )
             return
         self.path.mkdir(parents=True, exist_ok=True)
-        record = {"learner": config.learner, "config": dataclasses.asdict(config)}
+        record = {"learner": config.learner, "config": config.record()}
         atomic_write(self.config_path, json.dumps(record, indent=2, sort_keys=True).encode())
 
     def save_checkpoint(self, seed: int, runner) -> None:
@@ -305,7 +305,7 @@ class RunFolder:
         finals = [v["final"] for v in per_seed.values() if v["final"] is not None]
         summary = {
             "env": config.trained_on,
-            "core": config.core,
+            "core": config.core_name,
             "metric": config.final_metric,
             "step_metric": config.step_metric,
             "steps_per_seed": config.num_updates * config.steps_per_update,

@@ -1,14 +1,15 @@
 """Hyperparameter sweeps on Ray Tune (``memrl sweep SPEC.yaml``; ``pip install "memrl[sweep]"``).
 
 A spec names a learner, the config fields every trial shares, and a search space over any config
-field (``core_args.hidden`` reaches into a dict field); ``config: RUN/config.json`` starts the
-shared fields (and the learner) from a saved run, as ``memrl train --config`` does::
+field (``core.hidden`` sets a setting of the core, ``env_args.maze_length`` a key of a dict field);
+``config: RUN/config.json`` starts the shared fields (and the learner) from a saved run, as
+``memrl train --config`` does::
 
     learner: ppo                     # ppo | impala | supervised
     base: {env: tmaze/T-LN, core: gru, total_steps: 100000}
     space:
       lr: {loguniform: [1.0e-4, 1.0e-2]}
-      core_args.hidden: {grid: [32, 64]}
+      core.hidden: {grid: [32, 64]}
     samples: 4                       # draws of the random dimensions (each grid point gets them all)
     scheduler: asha                  # fifo (default) or asha: stops trials that trail at a rung
 
@@ -160,27 +161,29 @@ def load_spec(path: Path) -> SweepSpec:
 def with_saved_base(data: dict, saved_path: Path, path: Path) -> dict:
     """The spec ``data`` with its ``config`` (a saved run's config.json or run folder, as ``memrl
     train --config`` takes it) as the base: the saved run's learner and settings, under the spec's
-    own ``base`` (its settings by name, e.g. ``core_args``, add to the saved ones key by key:
-    ``folder.saved_settings_by_name``)."""
+    own ``base`` (its settings by name, e.g. ``env_args``, add to the saved ones key by key:
+    ``folder.saved_settings_by_name``; ``core_args`` sets settings of the saved core)."""
     from memrl.run.folder import read_config, saved_settings_by_name
 
     saved = read_config(saved_path)
     if data.get("learner", saved.learner) != saved.learner:
         raise ValueError(f"sweep spec {path}: its config holds a {saved.learner} run, not {data['learner']!r}")
     base = data.get("base") or {}
-    fields = dataclasses.asdict(saved) | base | saved_settings_by_name(saved, base)
+    fields = saved.record() | base | saved_settings_by_name(saved, base)
     return {**data, "learner": saved.learner, "base": fields}
 
 
 def trial_config(spec: SweepSpec, params: dict) -> ConfigRecord:
-    """The config of the trial with ``params`` (field -> value; ``outer.inner`` sets a key of a dict field), checked."""
+    """The config of the trial with ``params`` (field -> value; ``outer.inner`` sets a setting of the
+    core or a key of a dict field), checked."""
     from memrl.learn.learners import LEARNERS
 
     fields = copy.deepcopy(spec.base)
     for field, value in params.items():
         outer, _, inner = field.partition(".")
         if inner:
-            fields[outer] = {**fields.get(outer, {}), inner: value}
+            held = fields.get(outer, {})
+            fields[outer] = {**({"kind": held} if isinstance(held, str) else held), inner: value}
         else:
             fields[field] = value
     config_class = LEARNERS.factory(spec.learner).config_class

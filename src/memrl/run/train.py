@@ -168,7 +168,7 @@ def _train_prepared(
     if not hosts.owns_folder:
         return None
     summary = folder.write_summary(config)
-    save_curves(folder.path / "curve.png", {config.trained_on: {config.core: folder}})
+    save_curves(folder.path / "curve.png", {config.trained_on: {config.core_name: folder}})
     if tensorboard:
         write_figure(
             folder.path / "tensorboard",

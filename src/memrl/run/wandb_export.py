@@ -13,7 +13,6 @@ gets a new run holding everything up to then."""
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from pathlib import Path
 
@@ -73,7 +72,7 @@ def open_run(wandb, folder: RunFolder, config, seed: int, project: str, entity: 
         dir=str(folder.path),
         name=f"{folder.path.name}/seed_{seed}",
         group=str(folder.path),
-        config={"learner": config.learner, **dataclasses.asdict(config), "seed": seed},
+        config={"learner": config.learner, **config.record(), "seed": seed},
         settings=wandb.Settings(quiet=True, console="off"),
     )
 
