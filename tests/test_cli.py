@@ -1,5 +1,6 @@
 """The command line: listing, and clean errors for bad input."""
 
+import dataclasses
 import json
 import os
 import re
@@ -337,6 +338,40 @@ def test_the_core_is_a_subcommand_whose_flags_are_its_settings(tmp_path, monkeyp
         assert refused.value.code == 2 and message in capsys.readouterr().err
 
 
+def test_the_task_is_a_subcommand_too_and_its_batch_size_the_runs(tmp_path, monkeypatch, capsys):
+    from pathlib import Path
+
+    import memrl.run.train
+    from memrl.learn.supervised_config import SupervisedConfig
+    from memrl.tasks.copying import Copying
+
+    trained = []
+    monkeypatch.setattr(memrl.run.train, "train_run", lambda config, folder, *rest: trained.append((config, folder)))
+    main(["train", "supervised", "task:copying", "--task.gap", "5", "core:gru", "--batch-size", "8"])
+    main(["train", "supervised", "--task", "copying", "--task-args", "gap", "5", "--core", "gru", "--batch-size", "8"])
+    copying = SupervisedConfig(task=Copying(gap=5), core="gru", batch_size=8)
+    assert trained[0] == trained[1] == (copying, Path("runs/copying/gru-supervised"))
+    assert copying.task == Copying(gap=5, batch_size=8) and copying.record()["task"] == {
+        "kind": "copying",
+        "gap": 5,
+        "num_digits": 10,
+    }
+    saved = tmp_path / "config.json"  # --config: the saved task is the default, its settings changed one by one
+    saved.write_text(json.dumps({"learner": "supervised", "config": copying.record()}))
+    main(["train", "--config", str(saved), "--task.num-digits", "3"])
+    assert trained[2][0].task == Copying(gap=5, num_digits=3, batch_size=8)
+    for argv, message in (
+        (["train", "supervised", "task:copying", "--task.batch-size", "3"], "give batch_size with --batch-size"),
+        (["train", "supervised", "--task-args", "batch_size", "3"], "give batch_size with --batch-size"),
+        (["train", "supervised", "task:copying", "--task.gap", "-1"], "Copying.gap must be a positive integer, got -1"),
+        (["train", "supervised", "task:copyng"], "unknown task 'copyng'; did you mean 'copying'?"),
+    ):
+        with pytest.raises(SystemExit) as refused:
+            main(argv)
+        assert refused.value.code == 2 and message in capsys.readouterr().err
+    assert dataclasses.replace(copying, batch_size=16).task == Copying(gap=5, batch_size=16)
+
+
 def test_evaluation_config_replaces_settings_and_drops_the_stages():
     from memrl.learn.ppo_config import PPOConfig
     from memrl.learn.supervised_config import SupervisedConfig
@@ -350,7 +385,7 @@ def test_evaluation_config_replaces_settings_and_drops_the_stages():
         stages=("5 direct_fraction=1.0",),
     )
     evaluated = evaluation_config(config, {}, {"num_chains": 8}, {"k": 16})
-    assert evaluated.task_args == {"num_chains": 8} and evaluated.stages == ()
+    assert evaluated.task.num_chains == 8 and evaluated.stages == ()
     assert (evaluated.core.k, evaluated.core.d_model) == (16, 32)
     tmaze = PPOConfig(env="tmaze/T-LS", env_args={"timeout": 200})
     assert evaluation_config(tmaze, {"maze_length": 150}, {}, {}).env_args == {"timeout": 200, "maze_length": 150}

@@ -150,10 +150,7 @@ def refused(argv, capsys) -> str:
         ),
         (["train", "--core-args", "hidden", "wide"], "Error parsing --core.hidden"),
         (["train", "--env-args", "maze_length", "1.5"], "setting 'maze_length' must be int, got 1.5 (--env-args)"),
-        (
-            ["train-supervised", "--task-args", "gap", "long"],
-            "task 'copying' setting 'gap' must be int, got 'long' (--task-args)",
-        ),
+        (["train-supervised", "--task-args", "gap", "long"], "Error parsing --task.gap"),
         (["list", "--task", "copyin"], "unknown task 'copyin'"),
         (
             ["train", "--env", "tmaze/T-Q"],

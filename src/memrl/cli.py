@@ -16,7 +16,7 @@ from typing import Annotated, Union
 
 import tyro
 
-from memrl.core_subcommand import as_command_line, command_line_class, core_flags_spelled, from_command_line
+from memrl.component_subcommands import as_command_line, command_line_class, component_flags_spelled, from_command_line
 from memrl.learn.impala_config import ImpalaConfig
 from memrl.learn.ppo_config import PPOConfig
 from memrl.learn.run_config import ConfigRecord, config_checks, import_modules
@@ -574,6 +574,7 @@ def main(argv: list[str] | None = None) -> None:
 
 def run_command(argv: list[str]) -> None:
     """``memrl ARGV`` (spelled out): a bad input exits with status 2 and one line, Ctrl-C with 130."""
+    typed = argv  # the command as the user gave it, which the messages below repeat
     try:
         refuse_repeated_settings(argv)
         if argv[:1] and argv[0] in GROUPS:
@@ -585,7 +586,7 @@ def run_command(argv: list[str]) -> None:
             if argv[:1] == ["train"]:
                 import_modules(given_imports(argv))  # they may register cores the subcommands list
                 learner = next((a for a in argv[1:] if a in LEARNER_CLASSES), "ppo")
-                argv = core_flags_spelled(argv, LEARNER_CLASSES[learner], saved)
+                argv = component_flags_spelled(argv, LEARNER_CLASSES[learner], saved)
             commands = {**COMMANDS, "train": train_command(saved)}
             with config_checks(enabled=False):
                 tyro.extras.subcommand_cli_from_dict(
@@ -610,13 +611,13 @@ def run_command(argv: list[str]) -> None:
         from memrl.run.launch import RESUME_AFTER_FULL_DISK
 
         print(
-            f"memrl: error: no space left on device (writing {err.filename}); {RESUME_AFTER_FULL_DISK}: memrl {shlex.join(argv)}",
+            f"memrl: error: no space left on device (writing {err.filename}); {RESUME_AFTER_FULL_DISK}: memrl {shlex.join(typed)}",
             file=sys.stderr,
         )
         raise SystemExit(1) from None
     except KeyboardInterrupt as err:  # one line, not a traceback: what is saved and how to go on
         saved = f", {err}" if str(err) else ""
-        print(f"memrl: interrupted{saved}; the same command resumes: memrl {shlex.join(argv)}", file=sys.stderr)
+        print(f"memrl: interrupted{saved}; the same command resumes: memrl {shlex.join(typed)}", file=sys.stderr)
         raise SystemExit(130) from None
 
 

@@ -1,8 +1,8 @@
-"""The memory core as a subcommand of ``memrl train``: ``core:NAME --core.SETTING VALUE``, one
-subcommand per registered core (or task model), its flags the core's own fields. tyro builds the
-core while it parses; ``from_command_line`` turns what it built into the learner's config, checked
-then. ``core_flags_spelled`` writes the earlier spelling, ``--core NAME --core-args SETTING VALUE``,
-as this one."""
+"""A run's components as subcommands of ``memrl train``: ``core:NAME --core.SETTING VALUE`` (and a
+supervised run's ``task:NAME --task.SETTING VALUE``), one subcommand per registered core (task),
+its flags its own fields. tyro builds each component while it parses; ``from_command_line`` turns
+what it built into the learner's config, checked then. ``component_flags_spelled`` writes the
+earlier spelling, ``--core NAME --core-args SETTING VALUE``, as this one."""
 
 from __future__ import annotations
 
@@ -17,67 +17,89 @@ import tyro
 from memrl.learn.run_config import ConfigRecord, config_checks
 from memrl.registry import held_settings
 
+SET_BY_THE_RUN = {"task": ("batch_size",)}
+"""settings of a component that the run's own flags give (``--batch-size``), not its subcommand's"""
 
-def core_choices(config_class, saved: ConfigRecord | None):
-    """The cores (and task models) ``config_class`` takes, one tyro subcommand each (``core:lstm``),
-    each defaulting to what its name makes (the saved run's core under its own name); their settings
-    take a value each, ``--core.straight-through False``, as ``--core-args`` gives them."""
-    choices = []
-    for registry in config_class.core_registries():
+
+def choices(config_class, field: str, saved: ConfigRecord | None):
+    """The components ``field`` of ``config_class`` may be, one tyro subcommand each (``core:lstm``),
+    each defaulting to what its name makes (the saved run's under its own name); their settings take
+    a value each, ``--core.straight-through False``, as ``--core-args`` gives them."""
+    options = []
+    for registry in config_class.registries(field):
         for name in registry.names():
             if name.endswith("/"):
                 continue
-            made = saved.core if saved is not None and saved.core_name == name else registry.make(name)
-            about = summary(registry, name, made)
-            choices.append(
+            own = saved is not None and saved.name_of(field) == name
+            made = getattr(saved, field) if own else registry.make(name)
+            options.append(
                 Annotated[
-                    checked_after_parsing(type(made)),
-                    tyro.conf.subcommand(name, default=as_parsed(made), description=about),
+                    checked_after_parsing(type(made), SET_BY_THE_RUN.get(field, ())),
+                    tyro.conf.subcommand(
+                        name, default=as_parsed(made, field), description=summary(registry, name, made)
+                    ),
                 ]
             )
-    return Annotated[Union[tuple(choices)], tyro.conf.FlagConversionOff]  # noqa: UP007
+    return Annotated[Union[tuple(options)], tyro.conf.FlagConversionOff]  # noqa: UP007
 
 
 @functools.cache
-def checked_after_parsing(core_class):
-    """``core_class`` as the command line builds it: a subclass that keeps a setting its checks
+def checked_after_parsing(component_class, set_by_the_run: tuple[str, ...] = ()):
+    """``component_class`` as the command line builds it: a subclass that keeps a setting its checks
     refuse instead of raising while tyro parses (tyro would draw its own box around memrl's one-line
-    message); ``from_command_line`` builds the core itself from its settings, checked then."""
+    message; ``from_command_line`` builds the component itself from its settings, checked then),
+    without flags for the settings the run gives (``set_by_the_run``)."""
+
+    own_check = getattr(component_class, "__post_init__", None)
 
     def __post_init__(self):
         try:
-            core_class.__post_init__(self)
+            if own_check is not None:
+                own_check(self)
         except ValueError:
             pass
 
-    namespace = {"__post_init__": __post_init__, "__module__": core_class.__module__, "__doc__": core_class.__doc__}
-    return type(core_class.__name__, (core_class,), namespace)
+    namespace = {
+        "__post_init__": __post_init__,
+        "__module__": component_class.__module__,
+        "__doc__": component_class.__doc__,
+    }
+    if not set_by_the_run:  # a Linen module's subclass is a dataclass by itself
+        return type(component_class.__name__, (component_class,), namespace)
+    hidden = [
+        (field.name, Annotated[field.type, tyro.conf.Suppress], dataclasses.field(default=field.default))
+        for field in dataclasses.fields(component_class)
+        if field.name in set_by_the_run
+    ]
+    return dataclasses.make_dataclass(
+        component_class.__name__, hidden, bases=(component_class,), namespace=namespace, frozen=True
+    )
 
 
-def as_parsed(core):
-    """``core`` as the command line holds it while parsing (``checked_after_parsing``)."""
-    return checked_after_parsing(type(core))(**held_settings(core))
+def as_parsed(component, field: str):
+    """``component`` as the command line holds it while parsing (``checked_after_parsing``)."""
+    return checked_after_parsing(type(component), SET_BY_THE_RUN.get(field, ()))(**held_settings(component))
 
 
 def summary(registry, name: str, made) -> str:
-    """One line for a core's subcommand: the title of its module's docstring, its class and what its name fixes."""
+    """One line for a component's subcommand: the title of its module's docstring, its class and what its name fixes."""
     title = (sys.modules[type(made).__module__].__doc__ or "").strip().split("\n")[0].split(" (")[0].rstrip(".,;:")
     fixed = [f"{k}={v!r}" for k, v in registry.fixed(name).items()]
     return f"{title} ({', '.join([type(made).__name__, *fixed])})"
 
 
 def command_line_class(config_class, saved: ConfigRecord | None):
-    """``config_class`` with its ``core`` typed as ``core_choices`` for tyro, defaulting to the
-    learner's core (or the saved run's); ``from_command_line`` turns what tyro builds back into the
-    config itself."""
-    default = (
-        saved.core
-        if saved is not None
-        else config_class.core_registry(config_class.default_core_name()).make(config_class.default_core_name())
-    )
+    """``config_class`` with each of its components typed as ``choices`` for tyro, defaulting to the
+    learner's (or the saved run's); ``from_command_line`` turns what tyro builds back into the config
+    itself."""
+
+    def default(field):
+        made = getattr(saved, field) if saved is not None else config_class.default_component(field)
+        return dataclasses.field(default_factory=lambda: as_parsed(made, field))
+
     command_line = dataclasses.make_dataclass(
         config_class.__name__,
-        [("core", core_choices(config_class, saved), dataclasses.field(default_factory=lambda: as_parsed(default)))],
+        [(field, choices(config_class, field, saved), default(field)) for field in config_class.COMPONENTS],
         bases=(config_class,),
         frozen=True,
     )
@@ -89,52 +111,74 @@ def as_command_line(cls, config: ConfigRecord):
     """``config``'s fields as an instance of ``cls`` (unchecked: what the command line parses is checked after)."""
     fields = {field.name: getattr(config, field.name) for field in dataclasses.fields(config)}
     with config_checks(enabled=False):
-        return cls(**fields | {"core": as_parsed(config.core)})
+        return cls(**fields | {field: as_parsed(getattr(config, field), field) for field in config.COMPONENTS})
 
 
 def from_command_line(parsed: ConfigRecord, config_class) -> ConfigRecord:
     """The ``config_class`` config of what tyro built as its ``command_line_class``, checked as it is constructed."""
     fields = {field.name: getattr(parsed, field.name) for field in dataclasses.fields(config_class)}
-    core_class = type(parsed.core).__mro__[1]  # checked_after_parsing's base
-    return config_class(**fields | {"core": core_class(**held_settings(parsed.core))})
+    for field in config_class.COMPONENTS:
+        parsed_component = getattr(parsed, field)
+        component_class = type(parsed_component).__mro__[1]  # checked_after_parsing's base
+        own = {k: v for k, v in held_settings(parsed_component).items() if k not in SET_BY_THE_RUN.get(field, ())}
+        fields[field] = component_class(**own)
+    return config_class(**fields)
 
 
-def core_flags_spelled(argv: list[str], config_class, saved: ConfigRecord | None) -> list[str]:
-    """``memrl train``'s ``argv`` with ``--core NAME`` and ``--core-args SETTING VALUE ...`` written as
-    the core's subcommand, ``core:NAME --core.SETTING VALUE ...`` (settings of the core named, else of
-    the saved run's core, else of the learner's default core); refuses settings the core does not
-    have, and settings its name fixes."""
+def component_flags_spelled(argv: list[str], config_class, saved: ConfigRecord | None) -> list[str]:
+    """``memrl train``'s ``argv`` with each component's earlier spelling, ``--core NAME`` and
+    ``--core-args SETTING VALUE ...``, written as its subcommand, ``core:NAME --core.SETTING VALUE
+    ...`` (settings of the component named, else of the saved run's, else of the learner's default);
+    refuses settings the component does not have, and settings its name fixes."""
+    for field in config_class.COMPONENTS:
+        argv = flags_spelled(argv, field, config_class, saved)
+    return argv
+
+
+def is_flag_or_subcommand(word: str, config_class) -> bool:
+    """Whether ``word`` of ``argv`` is a flag or a component's subcommand (``core:lstm``), not a value."""
+    return word.startswith("--") or any(word.startswith(f"{field}:") for field in config_class.COMPONENTS)
+
+
+def flags_spelled(argv: list[str], field: str, config_class, saved: ConfigRecord | None) -> list[str]:
+    """``component_flags_spelled`` for the component ``field``."""
     rest, name, settings = [], None, None
     i = 0
     while i < len(argv):
         flag = argv[i]
-        if flag == "--core" or flag.startswith("--core="):
+        if flag == f"--{field}" or flag.startswith(f"--{field}="):
             name = flag.split("=", 1)[1] if "=" in flag else (argv[i + 1] if i + 1 < len(argv) else "")
             i += 1 if "=" in flag else 2
-        elif flag == "--core-args":
-            values = list(itertools.takewhile(lambda a: not a.startswith("--"), argv[i + 1 :]))
+        elif flag == f"--{field}-args":
+            values = list(itertools.takewhile(lambda a: not is_flag_or_subcommand(a, config_class), argv[i + 1 :]))
             if len(values) % 2:
-                raise ValueError(f"--core-args takes SETTING VALUE pairs, got {' '.join(values) or 'nothing'}")
+                raise ValueError(f"--{field}-args takes SETTING VALUE pairs, got {' '.join(values) or 'nothing'}")
             settings = dict(zip(values[::2], values[1::2]))
             i += 1 + len(values)
         else:
             rest.append(flag)
             i += 1
-    chosen = next((a.split(":", 1)[1] for a in rest if a.startswith("core:")), None)
+    chosen = next((a.split(":", 1)[1] for a in rest if a.startswith(f"{field}:")), None)
     if name is not None and chosen is not None:
-        raise ValueError(f"--core {name} and core:{chosen} both name the core; give one")
-    where = " (--core-args)" if settings is not None else " (--core.SETTING)"
+        raise ValueError(f"--{field} {name} and {field}:{chosen} both name the {field}; give one")
+    where = f" (--{field}-args)" if settings is not None else f" (--{field}.SETTING)"
     if name is None and settings is None:
         name = chosen
-        settings = {a.split("=", 1)[0][len("--core.") :]: None for a in rest if a.startswith("--core.")}
+        settings = {a.split("=", 1)[0][len(f"--{field}.") :]: None for a in rest if a.startswith(f"--{field}.")}
         if name is None:
             return argv
     else:
         settings = settings or {}
         if name is None:
-            name = chosen or (saved.core_name if saved is not None else config_class.default_core_name())
-        rest = [a for a in rest if not a.startswith("core:")]
-        rest += [f"core:{name}"] + [a for key, value in settings.items() for a in (f"--core.{key}", value)]
-    registry = config_class.core_registry(name)
-    registry.refuse_unknown(name, [k.replace("-", "_") for k in settings], where)
+            name = chosen or (saved.name_of(field) if saved is not None else config_class.default_name(field))
+        rest = [a for a in rest if not a.startswith(f"{field}:")]
+        rest += [f"{field}:{name}"] + [a for key, value in settings.items() for a in (f"--{field}.{key}", value)]
+    keys = [k.replace("-", "_") for k in settings]
+    by_the_run = sorted(set(keys) & set(SET_BY_THE_RUN.get(field, ())))
+    if by_the_run:
+        raise ValueError(
+            f"give {', '.join(by_the_run)} with {', '.join('--' + k.replace('_', '-') for k in by_the_run)}, "
+            f"not as a {field} setting"
+        )
+    config_class.registry_for(field, name).refuse_unknown(name, keys, where)
     return rest

@@ -84,7 +84,7 @@ def test_rmc_nth_farthest_is_the_papers_comparison():
             "nth farthest/rmc",
         ]
         for config in experiment.runs.values():
-            assert config.task == "nth-farthest" and config.task_args == size
+            assert config.task_name == "nth-farthest" and all(getattr(config.task, k) == v for k, v in size.items())
             assert config.head_widths == (256, 256, 256, 256) and config.max_grad_norm is None and config.seeds == 3
         assert experiment.runs["nth farthest/lstm split init"].core.weight_init == "split"
         assert (
@@ -164,9 +164,7 @@ def test_rmc_lte_covers_table_1_and_the_cpu_preset_its_program_evaluation():
         for run, config in experiment.runs.items():
             memorisation = run.split("/")[0] in ("copy", "reverse", "double")
             level = (5, 1 if memorisation else 2) if preset == "paper" else (2, 1)
-            assert (config.task_args["max_length"], config.task_args["max_nesting"]) == level and config.task_args[
-                "curriculum"
-            ] == "mix"
+            assert (config.task.max_length, config.task.max_nesting) == level and config.task.curriculum == "mix"
             assert (
                 config.head_widths == (256, 256, 256, 256)
                 and config.core_name in ("rmc", "lstm-stack")
@@ -176,7 +174,7 @@ def test_rmc_lte_covers_table_1_and_the_cpu_preset_its_program_evaluation():
             (f"{p}/rmc", f"{p}/lstm") for p in experiment.panels()
         }
     paper = experiments.get("rmc-lte", "paper").runs["full program/rmc"]
-    assert (paper.batch_size, paper.lr, paper.num_updates, paper.task_args["program"]) == (128, 1e-3, 200_000, "all")
+    assert (paper.batch_size, paper.lr, paper.num_updates, paper.task.program) == (128, 1e-3, 200_000, "all")
     cpu = experiments.get("rmc-lte", "cpu").runs["full program/lstm"]
     assert (cpu.num_updates, cpu.seeds, cpu.max_grad_norm) == (3_000, 3, None)
     smallest_rmc = {
@@ -198,7 +196,7 @@ def test_rmc_language_model_compares_models_of_equal_size_and_reads_fig_12():
     for preset in ("cpu", "paper"):
         runs = experiments.get("rmc-language-model", preset).runs
         assert sorted(runs) == ["python-docs/lstm", "python-docs/rmc"]
-        assert all(c.task_args["unroll"] == 100 and c.max_grad_norm == 0.1 and c.lr == 1e-3 for c in runs.values())
+        assert all(c.task.unroll == 100 and c.max_grad_norm == 0.1 and c.lr == 1e-3 for c in runs.values())
     cpu = experiments.get("rmc-language-model", "cpu").runs
     rmc, lstm = parameter_count(cpu["python-docs/rmc"]), parameter_count(cpu["python-docs/lstm"])
     assert abs(rmc - lstm) < 0.1 * rmc  # "at equal parameters"
@@ -557,7 +555,7 @@ def test_tlb_copying_compares_tlb_with_the_feedback_transformer_and_counts_sampl
     paper = experiments.get("tlb-copying", "paper")
     assert sorted(paper.panels()) == sorted(f"gap {g}" for g in (100, 200, 300, 400, 500, 600))
     for config in paper.runs.values():
-        gap = config.task_args["gap"]
+        gap = config.task.gap
         assert (config.batch_size, config.lr) == (100, 1e-4)
         assert {k: held_settings(config.core)[k] for k in ("d_model", "mlp_dim")} == dict(d_model=256, mlp_dim=512)
         if config.core_name == "feedback-transformer":
@@ -600,7 +598,7 @@ def test_tlb_listops_is_table_4_with_table_7s_chunk_sizes_in_the_paper_preset():
     )
     for config in paper.values():
         assert (config.batch_size, config.lr, config.lr_warmup, config.num_updates) == (32, 1e-4, 1000, 5000)
-        assert (config.task_args["min_length"], config.task_args["max_length"], config.task_args["train_size"]) == (
+        assert (config.task.min_length, config.task.max_length, config.task.train_size) == (
             500,
             2000,
             96_000,
@@ -648,7 +646,7 @@ def test_tlb_image_is_table_1_and_2_on_digits_with_the_papers_layers_and_optimis
         and paper["digits/tlb no top-down"].readout == "state"
     )
     cpu = experiments.get("tlb-image", "cpu").runs
-    assert cpu["digits/tlb"].make_task().length == 16 and (
+    assert cpu["digits/tlb"].task.length == 16 and (
         cpu["digits/tlb"].core.chunk_size,
         cpu["digits/vit"].core.chunk_size,
     ) == (4, 16)
@@ -662,9 +660,9 @@ def test_tlb_image_is_table_1_and_2_on_digits_with_the_papers_layers_and_optimis
 def test_tlb_babyai_is_fig_4_bosslevel_and_8_levels_with_the_papers_model():
     paper = experiments.get("tlb-babyai", "paper").runs
     assert sorted(paper) == ["8 levels/tlb", "8 levels/transformer", "BossLevel/tlb", "BossLevel/transformer"]
-    assert len(paper["8 levels/tlb"].make_task().level_names) == 8
+    assert len(paper["8 levels/tlb"].task.level_names) == 8
     for run, config in paper.items():
-        assert (config.lr, config.num_updates, config.seeds, config.task_args["episodes"]) == (1e-4, 50_000, 3, 100_000)
+        assert (config.lr, config.num_updates, config.seeds, config.task.episodes) == (1e-4, 50_000, 3, 100_000)
         args = held_settings(config.core)
         assert (args["d_model"], args["num_heads"], args["mlp_dim"], args["num_reads"], args["self_per_read"]) == (
             512,
@@ -676,7 +674,7 @@ def test_tlb_babyai_is_fig_4_bosslevel_and_8_levels_with_the_papers_model():
         if run.endswith("/tlb"):
             assert (args["chunk_size"], args["num_state"]) == (30, 5)
         else:
-            assert config.core_name == "transformer" and args["chunk_size"] == config.task_args["max_steps"]
+            assert config.core_name == "transformer" and args["chunk_size"] == config.task.max_steps
 
 
 @pytest.mark.skipif(importlib.util.find_spec("minigrid") is None, reason="the babyai extra")
@@ -955,7 +953,7 @@ def test_htm_pai_pairs_each_memory_with_its_one_layer_control():
     for panel, runs in experiment.panels().items():
         configs = [experiment.runs[r] for r in runs]
         assert sorted(c.core.num_layers for c in configs) == [1, 2]
-        assert {c.task_args["num_chains"] for c in configs} == {int(panel.split()[0])}
+        assert {c.task.num_chains for c in configs} == {int(panel.split()[0])}
         for config in configs:  # every run starts on direct queries only; MEMO's memory is grown from 2 chains
             first_updates, first_settings = config.curriculum[0]
             assert first_updates > 0 and first_settings["direct_fraction"] == 1.0

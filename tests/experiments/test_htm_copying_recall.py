@@ -13,7 +13,7 @@ def test_the_event_is_beyond_the_trxl_and_inside_the_htm_store(preset):
     experiment = get("htm-copying-recall", preset)
     setup = SETUPS[preset]
     for name, config in experiment.runs.items():
-        gap = config.task_args["gap"]
+        gap = config.task.gap
         recall_distance = NUM_DIGITS + gap + 1  # from each digit to the step its copy is due
         args = held_settings(config.core)
         if config.core_name == "gtrxl":

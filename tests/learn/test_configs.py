@@ -104,7 +104,7 @@ def test_the_learner_takes_what_the_config_built_when_it_was_checked(learner):
     config = TINY[learner]
     built = learner_for(config)
     if learner == "supervised":
-        assert built.model is config.model and built.task is config.sequence_task
+        assert built.model is config.model and built.task is config.task
     else:
         assert built.agent.core is config.core and built.env is config.environment
 

@@ -37,7 +37,8 @@ def test_a_grid_of_two_trials_makes_two_run_folders_and_one_table(tmp_path, caps
         config = json.loads((tmp_path / "sweep" / "trials" / row["run"].split("/")[-1] / "config.json").read_text())[
             "config"
         ]
-        assert config["core"]["hidden"] == int(row["core.hidden"]) and config["task_args"] == {
+        assert config["core"]["hidden"] == int(row["core.hidden"]) and config["task"] == {
+            "kind": "copying",
             "gap": 2,
             "num_digits": 2,
         }

@@ -53,7 +53,7 @@ def reference_steps(task, inputs: np.ndarray) -> np.ndarray:
 def chosen_sequences(config, task, inputs: np.ndarray, count: int) -> list[tuple[int, str]]:
     """(batch row, label) of the sequences to draw: on Nth Farthest one whose reference came last,
     one first, one in the middle (Fig. 3's rows); otherwise the first ``count``."""
-    if config.task != "nth-farthest":
+    if config.task_name != "nth-farthest":
         return [(b, f"sequence {b}") for b in range(count)]
     steps, last = reference_steps(task, inputs), inputs.shape[0] - 1
     picks = []
@@ -126,7 +126,7 @@ def command(
         weights[0],
         picks,
         out / "attention.png",
-        f"{config.core_name} on {config.task}: block 1, mean over heads\n"
+        f"{config.core_name} on {config.task_name}: block 1, mean over heads\n"
         f"rows = queries, columns = keys (slots 1-{slots}, then the input)",
     )
     np.savez(out / "attention.npz", **{f"block_{i}": w[:, [b for b, _ in picks]] for i, w in enumerate(weights)})

@@ -95,7 +95,7 @@ SETTINGS = (
     PaperSetting(
         "delay (gap of blanks)",
         "Ballet: up to 48 steps between dances; PVM: 30 s",
-        "task_args.gap",
+        "task.gap",
         "beyond the GTrXL's reach (cpu: 2 layers × 32 = 64 steps; paper: 4 × 256 = 1024), inside HTM's store",
     ),
     *MEMORY_ROWS,

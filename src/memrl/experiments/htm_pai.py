@@ -113,11 +113,11 @@ def held_out(run: str, kind: str, op: str, threshold: float, why: str, central: 
 
 
 SETTINGS = (
-    PaperSetting("chain length", "MEMO's PAI, chains of 3 (Banino et al. 2020; App. B.4)", "task_args.chain_length"),
+    PaperSetting("chain length", "MEMO's PAI, chains of 3 (Banino et al. 2020; App. B.4)", "task.chain_length"),
     PaperSetting(
         "chains per trial",
         "16 (MEMO's memory of 32 pairs)",
-        "task_args.num_chains",
+        "task.num_chains",
         "the 2-chain panel shows the contrast at a CPU budget",
     ),
     PaperSetting(

@@ -151,10 +151,10 @@ SETTINGS = (
     PaperSetting(
         "corpus",
         "WikiText-103: 103M training words, vocabulary ~250k (Sec. 4.3)",
-        "task_args.corpus_name",
+        "task.corpus_name",
         "not downloadable here: CPython's documentation, ~0.5M words, vocabulary ~8.5k (tasks/language_model)",
     ),
-    PaperSetting("truncated BPTT window", "100 (A.4)", "task_args.unroll"),
+    PaperSetting("truncated BPTT window", "100 (A.4)", "task.unroll"),
     PaperSetting(
         "state across windows",
         "carried (A.4)",

@@ -77,7 +77,7 @@ SETTINGS = (
     PaperSetting(
         "tasks",
         "addition, control, full program, copy, reverse, double (Table 1)",
-        "task_args.program",
+        "task.program",
         "cpu: full program, the program evaluation with Table 1's largest gap (66.1 / 79.0); version 1's cpu runs learned "
         "the memorisation tasks with both models, addition's 99.9 / 99.8 leaves no gap to decide, and control (version 3, "
         "with a quarter-size RMC: reversed) does not fit the 90 minutes beside full programs at the RMC's paper size",
@@ -85,17 +85,17 @@ SETTINGS = (
     PaperSetting(
         "literal length at the target",
         "5 (Table 1)",
-        "task_args.max_length",
+        "task.max_length",
         "cpu: 2; at 5 (version 1) and at 3 with nesting 2 (a pilot) both models stayed at 0.2-0.4 per character, "
         "learning the output format and digit frequencies, within the CPU budget",
     ),
     PaperSetting(
         "nesting at the target",
         "2; memorisation 1 (Table 1)",
-        "task_args.max_nesting",
+        "task.max_nesting",
         "cpu: 1 (one operation per program), which halves the program length again",
     ),
-    PaperSetting("curriculum", "mix: L and N uniform up to the target per sequence (A.2)", "task_args.curriculum"),
+    PaperSetting("curriculum", "mix: L and N uniform up to the target per sequence (A.2)", "task.curriculum"),
     PaperSetting(
         "decoder inputs",
         "model predictions / none (non-auto-regressive, A.2)",
@@ -133,7 +133,7 @@ SETTINGS = (
         "core.hidden",
         "memrl's stacked LSTM has no skip connections; cpu: 256 units (1.13M parameters with the output MLP, the RMC 0.82M)",
     ),
-    PaperSetting("held-out programs", "12,800 at the target level (A.2)", "task_args.test_programs"),
+    PaperSetting("held-out programs", "12,800 at the target level (A.2)", "task.test_programs"),
     PaperSetting(
         "score",
         "best test accuracy over training (A.2)",

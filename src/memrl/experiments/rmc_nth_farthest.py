@@ -101,12 +101,12 @@ SETTINGS = (
     PaperSetting(
         "vectors",
         "8 (Sec. 4.1)",
-        "task_args.num_objects",
+        "task.num_objects",
         "cpu: 3, the fewest whose answers compare distances (ranks 1 and 2 ask which of the two other "
         "vectors is nearer to m or farther); at 4 x 4 no memory left the shortcut 2/N within 4,000 updates (pilots)",
     ),
     PaperSetting(
-        "dimensions per vector", "16 (Sec. 4.1)", "task_args.num_features", "cpu: 2, with 3 vectors (the same pilots)"
+        "dimensions per vector", "16 (Sec. 4.1)", "task.num_features", "cpu: 2, with 3 vectors (the same pilots)"
     ),
     PaperSetting("optimiser", "Adam (A.1)", "", fixed="Adam"),
     PaperSetting(

@@ -11,23 +11,23 @@ _ABSENT = object()
 
 
 def field_value(config, field: str):
-    """``config``'s value of ``field``; "core.k" is the core's setting; "env_args.maze_length" (or
-    task_args) the config's setting or else the registered env's (task's) default. ``_ABSENT`` if
+    """``config``'s value of ``field``; "core" (or "task") the component's registered name, "core.k" (or "task.k") its setting;
+    "env_args.maze_length" the config's setting or else the registered env's default. ``_ABSENT`` if
     it has none."""
-    from memrl import envs, tasks
+    from memrl import envs
     from memrl.settings import settings_of
 
     head, _, key = field.partition(".")
     value = getattr(config, head, _ABSENT)
+    if head in config.COMPONENTS and not key:
+        return config.name_of(head)
     if not key or value is _ABSENT:
         return value
-    if head == "core":
+    if head in config.COMPONENTS:
         return getattr(value, key, _ABSENT)
     if key in value:
         return value[key]
-    registry = {"env_args": envs.ENVS, "task_args": tasks.TASKS}[head]
-    entry = getattr(config, head.removesuffix("_args"))
-    defaults = registry.fixed(entry) | {s.name: s.default for s in settings_of(registry, entry)}
+    defaults = envs.ENVS.fixed(config.env) | {s.name: s.default for s in settings_of(envs.ENVS, config.env)}
     return defaults.get(key, _ABSENT)
 
 

@@ -149,19 +149,19 @@ SETTINGS = (
     PaperSetting(
         "levels",
         "BossLevel; 8 levels at once: PutNext, Unlock, Synth, GoToSeq, SynthLoc, GoToImpUnlock, BossLevel, SynthSeq (3.2, 7.4)",
-        "task_args.levels",
+        "task.levels",
         "cpu: MiniBossLevel (BossLevel's instructions in a 2×2 maze of smaller rooms; the bot needs about half the steps)",
     ),
     PaperSetting(
         "demos per level",
         "100,000 from an oracle (7.4)",
-        "task_args.episodes",
+        "task.episodes",
         "cpu: 5,000 (the bot takes 0.06 s per MiniBossLevel episode)",
     ),
     PaperSetting(
         "steps per sequence",
         "whole episodes",
-        "task_args.max_steps",
+        "task.max_steps",
         "demos longer are not kept; evaluation episodes fail at this length (the bot's demos are shorter)",
     ),
     PaperSetting(

@@ -160,9 +160,7 @@ def expectations(preset: str) -> tuple[Expectation, ...]:
 
 
 SETTINGS = (
-    PaperSetting(
-        "gaps (blank steps)", "100, 200, 300, 400, 500, 600 (Fig. 6)", "task_args.gap", "cpu: the two shortest"
-    ),
+    PaperSetting("gaps (blank steps)", "100, 200, 300, 400, 500, 600 (Fig. 6)", "task.gap", "cpu: the two shortest"),
     PaperSetting(
         "baseline",
         "Feedback Transformer (Fan et al. 2021)",

@@ -120,9 +120,7 @@ SETTINGS = (
         "cannot be had here: T-LN episodes of a guessing behaviour (half succeed)",
         fixed="T-LN, 5,000 episodes",
     ),
-    PaperSetting(
-        "episode length", "Atari episodes", "task_args.maze_length", "cpu: 50 cells; paper preset: AMRL's 100"
-    ),
+    PaperSetting("episode length", "Atari episodes", "task.maze_length", "cpu: 50 cells; paper preset: AMRL's 100"),
     PaperSetting(
         "inputs",
         "return to come, state, action as three tokens per step (DT)",

@@ -83,7 +83,7 @@ SETTINGS = (
     PaperSetting(
         "patches",
         "4×4 pixels, raster order: 256 per image (7.1)",
-        "task_args.patch_size",
+        "task.patch_size",
         "8×8 images: 64 pixels one per step; cpu: 16 patches of 2×2 (a quarter of the compute)",
     ),
     PaperSetting(

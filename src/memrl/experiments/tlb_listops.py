@@ -58,7 +58,7 @@ SETTINGS = (
     PaperSetting(
         "data",
         "LRA ListOps: 96,000 training and 2,000 test trees of 500-2,000 tokens",
-        "task_args.max_length",
+        "task.max_length",
         "cpu: 20,000 trees of 100-300 tokens (at 500 tokens the Transformer took 4.1 s per update on a shared core: 2.3 h for the run)",
     ),
     PaperSetting("layers, width, FFN", "2, 64, 128 (7.3)", "core.d_model"),

@@ -146,75 +146,96 @@ class ConfigRecord:
             for name, value in own.items():
                 setattr(cls, name, value)
 
+    COMPONENTS: ClassVar[tuple[str, ...]] = ("core",)
+    """the fields that hold a registered component whole (the core; a supervised run's task), each
+    with its settings by name as an init-only ``NAME_args`` and recorded as ``{"kind": NAME, ...}``"""
+
     def __post_init__(self, core_args=None):
-        try:
-            object.__setattr__(self, "core", self.core_of(self.core, core_args or {}))
-        except ValueError:
-            if CHECKED.get():
-                raise  # unchecked (the command line parsing), ``check_core`` refuses it after
+        self.hold_components({"core": core_args})
+
+    def hold_components(self, settings_by_name: dict) -> None:
+        """Hold each component (``COMPONENTS``) as ``component_of`` makes it with its settings by name,
+        then check the config (``validate``) where configs are checked as they are constructed."""
+        for field, settings in settings_by_name.items():
+            try:
+                object.__setattr__(self, field, self.component_of(field, getattr(self, field), settings or {}))
+            except ValueError:
+                if CHECKED.get():
+                    raise  # unchecked (the command line parsing), ``check_component`` refuses it after
         if CHECKED.get():
             self.validate()
 
-    def core_of(self, core, settings: dict):
-        """The module ``core`` stands for (itself; a registered name's with its defaults; a record's,
-        ``Registry.record``) with ``settings`` over its own; refuses a setting it does not have."""
+    def component_of(self, field: str, value, settings: dict):
+        """What the component ``value`` of ``field`` stands for (itself; a registered name's with its
+        defaults; a record's, ``Registry.record``) with ``settings`` over its own; refuses a setting it
+        does not have."""
         if not isinstance(settings, dict):
-            raise ValueError(f"core_args must be settings by name (a dict), got {settings!r}")
-        if isinstance(core, (str, dict)):
+            raise ValueError(f"{field}_args must be settings by name (a dict), got {settings!r}")
+        if isinstance(value, (str, dict)):
             self.import_modules()  # they may register it
-            record = {"kind": core} if isinstance(core, str) else dict(core)
-            kind = str(record.setdefault("kind", self.default_core_name()))
-            registry, record = self.core_registry(kind), record | settings
+            record = {"kind": value} if isinstance(value, str) else dict(value)
+            kind = str(record.setdefault("kind", self.default_name(field)))
+            registry, record = self.registry_for(field, kind), record | settings
         elif not settings:
-            return core
+            return value
         else:
-            registry = self.core_registry_of(core)
-            kind, own = registry.name_of(core)
+            registry = self.registry_of(field, value)
+            kind, own = registry.name_of(value)
             record = {"kind": kind, **own, **settings}
-        registry.refuse_unknown(kind, [k for k in record if k != "kind"], " (--core-args)")
+        registry.refuse_unknown(kind, [k for k in record if k != "kind"], f" (--{field}-args)")
         return registry.from_record(record)
 
-    def check_core(self) -> None:
-        """Refuse a core that no registry here makes (or a name none knows, in a config constructed unchecked)."""
-        self.core_registry_of(self.core_of(self.core, {}))
+    def check_component(self, field: str) -> None:
+        """Refuse a component that no registry here makes (or a name none knows, in a config constructed unchecked)."""
+        self.registry_of(field, self.component_of(field, getattr(self, field), {}))
 
     @classmethod
-    def core_registries(cls) -> tuple:
-        """The registries a run's ``core`` may come from."""
+    def registries(cls, field: str) -> tuple:
+        """The registries the component ``field`` may come from."""
         from memrl import cores
 
-        return (cores.CORES,)
+        return {"core": (cores.CORES,)}[field]
 
     @classmethod
-    def default_core_name(cls) -> str:
-        """The name of the core a config of this class has unless told."""
-        return next(f.default for f in dataclasses.fields(cls) if f.name == "core")
+    def default_name(cls, field: str) -> str:
+        """The name of the component ``field`` that a config of this class has unless told."""
+        return next(f.default for f in dataclasses.fields(cls) if f.name == field)
 
     @classmethod
-    def core_registry(cls, name: str):
-        """The registry that knows the core (or task model) ``name``; refuses a name none knows."""
-        registries = cls.core_registries()
+    def default_component(cls, field: str):
+        """The component ``field`` that a config of this class has unless told (its default name's)."""
+        name = cls.default_name(field)
+        return cls.registry_for(field, name).make(name)
+
+    @classmethod
+    def registry_for(cls, field: str, name: str):
+        """The registry that knows the component ``name`` of ``field``; refuses a name none knows."""
+        registries = cls.registries(field)
         known = next((registry for registry in registries if registry.knows(name)), None)
         if known is None:
             names = [n for registry in registries for n in registry.names()]
             raise ValueError(registries[-1].unknown(name, names, kind=" or ".join(r.kind for r in registries)))
         return known
 
-    @property
-    def core_name(self) -> str:
-        """The registered name of the core (``Registry.name_of``), as tables, folder names and summaries say."""
-        return self.core_registry_of(self.core).name_of(self.core)[0]
-
     @classmethod
-    def core_registry_of(cls, core):
-        """The registry whose entries build ``core``'s class."""
-        registry = next((r for r in cls.core_registries() if r.makes(core)), None)
+    def registry_of(cls, field: str, made):
+        """The registry whose entries build ``made``'s class, of those ``field`` may come from."""
+        registry = next((r for r in cls.registries(field) if r.makes(made)), None)
         if registry is None:
             raise ValueError(
-                f"core must be a registered {' or '.join(r.kind for r in cls.core_registries())} "
-                f"(memrl list), got {core!r}"
+                f"{field} must be a registered {' or '.join(r.kind for r in cls.registries(field))} "
+                f"(memrl list), got {made!r}"
             )
         return registry
+
+    def name_of(self, field: str) -> str:
+        """The registered name of the component ``field`` (``Registry.name_of``)."""
+        return self.registry_of(field, getattr(self, field)).name_of(getattr(self, field))[0]
+
+    @property
+    def core_name(self) -> str:
+        """The registered name of the core, as tables, folder names and summaries say."""
+        return self.name_of("core")
 
     def import_modules(self) -> None:
         """Import the modules of ``imports`` (they register what the config names)."""
@@ -268,12 +289,15 @@ class ConfigRecord:
         """Refuse an infinite or NaN number in any setting, the ``*_args`` dictionaries' included."""
         for field in dataclasses.fields(self):
             value = getattr(self, field.name)
-            if isinstance(value, nn.Module):
-                value = held_settings(value)
+            if field.name in self.COMPONENTS:
+                for key, number in held_settings(value).items():
+                    if isinstance(number, float) and not math.isfinite(number):
+                        raise ValueError(
+                            f"{field.name} setting {key} (--{field.name}.{key}) must be a finite number, got {number}"
+                        )
+                continue
             named = value.items() if isinstance(value, dict) else [(None, value)]
             for key, number in named:
-                if isinstance(number, float) and not math.isfinite(number) and field.name == "core":
-                    raise ValueError(f"core setting {key} (--core.{key}) must be a finite number, got {number}")
                 if isinstance(number, float) and not math.isfinite(number):
                     where = (
                         f"{flag_of(field.name)} {key}" if key is not None else f"{field.name} ({flag_of(field.name)})"
@@ -310,10 +334,14 @@ class ConfigRecord:
         return [self.seed + i for i in range(self.seeds)]
 
     def record(self) -> dict:
-        """The config as config.json holds it: each field's value, the core as its registry's record
-        (``{"kind": "lstm", "hidden": 128, ...}``)."""
+        """The config as config.json holds it: each field's value, each component as its registry's
+        record (``{"kind": "lstm", "hidden": 128, ...}``: ``component_record``)."""
         fields = {field.name: getattr(self, field.name) for field in dataclasses.fields(self)}
-        return json.loads(json.dumps({**fields, "core": self.core_registry_of(self.core).record(self.core)}))
+        return json.loads(json.dumps(fields | {field: self.component_record(field) for field in self.COMPONENTS}))
+
+    def component_record(self, field: str) -> dict:
+        """The component ``field`` as config.json records it (``Registry.record``)."""
+        return self.registry_of(field, getattr(self, field)).record(getattr(self, field))
 
     def to_json(self) -> str:
         """The config as sorted, indented JSON."""
@@ -321,10 +349,11 @@ class ConfigRecord:
 
     @classmethod
     def from_dict(cls, data: dict):
-        """The config from a JSON record (``record``; a run folder's from before cores were held whole
-        has ``"core": NAME`` and ``"core_args"``). Unknown fields are refused, lists become tuples."""
+        """The config from a JSON record (``record``; a run folder's from before components were held
+        whole has ``"core": NAME`` and ``"core_args"``, ``"task": NAME`` and ``"task_args"``). Unknown
+        fields are refused, lists become tuples."""
         data = dict(data)
-        known = {f.name for f in dataclasses.fields(cls)} | {"core_args"}
+        known = {f.name for f in dataclasses.fields(cls)} | {f"{field}_args" for field in cls.COMPONENTS}
         unknown = set(data) - known
         if unknown:
             raise ValueError(f"unknown {cls.__name__} fields {sorted(unknown)}")
@@ -381,7 +410,7 @@ class RunConfig(AgentSpec, ConfigRecord):
         self.import_modules()
         if not envs.ENVS.knows(self.env):
             raise ValueError(envs.ENVS.unknown(self.env, kind="env"))
-        self.check_core()
+        self.check_component("core")
         if self.policy_lag < 0:  # its type: check_types
             raise ValueError(f"policy_lag must be a non-negative integer, got {self.policy_lag!r}")
         check_settings(envs.ENVS, self.env, self.env_args, "--env-args")

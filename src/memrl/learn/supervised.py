@@ -79,7 +79,7 @@ class SupervisedLearner:
 
     def __init__(self, config: SupervisedConfig):
         self.config = config
-        self.task = config.sequence_task
+        self.task = config.task
         self.stage_tasks = config.stage_tasks
         self.stage_ends = np.cumsum([updates for updates, _ in config.curriculum], dtype=np.int32)
         self.model = config.model

@@ -9,7 +9,8 @@ from typing import ClassVar
 
 import jax
 
-from memrl.learn.run_config import ConfigRecord
+from memrl.learn.run_config import ConfigRecord, is_of_type
+from memrl.tasks.base import SequenceTask
 
 
 @dataclasses.dataclass(frozen=True)
@@ -29,10 +30,13 @@ class SupervisedConfig(ConfigRecord):
         core="lstm", total_steps=1_000_000, lr=3e-4, max_grad_norm=1.0, updates_per_chunk=100
     )
 
-    task: str = "copying"
-    """registered task name (see ``memrl list``)"""
-    task_args: dict[str, int | float | bool | str] = dataclasses.field(default_factory=dict)
-    """task settings, e.g. ``gap 100`` (copying); ``batch_size`` is this config's"""
+    task: SequenceTask | str = "copying"
+    """the sequence task, held whole (``Copying(gap=30)``); a registered name (memrl list) stands for
+    its defaults, and config.json's record of it (``{"kind": "copying", "gap": 30}``) for what it
+    records. Its batch size is the run's ``batch_size`` (the task's own is replaced)"""
+    task_args: dataclasses.InitVar[dict | None] = None
+    """settings over the task's, by name (``{"gap": 30}``): the spelling of configs before the task
+    was held whole; on the command line ``--task-args gap 30``"""
     embed_dim: int = 64
     """width of the sequence model's input embedding (token embedding or linear map)"""
     head_widths: tuple[int, ...] = ()
@@ -56,30 +60,52 @@ class SupervisedConfig(ConfigRecord):
     NON_NEGATIVE: ClassVar[tuple[str, ...]] = ("lr_warmup", "weight_decay")
     WIDTHS: ClassVar[tuple[str, ...]] = ConfigRecord.WIDTHS + ("head_widths",)
 
+    COMPONENTS: ClassVar[tuple[str, ...]] = ("core", "task")
+
+    def __post_init__(self, core_args=None, task_args=None):
+        self.hold_components({"core": core_args, "task": task_args})
+
     @classmethod
-    def core_registries(cls) -> tuple:
-        """A supervised run's core is a memory core or a task model."""
-        from memrl import cores
+    def registries(cls, field: str) -> tuple:
+        """A supervised run's core is a memory core or a task model; its task a registered task."""
+        from memrl import cores, tasks
         from memrl.agents.supervised_models import TASK_MODELS
 
-        return (cores.CORES, TASK_MODELS)
+        return {"core": (cores.CORES, TASK_MODELS), "task": (tasks.TASKS,)}[field]
+
+    def component_of(self, field: str, value, settings: dict):
+        """As ``ConfigRecord.component_of``; the task draws the run's ``batch_size`` sequences per
+        batch (the config owns the batch size: a task's own is replaced, as ``dataclasses.replace(config,
+        batch_size=...)`` needs)."""
+        if field == "task" and "batch_size" in settings:
+            raise ValueError("give the batch size with --batch-size, not in task_args")
+        made = super().component_of(field, value, settings)
+        if field != "task" or made.batch_size == self.batch_size:
+            return made
+        if not is_of_type(self.batch_size, int) or self.batch_size < 1:
+            return made  # ``validate`` refuses it under its own flag
+        return made.with_batch_size(self.batch_size)
+
+    def component_record(self, field: str) -> dict:
+        """As ``ConfigRecord.component_record``; the task's batch size is the config's ``batch_size``."""
+        record = super().component_record(field)
+        return {k: v for k, v in record.items() if k != "batch_size"} if field == "task" else record
+
+    @property
+    def task_name(self) -> str:
+        """The registered name of the task, as tables, folder names and summaries say."""
+        return self.name_of("task")
 
     def validate(self):
-        """As ``ConfigRecord.validate``, and the task and the model: registered names, the settings
-        they take, stages that keep the batches' shapes and leave updates for the task itself."""
-        from memrl import tasks
+        """As ``ConfigRecord.validate``, and the task and the model: registered ones, stages that keep
+        the batches' shapes and leave updates for the task itself."""
         from memrl.agents.supervised_models import TASK_MODELS
-        from memrl.settings import check_settings
 
         self.check_types()
         self.import_modules()
-        if self.task not in tasks.names():
-            raise ValueError(tasks.TASKS.unknown(self.task))
-        if "batch_size" in self.task_args:
-            raise ValueError("give the batch size with --batch-size, not in task_args")
-        check_settings(tasks.TASKS, self.task, self.task_args, "--task-args")
-        self.check_core()
-        if self.core_registry_of(self.core) is TASK_MODELS and (self.embed_dim, self.head_widths, self.readout) != (
+        self.check_component("task")
+        self.check_component("core")
+        if self.registry_of("core", self.core) is TASK_MODELS and (self.embed_dim, self.head_widths, self.readout) != (
             SupervisedConfig.embed_dim,
             SupervisedConfig.head_widths,
             SupervisedConfig.readout,
@@ -93,7 +119,7 @@ class SupervisedConfig(ConfigRecord):
         except TypeError as err:
             raise ValueError(str(err)) from None
         if self.stages:
-            shape = jax.eval_shape(self.sequence_task.sample, jax.random.PRNGKey(0))
+            shape = jax.eval_shape(self.task.sample, jax.random.PRNGKey(0))
             for text, stage_task in zip(self.stages, self.stage_tasks):
                 if jax.eval_shape(stage_task.sample, jax.random.PRNGKey(0)) != shape:
                     raise ValueError(
@@ -107,40 +133,29 @@ class SupervisedConfig(ConfigRecord):
             )
         return self
 
-    def make_task(self, **settings):
-        """The task with ``task_args`` (and ``settings`` in their place) at this run's batch size."""
-        from memrl import tasks
-
-        return tasks.make(self.task, batch_size=self.batch_size, **(self.task_args | settings))
-
     @property
     def curriculum(self) -> tuple[tuple[int, dict[str, int | float | bool | str]], ...]:
-        """The stages as (updates, task settings that replace those of ``task_args``)."""
+        """The stages as (updates, task settings that replace the task's own)."""
         return tuple(parse_stage(text) for text in self.stages)
-
-    @functools.cached_property
-    def sequence_task(self):
-        """The task as configured, built once (``make_task()``)."""
-        return self.make_task()
 
     @functools.cached_property
     def model(self):
         """The model the run trains (``make_model``), built once."""
         from memrl.agents.supervised_models import make_model
 
-        return make_model(self.core, self.task, self.sequence_task, self.embed_dim, self.head_widths, self.readout)
+        return make_model(self.core, self.task_name, self.task, self.embed_dim, self.head_widths, self.readout)
 
     @functools.cached_property
     def stage_tasks(self) -> tuple:
-        """The task of each stage: ``task_args`` with the stage's settings in their place."""
+        """The task of each stage: the task with the stage's settings in their place."""
         from memrl import tasks
         from memrl.settings import check_settings
 
         made = []
         for text, (_, settings) in zip(self.stages, self.curriculum):
-            check_settings(tasks.TASKS, self.task, settings, f"--stages {text!r}")
+            check_settings(tasks.TASKS, self.task_name, settings, f"--stages {text!r}")
             try:
-                made.append(self.make_task(**settings))
+                made.append(self.component_of("task", self.task, settings))
             except (TypeError, ValueError) as err:
                 raise ValueError(f"stage {text!r}: {err}") from None
         return tuple(made)
@@ -158,7 +173,7 @@ class SupervisedConfig(ConfigRecord):
 
     @property
     def trained_on(self) -> str:
-        return self.task
+        return self.task_name
 
     @property
     def steps_per_update(self) -> int:

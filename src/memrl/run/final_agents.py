@@ -120,14 +120,15 @@ def evaluation_config(config, env_args: dict, task_args: dict, core_args: dict):
     """``config`` with environment settings (actor-critic runs) or task settings (supervised runs),
     and core settings, replaced, to test a trained model where it did not train; a supervised run's
     curriculum stages are dropped."""
-    for flag, given, right in (("env", env_args, "task"), ("task", task_args, "env")):
-        if given and not hasattr(config, f"{flag}_args"):
+    trained_on = "task" if "task" in config.COMPONENTS else "env"
+    for flag, given in (("env", env_args), ("task", task_args)):
+        if given and flag != trained_on:
             raise ValueError(
-                f"--{flag}-args does not apply to a {config.learner} run; give its settings with --{right}-args"
+                f"--{flag}-args does not apply to a {config.learner} run; give its settings with --{trained_on}-args"
             )
-    changes = {"core_args": core_args}  # over the core's own (ConfigRecord.core_of)
-    if hasattr(config, "task_args"):
-        changes |= {"task_args": config.task_args | task_args, "stages": ()}
+    changes = {"core_args": core_args}  # over the core's own (ConfigRecord.component_of)
+    if trained_on == "task":
+        changes |= {"task_args": task_args, "stages": ()}  # over the task's own
     else:
         changes["env_args"] = config.env_args | env_args
     return dataclasses.replace(config, **changes)

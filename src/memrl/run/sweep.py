@@ -1,7 +1,7 @@
 """Hyperparameter sweeps on Ray Tune (``memrl sweep SPEC.yaml``; ``pip install "memrl[sweep]"``).
 
 A spec names a learner, the config fields every trial shares, and a search space over any config
-field (``core.hidden`` sets a setting of the core, ``env_args.maze_length`` a key of a dict field);
+field (``core.hidden`` sets a setting of the core, ``task.gap`` of the task, ``env_args.maze_length`` a key of a dict field);
 ``config: RUN/config.json`` starts the shared fields (and the learner) from a saved run, as
 ``memrl train --config`` does::
 
@@ -187,7 +187,7 @@ def trial_config(spec: SweepSpec, params: dict) -> ConfigRecord:
         else:
             fields[field] = value
     config_class = LEARNERS.factory(spec.learner).config_class
-    known = {f.name for f in dataclasses.fields(config_class)}
+    known = {f.name for f in dataclasses.fields(config_class)} | {f"{c}_args" for c in config_class.COMPONENTS}
     unknown = sorted(set(fields) - known)
     if unknown:
         raise ValueError(
