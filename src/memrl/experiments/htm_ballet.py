@@ -159,7 +159,7 @@ def htm_ballet(preset: str) -> Experiment:
 def htm_k_sweep(preset: str) -> Experiment:
     """HTM with k ∈ {1, 2, 4, 8} chunks read per query on the mixed Ballet levels (App. D.3) in ``preset``."""
     base = preset_runs(preset)["mixed/htm"]
-    runs = {f"mixed/k={k}": dataclasses.replace(base, core_args={"k": k}) for k in K_SWEEP}
+    runs = {f"mixed/k={k}": dataclasses.replace(base, core=base.core.clone(k=k)) for k in K_SWEEP}
     return Experiment(
         name="htm-k-sweep",
         version=4,  # 4: the paper preset's HTM window is its chunk of 32; 3: App. D.3's claim as a check

@@ -28,6 +28,7 @@ from memrl.experiments.evaluations import held_out_evaluation, held_out_expectat
 from memrl.experiments.paper_agents import HTM_SIZES
 from memrl.experiments.paper_settings import HTM_ROOM_AGENT_SETTINGS
 from memrl.learn.supervised_config import SupervisedConfig
+from memrl.tasks.copying import Copying
 
 PRESETS = ("cpu", "paper")
 NUM_DIGITS = 10
@@ -70,7 +71,7 @@ def recall_runs(preset: str) -> dict[str, SupervisedConfig]:
         )
 
     def run(gap: int, core) -> SupervisedConfig:
-        return SupervisedConfig(task="copying", task_args=dict(gap=gap, num_digits=NUM_DIGITS), core=core, **training)
+        return SupervisedConfig(task=Copying(gap=gap, num_digits=NUM_DIGITS), core=core, **training)
 
     gap, control = setup["gap"], setup["control_gap"]
     return {f"gap {gap}/{name}": run(gap, core) for name, core in memories(gap).items()} | {

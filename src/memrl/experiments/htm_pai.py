@@ -23,6 +23,7 @@ from memrl.agents.associative_inference import HTMAssociativeInference
 from memrl.experiments.base import Expectation, Experiment, PaperSetting, register
 from memrl.experiments.evaluations import seed_entry
 from memrl.learn.supervised_config import SupervisedConfig
+from memrl.tasks.paired_associative_inference import PairedAssociativeInference
 
 TEST_TRIALS = 2000
 KIND_METRICS = {"indirect": "accuracy_indirect", "direct": "accuracy_direct", "all": "accuracy"}
@@ -65,8 +66,7 @@ def pai_runs(preset: str = "cpu") -> dict[str, SupervisedConfig]:
         )
     return {
         f"{panel}/htm, {n} layer{'s' if n > 1 else ''}": SupervisedConfig(
-            task="pai",
-            task_args={"chain_length": 3, "num_chains": chains, "direct_fraction": 0.5},
+            task=PairedAssociativeInference(chain_length=3, num_chains=chains, direct_fraction=0.5),
             stages=stages[chains],
             core=HTMAssociativeInference(**model, num_layers=n),
             total_steps=32 * updates[chains],

@@ -24,6 +24,7 @@ from memrl.cores.rmc import RelationalMemory
 from memrl.experiments.base import Expectation, Experiment, PaperSetting, register
 from memrl.experiments.evaluations import seed_entry
 from memrl.learn.supervised_config import SupervisedConfig
+from memrl.tasks.language_model import LanguageModel
 
 PRESETS = ("cpu", "paper")
 UNROLLS = (5, 10, 25, 50, 100, 200, 500)
@@ -53,8 +54,7 @@ TRAINING = {
 def language_model_runs(preset: str) -> dict[str, SupervisedConfig]:
     return {
         f"python-docs/{label}": SupervisedConfig(
-            task="language-model",
-            task_args=dict(unroll=100),
+            task=LanguageModel(unroll=100),
             core=core,
             embed_dim=embed,
             **TRAINING[preset],

@@ -27,6 +27,7 @@ from memrl.cores.rmc import RelationalMemory
 from memrl.experiments.base import Experiment, PaperSetting, register
 from memrl.experiments.evaluations import held_out_evaluation, held_out_expectation
 from memrl.learn.supervised_config import SupervisedConfig
+from memrl.tasks.learn_to_execute import LearnToExecute
 
 PRESETS = ("cpu", "paper")
 TABLE_1 = {"addition": 2, "control": 2, "full program": 2, "copy": 1, "reverse": 1, "double": 1}
@@ -61,8 +62,7 @@ def lte_runs(preset: str) -> dict[str, SupervisedConfig]:
     updates = training.pop("updates")
     return {
         f"{task}/{label}": SupervisedConfig(
-            task="learn-to-execute",
-            task_args=dict(program=PROGRAM.get(task, task), **level, curriculum="mix"),
+            task=LearnToExecute(program=PROGRAM.get(task, task), **level, curriculum="mix"),
             core=core,
             head_widths=HEAD,
             total_steps=updates * training["batch_size"],

@@ -28,6 +28,7 @@ from memrl.experiments.base import Experiment, PaperSetting, register
 from memrl.experiments.evaluations import held_out_evaluation
 from memrl.experiments.evaluations import held_out_expectation as held_out
 from memrl.learn.supervised_config import SupervisedConfig
+from memrl.tasks.nth_farthest import NthFarthest
 
 PRESETS = ("cpu", "paper")
 HEAD = (256, 256, 256, 256)
@@ -86,8 +87,7 @@ TRAINING = {
 def nth_farthest_runs(preset: str) -> dict[str, SupervisedConfig]:
     return {
         f"nth farthest/{label}": SupervisedConfig(
-            task="nth-farthest",
-            task_args=TASKS[preset],
+            task=NthFarthest(**TASKS[preset]),
             core=core,
             embed_dim=40,
             head_widths=HEAD,

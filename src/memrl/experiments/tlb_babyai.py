@@ -20,10 +20,12 @@ from pathlib import Path
 
 import numpy as np
 
+from memrl.cores.tlb import TemporalLatentBottleneck
 from memrl.experiments.base import Expectation, Experiment, PaperSetting, register
 from memrl.experiments.evaluations import seed_entry
 from memrl.learn.supervised_config import SupervisedConfig
 from memrl.run.folder import measured_rows
+from memrl.tasks.babyai import BabyAI
 
 PRESETS = ("cpu", "paper")
 EVAL_EPISODES = {"paper": 512, "cpu": 128}
@@ -54,15 +56,13 @@ def babyai_runs(preset: str) -> dict[str, SupervisedConfig]:
     for panel, task_args in TASKS[preset].items():
         model = MODEL[preset]
         cores = {
-            "tlb": ("tlb", model | TLB),
-            "transformer": ("transformer", model | dict(chunk_size=task_args["max_steps"])),
+            "tlb": TemporalLatentBottleneck(**model | TLB),
+            "transformer": TemporalLatentBottleneck(**model, num_state=0, chunk_size=task_args["max_steps"]),
         }
-        for label, (core, args) in cores.items():
+        for label, core in cores.items():
             runs[f"{panel}/{label}"] = SupervisedConfig(
-                task="babyai",
-                task_args=task_args,
+                task=BabyAI(**task_args),
                 core=core,
-                core_args=args,
                 embed_dim=model["d_model"],
                 **TRAINING[preset],
             )

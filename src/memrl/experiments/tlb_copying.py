@@ -25,9 +25,12 @@ from pathlib import Path
 
 import numpy as np
 
+from memrl.cores.feedback_transformer import FeedbackTransformer
+from memrl.cores.tlb import TemporalLatentBottleneck
 from memrl.experiments.base import Expectation, Experiment, PaperSetting, register
 from memrl.experiments.evaluations import held_out_evaluation, held_out_expectation
 from memrl.learn.supervised_config import SupervisedConfig
+from memrl.tasks.copying import Copying
 
 PRESETS = ("cpu", "paper")
 GAPS = {"paper": (100, 200, 300, 400, 500, 600), "cpu": (100, 200)}
@@ -51,15 +54,17 @@ SEEDS = {"paper": 3, "cpu": 3}
 MODELS = ("tlb", "feedback-transformer", "transformer")
 
 
-def core_settings(preset: str, model: str, length: int) -> dict:
-    """The core's settings in ``preset`` for sequences of ``length`` steps."""
+def core_of(preset: str, model: str, length: int):
+    """The core ``model`` in ``preset`` for sequences of ``length`` steps."""
     width, layers = WIDTH[preset], LAYERS[preset]
     if model == "feedback-transformer":
-        return width | dict(num_layers=layers, memory_length=FEEDBACK_MEMORY[preset])
+        return FeedbackTransformer(**width, num_layers=layers, memory_length=FEEDBACK_MEMORY[preset])
     blocks = width | dict(
         num_reads=layers, self_per_read=1
     )  # TLB: a state read after every self-attention layer (R = 1)
-    return blocks | (dict(chunk_size=10, num_state=20) if model == "tlb" else dict(chunk_size=length))
+    if model == "tlb":
+        return TemporalLatentBottleneck(**blocks, chunk_size=10, num_state=20)
+    return TemporalLatentBottleneck(**blocks, num_state=0, chunk_size=length)  # the causal Transformer
 
 
 def copying_runs(preset: str) -> dict[str, SupervisedConfig]:
@@ -68,10 +73,8 @@ def copying_runs(preset: str) -> dict[str, SupervisedConfig]:
         length = 2 * 10 + gap + 1
         for model in MODELS:
             runs[f"gap {gap}/{model}"] = SupervisedConfig(
-                task="copying",
-                task_args=dict(gap=gap),
-                core=model,
-                core_args=core_settings(preset, model, length),
+                task=Copying(gap=gap),
+                core=core_of(preset, model, length),
                 embed_dim=WIDTH[preset]["d_model"],
                 seeds=SEEDS[preset],
                 **TRAINING[preset],

@@ -19,9 +19,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from memrl.cores.tlb import TemporalLatentBottleneck
 from memrl.experiments.base import Expectation, Experiment, PaperSetting, register
 from memrl.experiments.evaluations import seed_entry
 from memrl.learn.supervised_config import SupervisedConfig
+from memrl.tasks.tmaze_returns import TMazeReturns
 
 PRESETS = ("cpu", "paper")
 DT_CONTEXT = 30
@@ -44,23 +46,21 @@ def decision_runs(preset: str) -> dict[str, SupervisedConfig]:
     task_args, model = TASK[preset], MODEL[preset]
     length = task_args["maze_length"]
     cores = {
-        "tlb": ("tlb", model | TLB),
-        "transformer": ("transformer", model | TRANSFORMER | dict(chunk_size=DT_CONTEXT)),
-        "transformer, whole episode": ("transformer", model | TRANSFORMER | dict(chunk_size=length)),
+        "tlb": TemporalLatentBottleneck(**model | TLB),
+        "transformer": TemporalLatentBottleneck(**model | TRANSFORMER, num_state=0, chunk_size=DT_CONTEXT),
+        "transformer, whole episode": TemporalLatentBottleneck(**model | TRANSFORMER, num_state=0, chunk_size=length),
     }
     total = EPOCHS[preset] * task_args["episodes"]
     return {
         f"T-LN {length}/{label}": SupervisedConfig(
-            task="tmaze-returns",
-            task_args=task_args,
+            task=TMazeReturns(**task_args),
             core=core,
-            core_args=args,
             embed_dim=model["d_model"],
             total_steps=total - total % TRAINING["batch_size"],
             seeds=SEEDS[preset],
             **TRAINING,
         )
-        for label, (core, args) in cores.items()
+        for label, core in cores.items()
     }
 
 

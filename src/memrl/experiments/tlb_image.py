@@ -19,11 +19,11 @@ draws from the held-out images (each image about 100 times).
 
 from __future__ import annotations
 
-from memrl import tasks
+from memrl.cores.tlb import TemporalLatentBottleneck
 from memrl.experiments.base import Experiment, PaperSetting, register
 from memrl.experiments.evaluations import held_out_evaluation, held_out_expectation
 from memrl.learn.supervised_config import SupervisedConfig
-from memrl.tasks.digits import NUM_IMAGES
+from memrl.tasks.digits import NUM_IMAGES, Digits
 
 PRESETS = ("cpu", "paper")
 TEST_IMAGES = 297
@@ -44,14 +44,11 @@ SEEDS = {"paper": 3, "cpu": 3}
 
 
 def image_runs(preset: str) -> dict[str, SupervisedConfig]:
-    task_args = dict(patch_size=PATCH_SIZE[preset], test_size=TEST_IMAGES)
-    tlb, vit = (
-        WIDTH[preset] | TLB | dict(chunk_size=CHUNK[preset]),
-        WIDTH[preset] | VIT | dict(chunk_size=tasks.make("digits", **task_args).length),
-    )
+    task = Digits(patch_size=PATCH_SIZE[preset], test_size=TEST_IMAGES)
+    tlb = WIDTH[preset] | TLB | dict(chunk_size=CHUNK[preset])
+    vit = TemporalLatentBottleneck(**WIDTH[preset] | VIT, num_state=0, chunk_size=task.length)
     training = dict(
-        task="digits",
-        task_args=task_args,
+        task=task,
         batch_size=128,
         lr=1e-3,
         weight_decay=0.05,
@@ -62,11 +59,11 @@ def image_runs(preset: str) -> dict[str, SupervisedConfig]:
         seeds=SEEDS[preset],
     )
     ablation = lambda state_reads: SupervisedConfig(
-        core="tlb", core_args=tlb | dict(state_reads=state_reads), readout="state", **training
+        core=TemporalLatentBottleneck(**tlb, state_reads=state_reads), readout="state", **training
     )
     return {
         "digits/tlb": ablation("top-down"),
-        "digits/vit": SupervisedConfig(core="transformer", core_args=vit, **training),
+        "digits/vit": SupervisedConfig(core=vit, **training),
         "digits/tlb no past info": ablation("none"),
         "digits/tlb no top-down": ablation("own-layer"),
     }

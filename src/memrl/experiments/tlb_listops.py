@@ -15,9 +15,11 @@ the held-out trees.
 
 from __future__ import annotations
 
+from memrl.cores.tlb import TemporalLatentBottleneck
 from memrl.experiments.base import Experiment, PaperSetting, register
 from memrl.experiments.evaluations import held_out_evaluation, held_out_expectation
 from memrl.learn.supervised_config import SupervisedConfig
+from memrl.tasks.listops import ListOps
 
 PRESETS = ("cpu", "paper")
 TEST_DRAWS = 2_560
@@ -37,19 +39,15 @@ TRAINING = {
 
 
 def listops_runs(preset: str) -> dict[str, SupervisedConfig]:
-    task_args, training = TASK[preset], TRAINING[preset]
-    run = lambda core, args: SupervisedConfig(
-        task="listops", task_args=task_args, core=core, core_args=MODEL | args, **training
-    )
+    task, training = ListOps(**TASK[preset]), TRAINING[preset]
+    run = lambda settings: SupervisedConfig(task=task, core=TemporalLatentBottleneck(**MODEL | settings), **training)
     runs = {
-        "listops/tlb": run("tlb", TLB),
-        "listops/transformer": run("transformer", dict(chunk_size=task_args["max_length"])),
+        "listops/tlb": run(TLB),
+        "listops/transformer": run(dict(num_state=0, chunk_size=task.max_length)),
     }
     if preset == "paper":
         runs |= {
-            f"chunk size/tlb chunk {k}": run("tlb", TLB | dict(chunk_size=k))
-            for k in CHUNK_ABLATION
-            if k != TLB["chunk_size"]
+            f"chunk size/tlb chunk {k}": run(TLB | dict(chunk_size=k)) for k in CHUNK_ABLATION if k != TLB["chunk_size"]
         }
     return runs
 
