@@ -6,14 +6,15 @@ import numpy as np
 import pytest
 
 from memrl.experiments import get
-from memrl.experiments.popgym_suite import CORES, REFERENCES, TASKS, env_id
+from memrl.experiments.memory_benchmark import TASKS as BENCHMARK_TASKS
+from memrl.experiments.popgym_suite import MEMORIES, REFERENCES, TASKS
 
 pytest.importorskip("popgym")
 
 
 def test_every_task_with_every_core_on_the_host():
     experiment = get("popgym-suite")
-    assert set(experiment.runs) == {f"{task}/{core}" for task in TASKS for core in CORES}
+    assert set(experiment.runs) == {f"{task}/{core}" for task in TASKS for core in MEMORIES}
     for config in experiment.runs.values():
         assert config.env.startswith("gymnasium/popgym:popgym-") and config.seeds >= 3
         assert config.total_steps % config.steps_per_update == 0  # no rounding note
@@ -22,10 +23,11 @@ def test_every_task_with_every_core_on_the_host():
 
 
 def test_the_memory_less_levels_are_what_random_play_scores():
-    """REFERENCES against 60 episodes of uniformly random actions (the docstring's 200 episodes gave
-    them; a memory-less policy cannot beat random on RepeatPrevious and CountRecall)."""
+    """REFERENCES (the memory benchmark's random play: 1,000 episodes through memrl's host adapter)
+    against 60 episodes of uniformly random actions through gymnasium itself (a memory-less policy
+    cannot beat random on RepeatPrevious and CountRecall)."""
     for task in TASKS:
-        env, returns = gymnasium.make(env_id(task).removeprefix("gymnasium/")), []
+        env, returns = gymnasium.make(BENCHMARK_TASKS[task].env.removeprefix("gymnasium/")), []
         env.action_space.seed(0)
         for episode in range(60):
             env.reset(seed=1000 + episode)

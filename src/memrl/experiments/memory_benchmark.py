@@ -42,7 +42,6 @@ from memrl.cores.tlb import TemporalLatentBottleneck
 from memrl.cores.transformer_xl import TransformerXL
 from memrl.experiments.base import Expectation, Experiment, PaperSetting, register
 from memrl.experiments.evaluations import seed_entry
-from memrl.experiments.popgym_suite import SETTINGS as POPGYM_SUITE_PPO
 from memrl.learn.ppo_config import PPOConfig
 
 PRESETS = ("cpu", "paper")
@@ -130,7 +129,18 @@ MEMORIES = {
 GTrXL and htm-rl-control's HTM), POPGym's 256 in the paper's"""
 
 LEARNER = {
-    "cpu": {**POPGYM_SUITE_PPO, "encoder_widths": (64,), "head_widths": (64,), "total_steps": 64 * 2048, "seeds": 3},
+    "cpu": dict(
+        num_envs=16,
+        rollout_len=128,
+        num_minibatches=4,
+        update_epochs=4,
+        lr=5e-4,
+        gamma=0.99,
+        encoder_widths=(64,),
+        head_widths=(64,),
+        total_steps=64 * 2048,
+        seeds=3,
+    ),
     "paper": dict(
         num_envs=64,
         rollout_len=1024,
@@ -147,7 +157,8 @@ LEARNER = {
     ),
 }
 """recurrent PPO with the previous action as input (POPGym's ``PreviousAction`` wrapper) for every
-memory and task; the paper preset's batches are POPGym's (64 envs x 1,024 steps, minibatches of
+memory and task; the cpu preset's batches those popgym-suite's pilot sized for 2 cores (16 envs x
+128 steps, 4 epochs of 4 minibatches); the paper preset's batches are POPGym's (64 envs x 1,024 steps, minibatches of
 8,192 steps) with RLlib's PPO defaults where ppo.py sets nothing (lr 5e-5, 30 SGD iterations,
 lambda 1.0, clip 0.3)"""
 
