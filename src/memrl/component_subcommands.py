@@ -17,9 +17,6 @@ import tyro
 from memrl.learn.run_config import ConfigRecord, config_checks
 from memrl.registry import held_settings
 
-SET_BY_THE_RUN = {"task": ("batch_size",)}
-"""settings of a component that the run's own flags give (``--batch-size``), not its subcommand's"""
-
 
 def choices(config_class, field: str, saved: ConfigRecord | None):
     """The components ``field`` of ``config_class`` may be, one tyro subcommand each (``core:lstm``),
@@ -32,12 +29,11 @@ def choices(config_class, field: str, saved: ConfigRecord | None):
                 continue
             own = saved is not None and saved.name_of(field) == name
             made = getattr(saved, field) if own else registry.make(name)
+            parsed = as_parsed(made, config_class.set_by_the_run(field))
             options.append(
                 Annotated[
-                    checked_after_parsing(type(made), SET_BY_THE_RUN.get(field, ())),
-                    tyro.conf.subcommand(
-                        name, default=as_parsed(made, field), description=summary(registry, name, made)
-                    ),
+                    type(parsed),
+                    tyro.conf.subcommand(name, default=parsed, description=summary(registry, name, made)),
                 ]
             )
     return Annotated[Union[tuple(options)], tyro.conf.FlagConversionOff]  # noqa: UP007
@@ -76,9 +72,9 @@ def checked_after_parsing(component_class, set_by_the_run: tuple[str, ...] = ())
     )
 
 
-def as_parsed(component, field: str):
+def as_parsed(component, set_by_the_run: tuple[str, ...] = ()):
     """``component`` as the command line holds it while parsing (``checked_after_parsing``)."""
-    return checked_after_parsing(type(component), SET_BY_THE_RUN.get(field, ()))(**held_settings(component))
+    return checked_after_parsing(type(component), set_by_the_run)(**held_settings(component))
 
 
 def summary(registry, name: str, made) -> str:
@@ -95,7 +91,7 @@ def command_line_class(config_class, saved: ConfigRecord | None):
 
     def default(field):
         made = getattr(saved, field) if saved is not None else config_class.default_component(field)
-        return dataclasses.field(default_factory=lambda: as_parsed(made, field))
+        return dataclasses.field(default_factory=lambda: as_parsed(made, config_class.set_by_the_run(field)))
 
     command_line = dataclasses.make_dataclass(
         config_class.__name__,
@@ -111,7 +107,8 @@ def as_command_line(cls, config: ConfigRecord):
     """``config``'s fields as an instance of ``cls`` (unchecked: what the command line parses is checked after)."""
     fields = {field.name: getattr(config, field.name) for field in dataclasses.fields(config)}
     with config_checks(enabled=False):
-        return cls(**fields | {field: as_parsed(getattr(config, field), field) for field in config.COMPONENTS})
+        parsed = {field: as_parsed(getattr(config, field), config.set_by_the_run(field)) for field in config.COMPONENTS}
+        return cls(**fields | parsed)
 
 
 def from_command_line(parsed: ConfigRecord, config_class) -> ConfigRecord:
@@ -120,7 +117,8 @@ def from_command_line(parsed: ConfigRecord, config_class) -> ConfigRecord:
     for field in config_class.COMPONENTS:
         parsed_component = getattr(parsed, field)
         component_class = type(parsed_component).__mro__[1]  # checked_after_parsing's base
-        own = {k: v for k, v in held_settings(parsed_component).items() if k not in SET_BY_THE_RUN.get(field, ())}
+        set_by_the_run = config_class.set_by_the_run(field)
+        own = {k: v for k, v in held_settings(parsed_component).items() if k not in set_by_the_run}
         fields[field] = component_class(**own)
     return config_class(**fields)
 
@@ -174,7 +172,7 @@ def flags_spelled(argv: list[str], field: str, config_class, saved: ConfigRecord
         rest = [a for a in rest if not a.startswith(f"{field}:")]
         rest += [f"{field}:{name}"] + [a for key, value in settings.items() for a in (f"--{field}.{key}", value)]
     keys = [k.replace("-", "_") for k in settings]
-    by_the_run = sorted(set(keys) & set(SET_BY_THE_RUN.get(field, ())))
+    by_the_run = sorted(set(keys) & set(config_class.set_by_the_run(field)))
     if by_the_run:
         raise ValueError(
             f"give {', '.join(by_the_run)} with {', '.join('--' + k.replace('_', '-') for k in by_the_run)}, "

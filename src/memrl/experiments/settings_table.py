@@ -11,9 +11,9 @@ _ABSENT = object()
 
 
 def field_value(config, field: str):
-    """``config``'s value of ``field``; "core" (or "task") the component's registered name, "core.k" (or "task.k") its setting;
-    "env_args.maze_length" the config's setting or else the registered env's default. ``_ABSENT`` if
-    it has none."""
+    """``config``'s value of ``field``: "core" (or "task") the component's registered name, "core.k"
+    (or "task.k") its setting, "env_args.maze_length" the config's setting or else the registered
+    env's default. ``_ABSENT`` if it has none."""
     from memrl import envs
     from memrl.settings import settings_of
 

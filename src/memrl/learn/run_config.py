@@ -149,6 +149,14 @@ class ConfigRecord:
     COMPONENTS: ClassVar[tuple[str, ...]] = ("core",)
     """the fields that hold a registered component whole (the core; a supervised run's task), each
     with its settings by name as an init-only ``NAME_args`` and recorded as ``{"kind": NAME, ...}``"""
+    SET_BY_THE_RUN: ClassVar[dict[str, tuple[str, ...]]] = {}
+    """component -> its settings that the config's own fields give (a supervised run's ``batch_size``):
+    neither recorded with the component nor flags of its subcommand"""
+
+    @classmethod
+    def set_by_the_run(cls, field: str) -> tuple[str, ...]:
+        """The settings of the component ``field`` that the config's own fields give (``SET_BY_THE_RUN``)."""
+        return cls.SET_BY_THE_RUN.get(field, ())
 
     def __post_init__(self, core_args=None):
         self.hold_components({"core": core_args})
@@ -340,8 +348,9 @@ class ConfigRecord:
         return json.loads(json.dumps(fields | {field: self.component_record(field) for field in self.COMPONENTS}))
 
     def component_record(self, field: str) -> dict:
-        """The component ``field`` as config.json records it (``Registry.record``)."""
-        return self.registry_of(field, getattr(self, field)).record(getattr(self, field))
+        """The component ``field`` as config.json records it (``Registry.record``), bar what the run sets."""
+        record = self.registry_of(field, getattr(self, field)).record(getattr(self, field))
+        return {k: v for k, v in record.items() if k not in self.set_by_the_run(field)}
 
     def to_json(self) -> str:
         """The config as sorted, indented JSON."""

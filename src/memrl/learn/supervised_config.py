@@ -61,6 +61,7 @@ class SupervisedConfig(ConfigRecord):
     WIDTHS: ClassVar[tuple[str, ...]] = ConfigRecord.WIDTHS + ("head_widths",)
 
     COMPONENTS: ClassVar[tuple[str, ...]] = ("core", "task")
+    SET_BY_THE_RUN: ClassVar[dict[str, tuple[str, ...]]] = {"task": ("batch_size",)}
 
     def __post_init__(self, core_args=None, task_args=None):
         self.hold_components({"core": core_args, "task": task_args})
@@ -85,11 +86,6 @@ class SupervisedConfig(ConfigRecord):
         if not is_of_type(self.batch_size, int) or self.batch_size < 1:
             return made  # ``validate`` refuses it under its own flag
         return made.with_batch_size(self.batch_size)
-
-    def component_record(self, field: str) -> dict:
-        """As ``ConfigRecord.component_record``; the task's batch size is the config's ``batch_size``."""
-        record = super().component_record(field)
-        return {k: v for k, v in record.items() if k != "batch_size"} if field == "task" else record
 
     @property
     def task_name(self) -> str:
