@@ -87,3 +87,7 @@ def test_a_ctrl_c_swallowed_on_its_way_is_raised_again():
         with pytest.raises(KeyboardInterrupt):
             interrupts.raise_if_requested()
     assert signal.getsignal(signal.SIGINT) is not interrupts._on_interrupt  # the previous handler is back
+    try:
+        interrupts.raise_if_requested()
+    except KeyboardInterrupt:
+        pytest.fail("the Ctrl-C outlived its block: training started after it would stop at once")

@@ -22,7 +22,8 @@ def _on_interrupt(signum, frame) -> None:
 @contextlib.contextmanager
 def recorded() -> Iterator[None]:
     """Within the block, every Ctrl-C (SIGINT) is recorded besides raising KeyboardInterrupt (the
-    command line runs inside one); the previous handler returns after it."""
+    command line runs inside one); the previous handler returns after it, and the record is
+    forgotten (a Ctrl-C belongs to the block it came in: training started later must not stop for it)."""
     global _requested
     _requested = False
     if threading.current_thread() is not threading.main_thread():  # only the main thread gets signals
@@ -33,6 +34,7 @@ def recorded() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGINT, previous)
+        _requested = False
 
 
 def raise_if_requested() -> None:
