@@ -13,7 +13,7 @@ IMAGE_ENCODERS = ("conv", "resnet")  # an image part goes through a CNN, token p
 class AgentSpec:
     """The agent's layout around its memory core: the one declaration of these settings. A run's
     config (``learn.run_config.RunConfig``) takes its fields as its own (each one flag of ``memrl
-    train``) and hands them to ``ActorCritic`` whole (``RunConfig.agent_spec``)."""
+    train``) and hands them to ``ActorCritic`` whole (``RunConfig.agent``)."""
 
     encoder_widths: tuple[int, ...] = (256, 256)
     """observation encoder (AMRL's FF1)"""

@@ -18,7 +18,6 @@ import jax.numpy as jnp
 import numpy as np
 from flax import struct
 
-from memrl.agents import ActorCritic
 from memrl.agents import distributions as dist
 from memrl.agents.actor_critic import split_observation
 from memrl.learn.run_config import RunConfig
@@ -74,7 +73,7 @@ class Segment(NamedTuple):
 
 
 class ActorCriticLearner:
-    """Builds the environment and agent of a ``RunConfig``; subclasses add the learning rule."""
+    """Acts and learns with the environment and agent of a ``RunConfig`` (``environment``, ``agent``); subclasses add the learning rule."""
 
     def __init__(self, config: RunConfig):
         self.config = config
@@ -82,13 +81,7 @@ class ActorCriticLearner:
         self.env_params = self.env.default_params
         if config.reconstruction_coef > 0:
             self.check_reconstruction(config)
-        self.agent = ActorCritic(
-            core=config.core,
-            action_dims=self.env.action_dims,
-            spec=config.agent_spec,
-            token_vocab=tuple(sorted(self.env.token_vocab.items())),
-            reconstruct=config.reconstruction_coef > 0,
-        )
+        self.agent = config.agent
 
     def check_reconstruction(self, config: RunConfig) -> None:
         """Refuse a reconstruction loss that would reconstruct nothing: an observation without an

@@ -438,9 +438,18 @@ class RunConfig(AgentSpec, ConfigRecord):
         return envs.make(self.env, **self.env_args)
 
     @property
-    def agent_spec(self) -> AgentSpec:
-        """The agent's settings of this config, as ``ActorCritic`` takes them."""
-        return AgentSpec(**{field.name: getattr(self, field.name) for field in dataclasses.fields(AgentSpec)})
+    def agent(self):
+        """The actor-critic of this config: its ``core`` between the encoder and heads of its
+        ``AgentSpec`` fields (taken whole), sized for the environment's actions and token parts."""
+        from memrl.agents import ActorCritic
+
+        return ActorCritic(
+            core=self.core,
+            action_dims=self.environment.action_dims,
+            spec=AgentSpec(**{field.name: getattr(self, field.name) for field in dataclasses.fields(AgentSpec)}),
+            token_vocab=tuple(sorted(self.environment.token_vocab.items())),
+            reconstruct=self.reconstruction_coef > 0,
+        )
 
     @property
     def trained_on(self) -> str:
