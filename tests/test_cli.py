@@ -46,6 +46,7 @@ def test_list_shows_every_setting_with_its_default_and_meaning(argv, shown, caps
     out = capsys.readouterr().out
     for text in shown:
         assert text in out
+    assert "batch_size" not in out  # a task's batch size is the run's --batch-size, not a task setting
 
 
 def test_the_launching_process_leaves_the_accelerator_memory_to_its_workers(monkeypatch, capsys):
@@ -289,6 +290,8 @@ def test_a_saved_config_trains_again_with_the_flags_given_changing_it(tmp_path, 
     )
     assert trained[1][0] == dataclasses.replace(saved, core_args={"hidden": 8})
     assert trained[2][0] == dataclasses.replace(saved, core="lstm", core_args={})  # the GRU's settings stay with it
+    main(["train", "--config", str(tmp_path / "saved"), "--env", "tmaze/T-LS", "--out", str(tmp_path / "ls")])
+    assert trained[3][0].component_record("env") == {"kind": "tmaze/T-LS"}  # T-L's settings stay with it
     for argv, message in (
         (["train", "impala", "--config", str(tmp_path / "saved")], "holds a ppo run; train it with memrl train ppo"),
         (
@@ -300,7 +303,7 @@ def test_a_saved_config_trains_again_with_the_flags_given_changing_it(tmp_path, 
         with pytest.raises(SystemExit) as refused:
             main(argv)
         assert refused.value.code == 2 and message in capsys.readouterr().err
-    assert len(trained) == 3
+    assert len(trained) == 4
 
 
 def test_the_core_is_a_subcommand_whose_flags_are_its_settings(tmp_path, monkeypatch, capsys):
@@ -388,7 +391,8 @@ def test_evaluation_config_replaces_settings_and_drops_the_stages():
     assert evaluated.task.num_chains == 8 and evaluated.stages == ()
     assert (evaluated.core.k, evaluated.core.d_model) == (16, 32)
     tmaze = PPOConfig(env="tmaze/T-LS", env_args={"timeout": 200})
-    assert evaluation_config(tmaze, {"maze_length": 150}, {}, {}).env_args == {"timeout": 200, "maze_length": 150}
+    evaluated = evaluation_config(tmaze, {"maze_length": 150}, {}, {}).component_record("env")
+    assert evaluated == {"kind": "tmaze/T-LS", "timeout": 200, "maze_length": 150}
     with pytest.raises(ValueError, match="--task-args does not apply to a ppo run"):
         evaluation_config(tmaze, {}, {"num_chains": 8}, {})
 
@@ -405,8 +409,8 @@ def test_plot_labels_each_curve_by_its_core_and_folder(tmp_path, monkeypatch):
     for name, core in folders.items():
         RunFolder(tmp_path / name).prepare(PPOConfig(core=core))
     main(["plot", *(str(tmp_path / name) for name in folders), "--out", str(tmp_path / "curves.png")])
-    assert set(shown) == {PPOConfig().env}
-    assert set(shown[PPOConfig().env]) == {"lstm", f"lstm ({tmp_path / 'b/lstm'})", "amrl-max (no-st)"}
+    assert set(shown) == {PPOConfig().env_name}
+    assert set(shown[PPOConfig().env_name]) == {"lstm", f"lstm ({tmp_path / 'b/lstm'})", "amrl-max (no-st)"}
 
 
 def help_page(argv, capsys) -> str:

@@ -154,11 +154,11 @@ def refused(argv, capsys) -> str:
         (["list", "--task", "copyin"], "unknown task 'copyin'"),
         (
             ["train", "--env", "tmaze/T-Q"],
-            "unknown env 'tmaze/T-Q'; did you mean 'tmaze/T-L' or 'tmaze/T-LS' or 'tmaze/T-LO'? known: ",
+            "unknown environment 'tmaze/T-Q'; did you mean 'tmaze/T-L' or 'tmaze/T-LS' or 'tmaze/T-LO'? known: ",
         ),
         (
             ["train", "--env", "CartPole-v1"],
-            "unknown env 'CartPole-v1'; did you mean 'gymnax/CartPole-v1' or 'gymnasium/CartPole-v1'?",
+            "unknown environment 'CartPole-v1'; did you mean 'gymnax/CartPole-v1' or 'gymnasium/CartPole-v1'?",
         ),
         (["reproduce", "amrl-tmazee"], "unknown experiment 'amrl-tmazee'; did you mean 'amrl-tmaze'?"),
         (["train", "--gamma", "2"], "gamma must lie in"),

@@ -9,7 +9,7 @@ DOC = Path(__file__).parents[1] / "docs" / "python-api.md"
 def test_every_python_example_runs(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     blocks = re.findall(r"```python\n(.*?)```", DOC.read_text(), flags=re.S)
-    assert len(blocks) == 7
+    assert len(blocks) == 8
     namespace: dict = {}
     for block in blocks:
         exec(compile(block, str(DOC), "exec"), namespace)

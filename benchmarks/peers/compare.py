@@ -1,7 +1,7 @@
 """memrl's recurrent PPO against memorax's and sb3-contrib's on T-LN, measured side by side.
 
 The same task and sizes for all: tmaze/T-LN (memrl's; memorax reads it through
-``memrl.envs.gymnax_adapter.AsGymnax``, sb3-contrib through ``memrl.envs.gymnasium_adapter.GymnasiumEnv``),
+``memrl.envs.as_gymnax.AsGymnax``, sb3-contrib through ``memrl.envs.gymnasium_adapter.GymnasiumEnv``),
 64 environments x 128-step rollouts, 4 epochs x 4 minibatches, an encoder of 256-256, a recurrent
 cell of 128 and a 256 head, Adam with global-norm clipping. Each trainer is timed after its compile
 (or, for PyTorch, after one warm-up update), in this process, one after another:
@@ -47,7 +47,7 @@ def measure_memorax(cell: str, updates: int) -> tuple[float, float]:
     from memorax.networks.network import Network
     from memorax.networks.sequence_models.rnn import RNN
 
-    from memrl.envs.gymnax_adapter import AsGymnax
+    from memrl.envs.as_gymnax import AsGymnax
 
     class PreGymnax1Step(AsGymnax):
         """memorax 1.0.1 steps environments the way gymnax did before 1.0: (obs, state, reward, done, info)."""

@@ -16,7 +16,13 @@ from typing import Annotated, Union
 
 import tyro
 
-from memrl.component_subcommands import as_command_line, command_line_class, component_flags_spelled, from_command_line
+from memrl.component_subcommands import (
+    as_command_line,
+    command_line_class,
+    component_flags_spelled,
+    from_command_line,
+    with_saved_settings,
+)
 from memrl.learn.impala_config import ImpalaConfig
 from memrl.learn.ppo_config import PPOConfig
 from memrl.learn.run_config import ConfigRecord, config_checks, import_modules
@@ -35,9 +41,10 @@ def list_all(
     experiment's settings in each preset against its paper's (a markdown table).
 
     Args:
-        core: a core (or a supervised task model) whose settings to show (--core-args).
-        env: an environment whose settings to show (--env-args).
-        task: a supervised task whose settings to show (--task-args; its batch size is --batch-size).
+        core: a core (or a supervised task model) whose settings to show (core:NAME --core.SETTING VALUE).
+        env: an environment whose settings to show (--env NAME --env-args SETTING VALUE).
+        task: a supervised task whose settings to show (task:NAME --task.SETTING VALUE; its batch size
+            is the run's --batch-size).
         experiment: an experiment whose settings table to show (memrl reproduce NAME --preset P).
     """
     from rich.table import Table
@@ -68,8 +75,10 @@ def list_all(
         table = Table(title=f"{registry.kind} {name}: settings", caption=described(registry, name))
         for column in ("setting", "type", "default", "meaning"):
             table.add_column(column)
+        by_the_run = SupervisedConfig.set_by_the_run("task") if registry is tasks.TASKS else ()
         for setting in settings_of(registry, name):
-            table.add_row(setting.name, setting.type_name, repr(setting.default), setting.doc)
+            if setting.name not in by_the_run:
+                table.add_row(setting.name, setting.type_name, repr(setting.default), setting.doc)
         console.print(table)
 
 
@@ -78,25 +87,17 @@ LEARNER_CLASSES = {"ppo": PPOConfig, "impala": ImpalaConfig, "supervised": Super
 
 def learner_configs(saved: ConfigRecord | None = None):
     """``memrl train``'s subcommands: one per learner, each taking its config's fields as flags and
-    its core as a subcommand of its own (``core_choices``). With a ``saved`` config (``--config``),
-    its learner's flags default to its settings, bar its settings by name (``env_args`` ...): tyro
-    would make fixed flags of a dict default, so they start empty and ``train`` adds the saved ones
-    to what is given."""
+    its core as a subcommand of its own (``component_subcommands.choices``). With a ``saved`` config
+    (``--config``), its learner's flags default to its settings, bar its environment's settings
+    (``--env-args``): tyro would make fixed flags of a dict default, so they start empty and
+    ``train`` adds the saved ones to what is given (``with_saved_settings``)."""
     options = []
     for learner, config_class in LEARNER_CLASSES.items():
         own = saved if saved is not None and saved.learner == learner else None
         command_line = command_line_class(config_class, own)
-        default = {} if own is None else {"default": as_command_line(command_line, by_name_emptied(own))}
+        default = {} if own is None else {"default": as_command_line(command_line, own)}
         options.append(Annotated[command_line, tyro.conf.subcommand(learner, prefix_name=False, **default)])
     return Union[tuple(options)]  # noqa: UP007 (tyro reads the subcommands from this Union of Annotated types)
-
-
-def by_name_emptied(config: ConfigRecord) -> ConfigRecord:
-    """``config`` with its settings by name empty (unchecked: the command line checks what it parses)."""
-    from memrl.run.folder import settings_by_name
-
-    with config_checks(enabled=False):
-        return dataclasses.replace(config, **{name: {} for name in settings_by_name(config)})
 
 
 FOLDER_SUFFIX = {"ppo": "", "impala": "-impala", "supervised": "-supervised"}
@@ -161,13 +162,11 @@ def train(
     memrl train ppo core:lstm --core.hidden 128 (or --core lstm --core-args hidden 128);
     memrl train ppo core:lstm --help lists them.
     """
-    from memrl.run.folder import read_config, saved_settings_by_name
+    from memrl.run.folder import read_config
     from memrl.run.train import train_run
 
-    if config is not None:  # tyro built it on the saved config, bar its settings by name (learner_configs)
-        given = {field.name: getattr(learner_config, field.name) for field in dataclasses.fields(learner_config)}
-        with config_checks(enabled=False):
-            learner_config = dataclasses.replace(learner_config, **saved_settings_by_name(read_config(config), given))
+    if config is not None:  # tyro built it on the saved config, bar its environment's settings (learner_configs)
+        learner_config = with_saved_settings(learner_config, read_config(config))
     run = from_command_line(
         learner_config, LEARNER_CLASSES[learner_config.learner]
     )  # tyro built it unchecked (run_command); checked here

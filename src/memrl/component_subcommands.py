@@ -84,19 +84,38 @@ def summary(registry, name: str, made) -> str:
     return f"{title} ({', '.join([type(made).__name__, *fixed])})"
 
 
+SETTINGS_BY_NAME = dict[str, int | float | bool | str]
+"""the settings a component named on the command line takes (``--env-args maze_length 200``)"""
+
+
 def command_line_class(config_class, saved: ConfigRecord | None):
     """``config_class`` with each of its components typed as ``choices`` for tyro, defaulting to the
-    learner's (or the saved run's); ``from_command_line`` turns what tyro builds back into the config
-    itself."""
+    learner's (or the saved run's), and each component named on the command line as its name and
+    its settings by name (``--env NAME --env-args ...``: the saved run's settings are added after
+    parsing, ``with_saved_settings``); ``from_command_line`` turns what tyro builds back into the
+    config itself."""
 
     def default(field):
         made = getattr(saved, field) if saved is not None else config_class.default_component(field)
         return dataclasses.field(default_factory=lambda: as_parsed(made, config_class.set_by_the_run(field)))
 
+    named = []
+    for field in config_class.NAMED_ON_THE_COMMAND_LINE:
+        name = saved.name_of(field) if saved is not None else config_class.default_name(field)
+        named += [
+            (field, str, dataclasses.field(default=name)),
+            (f"{field}_args", SETTINGS_BY_NAME, dataclasses.field(default_factory=dict)),
+        ]
+    subcommands = config_class.subcommands()
+
+    def __post_init__(self, *settings_by_name):  # each subcommand's ``*_args``, in COMPONENTS order
+        self.hold_components(dict(zip(subcommands, settings_by_name)))  # the named ones stay names while parsing
+
     command_line = dataclasses.make_dataclass(
         config_class.__name__,
-        [(field, choices(config_class, field, saved), default(field)) for field in config_class.COMPONENTS],
+        [(field, choices(config_class, field, saved), default(field)) for field in subcommands] + named,
         bases=(config_class,),
+        namespace={"__post_init__": __post_init__},
         frozen=True,
     )
     command_line.__doc__ = config_class.__doc__
@@ -104,22 +123,41 @@ def command_line_class(config_class, saved: ConfigRecord | None):
 
 
 def as_command_line(cls, config: ConfigRecord):
-    """``config``'s fields as an instance of ``cls`` (unchecked: what the command line parses is checked after)."""
+    """``config``'s fields as an instance of ``cls`` (unchecked: what the command line parses is
+    checked after), its named components by name with no settings (``with_saved_settings`` adds them)."""
     fields = {field.name: getattr(config, field.name) for field in dataclasses.fields(config)}
     with config_checks(enabled=False):
-        parsed = {field: as_parsed(getattr(config, field), config.set_by_the_run(field)) for field in config.COMPONENTS}
-        return cls(**fields | parsed)
+        parsed = {
+            field: as_parsed(getattr(config, field), config.set_by_the_run(field)) for field in config.subcommands()
+        }
+        named = {field: config.name_of(field) for field in config.NAMED_ON_THE_COMMAND_LINE}
+        return cls(**fields | parsed | named)
+
+
+def with_saved_settings(parsed: ConfigRecord, saved: ConfigRecord) -> ConfigRecord:
+    """What tyro built on ``saved`` (``--config``) with the saved settings of each component named on
+    the command line under those given, key by key, while it names the saved one (another starts
+    from none of them)."""
+    given = {}
+    for field in saved.NAMED_ON_THE_COMMAND_LINE:
+        name, settings = saved.registry_of(field, getattr(saved, field)).name_of(getattr(saved, field))
+        if getattr(parsed, field) == name:
+            given[f"{field}_args"] = settings | getattr(parsed, f"{field}_args")
+    with config_checks(enabled=False):
+        return dataclasses.replace(parsed, **given)
 
 
 def from_command_line(parsed: ConfigRecord, config_class) -> ConfigRecord:
     """The ``config_class`` config of what tyro built as its ``command_line_class``, checked as it is constructed."""
     fields = {field.name: getattr(parsed, field.name) for field in dataclasses.fields(config_class)}
-    for field in config_class.COMPONENTS:
+    for field in config_class.subcommands():
         parsed_component = getattr(parsed, field)
         component_class = type(parsed_component).__mro__[1]  # checked_after_parsing's base
         set_by_the_run = config_class.set_by_the_run(field)
         own = {k: v for k, v in held_settings(parsed_component).items() if k not in set_by_the_run}
         fields[field] = component_class(**own)
+    for field in config_class.NAMED_ON_THE_COMMAND_LINE:
+        fields[f"{field}_args"] = getattr(parsed, f"{field}_args")
     return config_class(**fields)
 
 
@@ -128,14 +166,14 @@ def component_flags_spelled(argv: list[str], config_class, saved: ConfigRecord |
     ``--core-args SETTING VALUE ...``, written as its subcommand, ``core:NAME --core.SETTING VALUE
     ...`` (settings of the component named, else of the saved run's, else of the learner's default);
     refuses settings the component does not have, and settings its name fixes."""
-    for field in config_class.COMPONENTS:
+    for field in config_class.subcommands():
         argv = flags_spelled(argv, field, config_class, saved)
     return argv
 
 
 def is_flag_or_subcommand(word: str, config_class) -> bool:
     """Whether ``word`` of ``argv`` is a flag or a component's subcommand (``core:lstm``), not a value."""
-    return word.startswith("--") or any(word.startswith(f"{field}:") for field in config_class.COMPONENTS)
+    return word.startswith("--") or any(word.startswith(f"{field}:") for field in config_class.subcommands())
 
 
 def flags_spelled(argv: list[str], field: str, config_class, saved: ConfigRecord | None) -> list[str]:

@@ -164,6 +164,10 @@ class Registry(Generic[T]):
         _, name, given = min(candidates, key=lambda c: c[0])
         return name, given
 
+    def settings(self, made) -> dict:
+        """Every setting of ``made`` (``held_settings``)."""
+        return held_settings(made)
+
     def record(self, made) -> dict:
         """``made`` as a config record holds it: ``{"kind": NAME, SETTING: VALUE, ...}`` with every
         setting the name does not fix (numbers, strings, bools, None and tuples of them)."""

@@ -48,7 +48,7 @@ def test_the_probe_refuses_what_it_cannot_train_on():
     for steps in (0, 75):  # refused before any agent is built
         with pytest.raises(ValueError, match=f"steps must be a positive multiple of 50 .*got {steps}"):
             command(levels=("2_delay16",), steps=steps)
-    assert probe_config("htm", "8_delay48").env == "ballet/8_delay48"
+    assert probe_config("htm", "8_delay48").env_name == "ballet/8_delay48"
 
 
 class Interrupted(Exception):

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from memrl import envs
+from memrl.envs.as_gymnax import AsGymnax
 from memrl.envs.gymnasium_adapter import GymnasiumEnv, make_vector
-from memrl.envs.gymnax_adapter import AsGymnax
 
 
 @pytest.mark.parametrize("name", ["tmaze/T-LS", "memory-planning/4x4", "ballet/2_delay16", "pvm"])

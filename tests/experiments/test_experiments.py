@@ -125,7 +125,7 @@ def test_rmc_boxworld_is_the_papers_agent_and_counts_solved_levels(tmp_path, mon
         runs = experiments.get("rmc-boxworld", preset).runs
         assert sorted(runs) == ["boxworld/conv-lstm", "boxworld/rmc"]
         for config in runs.values():
-            assert (config.env, config.num_envs, config.rollout_len, config.entropy_coef, config.gamma) == (
+            assert (config.env_name, config.num_envs, config.rollout_len, config.entropy_coef, config.gamma) == (
                 "boxworld/viewport",
                 32,
                 40,
@@ -218,7 +218,7 @@ def test_rmc_pacman_compares_rmc_and_lstm_in_both_views_on_a_gpu_and_the_viewpor
         experiment = experiments.get("rmc-pacman", preset)
         assert sorted(experiment.runs) == [f"{view}/{model}" for view in views for model in ("lstm", "rmc")]
         assert all(
-            config.env == f"minipacman/{run.split('/')[0]}" and config.seeds == 3
+            config.env_name == f"minipacman/{run.split('/')[0]}" and config.seeds == 3
             for run, config in experiment.runs.items()
         )
         assert {(e.run, e.against) for e in experiment.expectations} == {
@@ -825,8 +825,8 @@ def test_htm_ballet_presets_cover_the_issue(preset):
         for c in runs.values()
     }
     assert losses == {(0.1, 1.0, 1.0, 1e-3, "adam", 2e-4, 64)}  # HTM's Table 1, Ballet column
-    assert {c.env for c in runs.values()} == {"ballet/mixed", "ballet/2-6_mixed"}
-    image = {c.env_args.get("observation", "image") for c in runs.values()}
+    assert {c.env_name for c in runs.values()} == {"ballet/mixed", "ballet/2-6_mixed"}
+    image = {c.component_record("env").get("observation", "image") for c in runs.values()}
     assert image == ({"image"} if preset == "paper" else {"cells"})
     htm = held_settings(runs["mixed/htm"].core)
     assert htm["num_chunks"] * htm["chunk_size"] > 1024  # more chunks than the longest episode needs
@@ -997,7 +997,7 @@ def test_htm_graph_nav_trains_every_memory_with_the_streets_settings(preset):
     experiment = experiments.get("htm-graph-nav", preset)
     configs = experiment.runs
     assert {c.core_name for c in configs.values()} == {"htm", "epn", "gtrxl"} and all(
-        c.env == "graph-nav/5" for c in configs.values()
+        c.env_name == "graph-nav/5" for c in configs.values()
     )
     assert all(getattr(c, field) == value for c in configs.values() for field, value in HTM_STREETS_LOSSES.items())
     htm = held_settings(configs["5 junctions/htm"].core)
@@ -1016,7 +1016,10 @@ def test_htm_object_permanence_has_figure_4s_runs_with_the_objects_settings(pres
 
     runs = experiments.get("htm-object-permanence", preset).runs
     assert set(runs) == {"mixed/htm", "mixed/gtrxl", "mixed/lstm", "delay30/htm"}
-    assert runs["mixed/htm"].env == "object-permanence/mixed" and runs["delay30/htm"].env == "object-permanence/delay30"
+    assert (
+        runs["mixed/htm"].env_name == "object-permanence/mixed"
+        and runs["delay30/htm"].env_name == "object-permanence/delay30"
+    )
     assert all(getattr(c, field) == value for c in runs.values() for field, value in OBJECTS_LOSSES.items())
     htm = held_settings(runs["mixed/htm"].core)
     assert (htm["chunk_size"], htm["k"]) == (16, 8) and htm["num_chunks"] * htm["chunk_size"] > LONGEST_EPISODE
@@ -1029,7 +1032,7 @@ def test_htm_word_learning_trains_on_0_to_2_distractors_with_the_words_settings(
 
     experiment = experiments.get("htm-word-learning", preset)
     runs = experiment.runs
-    assert set(runs) == {"train/htm", "train/gtrxl", "train/lstm"} and {c.env for c in runs.values()} == {
+    assert set(runs) == {"train/htm", "train/gtrxl", "train/lstm"} and {c.env_name for c in runs.values()} == {
         "word-learning/train"
     }
     assert all(getattr(c, field) == value for c in runs.values() for field, value in WORDS_LOSSES.items())
@@ -1049,7 +1052,7 @@ def test_amrl_minecraft_is_figure_5_with_amrls_image_agent(preset):
         assert sorted(r.split("/")[1] for r in runs) == sorted(
             ["amrl-max", "amrl-avg", "set", "lstm", "lstm-stack", "dnc"]
         )
-        assert {experiment.runs[r].env for r in runs} == {f"minecraft-maze/{panel}"}
+        assert {experiment.runs[r].env_name for r in runs} == {f"minecraft-maze/{panel}"}
     for config in experiment.runs.values():  # A.5's image FF1 and FF2
         assert (config.encoder, config.conv_channels, config.conv_kernels, config.conv_strides) == (
             "conv",

@@ -16,7 +16,7 @@ def test_every_task_with_every_core_on_the_host():
     experiment = get("popgym-suite")
     assert set(experiment.runs) == {f"{task}/{core}" for task in TASKS for core in MEMORIES}
     for config in experiment.runs.values():
-        assert config.env.startswith("gymnasium/popgym:popgym-") and config.seeds >= 3
+        assert config.env_name.startswith("gymnasium/popgym:popgym-") and config.seeds >= 3
         assert config.total_steps % config.steps_per_update == 0  # no rounding note
     central = [e for e in experiment.expectations if e.central]
     assert [(e.run, e.op) for e in central] == [("RepeatPreviousEasy/gru", ">")]

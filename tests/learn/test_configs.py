@@ -78,7 +78,7 @@ def test_a_learner_default_must_name_a_shared_field():
 @pytest.mark.parametrize(
     "config_class, settings, message",
     [
-        (PPOConfig, dict(env="tmaze/T-XX"), "unknown env 'tmaze/T-XX'"),
+        (PPOConfig, dict(env="tmaze/T-XX"), "unknown environment 'tmaze/T-XX'"),
         (ImpalaConfig, dict(optimizer="sgd"), "optimizer must be one of 'rmsprop', 'adam', got 'sgd'"),
         (SupervisedConfig, dict(task="copying", core="nope"), "unknown core or task model 'nope'"),
         (PPOConfig, dict(total_steps=10), "total_steps \\(10\\) is less than one update \\(3200 environment steps\\)"),
@@ -106,7 +106,7 @@ def test_the_learner_takes_what_the_config_built_when_it_was_checked(learner):
     if learner == "supervised":
         assert built.model is config.model and built.task is config.task
     else:
-        assert built.agent.core is config.core and built.env is config.environment
+        assert built.agent.core is config.core and built.env is config.env
 
 
 @pytest.mark.parametrize("learner", sorted(TINY))
@@ -151,3 +151,37 @@ def test_a_config_holds_its_core_whole_and_records_it_by_name_and_settings():
         PPOConfig(core=Unregistered())
     with pytest.raises(ValueError, match="fixes aggregator"):
         PPOConfig(core=AMRL(aggregator="max"), core_args={"aggregator": "avg"})
+
+
+def test_a_config_holds_its_environment_whole_and_records_it_by_name_and_the_settings_given(tmp_path):
+    from memrl import envs
+    from memrl.envs.tmaze import TMaze
+
+    made = envs.make("tmaze/T-LN", maze_length=5, timeout=20)
+    assert made.made_as == ("tmaze/T-LN", {"maze_length": 5, "timeout": 20})
+    config = PPOConfig(env=made)
+    assert config.env is made and config.env_name == config.trained_on == "tmaze/T-LN"
+    record = {"kind": "tmaze/T-LN", "maze_length": 5, "timeout": 20}
+    assert json.loads(config.to_json())["env"] == record
+    for spelled in (  # a name with settings by name, a record, a run folder's record from before
+        PPOConfig(env="tmaze/T-LN", env_args={"maze_length": 5, "timeout": 20}),
+        PPOConfig(env=record),
+        PPOConfig.from_dict({"env": "tmaze/T-LN", "env_args": {"maze_length": 5, "timeout": 20}}),
+        PPOConfig.from_dict(json.loads(config.to_json())),
+    ):
+        assert spelled.record() == config.record() and spelled.env.params.maze_length == 5
+    assert PPOConfig(env=made, env_args={"maze_length": 7}).component_record("env") == record | {"maze_length": 7}
+    with pytest.raises(ValueError, match="constructed directly; a run needs an environment by its registered name"):
+        PPOConfig(env=TMaze(noise=True))
+    with pytest.raises(ValueError, match="'tmaze/T-LN' has no setting 'maze_lenght'.*its settings: maze_length"):
+        PPOConfig(env_args={"maze_lenght": 5})
+    with pytest.raises(ValueError, match="setting 'maze_length' must be int, got 'long'"):
+        envs.make("tmaze/T-LN", maze_length="long")
+    with pytest.raises(ValueError, match="fixes noise by its name"):
+        PPOConfig(env=made, env_args={"noise": False})
+    with pytest.raises(
+        ValueError, match=r"timeout \(20\) must be >= maze_length \(30\)"
+    ):  # the environment's own check
+        PPOConfig(env=made, env_args={"maze_length": 30})
+    with pytest.raises(ValueError, match=r"env setting success_reward \(--env-args success_reward\) must be a finite"):
+        PPOConfig(env_args={"success_reward": float("inf")})

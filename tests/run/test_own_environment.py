@@ -59,7 +59,7 @@ def test_an_own_environment_trains_through_the_workers_when_its_module_is_import
 def test_an_unknown_environment_and_an_unimportable_module_are_named(tmp_path, capsys):
     with pytest.raises(SystemExit):
         main(["train", "ppo", "--env", "own/nothing", *ARGS, "--out", str(tmp_path / "a")])
-    assert "unknown env 'own/nothing'" in capsys.readouterr().err
+    assert "unknown environment 'own/nothing'" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(
             [

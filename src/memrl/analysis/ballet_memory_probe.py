@@ -75,7 +75,7 @@ class BalletMemoryProbe:
     def __init__(self, config: ImpalaConfig):
         learner = ActorCriticLearner(config)
         if not isinstance(learner.env, ballet.Ballet):
-            raise ValueError(f"the probe needs a Ballet environment, got {config.env}")
+            raise ValueError(f"the probe needs a Ballet environment, got {config.env_name}")
         self.env = learner.env
         self.frames = watch_frames(self.env)
         self.agent = learner.agent.clone(action_dims=(len(DANCER_SLOTS),), reconstruct=False)

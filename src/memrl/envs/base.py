@@ -13,14 +13,77 @@ constructor arguments; numeric settings live in the ``params`` dataclass.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from typing import Any, ClassVar
 
 import jax
 import jax.numpy as jnp
 
-from memrl.registry import Registry
+from memrl.registry import RECORD_SCALARS, Registry
 
-ENVS: Registry = Registry("environment")
+
+class EnvironmentRegistry(Registry):
+    """The environments by name. An environment is made by a function of its settings (rules and
+    params alike, ``maze_length=200``), so what it is made of is not its fields: ``make`` marks each
+    environment it makes with its name and the settings given (``made_as``), and a config records
+    it as ``{"kind": NAME, SETTING: VALUE, ...}`` from that mark."""
+
+    def make(self, name: str, **settings) -> Environment:
+        """``name``'s environment with ``settings`` (checked against its settings: names, types,
+        those its name fixes), marked with what made it."""
+        from memrl.settings import check_settings
+
+        check_settings(self, name, settings, "--env-args")
+        env = super().make(name, **settings)
+        object.__setattr__(env, "made_as", (name, dict(settings)))  # frozen dataclasses too
+        return env
+
+    def makes(self, made) -> bool:
+        return isinstance(made, Environment)
+
+    def name_of(self, made) -> tuple[str, dict]:
+        """The name and the settings given that made ``made`` (``make``); refuses an environment
+        constructed directly, which ``make`` did not mark."""
+        if made.made_as is None:
+            raise ValueError(
+                f"this {type(made).__name__} was constructed directly; a run needs an environment by its "
+                f"registered name: memrl.envs.make(NAME, SETTING=VALUE, ...) or the name (memrl list)"
+            )
+        name, settings = made.made_as
+        return name, dict(settings)
+
+    def refuse_unknown(self, name: str, settings, where: str = "") -> None:
+        from memrl.settings import settings_of
+
+        self.refuse_fixed(name, settings, where)
+        if self.family(name):  # a family member's settings are its own (gymnasium.make checks them)
+            return
+        known = [s.name for s in settings_of(self, name)]
+        unknown = sorted(set(settings) - set(known))
+        if unknown:
+            raise ValueError(
+                f"{self.kind} {name!r} has no setting {', '.join(map(repr, unknown))}{where}; its settings: {', '.join(known)}"
+            )
+
+    def settings(self, made) -> dict:
+        """Every setting of ``made``: those its name fixes, its defaults, the settings given."""
+        from memrl.settings import settings_of
+
+        name, given = self.name_of(made)
+        defaults = {} if self.family(name) else {s.name: s.default for s in settings_of(self, name)}
+        return self.fixed(name) | defaults | given
+
+    def record(self, made) -> dict:
+        """``{"kind": NAME, ...}`` with the settings given (numbers, strings, bools, None and tuples of them)."""
+        name, settings = self.name_of(made)
+        for key, value in settings.items():
+            if not all(isinstance(v, RECORD_SCALARS) for v in (value if isinstance(value, tuple) else (value,))):
+                raise ValueError(
+                    f"{self.kind} {name} setting {key!r} = {value!r} is not a value a config record can hold"
+                )
+        return {"kind": name, **settings}
+
+
+ENVS = EnvironmentRegistry("environment")
 
 
 register = ENVS.register  # register(name, factory); refuses duplicates
@@ -51,6 +114,9 @@ def select(flag: jax.Array, on_true, on_false):
 class Environment:
     """Base class: subclasses implement ``reset_env``, ``step_env``, ``default_params``,
     ``observation_shape`` and ``action_dims``."""
+
+    made_as: ClassVar[tuple[str, dict] | None] = None
+    """the registered name and the settings given that made this environment (``make`` sets it)"""
 
     @property
     def default_params(self) -> Any:

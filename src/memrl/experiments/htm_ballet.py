@@ -54,7 +54,7 @@ SETTINGS = (
     PaperSetting(
         "observation",
         "99×99 egocentric frames and the instruction (B.1)",
-        "env_args.observation",
+        "env.observation",
         "cpu and gpu: the 11×11 grid of cell codes the frames are drawn from (81 times fewer inputs)",
     ),
     PaperSetting(

@@ -81,7 +81,7 @@ SETTINGS = (
     PaperSetting(
         "observation",
         "Street View images of the current place and the goal",
-        "env_args.observation",
+        "env.observation",
         "cpu: one-hot place and goal; paper: procedural street views",
     ),
     PaperSetting(

@@ -90,7 +90,7 @@ SETTINGS = (
     PaperSetting(
         "observation",
         "96×72×3 frames and the instruction",
-        "env_args.observation",
+        "env.observation",
         "cpu: the 11×11 grid of cell codes the 99×99 frames are drawn from",
     ),
     PaperSetting(

@@ -93,7 +93,7 @@ SETTINGS = (
     PaperSetting(
         "observation",
         "Unity frames and the instruction",
-        "env_args.observation",
+        "env.observation",
         "cpu: the 11×11 grid of cell codes the 99×99 frames are drawn from",
     ),
     HTM_ROOM_VISUAL_ENCODER,

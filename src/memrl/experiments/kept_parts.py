@@ -14,7 +14,7 @@ from pathlib import Path
 from memrl.console import console
 from memrl.experiments.base import Experiment
 from memrl.experiments.record import KEPT
-from memrl.run.folder import RunFolder, atomic_write, config_fields, differences
+from memrl.run.folder import RunFolder, atomic_write, differences
 from memrl.run.kept_results import keep_run, kept_config, restore_run
 
 
@@ -34,10 +34,10 @@ def restore_panels(experiment: Experiment, folders: dict[str, RunFolder], record
             if folders[run].config_path.exists() or run not in kept["runs"]:
                 continue
             config, asked = kept_config(kept["runs"][run], path), experiment.runs[run]
-            if config != asked:
+            if config.record() != asked.record():
                 console.print(
                     f"[yellow]{run}: the results kept in {path} trained with another config "
-                    f"({differences(config_fields(config), config_fields(asked))}); it trains here[/]"
+                    f"({differences(config.record(), asked.record())}); it trains here[/]"
                 )
                 continue
             restore_run(folders[run], kept["runs"][run], path)

@@ -11,12 +11,8 @@ _ABSENT = object()
 
 
 def field_value(config, field: str):
-    """``config``'s value of ``field``: "core" (or "task") the component's registered name, "core.k"
-    (or "task.k") its setting, "env_args.maze_length" the config's setting or else the registered
-    env's default. ``_ABSENT`` if it has none."""
-    from memrl import envs
-    from memrl.settings import settings_of
-
+    """``config``'s value of ``field``: "core" (or "env", "task") the component's registered name,
+    "core.k" (or "env.maze_length", "task.k") its setting. ``_ABSENT`` if it has none."""
     head, _, key = field.partition(".")
     value = getattr(config, head, _ABSENT)
     if head in config.COMPONENTS and not key:
@@ -24,11 +20,8 @@ def field_value(config, field: str):
     if not key or value is _ABSENT:
         return value
     if head in config.COMPONENTS:
-        return getattr(value, key, _ABSENT)
-    if key in value:
-        return value[key]
-    defaults = envs.ENVS.fixed(config.env) | {s.name: s.default for s in settings_of(envs.ENVS, config.env)}
-    return defaults.get(key, _ABSENT)
+        return config.registry_of(head, value).settings(value).get(key, _ABSENT)
+    return value.get(key, _ABSENT)
 
 
 def formatted(value) -> str:

@@ -77,7 +77,7 @@ class ActorCriticLearner:
 
     def __init__(self, config: RunConfig):
         self.config = config
-        self.env = config.environment
+        self.env = config.env
         self.env_params = self.env.default_params
         if config.reconstruction_coef > 0:
             self.check_reconstruction(config)
@@ -95,7 +95,7 @@ class ActorCriticLearner:
             }
             raise ValueError(
                 f"reconstruction_coef > 0 needs something to reconstruct: an image part ([height, width, channels]) read by "
-                f"encoder 'conv' or 'resnet', or token parts; {config.env}'s observation parts are {parts}, read by encoder {config.encoder!r}"
+                f"encoder 'conv' or 'resnet', or token parts; {config.env_name}'s observation parts are {parts}, read by encoder {config.encoder!r}"
             )
 
     def init(self, key, params=None) -> RunnerState:

@@ -70,7 +70,7 @@ class Impala(ActorCriticLearner):
             rmsprop_momentum=config.rmsprop_momentum,
             rmsprop_initial_scale=config.rmsprop_initial_scale,
         )
-        self.teacher = scripted_policy(config.env, self.env, config.teacher) if config.teacher else None
+        self.teacher = scripted_policy(config.env_name, self.env, config.teacher) if config.teacher else None
 
     def init(self, key, params=None) -> RunnerState:
         runner = self.new_runner(key, self.optimizer, params)

@@ -55,8 +55,7 @@ class ImpalaConfig(RunConfig):
         if self.teacher is not None:
             if self.policy_lag:
                 raise ValueError("a teacher acts while the agent clones it: policy_lag must be 0 with a teacher")
-            from memrl import envs
             from memrl.envs.scripted_policy import scripted_policy
 
-            scripted_policy(self.env, envs.make(self.env, **self.env_args), self.teacher)
+            scripted_policy(self.env_name, self.env, self.teacher)
         return self

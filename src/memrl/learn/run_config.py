@@ -6,7 +6,6 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import dataclasses
-import functools
 import importlib
 import json
 import math
@@ -17,20 +16,18 @@ from typing import ClassVar
 from flax import linen as nn
 
 from memrl.agents.agent_spec import AgentSpec
-from memrl.registry import held_settings
+from memrl.envs.base import ENVS, Environment
 from memrl.settings import fits, flag_of
 
 
 def is_of_type(value, hint) -> bool:
     """Whether a setting's ``value`` has the type its field declares: ``settings.fits``'s numbers,
-    strings and names, and ``tuple[T, ...]`` of them and ``dict[str, ...]`` settings by name."""
+    strings and names, and ``tuple[T, ...]`` of them."""
     origin = typing.get_origin(hint)
     if origin in (typing.Union, types.UnionType):
         return any(is_of_type(value, option) for option in typing.get_args(hint))
     if origin is tuple:
         return isinstance(value, tuple) and all(is_of_type(v, typing.get_args(hint)[0]) for v in value)
-    if origin is dict:
-        return isinstance(value, dict) and all(isinstance(k, str) for k in value)
     return fits(value, hint)
 
 
@@ -45,7 +42,7 @@ def type_name(hint) -> str:
         return names[hint]
     if typing.get_origin(hint) is tuple:
         return {int: "integers", str: "strings", float: "numbers"}.get(typing.get_args(hint)[0], "a list")
-    return "settings by name"
+    return getattr(hint, "__name__", str(hint))
 
 
 def import_modules(modules) -> None:
@@ -149,9 +146,17 @@ class ConfigRecord:
     COMPONENTS: ClassVar[tuple[str, ...]] = ("core",)
     """the fields that hold a registered component whole (the core; a supervised run's task), each
     with its settings by name as an init-only ``NAME_args`` and recorded as ``{"kind": NAME, ...}``"""
+    NAMED_ON_THE_COMMAND_LINE: ClassVar[tuple[str, ...]] = ()
+    """components the command line takes as a name and settings by name (``--env NAME --env-args
+    SETTING VALUE``) rather than as a subcommand"""
     SET_BY_THE_RUN: ClassVar[dict[str, tuple[str, ...]]] = {}
     """component -> its settings that the config's own fields give (a supervised run's ``batch_size``):
     neither recorded with the component nor flags of its subcommand"""
+
+    @classmethod
+    def subcommands(cls) -> tuple[str, ...]:
+        """The components the command line takes as subcommands (``core:lstm --core.hidden 128``)."""
+        return tuple(field for field in cls.COMPONENTS if field not in cls.NAMED_ON_THE_COMMAND_LINE)
 
     @classmethod
     def set_by_the_run(cls, field: str) -> tuple[str, ...]:
@@ -220,6 +225,8 @@ class ConfigRecord:
         """The registry that knows the component ``name`` of ``field``; refuses a name none knows."""
         registries = cls.registries(field)
         known = next((registry for registry in registries if registry.knows(name)), None)
+        if known is None and len(registries) == 1:
+            raise ValueError(registries[0].unknown(name))
         if known is None:
             names = [n for registry in registries for n in registry.names()]
             raise ValueError(registries[-1].unknown(name, names, kind=" or ".join(r.kind for r in registries)))
@@ -294,22 +301,18 @@ class ConfigRecord:
                 )
 
     def check_finite(self) -> None:
-        """Refuse an infinite or NaN number in any setting, the ``*_args`` dictionaries' included."""
+        """Refuse an infinite or NaN number in any setting, the components' included."""
         for field in dataclasses.fields(self):
-            value = getattr(self, field.name)
             if field.name in self.COMPONENTS:
-                for key, number in held_settings(value).items():
-                    if isinstance(number, float) and not math.isfinite(number):
-                        raise ValueError(
-                            f"{field.name} setting {key} (--{field.name}.{key}) must be a finite number, got {number}"
-                        )
-                continue
-            named = value.items() if isinstance(value, dict) else [(None, value)]
-            for key, number in named:
+                spelled = "--{}-args {}" if field.name in self.NAMED_ON_THE_COMMAND_LINE else "--{}.{}"
+                named = [
+                    (f"{field.name} setting {key} ({spelled.format(field.name, key)})", value)
+                    for key, value in self.component_record(field.name).items()
+                ]
+            else:
+                named = [(f"{field.name} ({flag_of(field.name)})", getattr(self, field.name))]
+            for where, number in named:
                 if isinstance(number, float) and not math.isfinite(number):
-                    where = (
-                        f"{flag_of(field.name)} {key}" if key is not None else f"{field.name} ({flag_of(field.name)})"
-                    )
                     raise ValueError(f"{where} must be a finite number, got {number}")
 
     @property
@@ -377,10 +380,13 @@ class RunConfig(AgentSpec, ConfigRecord):
     """One environment, one memory core, one actor-critic agent, several seeds (PPO's and IMPALA's
     shared settings; the agent's are ``AgentSpec``'s fields)."""
 
-    env: str = "tmaze/T-LN"
-    """registered environment name (see ``memrl list``)"""
-    env_args: dict[str, int | float | bool | str] = dataclasses.field(default_factory=dict)
-    """environment settings, e.g. ``maze_length 200`` or (Ballet) ``observation cells``"""
+    env: Environment | str = "tmaze/T-LN"
+    """the environment, held as made by its registered name (``envs.make("tmaze/T-LN",
+    maze_length=200)``); a registered name (memrl list) stands for its defaults, and config.json's
+    record of it (``{"kind": "tmaze/T-LN", "maze_length": 200}``) for what it records"""
+    env_args: dataclasses.InitVar[dict[str, int | float | bool | str] | None] = None
+    """environment settings over the environment's, by name, e.g. ``maze_length 200`` or (Ballet)
+    ``observation cells``; on the command line ``--env-args maze_length 200``"""
     num_envs: int = 32
     """parallel environments per seed"""
     rollout_len: int = 100
@@ -409,33 +415,43 @@ class RunConfig(AgentSpec, ConfigRecord):
     UNIT_INTERVAL: ClassVar[tuple[str, ...]] = ("gamma",)
     NON_NEGATIVE: ClassVar[tuple[str, ...]] = ("policy_coef", "value_coef", "entropy_coef", "reconstruction_coef")
 
-    def validate(self):
-        """As ``ConfigRecord.validate``, and the environment, core and encoder: registered names,
-        settings the environment and core take, conv layers that agree."""
-        from memrl import envs
-        from memrl.settings import check_settings
+    COMPONENTS: ClassVar[tuple[str, ...]] = ("core", "env")
+    NAMED_ON_THE_COMMAND_LINE: ClassVar[tuple[str, ...]] = ("env",)  # an environment's settings are not its fields
 
+    def __post_init__(self, core_args=None, env_args=None):
+        self.hold_components({"core": core_args, "env": env_args})
+
+    @classmethod
+    def registries(cls, field: str) -> tuple:
+        """The core is a memory core; the environment a registered environment."""
+        return (ENVS,) if field == "env" else super().registries(field)
+
+    def component_of(self, field: str, value, settings: dict):
+        """As ``ConfigRecord.component_of``; an environment that cannot be made with its settings
+        (its own check, a TypeError) is refused as a setting is."""
+        try:
+            return super().component_of(field, value, settings)
+        except TypeError as err:
+            if field != "env":
+                raise
+            raise ValueError(str(err)) from None
+
+    def validate(self):
+        """As ``ConfigRecord.validate``, and the environment, core and encoder: registered ones,
+        conv layers that agree."""
         self.check_types()
         self.import_modules()
-        if not envs.ENVS.knows(self.env):
-            raise ValueError(envs.ENVS.unknown(self.env, kind="env"))
+        self.check_component("env")
         self.check_component("core")
         if self.policy_lag < 0:  # its type: check_types
             raise ValueError(f"policy_lag must be a non-negative integer, got {self.policy_lag!r}")
-        check_settings(envs.ENVS, self.env, self.env_args, "--env-args")
-        try:
-            self.environment  # noqa: B018 (built here, once: the learner takes it)
-        except TypeError as err:
-            raise ValueError(str(err)) from None
         self.check_agent()
         return super().validate()
 
-    @functools.cached_property
-    def environment(self):
-        """The environment of ``env`` with ``env_args``, built once."""
-        from memrl import envs
-
-        return envs.make(self.env, **self.env_args)
+    @property
+    def env_name(self) -> str:
+        """The registered name of the environment."""
+        return self.name_of("env")
 
     @property
     def agent(self):
@@ -445,15 +461,15 @@ class RunConfig(AgentSpec, ConfigRecord):
 
         return ActorCritic(
             core=self.core,
-            action_dims=self.environment.action_dims,
+            action_dims=self.env.action_dims,
             spec=AgentSpec(**{field.name: getattr(self, field.name) for field in dataclasses.fields(AgentSpec)}),
-            token_vocab=tuple(sorted(self.environment.token_vocab.items())),
+            token_vocab=tuple(sorted(self.env.token_vocab.items())),
             reconstruct=self.reconstruction_coef > 0,
         )
 
     @property
     def trained_on(self) -> str:
-        return self.env
+        return self.env_name
 
     @property
     def steps_per_update(self) -> int:

@@ -126,11 +126,11 @@ def evaluation_config(config, env_args: dict, task_args: dict, core_args: dict):
             raise ValueError(
                 f"--{flag}-args does not apply to a {config.learner} run; give its settings with --{trained_on}-args"
             )
-    changes = {"core_args": core_args}  # over the core's own (ConfigRecord.component_of)
+    changes = {"core_args": core_args}  # over the component's own (ConfigRecord.component_of)
     if trained_on == "task":
-        changes |= {"task_args": task_args, "stages": ()}  # over the task's own
+        changes |= {"task_args": task_args, "stages": ()}
     else:
-        changes["env_args"] = config.env_args | env_args
+        changes["env_args"] = env_args
     return dataclasses.replace(config, **changes)
 
 
@@ -150,7 +150,7 @@ def evaluation_lines(
     and acting options that a supervised run does not have."""
     config = folder.load_config()
     for flag, given in (("--amnesic", amnesic), ("--deterministic", deterministic)):
-        if given and not hasattr(config, "env_args"):
+        if given and "env" not in config.COMPONENTS:
             raise ValueError(
                 f"{flag} applies to actor-critic runs; {folder.path} is a {config.learner} run on a sequence task"
             )
@@ -160,7 +160,7 @@ def evaluation_lines(
         )
     learner, evaluated = learner_for(config), evaluation_config(config, env_args, task_args, core_args)
     template = learner.init(jax.random.PRNGKey(0))
-    evaluator = learner if evaluated == config else learner_for(evaluated)
+    evaluator = learner if evaluated.record() == config.record() else learner_for(evaluated)
     changed = env_args | task_args | core_args
     if shape_differences(template.params, jax.eval_shape(evaluator.init, jax.random.PRNGKey(0)).params):
         raise ValueError(
@@ -173,7 +173,7 @@ def evaluation_lines(
     if deterministic:
         notes.append("most probable actions")
     settings = f" ({'; '.join(notes)})" if notes else ""
-    acting = dict(amnesic=amnesic, greedy=deterministic) if hasattr(config, "env_args") else {}
+    acting = dict(amnesic=amnesic, greedy=deterministic) if "env" in config.COMPONENTS else {}
     evaluate = jax.jit(functools.partial(evaluator.evaluate, **acting), static_argnums=2)
     lines = []
     for s in config.seed_list():

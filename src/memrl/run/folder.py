@@ -128,28 +128,6 @@ def config_from_record(record, where: str) -> ConfigRecord:
         raise ValueError(f"{where} {NOT_A_CONFIG}: {err!r}") from None
 
 
-def config_fields(config: ConfigRecord) -> dict:
-    """A config's fields by name (for ``differences``)."""
-    return {field.name: getattr(config, field.name) for field in dataclasses.fields(config)}
-
-
-def settings_by_name(config: ConfigRecord) -> list[str]:
-    """The fields of ``config`` that hold settings by name (``env_args``, ``task_args``)."""
-    return [field.name for field in dataclasses.fields(config) if isinstance(getattr(config, field.name), dict)]
-
-
-def saved_settings_by_name(saved: ConfigRecord, given: dict) -> dict:
-    """Each settings-by-name field of ``saved`` with ``given``'s settings over the saved ones, key by
-    key, while ``given`` keeps the saved core (environment, task); only ``given``'s where it names
-    another (the saved settings belong to the saved one)."""
-    merged = {}
-    for name in settings_by_name(saved):
-        owner = name.removesuffix("_args")
-        kept = getattr(saved, name) if given.get(owner, getattr(saved, owner)) == getattr(saved, owner) else {}
-        merged[name] = kept | given.get(name, {})
-    return merged
-
-
 def is_metric_value(value) -> bool:
     """A number, or None where an update did not measure the metric."""
     return value is None or (isinstance(value, (int, float)) and not isinstance(value, bool))
@@ -185,10 +163,8 @@ class RunFolder:
                 raise ConfigMismatch(
                     f"{self.path} holds a {existing.learner} run, not a {config.learner} run; choose another --out"
                 )
-            if existing != config:
-                raise ConfigMismatch.between(
-                    self.path, "a run with another config", config_fields(existing), config_fields(config)
-                )
+            if existing.record() != config.record():
+                raise ConfigMismatch.between(self.path, "a run with another config", existing.record(), config.record())
             return
         self.path.mkdir(parents=True, exist_ok=True)
         record = {"learner": config.learner, "config": config.record()}

@@ -1,7 +1,7 @@
 """Hyperparameter sweeps on Ray Tune (``memrl sweep SPEC.yaml``; ``pip install "memrl[sweep]"``).
 
 A spec names a learner, the config fields every trial shares, and a search space over any config
-field (``core.hidden`` sets a setting of the core, ``task.gap`` of the task, ``env_args.maze_length`` a key of a dict field);
+field (``core.hidden`` sets a setting of the core, ``task.gap`` of the task, ``env.maze_length`` of the environment);
 ``config: RUN/config.json`` starts the shared fields (and the learner) from a saved run, as
 ``memrl train --config`` does::
 
@@ -161,16 +161,15 @@ def load_spec(path: Path) -> SweepSpec:
 def with_saved_base(data: dict, saved_path: Path, path: Path) -> dict:
     """The spec ``data`` with its ``config`` (a saved run's config.json or run folder, as ``memrl
     train --config`` takes it) as the base: the saved run's learner and settings, under the spec's
-    own ``base`` (its settings by name, e.g. ``env_args``, add to the saved ones key by key:
-    ``folder.saved_settings_by_name``; ``core_args`` sets settings of the saved core)."""
-    from memrl.run.folder import read_config, saved_settings_by_name
+    own ``base`` (``core_args``, ``env_args``, ``task_args`` set settings of the saved component key by
+    key; another component, or the same by its name, starts from its own defaults)."""
+    from memrl.run.folder import read_config
 
     saved = read_config(saved_path)
     if data.get("learner", saved.learner) != saved.learner:
         raise ValueError(f"sweep spec {path}: its config holds a {saved.learner} run, not {data['learner']!r}")
     base = data.get("base") or {}
-    fields = saved.record() | base | saved_settings_by_name(saved, base)
-    return {**data, "learner": saved.learner, "base": fields}
+    return {**data, "learner": saved.learner, "base": saved.record() | base}
 
 
 def trial_config(spec: SweepSpec, params: dict) -> ConfigRecord:
