@@ -49,12 +49,34 @@ def test_list_shows_every_setting_with_its_default_and_meaning(argv, shown, caps
     assert "batch_size" not in out  # a task's batch size is the run's --batch-size, not a task setting
 
 
-def test_the_launching_process_leaves_the_accelerator_memory_to_its_workers(monkeypatch, capsys):
+STARTS_THE_BACKEND = """
+import os, sys
+from jax._src import xla_bridge
+
+allocation = []
+start = xla_bridge.backends
+def backends():
+    allocation.append(os.environ.get("XLA_PYTHON_CLIENT_PREALLOCATE"))
+    return start()
+xla_bridge.backends = backends
+sys.argv = ["memrl", "list"]
+from memrl.__main__ import main
+main()
+print("preallocate when the backend started:", allocation[0])
+"""
+
+
+def test_the_launching_process_leaves_the_accelerator_memory_to_its_workers():
     """XLA's default reserves 75% of a GPU in the first process that starts JAX's backend; the CLI
-    process does (to choose workers), so its training worker on the same GPU ran out of memory."""
-    monkeypatch.setenv("XLA_PYTHON_CLIENT_PREALLOCATE", "true")
-    main(["list"])
-    assert os.environ["XLA_PYTHON_CLIENT_PREALLOCATE"] == "false"
+    process does (importing it does), so its training worker on the same GPU ran out of memory: the
+    command turns preallocation off before it imports anything (it was set too late, in cli.main)."""
+    import subprocess
+    import sys
+
+    env = {**os.environ, "XLA_PYTHON_CLIENT_PREALLOCATE": "true"}
+    shown = subprocess.run([sys.executable, "-c", STARTS_THE_BACKEND], capture_output=True, text=True, env=env)
+    assert shown.returncode == 0, shown.stderr
+    assert "preallocate when the backend started: false" in shown.stdout
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,6 @@ import errno
 import functools
 import inspect
 import itertools
-import os
 import shlex
 import sys
 import typing
@@ -561,10 +560,6 @@ def show_literals_plainly() -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    # This process launches the training workers and evaluates after them on the same accelerator.
-    # XLA would reserve 75% of a GPU's memory here when JAX first starts its backend (to choose the
-    # workers), and the worker then runs out of memory; so every memrl process allocates on demand.
-    os.environ["XLA_PYTHON_CLIENT_PREALLOCATE"] = "false"
     argv = spelled_out(list(sys.argv[1:] if argv is None else argv))
     show_literals_plainly()
     with interrupts.recorded():

@@ -116,7 +116,7 @@ def command_line_class(config_class, saved: ConfigRecord | None):
         [(field, choices(config_class, field, saved), default(field)) for field in subcommands] + named,
         bases=(config_class,),
         namespace={"__post_init__": __post_init__},
-        frozen=True,
+        frozen=True,  # and compared field by field: tyro compares it while its components are parsed ones
     )
     command_line.__doc__ = config_class.__doc__
     return command_line

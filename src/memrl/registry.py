@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import functools
+import importlib
 import re
 from collections.abc import Callable
 from typing import Generic, TypeVar
@@ -38,9 +39,21 @@ class Registry(Generic[T]):
     ending in "/" registers a family: ``make("gymnasium/CartPole-v1")`` calls the factory of
     "gymnasium/" with "CartPole-v1" first."""
 
-    def __init__(self, kind: str):
+    def __init__(self, kind: str, modules: tuple[str, ...] = ()):
         self.kind = kind
-        self._factories: dict[str, Entry[T]] = {}
+        self.modules = modules
+        """modules that register entries here, imported when the registry is first asked (environments:
+        importing them starts JAX's backend, which a process must be able to configure before)"""
+        self._registered: dict[str, Entry[T]] = {}
+
+    @property
+    def _factories(self) -> dict[str, Entry[T]]:
+        """The registered entries, once ``modules`` have registered theirs."""
+        if self.modules:
+            modules, self.modules = self.modules, ()
+            for module in modules:
+                importlib.import_module(module)
+        return self._registered
 
     def register(self, name: str, build: Callable[..., T], fixed: dict | None = None, defaults: dict | None = None):
         """Register ``build`` under ``name``, with the settings the name fixes and its own

@@ -1,20 +1,6 @@
-"""Pure JAX environments (``base``) and their registry; importing this package registers them."""
+"""Pure JAX environments (``base``) and their registry; the built-in ones register when the
+registry is first asked (``base.BUILT_IN``), so importing this package starts nothing of JAX."""
 
-from memrl.envs import (
-    ballet,
-    boxworld,
-    graph_nav,
-    gymnax_adapter,
-    host_environment,
-    memory_planning,
-    minecraft_chicken,
-    minecraft_maze,
-    minipacman,
-    object_permanence,
-    passive_visual_match,
-    tmaze,
-    word_learning,
-)
 from memrl.envs.base import ENVS, Environment, make, names, register
 
 __all__ = ["ENVS", "Environment", "make", "names", "register"]

@@ -28,14 +28,20 @@ class EnvironmentRegistry(Registry):
     it as ``{"kind": NAME, SETTING: VALUE, ...}`` from that mark."""
 
     def make(self, name: str, **settings) -> Environment:
-        """``name``'s environment with ``settings`` (checked against its settings: names, types,
-        those its name fixes), marked with what made it."""
-        from memrl.settings import check_settings
-
-        check_settings(self, name, settings, "--env-args")
+        """``name``'s environment with ``settings``, marked with what made it."""
         env = super().make(name, **settings)
         object.__setattr__(env, "made_as", (name, dict(settings)))  # frozen dataclasses too
         return env
+
+    def from_record(self, record: dict) -> Environment:
+        """As ``Registry.from_record``, the settings checked first (names, types, those the name
+        fixes), as a config gives them (``--env-args``)."""
+        from memrl.settings import check_settings
+
+        settings = {k: v for k, v in record.items() if k != "kind"} if isinstance(record, dict) else {}
+        if isinstance(record, dict) and isinstance(record.get("kind"), str) and self.knows(record["kind"]):
+            check_settings(self, record["kind"], settings, "--env-args")
+        return super().from_record(record)
 
     def makes(self, made) -> bool:
         return isinstance(made, Environment)
@@ -83,7 +89,23 @@ class EnvironmentRegistry(Registry):
         return {"kind": name, **settings}
 
 
-ENVS = EnvironmentRegistry("environment")
+BUILT_IN = (
+    "ballet",
+    "boxworld",
+    "graph_nav",
+    "gymnax_adapter",
+    "host_environment",
+    "memory_planning",
+    "minecraft_chicken",
+    "minecraft_maze",
+    "minipacman",
+    "object_permanence",
+    "passive_visual_match",
+    "tmaze",
+    "word_learning",
+)
+"""the modules of memrl's own environments, each registering its names"""
+ENVS = EnvironmentRegistry("environment", modules=tuple(f"memrl.envs.{module}" for module in BUILT_IN))
 
 
 register = ENVS.register  # register(name, factory); refuses duplicates

@@ -34,7 +34,7 @@ def restore_panels(experiment: Experiment, folders: dict[str, RunFolder], record
             if folders[run].config_path.exists() or run not in kept["runs"]:
                 continue
             config, asked = kept_config(kept["runs"][run], path), experiment.runs[run]
-            if config.record() != asked.record():
+            if config != asked:
                 console.print(
                     f"[yellow]{run}: the results kept in {path} trained with another config "
                     f"({differences(config.record(), asked.record())}); it trains here[/]"

@@ -8,7 +8,7 @@ from typing import ClassVar, Literal
 from memrl.learn.run_config import RunConfig
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, eq=False)  # equal when recorded alike: ConfigRecord.__eq__
 class ImpalaConfig(RunConfig):
     """V-trace actor-critic (Espeholt et al. 2018) with one gradient step per batch of
     ``num_envs`` × ``rollout_len`` steps. The optimiser defaults are the EPN paper's RMSprop

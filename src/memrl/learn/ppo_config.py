@@ -9,7 +9,7 @@ from memrl.learn.run_config import RunConfig
 from memrl.settings import flag_of
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, eq=False)  # equal when recorded alike: ConfigRecord.__eq__
 class PPOConfig(RunConfig):
     """Recurrent PPO on one environment with one memory core.
 

@@ -75,7 +75,7 @@ def config_checks(enabled: bool):
         CHECKED.reset(token)
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, eq=False)  # equal when recorded alike: ConfigRecord.__eq__
 class ConfigRecord:
     """The settings every learner shares, the metrics it names, and the JSON record of its config.
     A config is checked once, when it is constructed (``validate``, from ``__post_init__``): a config
@@ -355,6 +355,14 @@ class ConfigRecord:
         record = self.registry_of(field, getattr(self, field)).record(getattr(self, field))
         return {k: v for k, v in record.items() if k not in self.set_by_the_run(field)}
 
+    def __eq__(self, other) -> bool:
+        """Configs are equal when config.json records them alike: the same run (an environment made
+        twice by the same name and settings is the same environment, though not the same object)."""
+        return type(other) is type(self) and other.record() == self.record()
+
+    def __hash__(self) -> int:
+        return hash(self.to_json())
+
     def to_json(self) -> str:
         """The config as sorted, indented JSON."""
         return json.dumps(self.record(), indent=2, sort_keys=True)
@@ -375,7 +383,7 @@ class ConfigRecord:
         return cls(**data)
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, eq=False)  # equal when recorded alike: ConfigRecord.__eq__
 class RunConfig(AgentSpec, ConfigRecord):
     """One environment, one memory core, one actor-critic agent, several seeds (PPO's and IMPALA's
     shared settings; the agent's are ``AgentSpec``'s fields)."""
@@ -414,6 +422,9 @@ class RunConfig(AgentSpec, ConfigRecord):
     )
     UNIT_INTERVAL: ClassVar[tuple[str, ...]] = ("gamma",)
     NON_NEGATIVE: ClassVar[tuple[str, ...]] = ("policy_coef", "value_coef", "entropy_coef", "reconstruction_coef")
+
+    __eq__ = ConfigRecord.__eq__  # not AgentSpec's, which would compare the agent's fields alone
+    __hash__ = ConfigRecord.__hash__
 
     COMPONENTS: ClassVar[tuple[str, ...]] = ("core", "env")
     NAMED_ON_THE_COMMAND_LINE: ClassVar[tuple[str, ...]] = ("env",)  # an environment's settings are not its fields

@@ -13,7 +13,7 @@ from memrl.learn.run_config import ConfigRecord, is_of_type
 from memrl.tasks.base import SequenceTask
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, eq=False)  # equal when recorded alike: ConfigRecord.__eq__
 class SupervisedConfig(ConfigRecord):
     """Minibatch training of a model on freshly sampled sequences with the masked sequence
     cross-entropy and Adam. Run folders count ``sequences`` trained on and report ``accuracy`` (the

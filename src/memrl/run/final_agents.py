@@ -160,7 +160,7 @@ def evaluation_lines(
         )
     learner, evaluated = learner_for(config), evaluation_config(config, env_args, task_args, core_args)
     template = learner.init(jax.random.PRNGKey(0))
-    evaluator = learner if evaluated.record() == config.record() else learner_for(evaluated)
+    evaluator = learner if evaluated == config else learner_for(evaluated)
     changed = env_args | task_args | core_args
     if shape_differences(template.params, jax.eval_shape(evaluator.init, jax.random.PRNGKey(0)).params):
         raise ValueError(

@@ -163,7 +163,7 @@ class RunFolder:
                 raise ConfigMismatch(
                     f"{self.path} holds a {existing.learner} run, not a {config.learner} run; choose another --out"
                 )
-            if existing.record() != config.record():
+            if existing != config:
                 raise ConfigMismatch.between(self.path, "a run with another config", existing.record(), config.record())
             return
         self.path.mkdir(parents=True, exist_ok=True)
