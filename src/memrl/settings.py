@@ -163,13 +163,8 @@ def check_settings(registry: Registry, name: str, given: dict, flag: str) -> Non
     the setting, the type and what is allowed (``memrl list`` shows them)."""
     if not given or registry.family(name):  # a family member's settings are its own (gymnasium.make checks them)
         return
-    registry.refuse_fixed(name, given, f" ({flag})")
+    registry.refuse_unknown(name, given, f" ({flag})")
     known = {s.name: s for s in settings_of(registry, name)}
-    unknown = sorted(set(given) - set(known))
-    if unknown:
-        raise ValueError(
-            f"{registry.kind} {name!r} has no setting {', '.join(map(repr, unknown))} ({flag}); its settings: {', '.join(known)}"
-        )
     for key, value in given.items():
         if not fits(value, known[key].hint):
             raise ValueError(

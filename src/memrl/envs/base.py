@@ -38,9 +38,8 @@ class EnvironmentRegistry(Registry):
         fixes), as a config gives them (``--env-args``)."""
         from memrl.settings import check_settings
 
-        settings = {k: v for k, v in record.items() if k != "kind"} if isinstance(record, dict) else {}
-        if isinstance(record, dict) and isinstance(record.get("kind"), str) and self.knows(record["kind"]):
-            check_settings(self, record["kind"], settings, "--env-args")
+        if isinstance(record, dict) and isinstance(record.get("kind"), str):  # else Registry.from_record refuses it
+            check_settings(self, record["kind"], {k: v for k, v in record.items() if k != "kind"}, "--env-args")
         return super().from_record(record)
 
     def makes(self, made) -> bool:
