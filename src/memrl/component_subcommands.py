@@ -102,8 +102,10 @@ def command_line_class(config_class, saved: ConfigRecord | None):
     named = []
     for field in config_class.NAMED_ON_THE_COMMAND_LINE:
         name = saved.name_of(field) if saved is not None else config_class.default_name(field)
+        kind = config_class.registries(field)[0].kind
+        flag = f"registered {kind} name (memrl list; memrl list --{field} NAME shows the settings --{field}-args gives)"
         named += [
-            (field, str, dataclasses.field(default=name)),
+            (field, Annotated[str, tyro.conf.arg(help=flag)], dataclasses.field(default=name)),
             (f"{field}_args", SETTINGS_BY_NAME, dataclasses.field(default_factory=dict)),
         ]
     subcommands = config_class.subcommands()

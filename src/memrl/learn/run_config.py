@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import dataclasses
+import functools
 import importlib
 import json
 import math
@@ -43,6 +44,13 @@ def type_name(hint) -> str:
     if typing.get_origin(hint) is tuple:
         return {int: "integers", str: "strings", float: "numbers"}.get(typing.get_args(hint)[0], "a list")
     return getattr(hint, "__name__", str(hint))
+
+
+@functools.cache
+def field_types(config_class) -> dict:
+    """The type of each field of ``config_class`` (``typing.get_type_hints``: read once per class, as
+    every config checks its values against them)."""
+    return typing.get_type_hints(config_class)
 
 
 def import_modules(modules) -> None:
@@ -292,7 +300,7 @@ class ConfigRecord:
     def check_types(self) -> None:
         """Refuse a setting of another type than its field's (a config read from an edited
         config.json, or built in Python with ``lr="1e-3"``), naming the field and its type."""
-        hints = typing.get_type_hints(type(self))
+        hints = field_types(type(self))
         for field in dataclasses.fields(self):
             value = getattr(self, field.name)
             if not is_of_type(value, hints[field.name]):
