@@ -14,7 +14,7 @@ from typing import Annotated, Union
 
 import tyro
 
-from memrl.learn.run_config import ConfigRecord, config_checks
+from memrl.learn.run_config import ConfigRecord, SettingsByName, config_checks
 from memrl.registry import held_settings
 
 
@@ -84,10 +84,6 @@ def summary(registry, name: str, made) -> str:
     return f"{title} ({', '.join([type(made).__name__, *fixed])})"
 
 
-SETTINGS_BY_NAME = dict[str, int | float | bool | str]
-"""the settings a component named on the command line takes (``--env-args maze_length 200``)"""
-
-
 def command_line_class(config_class, saved: ConfigRecord | None):
     """``config_class`` with each of its components typed as ``choices`` for tyro, defaulting to the
     learner's (or the saved run's), and each component named on the command line as its name and
@@ -106,7 +102,7 @@ def command_line_class(config_class, saved: ConfigRecord | None):
         flag = f"registered {kind} name (memrl list; memrl list --{field} NAME shows the settings --{field}-args gives)"
         named += [
             (field, Annotated[str, tyro.conf.arg(help=flag)], dataclasses.field(default=name)),
-            (f"{field}_args", SETTINGS_BY_NAME, dataclasses.field(default_factory=dict)),
+            (f"{field}_args", SettingsByName, dataclasses.field(default_factory=dict)),
         ]
     subcommands = config_class.subcommands()
 

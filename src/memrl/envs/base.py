@@ -35,12 +35,16 @@ class EnvironmentRegistry(Registry):
 
     def from_record(self, record: dict) -> Environment:
         """As ``Registry.from_record``, the settings checked first (names, types, those the name
-        fixes), as a config gives them (``--env-args``)."""
+        fixes), as a config gives them (``--env-args``), and an environment's own refusal of them (its
+        factory's TypeError) a ValueError, as a setting's is."""
         from memrl.settings import check_settings
 
         if isinstance(record, dict) and isinstance(record.get("kind"), str):  # else Registry.from_record refuses it
             check_settings(self, record["kind"], {k: v for k, v in record.items() if k != "kind"}, "--env-args")
-        return super().from_record(record)
+        try:
+            return super().from_record(record)
+        except TypeError as err:
+            raise ValueError(str(err)) from None
 
     def makes(self, made) -> bool:
         return isinstance(made, Environment)

@@ -15,13 +15,11 @@ def field_value(config, field: str):
     "core.k" (or "env.maze_length", "task.k") its setting. ``_ABSENT`` if it has none."""
     head, _, key = field.partition(".")
     value = getattr(config, head, _ABSENT)
-    if head in config.COMPONENTS and not key:
+    if head not in config.COMPONENTS:
+        return _ABSENT if key else value
+    if not key:
         return config.name_of(head)
-    if not key or value is _ABSENT:
-        return value
-    if head in config.COMPONENTS:
-        return config.registry_of(head, value).settings(value).get(key, _ABSENT)
-    return value.get(key, _ABSENT)
+    return config.registry_of(head, value).settings(value).get(key, _ABSENT)
 
 
 def formatted(value) -> str:

@@ -73,7 +73,7 @@ class Segment(NamedTuple):
 
 
 class ActorCriticLearner:
-    """Acts and learns with the environment and agent of a ``RunConfig`` (``environment``, ``agent``); subclasses add the learning rule."""
+    """Acts and learns with the environment and agent of a ``RunConfig`` (``env``, ``agent``); subclasses add the learning rule."""
 
     def __init__(self, config: RunConfig):
         self.config = config

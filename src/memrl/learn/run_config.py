@@ -46,6 +46,10 @@ def type_name(hint) -> str:
     return getattr(hint, "__name__", str(hint))
 
 
+SettingsByName = dict[str, int | float | bool | str]
+"""a component's settings by name, as the command line gives them (``--env-args maze_length 200``)"""
+
+
 @functools.cache
 def field_types(config_class) -> dict:
     """The type of each field of ``config_class`` (``typing.get_type_hints``: read once per class, as
@@ -233,10 +237,8 @@ class ConfigRecord:
         """The registry that knows the component ``name`` of ``field``; refuses a name none knows."""
         registries = cls.registries(field)
         known = next((registry for registry in registries if registry.knows(name)), None)
-        if known is None and len(registries) == 1:
-            raise ValueError(registries[0].unknown(name))
-        if known is None:
-            names = [n for registry in registries for n in registry.names()]
+        if known is None:  # one registry lists its own names (families as "gymnasium/<id>")
+            names = [n for registry in registries for n in registry.names()] if len(registries) > 1 else None
             raise ValueError(registries[-1].unknown(name, names, kind=" or ".join(r.kind for r in registries)))
         return known
 
@@ -400,7 +402,7 @@ class RunConfig(AgentSpec, ConfigRecord):
     """the environment, held as made by its registered name (``envs.make("tmaze/T-LN",
     maze_length=200)``); a registered name (memrl list) stands for its defaults, and config.json's
     record of it (``{"kind": "tmaze/T-LN", "maze_length": 200}``) for what it records"""
-    env_args: dataclasses.InitVar[dict[str, int | float | bool | str] | None] = None
+    env_args: dataclasses.InitVar[SettingsByName | None] = None
     """environment settings over the environment's, by name, e.g. ``maze_length 200`` or (Ballet)
     ``observation cells``; on the command line ``--env-args maze_length 200``"""
     num_envs: int = 32
@@ -444,16 +446,6 @@ class RunConfig(AgentSpec, ConfigRecord):
     def registries(cls, field: str) -> tuple:
         """The core is a memory core; the environment a registered environment."""
         return (ENVS,) if field == "env" else super().registries(field)
-
-    def component_of(self, field: str, value, settings: dict):
-        """As ``ConfigRecord.component_of``; an environment that cannot be made with its settings
-        (its own check, a TypeError) is refused as a setting is."""
-        try:
-            return super().component_of(field, value, settings)
-        except TypeError as err:
-            if field != "env":
-                raise
-            raise ValueError(str(err)) from None
 
     def validate(self):
         """As ``ConfigRecord.validate``, and the environment, core and encoder: registered ones,
