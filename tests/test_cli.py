@@ -313,7 +313,7 @@ def test_a_saved_config_trains_again_with_the_flags_given_changing_it(tmp_path, 
     assert trained[1][0] == dataclasses.replace(saved, core_args={"hidden": 8})
     assert trained[2][0] == dataclasses.replace(saved, core="lstm", core_args={})  # the GRU's settings stay with it
     main(["train", "--config", str(tmp_path / "saved"), "--env", "tmaze/T-LS", "--out", str(tmp_path / "ls")])
-    assert trained[3][0].component_record("env") == {"kind": "tmaze/T-LS"}  # T-L's settings stay with it
+    assert trained[3][0] == dataclasses.replace(saved, env="tmaze/T-LS")  # T-L's settings stay with it
     for argv, message in (
         (["train", "impala", "--config", str(tmp_path / "saved")], "holds a ppo run; train it with memrl train ppo"),
         (
@@ -395,6 +395,44 @@ def test_the_task_is_a_subcommand_too_and_its_batch_size_the_runs(tmp_path, monk
             main(argv)
         assert refused.value.code == 2 and message in capsys.readouterr().err
     assert dataclasses.replace(copying, batch_size=16).task == Copying(gap=5, batch_size=16)
+
+
+def test_the_environment_is_a_subcommand_too_whose_flags_are_its_settings(tmp_path, monkeypatch, capsys):
+    """``env:NAME --env.SETTING VALUE``, a settings class generated from the name's defaults; the
+    earlier ``--env NAME --env-args`` spells the same run; a gymnasium id is ``env:gymnasium --env.id``."""
+    from pathlib import Path
+
+    import memrl.run.train
+    from memrl import envs
+    from memrl.learn.ppo_config import PPOConfig
+
+    trained = []
+    monkeypatch.setattr(memrl.run.train, "train_run", lambda config, folder, *rest: trained.append((config, folder)))
+    main(["train", "ppo", "env:tmaze/T-LS", "--env.maze-length", "20", "--env.timeout", "100", "core:gru"])
+    main(["train", "ppo", "--env", "tmaze/T-LS", "--env-args", "maze_length", "20", "timeout", "100", "--core", "gru"])
+    main(["train", "ppo", "core:gru", "env:tmaze/T-LS", "--env.maze_length", "20", "--env.timeout", "100"])
+    expected = PPOConfig(env=envs.make("tmaze/T-LS", maze_length=20, timeout=100), core="gru")
+    assert trained[0] == trained[1] == trained[2] == (expected, Path("runs/tmaze_T-LS/gru"))
+    assert trained[0][0].env.made_as == ("tmaze/T-LS", {"maze_length": 20, "timeout": 100})  # what differs from T-LS's
+    main(["train", "ppo", "env:tmaze/T-LS", "--env.maze-length", "100"])  # its default: not a setting given
+    assert trained[3][0].env.made_as == ("tmaze/T-LS", {})
+    saved = tmp_path / "config.json"  # --config: the saved environment's settings are the defaults, changed one by one
+    saved.write_text(json.dumps({"learner": "ppo", "config": expected.record()}))
+    main(["train", "--config", str(saved), "--env.timeout", "60"])
+    assert trained[4][0].env.made_as == ("tmaze/T-LS", {"maze_length": 20, "timeout": 60})
+    main(["train", "ppo", "env:gymnasium", "--env.id", "CartPole-v1", "--env.settings", "max_episode_steps", "50"])
+    main(["train", "ppo", "--env", "gymnasium/CartPole-v1", "--env-args", "max_episode_steps", "50"])
+    assert trained[5] == trained[6]
+    assert trained[5][0].env.made_as == ("gymnasium/CartPole-v1", {"max_episode_steps": 50})
+    saved.write_text(json.dumps({"learner": "ppo", "config": trained[5][0].record()}))
+    main(["train", "--config", str(saved), "--env.settings", "render_mode", "rgb_array"])
+    main(["train", "--config", str(saved), "--env.id", "Acrobot-v1"])
+    assert trained[7][0].env.made_as == ("gymnasium/CartPole-v1", {"max_episode_steps": 50, "render_mode": "rgb_array"})
+    assert trained[8][0].env.made_as == ("gymnasium/Acrobot-v1", {})  # CartPole's settings stay with it
+    with pytest.raises(SystemExit):
+        main(["train", "ppo", "env:tmaze/T-LN", "--help"])
+    help_text = capsys.readouterr().out
+    assert "--env.maze-length INT" in help_text and "(default: 100)" in help_text
 
 
 def test_evaluation_config_replaces_settings_and_drops_the_stages():

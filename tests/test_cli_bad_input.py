@@ -149,7 +149,10 @@ def refused(argv, capsys) -> str:
             "core 'lstm' has no setting 'hiden' (--core-args); its settings: hidden",
         ),
         (["train", "--core-args", "hidden", "wide"], "Error parsing --core.hidden"),
-        (["train", "--env-args", "maze_length", "1.5"], "setting 'maze_length' must be int, got 1.5 (--env-args)"),
+        (["train", "--env-args", "maze_length", "1.5"], "Error parsing --env.maze-length"),
+        (["train", "env:tmaze/T-LN", "--env.maze-length", "1.5"], "Error parsing --env.maze-length"),
+        (["train", "env:tmaze/T-LN", "--env.maze-lenth", "9"], "environment 'tmaze/T-LN' has no setting 'maze_lenth'"),
+        (["train", "--env", "tmaze/T-L", "env:tmaze/T-LN"], "--env tmaze/T-L and env:tmaze/T-LN both name the env"),
         (["train-supervised", "--task-args", "gap", "long"], "Error parsing --task.gap"),
         (["list", "--task", "copyin"], "unknown task 'copyin'"),
         (

@@ -20,7 +20,6 @@ from memrl.component_subcommands import (
     command_line_class,
     component_flags_spelled,
     from_command_line,
-    with_saved_settings,
 )
 from memrl.learn.impala_config import ImpalaConfig
 from memrl.learn.ppo_config import PPOConfig
@@ -41,7 +40,7 @@ def list_all(
 
     Args:
         core: a core (or a supervised task model) whose settings to show (core:NAME --core.SETTING VALUE).
-        env: an environment whose settings to show (--env NAME --env-args SETTING VALUE).
+        env: an environment whose settings to show (env:NAME --env.SETTING VALUE).
         task: a supervised task whose settings to show (task:NAME --task.SETTING VALUE; its batch size
             is the run's --batch-size).
         experiment: an experiment whose settings table to show (memrl reproduce NAME --preset P).
@@ -84,16 +83,15 @@ def list_all(
 LEARNER_CLASSES = {"ppo": PPOConfig, "impala": ImpalaConfig, "supervised": SupervisedConfig}
 
 
-def learner_configs(saved: ConfigRecord | None = None):
+def learner_configs(saved: ConfigRecord | None = None, words: frozenset[str] = frozenset()):
     """``memrl train``'s subcommands: one per learner, each taking its config's fields as flags and
-    its core as a subcommand of its own (``component_subcommands.choices``). With a ``saved`` config
-    (``--config``), its learner's flags default to its settings, bar its environment's settings
-    (``--env-args``): tyro would make fixed flags of a dict default, so they start empty and
-    ``train`` adds the saved ones to what is given (``with_saved_settings``)."""
+    its components (core, environment, task) as subcommands of its own
+    (``component_subcommands.choices``, for the command's ``words``). With a ``saved`` config
+    (``--config``), its learner's flags and its components' settings default to the saved run's."""
     options = []
     for learner, config_class in LEARNER_CLASSES.items():
         own = saved if saved is not None and saved.learner == learner else None
-        command_line = command_line_class(config_class, own)
+        command_line = command_line_class(config_class, own, words)
         default = {} if own is None else {"default": as_command_line(command_line, own)}
         options.append(Annotated[command_line, tyro.conf.subcommand(learner, prefix_name=False, **default)])
     return Union[tuple(options)]  # noqa: UP007 (tyro reads the subcommands from this Union of Annotated types)
@@ -153,19 +151,18 @@ def train(
             I of P that train the run together (one command per process, the same arguments; process 0
             writes OUT, on a file system all of them share; ppo and impala runs).
         config: a saved run's config.json (or its run folder) to train again: the learner is the saved
-            run's and its settings are the defaults, which the flags given change (--core-args, --env-args
-            and --task-args add to the saved settings or replace them one by one; another --core, --env
-            or --task starts from none of the saved one's).
+            run's and its settings are the defaults, which the flags given change (--core.SETTING,
+            --env.SETTING and --task.SETTING replace the saved settings one by one; another core, env or
+            task starts from its own defaults).
 
-    The core is a subcommand after the learner's, with its settings as flags:
-    memrl train ppo core:lstm --core.hidden 128 (or --core lstm --core-args hidden 128);
-    memrl train ppo core:lstm --help lists them.
+    The core and the environment are subcommands after the learner's, with their settings as flags:
+    memrl train ppo core:lstm --core.hidden 128 env:tmaze/T-LN --env.maze-length 200 (or --core lstm
+    --core-args hidden 128 --env tmaze/T-LN --env-args maze_length 200); a gymnasium environment is
+    env:gymnasium --env.id CartPole-v1 (or --env gymnasium/CartPole-v1). memrl train ppo core:lstm
+    --help (env:NAME --help) lists their settings.
     """
-    from memrl.run.folder import read_config
     from memrl.run.train import train_run
 
-    if config is not None:  # tyro built it on the saved config, bar its environment's settings (learner_configs)
-        learner_config = with_saved_settings(learner_config, read_config(config))
     run = from_command_line(
         learner_config, LEARNER_CLASSES[learner_config.learner]
     )  # tyro built it unchecked (run_command); checked here
@@ -175,17 +172,17 @@ def train(
     train_run(run, folder, workers, tensorboard, devices, hosts, wandb)
 
 
-def train_command(saved: ConfigRecord | None):
+def train_command(saved: ConfigRecord | None, words: frozenset[str] = frozenset()):
     """``train`` with its learners' subcommands (``learner_configs``: made when the command runs, as
     the cores the config's ``imports`` register are known only then), their flags defaulting to
-    ``saved``'s settings (``--config``)."""
+    ``saved``'s settings (``--config``), the components the command's ``words`` name read whole."""
 
     @functools.wraps(train)
     def command(*args, **kwargs):
         return train(*args, **kwargs)
 
     del command.__wrapped__  # tyro reads the signature below, not train's
-    config_type = Annotated[learner_configs(saved), tyro.conf.arg(name="")]
+    config_type = Annotated[learner_configs(saved, words), tyro.conf.arg(name="")]
     command.__annotations__ = {**train.__annotations__, "learner_config": config_type}
     signature = inspect.signature(train)
     command.__signature__ = signature.replace(
@@ -581,7 +578,7 @@ def run_command(argv: list[str]) -> None:
                 import_modules(given_imports(argv))  # they may register cores the subcommands list
                 learner = next((a for a in argv[1:] if a in LEARNER_CLASSES), "ppo")
                 argv = component_flags_spelled(argv, LEARNER_CLASSES[learner], saved)
-            commands = {**COMMANDS, "train": train_command(saved)}
+            commands = {**COMMANDS, "train": train_command(saved, frozenset(argv))}
             with config_checks(enabled=False):
                 tyro.extras.subcommand_cli_from_dict(
                     {name: checking_configs(command) for name, command in commands.items()},

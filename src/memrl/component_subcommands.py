@@ -1,8 +1,9 @@
-"""A run's components as subcommands of ``memrl train``: ``core:NAME --core.SETTING VALUE`` (and a
-supervised run's ``task:NAME --task.SETTING VALUE``), one subcommand per registered core (task),
-its flags its own fields. tyro builds each component while it parses; ``from_command_line`` turns
-what it built into the learner's config, checked then. ``component_flags_spelled`` writes the
-earlier spelling, ``--core NAME --core-args SETTING VALUE``, as this one."""
+"""A run's components as subcommands of ``memrl train``: ``core:NAME --core.SETTING VALUE``,
+``env:NAME --env.SETTING VALUE`` (and a supervised run's ``task:NAME --task.SETTING VALUE``), one
+subcommand per registered name, its flags its settings. tyro builds each core and task while it
+parses, and each environment's settings (``settings_class``); ``from_command_line`` turns what it
+built into the learner's config, checked then. ``component_flags_spelled`` writes the earlier
+spelling, ``--core NAME --core-args SETTING VALUE``, as this one."""
 
 from __future__ import annotations
 
@@ -14,29 +15,113 @@ from typing import Annotated, Union
 
 import tyro
 
+from memrl.envs.base import EnvironmentRegistry
 from memrl.learn.run_config import ConfigRecord, SettingsByName, config_checks
-from memrl.registry import held_settings
+from memrl.registry import held_settings, recordable
+from memrl.settings import settings_of
 
 
-def choices(config_class, field: str, saved: ConfigRecord | None):
-    """The components ``field`` of ``config_class`` may be, one tyro subcommand each (``core:lstm``),
-    each defaulting to what its name makes (the saved run's under its own name); their settings take
-    a value each, ``--core.straight-through False``, as ``--core-args`` gives them."""
+def choices(config_class, field: str, saved: ConfigRecord | None, words: frozenset[str] = frozenset()):
+    """The components ``field`` of ``config_class`` may be, one tyro subcommand each (``core:lstm``,
+    ``env:tmaze/T-LN``; a family of environments, ``env:gymnasium --env.id CartPole-v1``), each
+    defaulting to what its name makes (the saved run's under its own name); their settings take a
+    value each, ``--core.straight-through False``, as ``--core-args`` gives them. An environment's
+    settings are read (by making it) only where the command's ``words`` name it or it is the
+    default: every environment's would take seconds, gymnax's import most of them."""
     options = []
+    default = saved.name_of(field) if saved is not None else config_class.default_name(field)
     for registry in config_class.registries(field):
         for name in registry.names():
-            if name.endswith("/"):
+            subcommand = name.rstrip("/")
+            description = summary(registry, name)
+            read = f"{field}:{subcommand}" in words or is_named(default, name)
+            if isinstance(registry, EnvironmentRegistry) and not read:
+                options.append(
+                    Annotated[unread_class(registry, name), tyro.conf.subcommand(subcommand, description=description)]
+                )
                 continue
-            own = saved is not None and saved.name_of(field) == name
-            made = getattr(saved, field) if own else registry.make(name)
-            parsed = as_parsed(made, config_class.set_by_the_run(field))
-            options.append(
-                Annotated[
-                    type(parsed),
-                    tyro.conf.subcommand(name, default=parsed, description=summary(registry, name, made)),
-                ]
+            saved_one = getattr(saved, field) if saved is not None and is_named(default, name) else None
+            parsed = parsed_form(registry, name, saved_one, config_class.set_by_the_run(field))
+            chosen = tyro.conf.subcommand(
+                subcommand, description=description, **({} if parsed is None else {"default": parsed})
             )
+            parsed_class = settings_class(registry, name) if parsed is None else type(parsed)
+            options.append(Annotated[parsed_class, chosen])
     return Annotated[Union[tuple(options)], tyro.conf.FlagConversionOff]  # noqa: UP007
+
+
+def is_named(name: str, registered: str) -> bool:
+    """Whether the registered name ``registered`` makes ``name`` (itself, or the family it belongs to)."""
+    return name == registered or (registered.endswith("/") and name.startswith(registered))
+
+
+def parsed_form(registry, name: str, made, set_by_the_run: tuple[str, ...] = ()):
+    """``made`` (a component ``name`` makes; None: its defaults) as the command line holds it while
+    parsing (a core or task as ``checked_after_parsing`` builds it, an environment's settings as
+    ``settings_class`` holds them); None for a family with no member made (its ``id`` is required)."""
+    if not isinstance(registry, EnvironmentRegistry):
+        return as_parsed(registry.make(name) if made is None else made, set_by_the_run)
+    settings = settings_class(registry, name)
+    if made is None:
+        return None if name.endswith("/") else settings()
+    made_as, given = registry.name_of(made)
+    if name.endswith("/"):
+        return settings(id=made_as[len(name) :], saved=(made_as[len(name) :], given))
+    return settings(**given)
+
+
+@functools.cache
+def settings_class(registry: EnvironmentRegistry, name: str) -> type:
+    """The settings of the environment ``name`` as a dataclass for tyro: a field for each setting a
+    config record can hold (``settings.settings_of``; a params array is the name's own), defaulting
+    to the name's, its help the docstring under it. A family (``gymnasium/``) takes its member's
+    ``id`` and that environment's settings by name (over a saved run's of the same id)."""
+    if name.endswith("/"):
+        fields = [
+            ("id", Annotated[str, tyro.conf.arg(help=f"the environment's id ({name}<id>)")]),
+            (
+                "settings",
+                Annotated[SettingsByName, tyro.conf.arg(help="its settings: SETTING VALUE ...")],
+                dataclasses.field(default_factory=dict),
+            ),
+            # a saved run's id and settings (--config), which those given change key by key (as the
+            # default of ``settings``, tyro would make a fixed flag of each); another id has none of them
+            ("saved", Annotated[tuple, tyro.conf.Suppress], dataclasses.field(default=("", {}))),
+        ]
+    else:
+        fields = [
+            (s.name, Annotated[s.hint, tyro.conf.arg(help=s.doc or None)], dataclasses.field(default=s.default))
+            for s in settings_of(registry, name)
+            if recordable(s.default) and not isinstance(s.hint, str)
+        ]
+    namespace = {"registry": registry, "registered_as": name}
+    return dataclasses.make_dataclass(settings_class_name(name), fields, frozen=True, namespace=namespace)
+
+
+@functools.cache
+def unread_class(registry: EnvironmentRegistry, name: str) -> type:
+    """The subcommand of an environment the command does not name (``choices``): no settings read."""
+    return dataclasses.make_dataclass(f"Unread{settings_class_name(name)}", [], frozen=True)
+
+
+def settings_class_name(name: str) -> str:
+    """``tmaze/T-LN`` -> ``TmazeTLnSettings``: a class name for an environment's settings."""
+    return (
+        "".join(part.capitalize() for part in name.replace("/", "_").replace("-", "_").split("_") if part) + "Settings"
+    )
+
+
+def environment_of(parsed):
+    """The environment that ``parsed`` (a ``settings_class`` instance) describes, made as a config
+    makes one (``EnvironmentRegistry.from_record``: ``envs.make`` keeps the settings that differ from
+    its name's defaults); a family member's with its settings."""
+    registry, name = parsed.registry, parsed.registered_as
+    if name.endswith("/"):
+        saved_id, saved = parsed.saved
+        return registry.from_record(
+            {"kind": name + parsed.id, **(saved if saved_id == parsed.id else {}), **parsed.settings}
+        )
+    return registry.from_record({"kind": name, **{f.name: getattr(parsed, f.name) for f in dataclasses.fields(parsed)}})
 
 
 @functools.cache
@@ -73,45 +158,45 @@ def checked_after_parsing(component_class, set_by_the_run: tuple[str, ...] = ())
 
 
 def as_parsed(component, set_by_the_run: tuple[str, ...] = ()):
-    """``component`` as the command line holds it while parsing (``checked_after_parsing``)."""
+    """``component`` (a core, a task) as the command line holds it while parsing (``checked_after_parsing``)."""
     return checked_after_parsing(type(component), set_by_the_run)(**held_settings(component))
 
 
-def summary(registry, name: str, made) -> str:
-    """One line for a component's subcommand: the title of its module's docstring, its class and what its name fixes."""
-    title = (sys.modules[type(made).__module__].__doc__ or "").strip().split("\n")[0].split(" (")[0].rstrip(".,;:")
+def summary(registry, name: str) -> str:
+    """One line for a component's subcommand: the title of its module's docstring, its class (where
+    the name builds one) and what its name fixes."""
+    build = registry.entry(name).build
+    title = (
+        (sys.modules[build.__module__].__doc__ or "")
+        .strip()
+        .split("\n")[0]
+        .split(" (")[0]
+        .rstrip(".,;:")
+        .replace("``", "")
+    )
     fixed = [f"{k}={v!r}" for k, v in registry.fixed(name).items()]
-    return f"{title} ({', '.join([type(made).__name__, *fixed])})"
+    parts = ([build.__name__] if isinstance(build, type) else []) + fixed
+    return f"{title} ({', '.join(parts)})" if parts else title
 
 
-def command_line_class(config_class, saved: ConfigRecord | None):
-    """``config_class`` with each of its components typed as ``choices`` for tyro, defaulting to the
-    learner's (or the saved run's), and each component named on the command line as its name and
-    its settings by name (``--env NAME --env-args ...``: the saved run's settings are added after
-    parsing, ``with_saved_settings``); ``from_command_line`` turns what tyro builds back into the
-    config itself."""
+def command_line_class(config_class, saved: ConfigRecord | None, words: frozenset[str] = frozenset()):
+    """``config_class`` with each of its components typed as ``choices`` for tyro (of the command's
+    ``words``), defaulting to the learner's (or the saved run's); ``from_command_line`` turns what
+    tyro builds back into the config itself."""
 
     def default(field):
         made = getattr(saved, field) if saved is not None else config_class.default_component(field)
-        return dataclasses.field(default_factory=lambda: as_parsed(made, config_class.set_by_the_run(field)))
+        registry = config_class.registry_of(field, made)
+        name = registry.name_of(made)[0]
+        parsed = parsed_form(registry, registry.family(name) or name, made, config_class.set_by_the_run(field))
+        return dataclasses.field(default_factory=lambda: parsed)
 
-    named = []
-    for field in config_class.NAMED_ON_THE_COMMAND_LINE:
-        name = saved.name_of(field) if saved is not None else config_class.default_name(field)
-        kind = config_class.registries(field)[0].kind
-        flag = f"registered {kind} name (memrl list; memrl list --{field} NAME shows the settings --{field}-args gives)"
-        named += [
-            (field, Annotated[str, tyro.conf.arg(help=flag)], dataclasses.field(default=name)),
-            (f"{field}_args", SettingsByName, dataclasses.field(default_factory=dict)),
-        ]
-    subcommands = config_class.subcommands()
-
-    def __post_init__(self, *settings_by_name):  # each subcommand's ``*_args``, in COMPONENTS order
-        self.hold_components(dict(zip(subcommands, settings_by_name)))  # the named ones stay names while parsing
+    def __post_init__(self, *settings_by_name):  # each component's ``*_args``, in COMPONENTS order
+        self.hold_components(dict(zip(config_class.COMPONENTS, settings_by_name)))
 
     command_line = dataclasses.make_dataclass(
         config_class.__name__,
-        [(field, choices(config_class, field, saved), default(field)) for field in subcommands] + named,
+        [(field, choices(config_class, field, saved, words), default(field)) for field in config_class.COMPONENTS],
         bases=(config_class,),
         namespace={"__post_init__": __post_init__},
         frozen=True,  # and compared field by field: tyro compares it while its components are parsed ones
@@ -121,41 +206,26 @@ def command_line_class(config_class, saved: ConfigRecord | None):
 
 
 def as_command_line(cls, config: ConfigRecord):
-    """``config``'s fields as an instance of ``cls`` (unchecked: what the command line parses is
-    checked after), its named components by name with no settings (``with_saved_settings`` adds them)."""
+    """``config``'s fields as an instance of ``cls``, the ``command_line_class`` made on it, its
+    components the parsed forms that class defaults to (unchecked: what the command line parses is
+    checked after)."""
     fields = {field.name: getattr(config, field.name) for field in dataclasses.fields(config)}
     with config_checks(enabled=False):
-        parsed = {
-            field: as_parsed(getattr(config, field), config.set_by_the_run(field)) for field in config.subcommands()
-        }
-        named = {field: config.name_of(field) for field in config.NAMED_ON_THE_COMMAND_LINE}
-        return cls(**fields | parsed | named)
-
-
-def with_saved_settings(parsed: ConfigRecord, saved: ConfigRecord) -> ConfigRecord:
-    """What tyro built on ``saved`` (``--config``) with the saved settings of each component named on
-    the command line under those given, key by key, while it names the saved one (another starts
-    from none of them)."""
-    given = {}
-    for field in saved.NAMED_ON_THE_COMMAND_LINE:
-        name, settings = saved.registry_of(field, getattr(saved, field)).name_of(getattr(saved, field))
-        if getattr(parsed, field) == name:
-            given[f"{field}_args"] = settings | getattr(parsed, f"{field}_args")
-    with config_checks(enabled=False):
-        return dataclasses.replace(parsed, **given)
+        return cls(**{name: value for name, value in fields.items() if name not in config.COMPONENTS})
 
 
 def from_command_line(parsed: ConfigRecord, config_class) -> ConfigRecord:
     """The ``config_class`` config of what tyro built as its ``command_line_class``, checked as it is constructed."""
     fields = {field.name: getattr(parsed, field.name) for field in dataclasses.fields(config_class)}
-    for field in config_class.subcommands():
+    for field in config_class.COMPONENTS:
         parsed_component = getattr(parsed, field)
+        if hasattr(type(parsed_component), "registered_as"):  # an environment's settings_class
+            fields[field] = environment_of(parsed_component)
+            continue
         component_class = type(parsed_component).__mro__[1]  # checked_after_parsing's base
         set_by_the_run = config_class.set_by_the_run(field)
         own = {k: v for k, v in held_settings(parsed_component).items() if k not in set_by_the_run}
         fields[field] = component_class(**own)
-    for field in config_class.NAMED_ON_THE_COMMAND_LINE:
-        fields[f"{field}_args"] = getattr(parsed, f"{field}_args")
     return config_class(**fields)
 
 
@@ -164,14 +234,14 @@ def component_flags_spelled(argv: list[str], config_class, saved: ConfigRecord |
     ``--core-args SETTING VALUE ...``, written as its subcommand, ``core:NAME --core.SETTING VALUE
     ...`` (settings of the component named, else of the saved run's, else of the learner's default);
     refuses settings the component does not have, and settings its name fixes."""
-    for field in config_class.subcommands():
+    for field in config_class.COMPONENTS:
         argv = flags_spelled(argv, field, config_class, saved)
     return argv
 
 
 def is_flag_or_subcommand(word: str, config_class) -> bool:
     """Whether ``word`` of ``argv`` is a flag or a component's subcommand (``core:lstm``), not a value."""
-    return word.startswith("--") or any(word.startswith(f"{field}:") for field in config_class.subcommands())
+    return word.startswith("--") or any(word.startswith(f"{field}:") for field in config_class.COMPONENTS)
 
 
 def flags_spelled(argv: list[str], field: str, config_class, saved: ConfigRecord | None) -> list[str]:
@@ -199,14 +269,16 @@ def flags_spelled(argv: list[str], field: str, config_class, saved: ConfigRecord
     if name is None and settings is None:
         name = chosen
         settings = {a.split("=", 1)[0][len(f"--{field}.") :]: None for a in rest if a.startswith(f"--{field}.")}
-        if name is None:
-            return argv
+        if name is None or any(f"{name}/" in r.names() for r in config_class.registries(field)):
+            return argv  # tyro checks a family's flags (--env.id, --env.settings)
     else:
         settings = settings or {}
         if name is None:
             name = chosen or (saved.name_of(field) if saved is not None else config_class.default_name(field))
         rest = [a for a in rest if not a.startswith(f"{field}:")]
-        rest += [f"{field}:{name}"] + [a for key, value in settings.items() for a in (f"--{field}.{key}", value)]
+        rest += subcommand_spelled(config_class, field, name, settings)
+    if config_class.registry_for(field, name).family(name):
+        return rest  # a family member's settings are its own (gymnasium.make checks them)
     keys = [k.replace("-", "_") for k in settings]
     by_the_run = sorted(set(keys) & set(config_class.set_by_the_run(field)))
     if by_the_run:
@@ -216,3 +288,13 @@ def flags_spelled(argv: list[str], field: str, config_class, saved: ConfigRecord
         )
     config_class.registry_for(field, name).refuse_unknown(name, keys, where)
     return rest
+
+
+def subcommand_spelled(config_class, field: str, name: str, settings: dict) -> list[str]:
+    """``core:NAME --core.SETTING VALUE ...`` for the component ``name`` of ``field`` with
+    ``settings``; a family member's ``env:gymnasium --env.id ID --env.settings SETTING VALUE ...``."""
+    family = config_class.registry_for(field, name).family(name)
+    if family is None:
+        return [f"{field}:{name}"] + [word for key, value in settings.items() for word in (f"--{field}.{key}", value)]
+    words = [f"{field}:{family.rstrip('/')}", f"--{field}.id", name[len(family) :]]
+    return words + ([f"--{field}.settings", *itertools.chain(*settings.items())] if settings else [])

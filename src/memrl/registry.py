@@ -18,6 +18,18 @@ LINEN_FIELDS = {"parent", "name"}
 RECORD_SCALARS = (bool, int, float, str, type(None))
 
 
+def recordable(value) -> bool:
+    """Whether a config record can hold ``value``: a number, string, bool or None, or a tuple of them."""
+    return all(isinstance(v, RECORD_SCALARS) for v in (value if isinstance(value, tuple) else (value,)))
+
+
+def refuse_unrecordable(kind: str, name: str, settings: dict) -> None:
+    """Refuse a setting of ``kind`` ``name`` that a config record cannot hold (``recordable``)."""
+    for key, value in settings.items():
+        if not recordable(value):
+            raise ValueError(f"{kind} {name} setting {key!r} = {value!r} is not a value a config record can hold")
+
+
 def held_settings(made) -> dict:
     """Every setting of a registered dataclass (a core, a task model): its init fields but Linen's own."""
     return {f.name: getattr(made, f.name) for f in dataclasses.fields(made) if f.init and f.name not in LINEN_FIELDS}
@@ -186,11 +198,7 @@ class Registry(Generic[T]):
         setting the name does not fix (numbers, strings, bools, None and tuples of them)."""
         name, _ = self.name_of(made)
         settings = {k: v for k, v in held_settings(made).items() if k not in self.fixed(name)}
-        for key, value in settings.items():
-            if not all(isinstance(v, RECORD_SCALARS) for v in (value if isinstance(value, tuple) else (value,))):
-                raise ValueError(
-                    f"{self.kind} {name} setting {key!r} = {value!r} is not a value a config record can hold"
-                )
+        refuse_unrecordable(self.kind, name, settings)
         return {"kind": name, **settings}
 
     def from_record(self, record: dict) -> T:

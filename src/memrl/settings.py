@@ -126,7 +126,8 @@ def described(registry: Registry, name: str) -> str:
     return " ".join(doc.strip().split("\n\n")[0].split())
 
 
-def settings_of(registry: Registry, name: str) -> list[Setting]:
+@functools.cache  # a registered name's entry never changes; making every environment takes a second
+def settings_of(registry: Registry, name: str) -> tuple[Setting, ...]:
     """Every setting of ``registry``'s entry ``name`` but those its name fixes: its fields, then
     (environments) its params' fields."""
     made = registry.make(name)
@@ -135,7 +136,7 @@ def settings_of(registry: Registry, name: str) -> list[Setting]:
     if dataclasses.is_dataclass(params):  # the params field is set by its fields
         own = [s for s in own if s.default is not params] + dataclass_settings(params)
     fixed = registry.fixed(name)
-    return [s for s in own if s.name not in fixed]
+    return tuple(s for s in own if s.name not in fixed)
 
 
 def fits(value, hint) -> bool:

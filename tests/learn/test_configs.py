@@ -154,10 +154,11 @@ def test_a_config_holds_its_core_whole_and_records_it_by_name_and_settings():
 
 
 def test_a_config_holds_its_environment_whole_and_records_it_by_name_and_the_settings_given(tmp_path):
+    """The settings given are those that differ from the name's defaults, however they were spelled."""
     from memrl import envs
     from memrl.envs.tmaze import TMaze
 
-    made = envs.make("tmaze/T-LN", maze_length=5, timeout=20)
+    made = envs.make("tmaze/T-LN", maze_length=5, timeout=20, success_reward=4.0)  # 4.0: T-LN's own
     assert made.made_as == ("tmaze/T-LN", {"maze_length": 5, "timeout": 20})
     config = PPOConfig(env=made)
     assert config.env is made and config.env_name == config.trained_on == "tmaze/T-LN"
@@ -183,7 +184,7 @@ def test_a_config_holds_its_environment_whole_and_records_it_by_name_and_the_set
         ValueError, match=r"timeout \(20\) must be >= maze_length \(30\)"
     ):  # the environment's own check
         PPOConfig(env=made, env_args={"maze_length": 30})
-    with pytest.raises(ValueError, match=r"env setting success_reward \(--env-args success_reward\) must be a finite"):
+    with pytest.raises(ValueError, match=r"env setting success_reward \(--env.success_reward\) must be a finite"):
         PPOConfig(env_args={"success_reward": float("inf")})
 
 

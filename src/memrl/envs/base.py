@@ -18,17 +18,22 @@ from typing import Any, ClassVar
 import jax
 import jax.numpy as jnp
 
-from memrl.registry import RECORD_SCALARS, Registry
+from memrl.registry import Registry, recordable, refuse_unrecordable
 
 
 class EnvironmentRegistry(Registry):
     """The environments by name. An environment is made by a function of its settings (rules and
     params alike, ``maze_length=200``), so what it is made of is not its fields: ``make`` marks each
     environment it makes with its name and the settings given (``made_as``), and a config records
-    it as ``{"kind": NAME, SETTING: VALUE, ...}`` from that mark."""
+    it as ``{"kind": NAME, SETTING: VALUE, ...}`` from that mark and its name's defaults."""
 
     def make(self, name: str, **settings) -> Environment:
-        """``name``'s environment with ``settings``, marked with what made it."""
+        """``name``'s environment with ``settings``, marked with what made it: the settings that
+        differ from the name's defaults, however they were spelled (``maze_length=100`` for T-LN's
+        100 is no setting given), so that one environment has one record."""
+        if settings:  # made without any, the name's defaults are read from its environment
+            defaults = self.defaults(name)
+            settings = {k: v for k, v in settings.items() if not (k in defaults and same_value(v, defaults[k]))}
         env = super().make(name, **settings)
         object.__setattr__(env, "made_as", (name, dict(settings)))  # frozen dataclasses too
         return env
@@ -73,23 +78,30 @@ class EnvironmentRegistry(Registry):
                 f"{self.kind} {name!r} has no setting {', '.join(map(repr, unknown))}{where}; its settings: {', '.join(known)}"
             )
 
-    def settings(self, made) -> dict:
-        """Every setting of ``made``: those its name fixes, its defaults, the settings given."""
+    def defaults(self, name: str) -> dict:
+        """The settings ``name`` has unless given, but those its name fixes (a family member's are its own)."""
         from memrl.settings import settings_of
 
+        return {} if self.family(name) else {s.name: s.default for s in settings_of(self, name)}
+
+    def settings(self, made) -> dict:
+        """Every setting of ``made``: those its name fixes, its defaults, the settings given."""
         name, given = self.name_of(made)
-        defaults = {} if self.family(name) else {s.name: s.default for s in settings_of(self, name)}
-        return self.fixed(name) | defaults | given
+        return self.fixed(name) | self.defaults(name) | given
 
     def record(self, made) -> dict:
-        """``{"kind": NAME, ...}`` with the settings given (numbers, strings, bools, None and tuples of them)."""
-        name, settings = self.name_of(made)
-        for key, value in settings.items():
-            if not all(isinstance(v, RECORD_SCALARS) for v in (value if isinstance(value, tuple) else (value,))):
-                raise ValueError(
-                    f"{self.kind} {name} setting {key!r} = {value!r} is not a value a config record can hold"
-                )
-        return {"kind": name, **settings}
+        """``{"kind": NAME, ...}`` with the settings given (numbers, strings, bools, None and tuples of
+        them): a factory's keywords are not always the fields it sets (a name may fix one keyword that
+        decides several), so the name's defaults are its own."""
+        name, given = self.name_of(made)
+        refuse_unrecordable(self.kind, name, given)
+        return {"kind": name, **given}
+
+
+def same_value(given, default) -> bool:
+    """Whether a setting ``given`` is its ``default`` (numbers, strings, bools, None and tuples of
+    them; an array is never taken for its default)."""
+    return recordable(given) and recordable(default) and type(given) is type(default) and given == default
 
 
 BUILT_IN = (

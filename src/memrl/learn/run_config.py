@@ -158,17 +158,9 @@ class ConfigRecord:
     COMPONENTS: ClassVar[tuple[str, ...]] = ("core",)
     """the fields that hold a registered component whole (the core; a supervised run's task), each
     with its settings by name as an init-only ``NAME_args`` and recorded as ``{"kind": NAME, ...}``"""
-    NAMED_ON_THE_COMMAND_LINE: ClassVar[tuple[str, ...]] = ()
-    """components the command line takes as a name and settings by name (``--env NAME --env-args
-    SETTING VALUE``) rather than as a subcommand"""
     SET_BY_THE_RUN: ClassVar[dict[str, tuple[str, ...]]] = {}
     """component -> its settings that the config's own fields give (a supervised run's ``batch_size``):
     neither recorded with the component nor flags of its subcommand"""
-
-    @classmethod
-    def subcommands(cls) -> tuple[str, ...]:
-        """The components the command line takes as subcommands (``core:lstm --core.hidden 128``)."""
-        return tuple(field for field in cls.COMPONENTS if field not in cls.NAMED_ON_THE_COMMAND_LINE)
 
     @classmethod
     def set_by_the_run(cls, field: str) -> tuple[str, ...]:
@@ -314,9 +306,8 @@ class ConfigRecord:
         """Refuse an infinite or NaN number in any setting, the components' included."""
         for field in dataclasses.fields(self):
             if field.name in self.COMPONENTS:
-                spelled = "--{}-args {}" if field.name in self.NAMED_ON_THE_COMMAND_LINE else "--{}.{}"
                 named = [
-                    (f"{field.name} setting {key} ({spelled.format(field.name, key)})", value)
+                    (f"{field.name} setting {key} (--{field.name}.{key})", value)
                     for key, value in self.component_record(field.name).items()
                 ]
             else:
@@ -437,7 +428,6 @@ class RunConfig(AgentSpec, ConfigRecord):
     __hash__ = ConfigRecord.__hash__
 
     COMPONENTS: ClassVar[tuple[str, ...]] = ("core", "env")
-    NAMED_ON_THE_COMMAND_LINE: ClassVar[tuple[str, ...]] = ("env",)  # an environment's settings are not its fields
 
     def __post_init__(self, core_args=None, env_args=None):
         self.hold_components({"core": core_args, "env": env_args})
