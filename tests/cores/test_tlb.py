@@ -201,7 +201,7 @@ def short_tmaze_returns():
         head_widths=(32,),
         num_envs=16,
         rollout_len=24,
-        lr=3e-3,
+        lr=1.5e-3,
         total_steps=16 * 24 * 50,
     )
     _, metrics = jax.jit(make_train(config))(jax.random.PRNGKey(0))
@@ -211,6 +211,8 @@ def short_tmaze_returns():
 @pytest.mark.slow
 def test_learns_a_short_tmaze_with_ppo_through_the_state():
     """T-LN with 6 cells and chunks of 4: the cue of the first step reaches the junction only
-    through the bottleneck state; without memory the best return is 0.5."""
+    through the bottleneck state; without memory the best return is 0.5. At lr 3e-3 PPO learned
+    and then fell apart in 2 of 4 seeds (last ten updates 2.5-2.9, either XLA CPU emitter); at
+    1.5e-3 seeds 0-3 end at 3.89-4.00 under both (2026-12-02)."""
     returns = optimised(short_tmaze_returns)
     assert np.nanmean(returns[-10:]) >= 3.5, returns
