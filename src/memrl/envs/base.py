@@ -25,13 +25,13 @@ class EnvironmentRegistry(Registry):
     """The environments by name. An environment is made by a function of its settings (rules and
     params alike, ``maze_length=200``), so what it is made of is not its fields: ``make`` marks each
     environment it makes with its name and the settings given (``made_as``), and a config records
-    it as ``{"kind": NAME, SETTING: VALUE, ...}`` from that mark and its name's defaults."""
+    it as ``{"kind": NAME, SETTING: VALUE, ...}`` from that mark."""
 
     def make(self, name: str, **settings) -> Environment:
         """``name``'s environment with ``settings``, marked with what made it: the settings that
         differ from the name's defaults, however they were spelled (``maze_length=100`` for T-LN's
         100 is no setting given), so that one environment has one record."""
-        if settings:  # made without any, the name's defaults are read from its environment
+        if settings:  # the defaults are read from the name's environment made without settings (settings_of)
             defaults = self.defaults(name)
             settings = {k: v for k, v in settings.items() if not (k in defaults and same_value(v, defaults[k]))}
         env = super().make(name, **settings)
