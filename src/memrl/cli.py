@@ -156,8 +156,8 @@ def train(
             task starts from its own defaults).
 
     The core and the environment are subcommands after the learner's, with their settings as flags:
-    memrl train ppo core:lstm --core.hidden 128 env:tmaze/T-LN --env.maze-length 200 (or --core lstm
-    --core-args hidden 128 --env tmaze/T-LN --env-args maze_length 200); a gymnasium environment is
+    memrl train ppo core:lstm --core.hidden 128 env:tmaze/T-LN --env.maze-length 120 (or --core lstm
+    --core-args hidden 128 --env tmaze/T-LN --env-args maze_length 120); a gymnasium environment is
     env:gymnasium --env.id CartPole-v1 (or --env gymnasium/CartPole-v1). memrl train ppo core:lstm
     --help (env:NAME --help) lists their settings.
     """
@@ -251,7 +251,7 @@ def evaluate(
         run: run folder.
         steps: steps per environment (supervised runs: held-out sequences).
         seed: evaluation seed.
-        env_args: environment settings that replace the run's (actor-critic runs), e.g. maze_length 200.
+        env_args: environment settings that replace the run's (actor-critic runs), e.g. maze_length 120.
         task_args: task settings that replace the run's (supervised runs), e.g. gap 200 to test a copying
             model on a longer gap, or num_chains 16 for a PAI model on a larger memory than it trained with.
         core_args: core settings that replace the run's and keep its parameters' shapes, e.g. k 32

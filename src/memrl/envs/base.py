@@ -23,7 +23,7 @@ from memrl.registry import Registry, recordable, refuse_unrecordable
 
 class EnvironmentRegistry(Registry):
     """The environments by name. An environment is made by a function of its settings (rules and
-    params alike, ``maze_length=200``), so what it is made of is not its fields: ``make`` marks each
+    params alike, ``maze_length=120``), so what it is made of is not its fields: ``make`` marks each
     environment it makes with its name and the settings given (``made_as``), and a config records
     it as ``{"kind": NAME, SETTING: VALUE, ...}`` from that mark."""
 

@@ -183,13 +183,13 @@ RULES = ("noise", "checks", "force_right", "force_final_decision", "ordered")
 
 def make_tmaze(**settings) -> TMaze:
     """A T-maze with the ``RULES`` given (``TMaze``'s defaults otherwise) and its numeric params
-    overridden by the other settings, e.g. ``maze_length=200``."""
+    overridden by the other settings, e.g. ``maze_length=120``."""
     rules = {rule: settings.pop(rule) for rule in RULES if rule in settings}
     return TMaze(**rules, params=replace_params(TMazeParams(), "T-maze", **settings))
 
 
 def make_variant(variant: str, **params) -> TMaze:
-    """A named T-maze with its numeric params optionally overridden, e.g. ``maze_length=200``."""
+    """A named T-maze with its numeric params optionally overridden, e.g. ``maze_length=120``."""
     rules, defaults = VARIANTS[variant]
     return make_tmaze(**rules, **{**defaults, **params})
 

@@ -47,7 +47,7 @@ def type_name(hint) -> str:
 
 
 SettingsByName = dict[str, int | float | bool | str]
-"""a component's settings by name, as the command line gives them (``--env-args maze_length 200``)"""
+"""a component's settings by name, as the command line gives them (``--env-args maze_length 120``)"""
 
 
 @functools.cache
@@ -391,11 +391,11 @@ class RunConfig(AgentSpec, ConfigRecord):
 
     env: Environment | str = "tmaze/T-LN"
     """the environment, held as made by its registered name (``envs.make("tmaze/T-LN",
-    maze_length=200)``); a registered name (memrl list) stands for its defaults, and config.json's
-    record of it (``{"kind": "tmaze/T-LN", "maze_length": 200}``) for what it records"""
+    maze_length=120)``); a registered name (memrl list) stands for its defaults, and config.json's
+    record of it (``{"kind": "tmaze/T-LN", "maze_length": 120}``) for what it records"""
     env_args: dataclasses.InitVar[SettingsByName | None] = None
-    """environment settings over the environment's, by name, e.g. ``maze_length 200`` or (Ballet)
-    ``observation cells``; on the command line ``--env-args maze_length 200``"""
+    """environment settings over the environment's, by name, e.g. ``maze_length 120`` or (Ballet)
+    ``observation cells``; on the command line ``--env-args maze_length 120``"""
     num_envs: int = 32
     """parallel environments per seed"""
     rollout_len: int = 100
