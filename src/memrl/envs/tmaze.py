@@ -39,13 +39,21 @@ LEFT, RIGHT, UP, DOWN = 0, 1, 2, 3
 @struct.dataclass
 class TMazeParams:
     maze_length: int = 100
+    """cells of the corridor, the junction last"""
     timeout: int = 150
+    """steps before an episode is cut (truncated); at least maze_length"""
     indicator_pos: int = 1
+    """the cell that shows the indicator (UP +1, DOWN -1)"""
     second_indicator_pos: int = 98
+    """the cell of the second indicator (T-LO, T-LSO)"""
     success_reward: float = 4.0
+    """the reward for the turn the indicator asks for"""
     fail_reward: float = -3.0
+    """the reward for the other turn"""
     check_reward: float = 0.1
+    """the reward for a check answered right (T-LS, T-LSO)"""
     timeout_reward: float = 0.0
+    """the reward of the step that cuts an episode at the timeout"""
 
 
 class TMazeState(NamedTuple):
