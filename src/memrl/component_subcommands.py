@@ -34,13 +34,13 @@ def choices(config_class, field: str, saved: ConfigRecord | None, words: frozens
         for name in registry.names():
             subcommand = name.rstrip("/")
             description = summary(registry, name)
-            read = f"{field}:{subcommand}" in words or is_named(default, name)
-            if isinstance(registry, EnvironmentRegistry) and not read:
+            own = is_named(default, name)
+            if isinstance(registry, EnvironmentRegistry) and not (own or f"{field}:{subcommand}" in words):
                 options.append(
                     Annotated[unread_class(registry, name), tyro.conf.subcommand(subcommand, description=description)]
                 )
                 continue
-            saved_one = getattr(saved, field) if saved is not None and is_named(default, name) else None
+            saved_one = getattr(saved, field) if saved is not None and own else None
             parsed = parsed_form(registry, name, saved_one, config_class.set_by_the_run(field))
             chosen = tyro.conf.subcommand(
                 subcommand, description=description, **({} if parsed is None else {"default": parsed})
@@ -121,7 +121,7 @@ def environment_of(parsed):
         return registry.from_record(
             {"kind": name + parsed.id, **(saved if saved_id == parsed.id else {}), **parsed.settings}
         )
-    return registry.from_record({"kind": name, **{f.name: getattr(parsed, f.name) for f in dataclasses.fields(parsed)}})
+    return registry.from_record({"kind": name, **held_settings(parsed)})
 
 
 @functools.cache
