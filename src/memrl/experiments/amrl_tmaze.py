@@ -207,6 +207,13 @@ def expectations(preset: str) -> tuple[Expectation, ...]:
             Expectation(f"T-LN/{lstm}", "<=", 1.0, f"{lstm} ends T-LN near the memory-less 0.5 (final return)")
             for lstm in LSTMS
         ),
+        Expectation(
+            "T-LN/amrl-max",
+            ">",
+            0.5,
+            "AMRL-Max ends T-LN above the memory-less 0.5 (final return): it learned the task",
+            learning=True,
+        ),
     )
 
 

@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from memrl.experiments.seed_statistics import MIN_SEEDS, OPS, STANDARD_ERRORS, decide, undecided
+from memrl.experiments.seed_statistics import OPS, decide, seed_note, undecided
 from memrl.learn.run_config import ConfigRecord
 from memrl.registry import Registry
 
@@ -29,9 +29,9 @@ class Expectation:
     The value is the mean over seeds of each seed's own value (``seed_statistics``): its final
     metric (the return, or the held-out accuracy of a supervised run) from the runs' summaries, or
     with ``evaluated`` = (table, *keys) the entry at ``evaluation[table][run][*keys]`` of the
-    experiment's evaluation results, whose ``per_seed`` list holds each seed's value. The margin is
-    two standard errors over the seeds; an entry's own standard error over episodes or batches
-    (within the seeds) is shown beside it, never used as the margin. A value without per-seed values
+    experiment's evaluation results, whose ``per_seed`` list holds each seed's value. It is decided
+    by a one-sided test over the seeds (``seed_statistics``); an entry's own standard error over
+    episodes or batches (within the seeds) is shown beside it, never used in the test. A value without per-seed values
     (a number pooled over seeds) is checked for its direction only and is never decided. A fraction
     of episodes {"correct", "episodes", "per_seed"} on fewer than ``MIN_EPISODES`` episodes in all is
     not decided either."""
@@ -51,6 +51,12 @@ class Expectation:
     paired: bool = False
     """for an ordering: whether seed i of both runs saw the same data and held-out sets, so that the
     margin is over the seeds' differences (else Welch's, over the two runs' seeds)"""
+    parity: float = 0.0
+    """for "at least as good as" (``>=``/``<=`` against another run): the non-inferiority bound delta
+    > 0, stated before the runs with its reason in ``why``; the difference is tested against -delta"""
+    shared_episodes: int = 0
+    """where every seed of both runs is evaluated on one held-out set of this many episodes (the
+    values fractions of them): the set's sampling noise is counted in the test"""
 
     def __post_init__(self):
         if self.op not in OPS:
@@ -61,6 +67,10 @@ class Expectation:
             )
         if self.paired and not self.against:
             raise ValueError("only an ordering (against another run) can be paired over seeds")
+        if self.parity and (not self.against or self.op not in (">=", "<=")):
+            raise ValueError("a parity bound is for an ordering claimed as at least (>=) or at most (<=) another run's")
+        if self.parity < 0 or self.shared_episodes < 0:
+            raise ValueError(f"parity and shared_episodes are >= 0, got {self.parity} and {self.shared_episodes}")
 
     @property
     def measure(self) -> str:
@@ -119,7 +129,15 @@ class Expectation:
                 extra["undecided_because"],
             )
         else:
-            result = decide(self.op, seeds[0], self.threshold, seeds[1] if self.against else None, self.paired)
+            result = decide(
+                self.op,
+                seeds[0],
+                self.threshold,
+                seeds[1] if self.against else None,
+                self.paired,
+                self.parity,
+                self.shared_episodes,
+            )
             note = seed_note(result)
         note += f" (within seeds: {within})" if within else ""
         return {
@@ -159,14 +177,6 @@ def within_seeds(entry: Any) -> str:
     return f"{entry['episodes']} episodes" if is_fraction(entry) else ""
 
 
-def seed_note(result: dict) -> str:
-    """How a decided (or undecided) check was measured, for its record."""
-    if result["margin"] is None:
-        return f"on {result['seeds']} seed(s): no spread over seeds, not decided"
-    few = f"; fewer than {MIN_SEEDS} seeds, not decided" if result["seeds"] < MIN_SEEDS else ""
-    return f"on {result['seeds']} seeds, {result['test']}, margin {STANDARD_ERRORS:g} standard errors over seeds ({result['margin']:.3f}){few}"
-
-
 @dataclasses.dataclass(frozen=True)
 class Experiment:
     name: str
@@ -190,6 +200,11 @@ class Experiment:
     """the paper's finding that the central checks state, in about a dozen words (the scoreboard's)"""
     paper_steps: int | None = None
     """the paper's budget per run, in the runs' step unit (None where the paper does not state it)"""
+    analogue: str = ""
+    """for an analogue that can only test another property than the paper's claim: that property
+    ("reach beyond the decision transformer's context"); its verdict is *analogue*, outside the reproduced"""
+    part_of: str = ""
+    """the benchmark whose runs these are (the scoreboard names it with that one, its runs not counted twice)"""
     kind: str = "reproduction"
     """"reproduction" of a paper's finding, or "benchmark": a measurement of memrl's memories that no
     paper's finding is compared with, a comparison no paper made or a positive control (its own table

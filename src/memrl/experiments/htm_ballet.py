@@ -36,6 +36,8 @@ from memrl.learn.impala_config import ImpalaConfig
 TEST_LEVELS = ("2_delay16", "4_delay16", "8_delay16", "8_delay48")
 TRAINING_SETS = {"mixed": "ballet/mixed", "2-6 mixed": "ballet/2-6_mixed"}
 K_SWEEP = (1, 2, 4, 8)
+RANDOM_TOUCH = 0.29
+"""the final return of touching a random dancer on the mixed levels (the learning checks' level)"""
 PRESETS = ("cpu", "gpu", "paper")
 
 
@@ -149,6 +151,13 @@ def htm_ballet(preset: str) -> Experiment:
             Expectation(
                 "mixed/htm", ">=", 0.9, "HTM is near 98% correct on the mixed levels (paper, Table 3)", central=True
             ),
+            Expectation(
+                "mixed/htm",
+                ">",
+                RANDOM_TOUCH,
+                "HTM above touching a random dancer on the mixed levels (final return 0.29)",
+                learning=True,
+            ),
         ),
         optima={"mixed": [("always correct", 1.0)], "2-6 mixed": [("always correct", 1.0)]},
         evaluation=evaluate_levels,
@@ -175,6 +184,13 @@ def htm_k_sweep(preset: str) -> Experiment:
                 0.9,
                 "HTM reading one chunk per query learns the mixed levels (App. D.3, Fig. 9a-b)",
                 central=True,
+            ),
+            Expectation(
+                "mixed/k=1",
+                ">",
+                RANDOM_TOUCH,
+                "HTM with k = 1 above touching a random dancer on the mixed levels (final return 0.29, htm-ballet's level)",
+                learning=True,
             ),
         ),
         optima={"mixed": [("always correct", 1.0)]},

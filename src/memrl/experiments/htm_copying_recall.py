@@ -153,6 +153,7 @@ def htm_copying_recall(preset: str) -> Experiment:
         runs=recall_runs(preset),
         expectations=(
             recall(f"{long}/htm", ">=", 0.9, "HTM recalls the digits across the gap reliably", central=True),
+            recall(f"{long}/htm", ">", 1 / 8, "HTM recalls the digits above chance (1/8)", learning=True),
             recall(
                 f"{long}/htm",
                 ">",

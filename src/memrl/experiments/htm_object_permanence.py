@@ -151,6 +151,14 @@ def htm_object_permanence(preset: str) -> Experiment:
                 evaluated=("fraction_correct", "delay30"),
                 central=True,
             ),
+            Expectation(
+                "mixed/htm",
+                ">",
+                1 / 3,
+                "HTM picks the right box more often than chance (1/3) on the mixed delays",
+                evaluated=("fraction_correct", "delay30"),
+                learning=True,
+            ),
         ),
         optima={
             "mixed": [("optimum 1.3", 1.3), ("no memory 0.63", 0.3 + 1 / 3)],

@@ -157,6 +157,14 @@ def htm_pvm(preset: str) -> Experiment:
                 central=True,
             ),
             Expectation(
+                "pvm/htm",
+                ">",
+                1 / 3,
+                "HTM chooses the matching square more often than chance (1/3)",
+                evaluated=("choices",),
+                learning=True,
+            ),
+            Expectation(
                 "pvm/lstm", "<=", 0.5, "without a long memory the choice is near chance (1/3)", evaluated=("choices",)
             ),
         ),

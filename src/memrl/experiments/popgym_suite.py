@@ -51,6 +51,7 @@ def popgym_suite() -> Experiment:
         reproduces="Morad et al. 2023 (POPGym), the memory models on its Easy tasks",
         finding="a memory core repeats the card of four steps ago (RepeatPreviousEasy)",
         kind="benchmark",
+        part_of="memory-benchmark",
         paper_steps=None,  # the paper is not in this project: its budget is not checked here
         runs=popgym_runs(),
         expectations=(

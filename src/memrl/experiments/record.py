@@ -14,19 +14,28 @@ import platform
 from pathlib import Path
 
 from memrl.experiments.base import KINDS, Experiment
-from memrl.experiments.seed_statistics import MIN_SEEDS, OPS, decide, undecided
+from memrl.experiments.seed_statistics import OPS, RESULT_KEYS, could_decide, decide, seed_note, undecided
 
 VERDICTS = {
-    "reproduced": "every central check passes and is decided beyond the seed noise, on at least 3 seeds per run",
-    "partly": "some central checks are so decided, not all",
-    "direction only": "every central check has the claimed direction, none beyond the seed noise (or on fewer than 3 seeds)",
-    "not reproduced": "the claimed direction does not hold (where the record checks it: the model the claim is about learned)",
-    "not trained": "the model the claim is about never left its memoryless or chance level: the run says nothing about the claim",
-    "reversed": "the model the claim is about learned, and the opposite ordering holds beyond the seed noise",
+    "reproduced": "every central check passes and is decided by its one-sided test at 95% over the seeds, on at least 3 seeds per run",
+    "reversed": "a central check's opposite holds by the same test (it outranks every verdict below it), and no learning check failed",
+    "partly": "some central checks are so decided, not all, and none is reversed",
+    "direction only": "every central check has the claimed direction, not all decided (too few seeds, or within the seed noise)",
+    "not trained": "the model the claim is about was not shown to leave its memoryless or chance level (a learning check failed its direction, or was not decided where its seeds could decide it): the run says nothing about the claim",
+    "not reproduced": "the model the claim is about learned (its learning check is decided), and the claimed direction does not hold",
+    "learning unchecked": "the claimed direction does not hold, and no learning check says whether the model learned: the run says nothing about the claim",
+    "analogue": "the analogue tests another property than the paper's claim (the record's ``analogue`` says which); not counted among the reproduced",
     "not run": "nothing was checked",
 }
-"""each verdict and what it means, in the order they are counted (the first that applies, with
-*not trained* before *direction only*)"""
+BENCHMARK_VERDICTS = {
+    "controls pass": "every central check (the benchmark's controls) is decided",
+    "controls undecided": "every control has its claimed direction, not all decided",
+    "controls fail": "a control does not have its claimed direction",
+    "not run": "nothing was checked",
+}
+"""a benchmark's verdicts: whether its controls pass, never whether a paper's claim is reproduced"""
+"""each verdict and what it means, in the order they are given (the first that applies; *not trained*
+is decided before all but *analogue*, and *analogue* before everything)"""
 RECORD_KEYS = (
     "experiment",
     "version",
@@ -49,14 +58,16 @@ CHECK_KEYS = (
     "threshold",
     "value",
     "margin",
+    "test",
+    "p",
     "passed",
     "decided",
     "reversed",
     "per_seed",
 )
-DERIVED = ("value", "threshold", "margin", "passed", "decided", "reversed")
+DERIVED = RESULT_KEYS
 """the keys of a check that are computed from its per-seed values (``recomputed``)"""
-FAILED = ("partly", "not reproduced", "not trained", "reversed")
+FAILED = ("partly", "not reproduced", "not trained", "reversed", "learning unchecked")
 """verdicts after which a new version of the same experiment and preset must say what it changed"""
 RECORDS = Path("docs") / "results"
 """where the project keeps its committed records (relative to the repository root)"""
@@ -65,56 +76,70 @@ KEPT = "kept"
 
 
 def learned(checks: list[dict]) -> bool | None:
-    """Whether the model the claim is about learned, from the learning checks: True when all are
-    decided, False when one fails its direction or is undecided on enough seeds, None where the
-    record cannot tell (no learning check, or one without a spread over seeds)."""
+    """Whether the model the claim is about learned, from the learning checks: False when one fails
+    its direction or is undecided where its seeds could have decided it, else True when one is
+    decided, None where the record cannot tell (no learning check, or none its seeds could decide)."""
     learning = [c for c in checks if c.get("learning") and c["passed"] is not None]
     if any(not c["passed"] or (decidable(c) and not c["decided"]) for c in learning):
         return False
-    return True if learning and all(c["decided"] for c in learning) else None
+    return True if any(c["decided"] for c in learning) else None
 
 
 def decidable(check: dict) -> bool:
-    """Whether a check's per-seed values could decide it: a spread over at least ``MIN_SEEDS`` seeds of each run."""
-    runs = [check.get("per_seed")] + ([check["against_per_seed"]] if check.get("against_per_seed") is not None else [])
-    return (
-        check["margin"] is not None
-        and not check.get("undecided_because")
-        and all(r and len(r) >= MIN_SEEDS for r in runs)
-    )
+    """Whether a check's per-seed values could decide it at their number of seeds: a test with a p,
+    on at least ``MIN_SEEDS`` seeds of each run, whose most favourable outcome (for 0/1 values) is
+    below the test's level (``seed_statistics.could_decide``)."""
+    return check.get("p") is not None and not check.get("undecided_because") and could_decide(*test_arguments(check))
 
 
-def verdict(checks: list[dict]) -> str:
-    """The experiment's verdict from its checks (see ``VERDICTS``)."""
+def verdict(checks: list[dict], analogue: str = "", kind: str = "reproduction") -> str:
+    """The experiment's verdict from its checks (see ``VERDICTS``, and ``BENCHMARK_VERDICTS`` for a
+    benchmark); ``analogue`` the property an analogue tests in place of the paper's claim."""
     central = [c for c in checks if c["central"] and c["passed"] is not None]
     if not central:
         return "not run"
-    if all(c["decided"] for c in central):
-        return "reproduced"
-    if any(c["decided"] for c in central):
-        return "partly"
+    if kind == "benchmark":
+        if all(c["decided"] for c in central):
+            return "controls pass"
+        return "controls undecided" if all(c["passed"] for c in central) else "controls fail"
+    if analogue:
+        return "analogue"
     trained = learned(checks)
     if trained is False:
         return "not trained"
+    if all(c["decided"] for c in central):
+        return "reproduced"
+    if any(c["reversed"] for c in central):
+        return "reversed"
+    if any(c["decided"] for c in central):
+        return "partly"
     if all(c["passed"] for c in central):
         return "direction only"
-    return "reversed" if trained and any(c["reversed"] for c in central) else "not reproduced"
+    return "not reproduced" if trained else "learning unchecked"
+
+
+def test_arguments(check: dict) -> tuple:
+    """What ``seed_statistics.decide`` (and ``could_decide``) take, read from a record's check."""
+    ordering = bool(check.get("against"))
+    return (
+        check["op"],
+        check["per_seed"],
+        None if ordering else check["threshold"],
+        check.get("against_per_seed"),
+        check.get("paired", False),
+        check.get("parity", 0.0),
+        check.get("shared_episodes", 0),
+    )
 
 
 def recomputed(check: dict) -> dict:
     """The derived keys of ``check`` (``DERIVED``) computed from what it compares: its per-seed
     values (``per_seed``, and for an ordering, one with a run ``against``, ``against_per_seed``,
-    paired or not), or where either run has none (a transcribed number) its value and threshold,
-    for their direction only."""
+    paired or not, with its ``parity`` bound and ``shared_episodes``), or where either run has none
+    (a transcribed number) its value and threshold, for their direction only."""
     ordering = bool(check.get("against"))
     if check.get("per_seed") and (not ordering or check.get("against_per_seed")) and not check.get("undecided_because"):
-        result = decide(
-            check["op"],
-            check["per_seed"],
-            None if ordering else check["threshold"],
-            check.get("against_per_seed"),
-            check.get("paired", False),
-        )
+        result = decide(*test_arguments(check))
     else:
         result = undecided(check["op"], check["value"], check["threshold"])
     return {key: result[key] for key in DERIVED}
@@ -150,7 +175,9 @@ def make_record(experiment: Experiment, checks: list[dict], wall_time_s: float) 
         "date": datetime.date.today().isoformat(),
         "device": device_name(),
         "machine": platform.node(),
-        "verdict": verdict(checks),
+        "verdict": verdict(checks, experiment.analogue, experiment.kind),
+        **({"analogue": experiment.analogue} if experiment.analogue else {}),
+        **({"part_of": experiment.part_of} if experiment.part_of else {}),
         "paper": paper,
         "figure": figure,
         "finding": experiment.finding,
@@ -215,9 +242,36 @@ def check_record(record: dict, where: str) -> dict:
     for run, budget in record["runs"].items():
         if not {"steps", "paper_steps", "seeds"} <= budget.keys():
             raise ValueError(f"{where}: run {run!r} needs steps, paper_steps and seeds")
-    if record["verdict"] != verdict(record["checks"]):
-        raise ValueError(f"{where}: verdict {record['verdict']!r}, but its checks give {verdict(record['checks'])!r}")
+    given = verdict(record["checks"], record.get("analogue", ""), record["kind"])
+    if record["verdict"] != given:
+        raise ValueError(f"{where}: verdict {record['verdict']!r}, but its checks give {given!r}")
     return record
+
+
+def refreshed(record: dict) -> dict:
+    """``record`` with every check's derived keys and test note, and its verdict, recomputed by
+    today's tests from its per-seed values (what ``memrl results --write`` writes back)."""
+    checks = []
+    for check in record["checks"]:
+        derived = recomputed(check)
+        note = check.get("note", "")
+        if derived["p"] is not None or derived["test"] != "none: no per-seed values":
+            _, within, rest = note.partition(" (within seeds: ")
+            note = seed_note(derived) + (f" (within seeds: {rest}" if within else "")
+        checks.append({**check, **derived, "note": note})
+    return {**record, "checks": checks, "verdict": verdict(checks, record.get("analogue", ""), record["kind"])}
+
+
+def refresh_records(folder: Path = RECORDS) -> list[Path]:
+    """Rewrite every record file in ``folder`` as ``refreshed`` gives it; the paths that changed."""
+    changed = []
+    for path in sorted(Path(folder).glob("*/v*.json")):
+        record = json.loads(path.read_text())
+        fresh = refreshed(record)
+        if fresh != record:
+            path.write_text(json.dumps(fresh, indent=2, ensure_ascii=False) + "\n")
+            changed.append(path)
+    return changed
 
 
 def check_history(records: list[dict]) -> None:

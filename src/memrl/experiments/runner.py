@@ -195,6 +195,8 @@ def _reproduce_checked(
                 "op": e.op,
                 "against": e.against,
                 "paired": e.paired,
+                **({"parity": e.parity} if e.parity else {}),
+                **({"shared_episodes": e.shared_episodes} if e.shared_episodes else {}),
                 **outcome,
             }
         )

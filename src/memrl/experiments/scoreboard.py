@@ -12,7 +12,16 @@ import re
 from collections import Counter
 from pathlib import Path
 
-from memrl.experiments.record import RECORDS, VERDICTS, load_records, newest, older, record_name
+from memrl.experiments.record import (
+    BENCHMARK_VERDICTS,
+    RECORDS,
+    VERDICTS,
+    load_records,
+    newest,
+    older,
+    record_name,
+    refresh_records,
+)
 
 PAPERS = {
     "Lampinen et al. 2021": "HTM",
@@ -43,12 +52,34 @@ def largest_budgets(record: dict) -> tuple[int, int | None]:
     return max(r["steps"] for r in runs), max(stated) if stated else None
 
 
+def fraction(record: dict) -> str:
+    """The largest budget per run as a fraction of the paper's ("0.30%"; "" where the paper states none)."""
+    steps, paper = largest_budgets(record)
+    return f"{steps / paper:.2%}".replace(".00%", "%") if paper else ""
+
+
+def paper_core_hours(record: dict) -> float | None:
+    """CPU core-hours one run at the paper's budget would take at the record's own measured rate:
+    all its runs' steps (times seeds) over its wall time times its cores. The wall time holds
+    compiling and evaluation too, so this overstates. None where the record lacks a wall time, ran
+    on an accelerator, or the paper states no budget."""
+    cores = re.fullmatch(r"cpu, (\d+) cores?", record.get("device", ""))
+    _, paper = largest_budgets(record)
+    if not (cores and paper and record.get("wall_time_s")):
+        return None
+    done = sum(run["steps"] * run["seeds"] for run in record["runs"].values())
+    per_core_second = done / (record["wall_time_s"] * int(cores[1]))
+    return paper / per_core_second / 3600
+
+
 def budget(record: dict) -> str:
-    """The largest budget per run and the paper's, with their ratio where the paper states one."""
+    """The largest budget per run and the paper's, their ratio, and what the paper's would cost here."""
     steps, paper = largest_budgets(record)
     unit = next(iter(record["runs"].values())).get("unit", "steps")
-    ratio = f", {steps / paper:.2%}".replace(".00%", "%") if paper else ""
-    return f"{amount(steps)} {unit} (paper: {amount(paper)}{ratio})"
+    ratio = f", {fraction(record)}" if paper else ""
+    hours = paper_core_hours(record)
+    cost = f"; {hours:,.0f} CPU core-hours per run at this record's rate" if hours is not None else ""
+    return f"{amount(steps)} {unit} (paper: {amount(paper)}{ratio}{cost})"
 
 
 def central_counts(record: dict) -> tuple[int, int, int]:
@@ -103,30 +134,52 @@ def table(records: list[dict], folder: str, kind: str = "reproduction") -> str:
     return "\n".join(lines)
 
 
+SAYS_NOTHING = ("not trained", "learning unchecked")
+"""verdicts of rows whose runs say nothing about the paper's claim"""
+
+
 def summary(records: list[dict]) -> str:
-    """One line per paper: the verdicts of its reproductions' newest versions counted, and how many
-    of their central checks were decided beyond the seed noise; then the benchmarks."""
+    """One line per paper: the verdicts of its reproductions' newest versions counted, how many of
+    their central checks were decided, and the rows that say nothing about the claim with their
+    budget against the paper's; then the benchmarks (an experiment that is ``part_of`` another is
+    named with it, its runs not counted twice)."""
     lines = []
     latest = newest(records)
     for paper, short in PAPERS.items():
-        mine = [r for r in latest if r["paper"] == paper and r["kind"] == "reproduction"]
+        mine = ordered([r for r in latest if r["paper"] == paper and r["kind"] == "reproduction"])
         if mine:
             counts = Counter(r["verdict"] for r in mine)
             told = ", ".join(f"{counts[v]} {v}" for v in VERDICTS if counts[v])
-            decided = [central_counts(r) for r in mine]
+            decided = [central_counts(r) for r in mine if not r.get("analogue")]
+            silent = [
+                f"`{r['experiment']}` ({r['verdict']}, {fraction(r) or 'paper budget not stated'})"
+                for r in mine
+                if r["verdict"] in SAYS_NOTHING
+            ]
             lines.append(
                 f"- **{short}** ({paper}): {told}; {sum(d for _, _, d in decided)} of {sum(t for _, t, _ in decided)} "
-                "central checks decided beyond the seed noise"
+                "central checks decided at 95% (analogues apart)"
+                + (f"; saying nothing yet: {', '.join(silent)}" if silent else "")
             )
     benchmarks = ordered([r for r in latest if r["kind"] == "benchmark"])
+    parts = {r["experiment"]: r.get("part_of") for r in benchmarks if r.get("part_of")}
     if benchmarks:
-        told = ", ".join(f"`{r['experiment']}` ({r['verdict']})" for r in benchmarks)
+        told = ", ".join(
+            f"`{r['experiment']}` ({r['verdict']}"
+            + "".join(
+                f"; `{part}` is its part, the same runs" for part, whole in parts.items() if whole == r["experiment"]
+            )
+            + ")"
+            for r in benchmarks
+            if r["experiment"] not in parts
+        )
         lines.append(f"- benchmarks, not in the papers' counts: {told}")
     return "\n".join(lines)
 
 
 def verdict_meanings() -> str:
-    return "\n".join(f"- **{name}**: {meaning}" for name, meaning in VERDICTS.items() if name != "not run")
+    meanings = {**VERDICTS, **BENCHMARK_VERDICTS}
+    return "\n".join(f"- **{name}**: {meaning}" for name, meaning in meanings.items() if name != "not run")
 
 
 def document(records: list[dict]) -> str:
@@ -135,8 +188,9 @@ def document(records: list[dict]) -> str:
         f"# Scoreboard\n\n{GENERATED}\n\n"
         "One row per reproduction the docs report, from the newest version of its record in `docs/results/` (the earlier\n"
         "versions' records are linked). A compared value is the mean over seeds of each seed's own value; a check is decided\n"
-        "when it holds beyond two standard errors over the seeds (of the difference, for an ordering), on at least 3\n"
-        "seeds per run. The verdict, from the central checks (the paper's headline claim):\n\n"
+        "by a one-sided test at 95% over the seeds (Student's t: Welch's, paired or one-sample; an exact test where each\n"
+        "seed's value is 0 or 1), on at least 3 seeds per run. The verdict, from the central checks (the paper's headline\n"
+        "claim; a benchmark's controls):\n\n"
         f"{verdict_meanings()}\n\n{summary(records)}\n\n{table(records, 'results/')}\n\n"
         "## Benchmarks\n\nComparisons among memrl's memories that no paper made; not counted above.\n\n"
         f"{table(records, 'results/', 'benchmark')}\n"
@@ -161,13 +215,78 @@ def with_blocks(text: str, records: list[dict], folder: str) -> str:
     return BLOCK.sub(lambda m: block(m[1], bodies[m[1]]), text)
 
 
+def number(x: float | None) -> str:
+    return "-" if x is None else f"{x:.3g}"
+
+
+def evidence(records: list[dict], record: dict) -> str:
+    """The block that opens ``record``'s section of its page: its verdict, budget and command, and
+    each central and learning check with its value, bound, test and one-sided p."""
+    analogue = f" (tests {record['analogue']})" if record.get("analogue") else ""
+    lines = [
+        f"**Verdict: {record['verdict']}**{analogue}. Record [v{record['version']}]({record_name(record['experiment'], record['preset'], record['version'])}) "
+        f"({record['preset']} preset, {record['date']}, {record['device']}): `{record['command']}`. Budget per run: {budget(record)}. "
+        f"Earlier versions: {earlier_versions(records, record, '')}.",
+        "",
+        "| check | kind | value (seeds) | claimed | test | one-sided p | decided |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for c in record["checks"]:
+        if not (c["central"] or c.get("learning")):
+            continue
+        kind = " and ".join(k for k, on in (("central", c["central"]), ("learning", c.get("learning"))) if on)
+        seeds = len(c["per_seed"]) if c.get("per_seed") else "pooled"
+        against = f" {c['against']}" if c.get("against") else ""
+        parity = f" - {c['parity']:g}" if c.get("parity") else ""
+        outcome = (
+            "**reversed**"
+            if c["reversed"]
+            else "yes"
+            if c["decided"]
+            else "no (wrong direction)"
+            if not c["passed"]
+            else "no"
+        )
+        df = f", df {c['df']:.3g}" if c.get("df") is not None else ""
+        lines.append(
+            f"| {c['description']} | {kind} | {number(c['value'])} ({seeds}) | {c['op']}{against} {number(c['threshold'])}{parity} | "
+            f"{c.get('test') or '-'}{df} | {number(c.get('p'))} | {outcome} |"
+        )
+    return "\n".join(lines)
+
+
+def with_sections(text: str, records: list[dict], page_name: str) -> str:
+    """``text`` (the page ``page_name``) with a generated block ``<!-- record NAME -->`` opening the
+    section of each experiment on it: replaced where it stands, else put under the section's heading."""
+    latest = ordered([r for r in newest(records) if page(r) == page_name])
+    for name in dict.fromkeys(r["experiment"] for r in latest):
+        body = "\n\n".join(evidence(records, r) for r in latest if r["experiment"] == name)
+        fresh = block(f"record {name}", body)
+        standing = re.search(rf"<!-- record {re.escape(name)} -->.*?<!-- /record {re.escape(name)} -->", text, re.S)
+        if standing:
+            text = text[: standing.start()] + fresh + text[standing.end() :]
+            continue
+        heading = re.search(rf'<a id="{re.escape(name)}"></a>\n\n#+ [^\n]*\n', text)
+        if not heading:
+            raise ValueError(
+                f'{page_name}: no section <a id="{name}"></a> followed by a heading for its record\'s block'
+            )
+        text = text[: heading.end()] + f"\n{fresh}\n" + text[heading.end() :]
+    return text
+
+
 def generated_files(root: Path, records: list[dict]) -> dict[Path, str]:
     """Every file the scoreboard writes, with its generated text."""
-    results, readme = root / "docs" / "results.md", root / "README.md"
+    results, readme, pages = root / "docs" / "results.md", root / "README.md", root / "docs" / "results"
     return {
         root / "docs" / "scoreboard.md": document(records),
         results: with_blocks(results.read_text(), records, "results/"),
         readme: with_blocks(readme.read_text(), records, "docs/results/"),
+        **{
+            path: with_sections(path.read_text(), records, path.name)
+            for path in sorted(pages.glob("*.md"))
+            if any(page(r) == path.name for r in records)
+        },
     }
 
 
@@ -178,6 +297,9 @@ def show(records: Path = RECORDS, write: bool = False) -> None:
 
     from memrl.console import console
 
+    if write:
+        for path in refresh_records(records):
+            console.print(f"recomputed {path}")
     found = load_records(records)
     latest = newest(found)
     view = Table(
@@ -194,10 +316,15 @@ def show(records: Path = RECORDS, write: bool = False) -> None:
         view.add_column(column, no_wrap=column.startswith("experiment"))
     colour = {
         "reproduced": "green",
+        "controls pass": "green",
         "partly": "yellow",
+        "controls undecided": "yellow",
         "direction only": "cyan",
+        "analogue": "cyan",
         "not reproduced": "red",
+        "controls fail": "red",
         "not trained": "dim",
+        "learning unchecked": "dim",
         "reversed": "magenta",
         "not run": "dim",
     }

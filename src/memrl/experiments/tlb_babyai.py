@@ -225,6 +225,7 @@ def tlb_babyai(preset: str) -> Experiment:
                     evaluated=("success",),
                     against=f"{panel}/transformer",
                     central=True,
+                    shared_episodes=EVAL_EPISODES[preset] * len(TASKS[preset][panel]["levels"].split(",")),
                 ),
             )
         ),

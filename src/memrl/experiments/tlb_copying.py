@@ -129,7 +129,16 @@ def evaluate(folders: dict, out: Path) -> dict:
 
 
 def expectations(preset: str) -> tuple[Expectation, ...]:
-    checks = []
+    checks = [
+        held_out_expectation(
+            f"gap {GAPS[preset][0]}/tlb",
+            ">",
+            0.001,
+            "TLB copies whole sequences above chance (a guess copies 10 digits with probability below 1e-3)",
+            measure="sequence_accuracy",
+            learning=True,
+        )
+    ]
     for gap in GAPS[preset]:
         tlb, feedback = f"gap {gap}/tlb", f"gap {gap}/feedback-transformer"
         checks.append(

@@ -27,6 +27,11 @@ from memrl.tasks.tmaze_returns import TMazeReturns
 
 PRESETS = ("cpu", "paper")
 DT_CONTEXT = 30
+ANALOGUE = (
+    "reach beyond the decision transformer's context to a cue further back (which a Transformer over the whole"
+    " episode also reaches), not TLB's gain on Atari"
+)
+"""what the T-maze analogue tests in place of Table 3's claim (issue 82 §7)"""
 EVAL_EPISODES = 500
 TARGETS = {"success": 4.0, "failure": -3.0}
 
@@ -168,6 +173,7 @@ def tlb_decision(preset: str) -> Experiment:
         description="decision transformer with and without TLB on offline T-maze episodes (an analogue of Atari)",
         reproduces="Didolkar et al. 2022, Table 3 (DT + TLB above DT)",
         finding="a decision transformer with TLB scores above the plain decision transformer",
+        analogue=ANALOGUE,
         paper_steps=None,
         runs=runs,
         expectations=(
