@@ -162,6 +162,7 @@ def held_out_expectation(
     central: bool = False,
     measure: str = "accuracy",
     learning: bool = False,
+    parity: float = 0.0,
 ) -> Expectation:
     """An expectation on the final model's held-out ``measure`` ("accuracy", the task's own score,
     "token_accuracy", "sequence_accuracy" or "accuracy_<kind>") from ``held_out_evaluation``. An ordering is paired over
@@ -177,6 +178,7 @@ def held_out_expectation(
         central=central,
         paired=bool(against),
         learning=learning,
+        parity=parity,
     )
 
 

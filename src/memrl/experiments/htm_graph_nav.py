@@ -50,6 +50,11 @@ OBSERVATION = {
 }
 """cpu: one-hot observations through an MLP, 16 environments, one seed; paper: the procedural street
 views through the ResNet with Table 1's reconstruction weight 0.3 for Streets, batch 32, 2 seeds as the paper's HTM"""
+ORACLE = 46.3
+"""the shortest-path oracle's mean return per 200-step episode on graph-nav/5 (256 episodes)"""
+PARITY = round(ORACLE / 10, 2)
+"""the non-inferiority bound of "comparable" (Fig. 6c, whose curves are lost in the text): a tenth of
+the oracle's return, a gap the figure would show as two clearly separate curves"""
 
 
 def preset_runs(preset: str) -> dict[str, ImpalaConfig]:
@@ -143,7 +148,11 @@ def htm_graph_nav(preset: str) -> Experiment:
     """The experiment's runs and checks in ``preset``."""
     return Experiment(
         name="htm-graph-nav",
-        version=1,
+        version=2,
+        changes=(
+            "'at least level with EPN' is tested against a non-inferiority bound of a tenth of the oracle's"
+            " return stated before the runs (issue 82 §2; version 1 tested it as superiority)"
+        ),
         description=f"HTM, EPN and GTrXL on graph-nav/5 (a One-Shot StreetLearn analogue) with HTM's Streets settings, preset {preset!r}",
         reproduces="Lampinen et al. 2021, Sec. 3.4 and Fig. 6c (HTM about level with EPN on One-Shot StreetLearn, both above TrXL)",
         finding="HTM navigates new street graphs about as well as EPN, far above TrXL",
@@ -154,9 +163,10 @@ def htm_graph_nav(preset: str) -> Experiment:
                 "5 junctions/htm",
                 ">=",
                 None,
-                "HTM at least level with EPN (Fig. 6c: comparable)",
+                f"HTM at least level with EPN (Fig. 6c: comparable), within {PARITY:g}: a tenth of the oracle's return",
                 against="5 junctions/epn",
                 central=True,
+                parity=PARITY,
             ),
             Expectation(
                 "5 junctions/htm",
@@ -167,7 +177,7 @@ def htm_graph_nav(preset: str) -> Experiment:
                 central=True,
             ),
         ),
-        optima={"5 junctions": [("oracle 46.3", 46.3)]},
+        optima={"5 junctions": [(f"oracle {ORACLE}", ORACLE)]},
         evaluation=graph_nav_generalisation,
         settings=SETTINGS,
     )

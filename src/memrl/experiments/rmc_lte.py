@@ -55,6 +55,10 @@ TRAINING = {
     "paper": dict(batch_size=128, lr=1e-3, max_grad_norm=None, updates=200_000, seeds=1, updates_per_chunk=1000),
     "cpu": dict(batch_size=128, lr=1e-3, max_grad_norm=None, updates=3_000, seeds=3, updates_per_chunk=250),
 }
+PARITY = 0.01
+"""the non-inferiority bound of "at least as well": one point of per-character accuracy, the size of
+the shortfall the paper still counts as "at least as well" (Sec. 4.2: the RMC "is marginally surpassed
+by a small fraction of performance on the double memorization task")"""
 
 
 def lte_runs(preset: str) -> dict[str, SupervisedConfig]:
@@ -150,7 +154,11 @@ def rmc_lte(preset: str) -> Experiment:
     """The experiment's runs and checks in ``preset``."""
     return Experiment(
         name="rmc-lte",
-        version=4,  # 2: no clipping, as the paper states none (A.2); 3: cpu at L 2, N 1, batch 128, 3 seeds; 4: cpu full programs, the paper's smallest RMC
+        version=5,  # 2: no clipping, as the paper states none (A.2); 3: cpu at L 2, N 1, batch 128, 3 seeds; 4: cpu full programs, the paper's smallest RMC; 5: a parity bound
+        changes=(
+            "the claim 'at least as good as' is tested against a non-inferiority bound of 0.01 per-character"
+            " accuracy stated before the runs (issue 82 §2; version 4 tested it as superiority, decided only by a win)"
+        ),
         description=f"RMC and a 2-layer LSTM on Learning to Execute: {', '.join(TASKS[preset])}",
         reproduces="Santoro et al. 2018, Table 1 (per-character accuracy; RMC at least as good as the LSTM on every task)",
         finding="the RMC executes programs at least as well as an LSTM, the gap largest on full programs (and memorises as well: paper preset)",
@@ -161,9 +169,10 @@ def rmc_lte(preset: str) -> Experiment:
                 f"{task}/rmc",
                 ">=",
                 None,
-                f"the RMC at least as good as the LSTM on {task} (Table 1)",
+                f"the RMC at least as good as the LSTM on {task} (Table 1), within {PARITY:g} per-character accuracy",
                 against=f"{task}/lstm",
                 central=True,
+                parity=PARITY,
             )
             for task in TASKS[preset]
         ),

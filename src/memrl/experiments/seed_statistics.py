@@ -240,7 +240,11 @@ def seed_note(result: dict) -> str:
     """How a check was tested, for its record: "on 3 seeds, Welch t (df 3.4), one-sided p 0.012 (decided below 0.05)"."""
     seeds, p = result["seeds"], result["p"]
     df = f" (df {result['df']:.3g})" if result["df"] is not None else ""
-    head = f"on {seeds} seed(s), {result['test']}" if p is None else f"on {seeds} seeds, {result['test']}{df}, one-sided p {p:.3g}"
+    head = (
+        f"on {seeds} seed(s), {result['test']}"
+        if p is None
+        else f"on {seeds} seeds, {result['test']}{df}, one-sided p {p:.3g}"
+    )
     if seeds < MIN_SEEDS:
         return f"{head}; fewer than {MIN_SEEDS} seeds, not decided"
     return f"{head}: not decided" if p is None else f"{head} (decided below {ALPHA:g})"
