@@ -511,6 +511,7 @@ def analyze_commands() -> dict:
         attention_maps,
         chunk_selection,
         distance_probe,
+        gradient_scale,
         gradient_strength,
         planner_distance_training,
         signal_to_noise,
@@ -520,6 +521,7 @@ def analyze_commands() -> dict:
 
     commands = {
         "gradients": gradient_strength.command,
+        "gradient-scale": gradient_scale.command,
         "snr": signal_to_noise.command,
         "distance-probe": distance_probe.command,
         "planner-distance": planner_distance_training.command,

@@ -12,6 +12,11 @@ Initialisation as the paper's code: A_log = log(1..N) for every channel (S4D-rea
 such that softplus(b_Δ) is log-uniform in [0.001, 0.1]. What differs from a Mamba block: no short
 causal convolution before the SSM (a carry of the last inputs that no memory claim here needs), and
 no normalisation or residual around it (the agent's encoder and head stand there).
+
+Train it with Adam's ε at 1e-8, as Mamba is trained: at this initialisation the scan parameters'
+gradients start near 1e-10-1e-7 (A_log the smallest; ``memrl analyze gradient-scale``), so under PPO's
+default ε of 1e-5 Adam barely moves them and S6 does not learn (``--adam-eps 1e-8``; the contract's
+check at PPO's defaults keeps this visible).
 """
 
 from __future__ import annotations

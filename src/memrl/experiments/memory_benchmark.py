@@ -286,6 +286,12 @@ SETTINGS = (
     PaperSetting("minibatches per batch", "8 (minibatches of 8 x 1,024 steps)", "num_minibatches", CPU_LEARNER),
     PaperSetting("SGD iterations", "RLlib's default, 30", "update_epochs", CPU_LEARNER),
     PaperSetting("learning rate", "RLlib's default, 5e-5", "lr", CPU_LEARNER),
+    PaperSetting(
+        "Adam's ε",
+        "not set in ppo.py (the framework's Adam default)",
+        "adam_eps",
+        "memrl's PPO default, 1e-5 (CleanRL's and Stable-Baselines3's); it holds S6 at its initialisation (issue 83)",
+    ),
     PaperSetting("GAE lambda", "RLlib's default, 1.0", "gae_lambda", "cpu: memrl's default"),
     PaperSetting(
         "PPO clip", "RLlib's default, 0.3 (and a KL penalty memrl's PPO lacks)", "clip_epsilon", "cpu: memrl's default"

@@ -65,6 +65,7 @@ class Impala(ActorCriticLearner):
             config.lr,
             config.max_grad_norm,
             config.optimizer,
+            adam_eps=config.adam_eps,
             rmsprop_decay=config.rmsprop_decay,
             rmsprop_eps=config.rmsprop_eps,
             rmsprop_momentum=config.rmsprop_momentum,

@@ -37,7 +37,7 @@ class PPO(ActorCriticLearner):
 
     def __init__(self, config: PPOConfig):
         super().__init__(config)
-        self.optimizer = make_optimizer(config.lr, config.max_grad_norm, adam_eps=1e-5)
+        self.optimizer = make_optimizer(config.lr, config.max_grad_norm, adam_eps=config.adam_eps)
 
     def init(self, key, params=None) -> RunnerState:
         return self.new_runner(key, self.optimizer, params)

@@ -14,10 +14,13 @@ class PPOConfig(RunConfig):
     """Recurrent PPO on one environment with one memory core.
 
     The defaults are the env-parallel form of AMRL's PPO settings (γ = 0.98, lr 5e-4), scaled to
-    batches a 2-core CPU handles quickly; ``amrl_reference()`` gives the paper's batch sizes.
+    batches a 2-core CPU handles quickly; ``amrl_reference()`` gives the paper's batch sizes. Adam's
+    ε defaults to 1e-5, as in CleanRL's and Stable-Baselines3's PPO (and every PPO record so far);
+    a core with tiny gradients at init (S6) needs 1e-8 (``--adam-eps``).
     """
 
     learner: ClassVar[str] = "ppo"
+    DEFAULTS: ClassVar[dict] = dict(adam_eps=1e-5)
 
     num_minibatches: int = 4
     """minibatches per epoch, split by environment so sequences stay whole"""

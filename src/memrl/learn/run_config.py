@@ -113,6 +113,12 @@ class ConfigRecord:
     """learning rate"""
     max_grad_norm: float | None = 0.5
     """clip of the global gradient norm (None: no clipping)"""
+    adam_eps: float = 1e-8
+    """Adam's ε, added to sqrt(v) in the denominator (where the optimiser is Adam): 1e-8 as in Adam's
+    paper, Mamba's and most supervised code; PPO's default is 1e-5 (CleanRL's and Stable-Baselines3's).
+    A parameter whose gradients are far below ε barely moves (its step is about lr·g/ε): S6's scan
+    parameters, whose gradients start near 1e-8, stay frozen at 1e-5 (``memrl analyze gradient-scale``
+    shows each core's)"""
     updates_per_chunk: int = 10
     """updates per compiled chunk; metrics, progress and checkpoints happen between chunks"""
     imports: tuple[str, ...] = ()
@@ -136,7 +142,7 @@ class ConfigRecord:
     WIDTHS: ClassVar[tuple[str, ...]] = ()
     """layer sizes: positive integers each"""
     UNIT_INTERVAL: ClassVar[tuple[str, ...]] = ()
-    POSITIVE: ClassVar[tuple[str, ...]] = ("lr", "max_grad_norm")
+    POSITIVE: ClassVar[tuple[str, ...]] = ("lr", "max_grad_norm", "adam_eps")
     NON_NEGATIVE: ClassVar[tuple[str, ...]] = ()
     OPTIONAL: ClassVar[tuple[str, ...]] = ("max_grad_norm",)
     """settings that may be None (turned off)"""

@@ -84,7 +84,11 @@ class SupervisedLearner:
         self.stage_ends = np.cumsum([updates for updates, _ in config.curriculum], dtype=np.int32)
         self.model = config.model
         self.optimizer = make_optimizer(
-            config.lr, config.max_grad_norm, warmup_steps=config.lr_warmup, weight_decay=config.weight_decay
+            config.lr,
+            config.max_grad_norm,
+            adam_eps=config.adam_eps,
+            warmup_steps=config.lr_warmup,
+            weight_decay=config.weight_decay,
         )
 
     def init(self, key, params=None) -> SupervisedState:
