@@ -43,12 +43,13 @@ def recur(step, h0, xs):
     return np.stack(outputs).reshape(B, T, -1).transpose(1, 0, 2)
 
 
-def test_the_scan_with_resets_equals_the_sequential_recurrence():
+@pytest.mark.parametrize("scan", ["sequential", "associative"])
+def test_the_scan_with_resets_equals_the_sequential_recurrence(scan):
     key_a, key_b, key_h = jax.random.split(jax.random.PRNGKey(0), 3)
     a = jax.random.uniform(key_a, (T, B, 4))
     b = {"x": jax.random.normal(key_b, (T, B, 4)), "y": jax.random.normal(key_b, (T, B, 4, 2))}
     h0 = jax.tree.map(lambda x: jax.random.normal(key_h, x.shape[1:]), b)
-    hs = scan_linear(a, b, h0, jnp.asarray(RESETS))
+    hs = scan_linear(a, b, h0, jnp.asarray(RESETS), scan)
     for name, trailing in (("x", ()), ("y", (None,))):
         expected = np.zeros(b[name].shape)
         for row in range(B):
@@ -88,6 +89,35 @@ def test_lru_is_the_papers_and_memaxs():
     for row in range(B):
         _, theirs = lru.apply({"params": layer}, lru.initialize_carry(), (u[:, row], jnp.asarray(RESETS[:, row])))
         np.testing.assert_allclose(theirs, ys[:, row], atol=1e-5)
+
+
+@pytest.mark.parametrize("name", ["lru", "s6", "linear-attention", "min-gru", "ffm"])
+def test_both_scans_give_the_same_outputs_and_gradients(name):
+    """The sequential scan (a CPU's choice under scan="auto") and the associative one (an
+    accelerator's) are one computation in another order: equal outputs, final carries and gradients."""
+    settings = dict(hidden=6) | ({"channels": 6, "state": 3} if name == "s6" else {})
+    settings |= {"num_heads": 2, "head_size": 3} if name == "linear-attention" else {}
+    xs = jax.random.normal(jax.random.PRNGKey(1), (T, B, D))
+    results = {}
+    for scan in ("sequential", "associative"):
+        core = cores.make(name, scan=scan, **settings)
+        carry = core.initialize_carry(None, (B,))
+        params = core.init(jax.random.PRNGKey(0), carry, xs[0], jnp.ones(B, bool))
+        unroll = lambda p, c: core.apply(p, c, xs, jnp.asarray(RESETS), method=core.unroll)
+        final, ys = unroll(params, carry)
+        grads = jax.grad(lambda p: sum(jnp.sum(jnp.abs(y) ** 2) for y in jax.tree.leaves(unroll(p, carry)[1])))(params)
+        results[scan] = (final, ys, grads)
+    for ours, theirs in zip(*(jax.tree.leaves(results[scan]) for scan in ("sequential", "associative"))):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-5, atol=1e-5)
+
+
+def test_auto_picks_the_sequential_scan_on_a_cpu_and_refuses_an_unknown_one():
+    from memrl.cores.linear_recurrence import chosen_scan
+
+    assert jax.default_backend() != "cpu" or chosen_scan("auto") == "sequential"
+    assert chosen_scan("associative") == "associative"
+    with pytest.raises(ValueError, match="scan must be one of"):
+        cores.make("lru", scan="parallel")
 
 
 def test_s6_is_the_papers_selective_scan():

@@ -3,9 +3,10 @@ backward) of mean(y²) over ``core.unroll`` on T steps of random inputs, batch 1
 memories of width 128, after compiling, with XLA's working memory for it.
 
 The sequential depth of each computation: T dependent steps for the LSTM and the GRU (a scan over
-time); about 2 log2 T combine levels for the linear-recurrent memories (an associative scan); for
-GTrXL one segment of T steps whose attention over T + memory positions is one matrix product per
-layer (depth: its layers), at T² memory. A cell whose working memory would pass ``MEMORY_LIMIT_MB``
+time); for the linear-recurrent memories, measured both ways side by side, T steps of a sequential
+scan or about 2 log2 T combine levels of an associative one (twice the arithmetic); for GTrXL one
+segment of T steps whose attention over T + memory positions is one matrix product per layer
+(depth: its layers), at T² memory. A cell whose working memory would pass ``MEMORY_LIMIT_MB``
 is compiled, not run, and shows the memory it asks for.
 """
 
@@ -32,15 +33,18 @@ MEMORIES = {
 }
 """each memory at width 128 (S6 with the paper's 16 states per channel; GTrXL of 2 layers, 4 heads,
 a memory of 128 steps; FFM with 32 traces read at 4 frequencies)"""
-DEPTH = {"lstm": "T", "gru": "T", "gtrxl": "layers (T² attention)"}
-"""the sequential depth of an unroll of T steps, where it is not an associative scan's ~2 log2 T"""
+DEPTH = {"lstm": "T", "gru": "T", "gtrxl": "layers (T² attention)", "sequential": "T", "associative": "~2 log2 T"}
+"""the sequential depth of an unroll of T steps, by memory or by scan"""
+LINEAR = ("lru", "s6", "linear-attention", "min-gru", "ffm")
+"""the linear-recurrent memories, each measured with both scans"""
 MEMORY_LIMIT_MB = 8192
 
 
-def unroll_gradient_cost(name: str, length: int, repeats: int = 3) -> tuple[float, float]:
-    """(ms per gradient of mean(y²) over ``name``'s unroll of ``length`` steps, XLA working MB);
-    the time is NaN where the working memory passes ``MEMORY_LIMIT_MB``."""
-    core = cores.make(name, **MEMORIES[name])
+def unroll_gradient_cost(name: str, length: int, repeats: int = 3, scan: str = "") -> tuple[float, float]:
+    """(ms per gradient of mean(y²) over ``name``'s unroll of ``length`` steps, XLA working MB), a
+    linear-recurrent memory's with ``scan``; the time is NaN where the working memory passes
+    ``MEMORY_LIMIT_MB``."""
+    core = cores.make(name, **MEMORIES[name], **({"scan": scan} if scan else {}))
     xs = jax.random.normal(jax.random.PRNGKey(1), (length, BATCH, WIDTH))
     resets = jnp.zeros((length, BATCH), bool).at[0].set(True)
     carry = core.initialize_carry(None, (BATCH,))
@@ -62,7 +66,8 @@ def unroll_table(names: tuple[str, ...] = tuple(MEMORIES), lengths: tuple[int, .
 
     from memrl.console import console
 
-    costs = {(name, length): unroll_gradient_cost(name, length) for name in names for length in lengths}
+    rows = [(name, scan) for name in names for scan in (("sequential", "associative") if name in LINEAR else ("",))]
+    costs = {(row, length): unroll_gradient_cost(row[0], length, scan=row[1]) for row in rows for length in lengths}
     table = Table(
         title=f"unroll gradient (forward + backward), batch {BATCH}, width {WIDTH}, on {jax.devices()[0].platform}: "
         "ms (working MB), and the LSTM's time / this one's"
@@ -71,11 +76,11 @@ def unroll_table(names: tuple[str, ...] = tuple(MEMORIES), lengths: tuple[int, .
     table.add_column("sequential depth")
     for length in lengths:
         table.add_column(f"T = {length}", justify="right")
-    for name in names:
+    for name, scan in rows:
         cells = []
         for length in lengths:
-            ms, mb = costs[name, length]
-            lstm_ms = costs.get(("lstm", length), (float("nan"),))[0]
+            ms, mb = costs[(name, scan), length]
+            lstm_ms = costs.get((("lstm", ""), length), (float("nan"),))[0]
             cells.append(f"not run ({mb:,.0f} MB)" if ms != ms else f"{ms:,.1f} ({mb:,.0f} MB), {lstm_ms / ms:.2g}x")
-        table.add_row(name, DEPTH.get(name, "~2 log2 T"), *cells)
+        table.add_row(f"{name} ({scan})" if scan else name, DEPTH[scan or name], *cells)
     console.print(table)

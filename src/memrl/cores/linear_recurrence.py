@@ -4,14 +4,20 @@ A core whose state follows
 
     h_t = a_t ⊙ h_{t-1} + b_t            (a_t, b_t from the step's input only)
 
-runs its ``unroll`` as one ``jax.lax.associative_scan`` over time (depth log T instead of T) with
-the operator on pairs
+runs its ``unroll`` either as one ``jax.lax.associative_scan`` over time (depth log T instead of T)
+with the operator on pairs
 
     (a, b) ∘ (a', b') = (a' a, a' b + b')      (the step (a, b), then the step (a', b'))
 
-which is associative. A reset at step t replaces h_{t-1} by the initial state, zero for every core
-here, which is the same as a_t = 0: the resets fold into the elements before the scan, and the scan
-from a carry h_0 gives h_t = A_t h_0 + B_t, where (A_t, B_t) is the scan's t-th prefix.
+which is associative, or as a plain ``jax.lax.scan`` of T steps. A reset at step t replaces h_{t-1}
+by the initial state, zero for every core here, which is the same as a_t = 0: the resets fold into
+the elements before the scan, and the associative scan from a carry h_0 gives h_t = A_t h_0 + B_t,
+where (A_t, B_t) is its t-th prefix.
+
+Which is faster depends on the device: the associative scan does about twice the arithmetic of the
+sequential one in exchange for depth, which an accelerator's parallel units turn into speed and a
+CPU's few cores do not (``memrl bench unroll`` measures both). ``scan="auto"`` picks the
+sequential scan on a CPU and the associative one elsewhere; both give the same states.
 """
 
 from __future__ import annotations
@@ -21,14 +27,35 @@ import jax.numpy as jnp
 
 from memrl.cores.base import MemoryCore, broadcast_right
 
+SCANS = ("auto", "sequential", "associative")
 
-def scan_linear(a: jax.Array, b, h0, resets: jax.Array):
-    """Every h_t (t = 1..T) of h_t = a_t ⊙ h_{t-1} + b_t from h_0, where a reset at t starts from 0.
+
+def chosen_scan(scan: str) -> str:
+    """``scan`` ("sequential" or "associative"), or for "auto" the one that suits JAX's default
+    backend: sequential on a CPU, associative on an accelerator."""
+    if scan not in SCANS:
+        raise ValueError(f"scan must be one of {SCANS}, got {scan!r}")
+    if scan != "auto":
+        return scan
+    return "sequential" if jax.default_backend() == "cpu" else "associative"
+
+
+def scan_linear(a: jax.Array, b, h0, resets: jax.Array, scan: str = "auto"):
+    """Every h_t (t = 1..T) of h_t = a_t ⊙ h_{t-1} + b_t from h_0, where a reset at t starts from 0,
+    by the ``scan`` that ``chosen_scan`` gives.
 
     ``b`` and ``h0`` are pytrees of the same structure (leaves [T, B, ...] and [B, ...]); ``a``
     [T, B, ...] broadcasts against each leaf of ``b`` from the left (trailing axes it lacks are 1);
     ``resets`` bool [T, B]. Returns the states, a pytree like ``b``."""
     a = jnp.where(broadcast_right(resets, a), jnp.zeros((), a.dtype), a)
+    if chosen_scan(scan) == "sequential":
+
+        def step(h, elements):
+            a_t, b_t = elements
+            h = jax.tree.map(lambda h, b: broadcast_right(a_t, h) * h + b, h, b_t)
+            return h, h
+
+        return jax.lax.scan(step, h0, (a, b))[1]
 
     def combine(first, then):
         a1, b1 = first
@@ -48,6 +75,15 @@ class LinearRecurrentCore(MemoryCore):
     and ``zero_state(batch_shape)``; ``carry_of`` / ``state_of`` convert where the carry stores the
     state in another form (a complex state as its real and imaginary parts). ``step`` applies the
     recurrence once; ``unroll`` scans all T steps at once."""
+
+    scan: str = "auto"
+    """how ``unroll`` runs the recurrence over time: "sequential" (T steps of ``lax.scan``),
+    "associative" (``lax.associative_scan``, depth log T, about twice the arithmetic) or "auto":
+    sequential on a CPU, associative on an accelerator"""
+
+    def __post_init__(self):
+        chosen_scan(self.scan)  # refuses a scan it does not know
+        super().__post_init__()
 
     def zero_state(self, batch_shape):
         raise NotImplementedError
@@ -74,5 +110,5 @@ class LinearRecurrentCore(MemoryCore):
 
     def unroll(self, carry, xs, resets):
         a, b, context = self.elements(xs)
-        hs = scan_linear(a, b, self.state_of(carry), resets)
+        hs = scan_linear(a, b, self.state_of(carry), resets, self.scan)
         return self.carry_of(jax.tree.map(lambda h: h[-1], hs)), self.readout(hs, context)
