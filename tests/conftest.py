@@ -123,6 +123,10 @@ SMALL_CORES = {  # every registered core at test sizes (`from conftest import SM
     "linear-attention": dict(hidden=8, num_heads=2, head_size=4),
     "min-gru": dict(hidden=8),
     "ffm": dict(hidden=8, trace=4, context=2),
+    "delta-net": dict(hidden=8, num_heads=2, head_size=4),
+    "gated-delta-net": dict(hidden=8, num_heads=2, head_size=4),
+    "mlstm": dict(hidden=8, num_heads=2, head_size=4),
+    "s5": dict(hidden=8, state=4, blocks=2),
 }
 
 

@@ -91,11 +91,11 @@ def test_lru_is_the_papers_and_memaxs():
         np.testing.assert_allclose(theirs, ys[:, row], atol=1e-5)
 
 
-@pytest.mark.parametrize("name", ["lru", "s6", "linear-attention", "min-gru", "ffm"])
+@pytest.mark.parametrize("name", ["lru", "s5", "s6", "linear-attention", "min-gru", "ffm"])
 def test_both_scans_give_the_same_outputs_and_gradients(name):
     """The sequential scan (a CPU's choice under scan="auto") and the associative one (an
     accelerator's) are one computation in another order: equal outputs, final carries and gradients."""
-    settings = dict(hidden=6) | ({"channels": 6, "state": 3} if name == "s6" else {})
+    settings = dict(hidden=6) | ({"channels": 6, "state": 3} if name == "s6" else {"state": 4} if name == "s5" else {})
     settings |= {"num_heads": 2, "head_size": 3} if name == "linear-attention" else {}
     xs = jax.random.normal(jax.random.PRNGKey(1), (T, B, D))
     results = {}
@@ -118,6 +118,43 @@ def test_auto_picks_the_sequential_scan_on_a_cpu_and_refuses_an_unknown_one():
     assert chosen_scan("associative") == "associative"
     with pytest.raises(ValueError, match="scan must be one of"):
         cores.make("lru", scan="parallel")
+
+
+def test_s5_is_the_papers_discretised_diagonal_state_space():
+    """x_t = Λ̄ x_{t-1} + B̄ u_t, y_t = 2 Re(C̃ x_t) + D u_t, with Λ̄ = exp(ΛΔ) and B̄ = Λ⁻¹(Λ̄ − 1) B̃ (zero-order hold)."""
+    params, xs, ys = unrolled("s5", hidden=4, state=3)
+    lam = params["Lambda_re"] + 1j * params["Lambda_im"]
+    step = np.exp(params["log_step"])
+    lam_bar = np.exp(lam * step)
+    b = params["B"][..., 0] + 1j * params["B"][..., 1]
+    c = params["C"][..., 0] + 1j * params["C"][..., 1]
+    b_bar = ((lam_bar - 1) / lam)[:, None] * b
+
+    def step_fn(h, x):
+        u = dense(params["input"], x)
+        h = lam_bar * h + b_bar @ u
+        return h, 2 * (c @ h).real + params["D"] * u
+
+    np.testing.assert_allclose(ys, recur(step_fn, np.zeros(3, complex), xs), rtol=1e-4, atol=1e-5)
+    assert ((0.001 <= step) & (step <= 0.1)).all()
+
+
+def test_s5_starts_from_the_hippo_n_spectrum():
+    """HiPPO-LegS plus P Pᵀ is normal: V diag(Λ) V* gives it back, every eigenvalue's real part is −1/2,
+    and the kept half of each block's conjugate pairs has the same imaginary parts in every block."""
+    from memrl.cores.s5 import hippo_normal_spectrum
+
+    lam, v = hippo_normal_spectrum(8)
+    n = np.arange(8)
+    legs = -np.where(n[:, None] > n[None, :], np.sqrt((2 * n[:, None] + 1) * (2 * n[None, :] + 1)), 0.0) - np.diag(
+        n + 1
+    )
+    normal = legs + np.sqrt(n + 0.5)[:, None] * np.sqrt(n + 0.5)[None, :]
+    np.testing.assert_allclose(v @ np.diag(lam) @ v.conj().T, normal, atol=1e-9)
+    np.testing.assert_allclose(lam.real, -0.5)
+    params, _, _ = unrolled("s5", hidden=4, state=4, blocks=2)
+    np.testing.assert_allclose(params["Lambda_re"], -0.5)
+    np.testing.assert_allclose(params["Lambda_im"][:2], params["Lambda_im"][2:])
 
 
 def test_s6_is_the_papers_selective_scan():

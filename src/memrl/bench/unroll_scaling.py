@@ -30,12 +30,24 @@ MEMORIES = {
     "linear-attention": dict(hidden=WIDTH, num_heads=4, head_size=32),
     "min-gru": dict(hidden=WIDTH),
     "ffm": dict(hidden=WIDTH, trace=32, context=4),
+    "s5": dict(hidden=WIDTH, state=WIDTH // 2, blocks=4),
+    "delta-net": dict(hidden=WIDTH, num_heads=4, head_size=32),
+    "mlstm": dict(hidden=WIDTH, num_heads=4, head_size=32),
 }
 """each memory at width 128 (S6 with the paper's 16 states per channel; GTrXL of 2 layers, 4 heads,
-a memory of 128 steps; FFM with 32 traces read at 4 frequencies)"""
-DEPTH = {"lstm": "T", "gru": "T", "gtrxl": "layers (T² attention)", "sequential": "T", "associative": "~2 log2 T"}
+a memory of 128 steps; FFM with 32 traces read at 4 frequencies; S5 with 64 complex states standing
+for 128; DeltaNet and the mLSTM with 4 heads of 32)"""
+DEPTH = {
+    "lstm": "T",
+    "gru": "T",
+    "gtrxl": "layers (T² attention)",
+    "delta-net": "T",
+    "mlstm": "T",
+    "sequential": "T",
+    "associative": "~2 log2 T",
+}
 """the sequential depth of an unroll of T steps, by memory or by scan"""
-LINEAR = ("lru", "s6", "linear-attention", "min-gru", "ffm")
+LINEAR = ("lru", "s5", "s6", "linear-attention", "min-gru", "ffm")
 """the linear-recurrent memories, each measured with both scans"""
 MEMORY_LIMIT_MB = 8192
 

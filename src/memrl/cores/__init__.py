@@ -3,6 +3,7 @@
 from memrl.cores import (
     amrl,
     conv_lstm,
+    delta_net,
     dnc,
     epn,
     feedback_transformer,
@@ -13,7 +14,9 @@ from memrl.cores import (
     lru,
     lstm,
     min_gru,
+    mlstm,
     rmc,
+    s5,
     s6,
     tlb,
     transformer_xl,
