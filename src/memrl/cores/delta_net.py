@@ -17,7 +17,10 @@ initialisation, b_α such that softplus(b_α) is log-uniform in [0.001, 0.1], as
 The recurrence is not diagonal (I − β k kᵀ mixes the key dimensions), so ``unroll`` is a sequential
 scan over time after one projection of every step's input (the papers' chunked parallel form is an
 accelerator's; the short causal convolutions their blocks add before q, k, v are left out, as for
-``s6``).
+``s6``). memax's ``DeltaNet`` (0.1.x) applies the transition on the left, S_t = (I − β k kᵀ) S_{t−1}
++ β v kᵀ (checked: its outputs equal that form to 4e-8 and differ from the delta rule's by 0.4), so
+that a write does not make S k = v; this core is checked against a NumPy transcription of the
+papers' rule instead.
 """
 
 from __future__ import annotations

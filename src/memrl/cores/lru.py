@@ -99,13 +99,16 @@ class LRU(LinearRecurrentCore):
         return jax.lax.complex(carry["re"], carry["im"])
 
     def elements(self, x):
+        # u is real: γ ⊙ (B u) is two real products, (B_re u) + i (B_im u), not one complex product of 4
         u = self.input_map(x)
-        b_norm = jax.lax.complex(self.B_re, self.B_im) * jnp.exp(self.gamma_log)[:, None]
+        gamma = jnp.exp(self.gamma_log)
+        bu = jax.lax.complex(u @ (self.B_re * gamma[:, None]).T, u @ (self.B_im * gamma[:, None]).T)
         lam = jnp.broadcast_to(eigenvalues(self.nu_log, self.theta_log), (*u.shape[:-1], self.state))
-        return lam, u.astype(jnp.complex64) @ b_norm.T, u
+        return lam, bu, u
 
     def readout(self, h, u):
-        return (h @ jax.lax.complex(self.C_re, self.C_im).T).real + self.D * u
+        # Re(C h) = C_re h_re − C_im h_im: two real products; the imaginary part is never formed
+        return h.real @ self.C_re.T - h.imag @ self.C_im.T + self.D * u
 
 
 register("lru", LRU)
