@@ -18,8 +18,8 @@ import jax
 import jax.numpy as jnp
 from flax import linen as nn
 
-from memrl.cores.base import register
-from memrl.cores.linear_recurrence import LinearRecurrentCore
+from memrl.cores.base import broadcast_right, register
+from memrl.cores.linear_recurrence import LinearRecurrentCore, chosen_scan
 from memrl.settings import check_positive
 
 EPSILON = 1e-6
@@ -60,17 +60,45 @@ class LinearAttention(LinearRecurrentCore):
         heads = (*batch_shape, self.num_heads, self.head_size)
         return {"kv": jnp.zeros((*heads, self.head_size)), "k": jnp.zeros(heads)}
 
-    def elements(self, x):
+    def projections(self, x):
+        """φ(q), φ(k) and v of every step at once, per head."""
         q, k, v = (self.heads(f(x)) for f in (self.query, self.key, self.value))
-        k = feature_map(k)
-        summed = {"kv": k[..., :, None] * v[..., None, :], "k": k}
-        return jnp.ones(x.shape[:-1]), summed, feature_map(q)
+        return feature_map(q), feature_map(k), v
 
-    def readout(self, state, q):
+    def elements(self, x):
+        q, k, v = self.projections(x)
+        summed = {"kv": k[..., :, None] * v[..., None, :], "k": k}
+        return jnp.ones(x.shape[:-1]), summed, q
+
+    def attended(self, state, q):
+        """o = φ(q)ᵀ S / (φ(q)ᵀ z + ε) per head."""
         numerator = jnp.einsum("...hk,...hkv->...hv", q, state["kv"])
         normaliser = jnp.einsum("...hk,...hk->...h", q, state["k"])[..., None] + EPSILON
-        o = numerator / normaliser
+        return numerator / normaliser
+
+    def read(self, o):
         return self.output(o.reshape(*o.shape[:-2], -1))
+
+    def readout(self, state, q):
+        return self.read(self.attended(state, q))
+
+    def unroll(self, carry, xs, resets):
+        """The associative scan as every linear-recurrent core has it, or (``scan`` sequential) one
+        that adds each step's φ(k) vᵀ and reads with φ(q) inside the step, under ``jax.checkpoint``:
+        the [T, B, heads, d, d] sums are never all kept, only each step's read [T, B, heads, d]."""
+        if chosen_scan(self.scan) == "associative":
+            return super().unroll(carry, xs, resets)
+        q, k, v = self.projections(xs)
+
+        @jax.checkpoint
+        def step(state, inputs):
+            q_t, k_t, v_t, reset = inputs
+            kept = jax.tree.map(lambda s: jnp.where(broadcast_right(reset, s), 0.0, s), state)
+            state = {"kv": kept["kv"] + k_t[..., :, None] * v_t[..., None, :], "k": kept["k"] + k_t}
+            return state, self.attended(state, q_t)
+
+        state, o = jax.lax.scan(step, carry, (q, k, v, resets))
+        return state, self.read(o)
 
 
 register("linear-attention", LinearAttention)

@@ -28,7 +28,7 @@ import jax.numpy as jnp
 from flax import linen as nn
 
 from memrl.cores.base import register
-from memrl.cores.linear_recurrence import LinearRecurrentCore
+from memrl.cores.linear_recurrence import LinearRecurrentCore, chosen_scan
 from memrl.settings import check_positive
 
 DT_RANGE = (0.001, 0.1)
@@ -74,17 +74,47 @@ class S6(LinearRecurrentCore):
     def zero_state(self, batch_shape):
         return jnp.zeros((*batch_shape, self.channels, self.state))
 
-    def elements(self, x):
+    def projections(self, x):
+        """u, Δ [..., E], the selections B and C [..., N] and the gate g of every step at once."""
         u = jax.nn.silu(self.input_branch(x))
-        delta = jax.nn.softplus(self.dt(self.dt_rank(u)))[..., None]  # [..., E, 1]
-        decay = jnp.exp(delta * -jnp.exp(self.A_log))
-        written = delta * self.select_b(u)[..., None, :] * u[..., None]
-        return decay, written, (u, self.select_c(u), self.gate_branch(x))
+        delta = jax.nn.softplus(self.dt(self.dt_rank(u)))
+        return u, delta, self.select_b(u), self.select_c(u), self.gate_branch(x)
+
+    def transition(self, u, delta, b):
+        """(exp(Δ A), Δ B u) [..., E, N]: a step's decay and write."""
+        delta = delta[..., None]
+        return jnp.exp(delta * -jnp.exp(self.A_log)), delta * b[..., None, :] * u[..., None]
+
+    def elements(self, x):
+        u, delta, b, c, g = self.projections(x)
+        decay, written = self.transition(u, delta, b)
+        return decay, written, (u, c, g)
+
+    def read(self, contracted, u, g):
+        """y = W_o [(C h + D ⊙ u) ⊙ SiLU(g)] from C·h already contracted [..., E]."""
+        return self.output((contracted + self.D * u) * jax.nn.silu(g))
 
     def readout(self, h, context):
         u, c, g = context
-        y = jnp.einsum("...en,...n->...e", h, c) + self.D * u
-        return self.output(y * jax.nn.silu(g))
+        return self.read(jnp.einsum("...en,...n->...e", h, c), u, g)
+
+    def unroll(self, carry, xs, resets):
+        """The associative scan as every linear-recurrent core has it, or (``scan`` sequential) one
+        that forms each step's decay and write and contracts C·h inside the step, under
+        ``jax.checkpoint``: the [T, B, E, N] elements and states are never all kept, only C·h [T, B, E]."""
+        if chosen_scan(self.scan) == "associative":
+            return super().unroll(carry, xs, resets)
+        u, delta, b, c, g = self.projections(xs)
+
+        @jax.checkpoint
+        def step(h, inputs):
+            u_t, delta_t, b_t, c_t, reset = inputs
+            decay, written = self.transition(u_t, delta_t, b_t)
+            h = jnp.where(reset[:, None, None], 0.0, decay * h) + written
+            return h, jnp.einsum("...en,...n->...e", h, c_t)
+
+        h, contracted = jax.lax.scan(step, self.state_of(carry), (u, delta, b, c, resets))
+        return self.carry_of(h), self.read(contracted, u, g)
 
 
 register("s6", S6)
