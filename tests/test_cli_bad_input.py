@@ -143,7 +143,7 @@ def refused(argv, capsys) -> str:
             "chain_length must be >= 2, got 1",
         ),
         # names, types and commands
-        (["train", "--core", "lstmx"], "unknown core 'lstmx'; did you mean 'lstm'? known: "),
+        (["train", "--core", "lstmx"], "unknown core 'lstmx'; did you mean 'lstm' or 'mlstm'? known: "),
         (
             ["train", "--core", "lstm", "--core-args", "hiden", "8"],
             "core 'lstm' has no setting 'hiden' (--core-args); its settings: hidden",
@@ -233,7 +233,7 @@ def refused(argv, capsys) -> str:
         ),
         (["bench", "unroll", "--lengths", "0"], "--lengths must be one or more values, each a positive integer; got 0"),
         (["bench", "htm", "--width", "100"], "--width must be a multiple of 8"),
-        (["bench", "throughput", "--cores", "lstmx"], "--cores: unknown core 'lstmx'; did you mean 'lstm'?"),
+        (["bench", "throughput", "--cores", "lstmx"], "--cores: unknown core 'lstmx'; did you mean 'lstm' or 'mlstm'?"),
         (["bench", "all", "--baseline", "no-such-revision"], "--baseline 'no-such-revision': git cannot read"),
         # several processes (hosts.py)
         (
