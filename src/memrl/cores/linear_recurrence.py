@@ -112,3 +112,17 @@ class LinearRecurrentCore(MemoryCore):
         a, b, context = self.elements(xs)
         hs = scan_linear(a, b, self.state_of(carry), resets, self.scan)
         return self.carry_of(jax.tree.map(lambda h: h[-1], hs)), self.readout(hs, context)
+
+
+class ComplexStateCore(LinearRecurrentCore):
+    """A linear-recurrent core whose state is ``state`` complex units (the LRU, S5): zero at the
+    start, held in the carry as its real and imaginary parts."""
+
+    def zero_state(self, batch_shape):
+        return jnp.zeros((*batch_shape, self.state), jnp.complex64)
+
+    def carry_of(self, h):
+        return {"re": h.real, "im": h.imag}
+
+    def state_of(self, carry):
+        return jax.lax.complex(carry["re"], carry["im"])

@@ -25,7 +25,7 @@ import jax.numpy as jnp
 from flax import linen as nn
 
 from memrl.cores.base import register
-from memrl.cores.linear_recurrence import LinearRecurrentCore
+from memrl.cores.linear_recurrence import ComplexStateCore
 from memrl.settings import check_positive
 
 
@@ -50,7 +50,7 @@ def eigenvalues(nu_log: jax.Array, theta_log: jax.Array) -> jax.Array:
     return jnp.exp(-jnp.exp(nu_log) + 1j * jnp.exp(theta_log))
 
 
-class LRU(LinearRecurrentCore):
+class LRU(ComplexStateCore):
     """One LRU layer after a linear input map (module docstring)."""
 
     hidden: int = 128
@@ -88,15 +88,6 @@ class LRU(LinearRecurrentCore):
         self.gamma_log = self.param(
             "gamma_log", lambda _: jnp.log(jnp.sqrt(1 - jnp.abs(eigenvalues(self.nu_log, self.theta_log)) ** 2))
         )
-
-    def zero_state(self, batch_shape):
-        return jnp.zeros((*batch_shape, self.state), jnp.complex64)
-
-    def carry_of(self, h):
-        return {"re": h.real, "im": h.imag}
-
-    def state_of(self, carry):
-        return jax.lax.complex(carry["re"], carry["im"])
 
     def elements(self, x):
         # u is real: γ ⊙ (B u) is two real products, (B_re u) + i (B_im u), not one complex product of 4

@@ -25,7 +25,7 @@ import numpy as np
 from flax import linen as nn
 
 from memrl.cores.base import register
-from memrl.cores.linear_recurrence import LinearRecurrentCore
+from memrl.cores.linear_recurrence import ComplexStateCore
 from memrl.settings import check_positive
 
 STEP_RANGE = (0.001, 0.1)
@@ -53,7 +53,7 @@ def hippo_normal_spectrum(size: int) -> tuple[np.ndarray, np.ndarray]:
     return np.mean(np.diagonal(normal)) + 1j * imag, vectors
 
 
-class S5(LinearRecurrentCore):
+class S5(ComplexStateCore):
     """One S5 layer after a linear input map (module docstring)."""
 
     hidden: int = 128
@@ -106,23 +106,14 @@ class S5(LinearRecurrentCore):
         lam_bar = jnp.exp(lam * jnp.exp(self.log_step))
         return lam_bar, ((lam_bar - 1) / lam)[:, None] * as_complex(self.B)
 
-    def zero_state(self, batch_shape):
-        return jnp.zeros((*batch_shape, self.state), jnp.complex64)
-
-    def carry_of(self, h):
-        return {"re": h.real, "im": h.imag}
-
-    def state_of(self, carry):
-        return jax.lax.complex(carry["re"], carry["im"])
-
     def elements(self, x):
         u = self.input_map(x)
         lam_bar, b_bar = self.discretised()
         lam_bar = jnp.broadcast_to(lam_bar, (*u.shape[:-1], self.state))
-        return lam_bar, u.astype(jnp.complex64) @ b_bar.T, u
+        return lam_bar, jax.lax.complex(u @ b_bar.real.T, u @ b_bar.imag.T), u  # u is real: two real products
 
     def readout(self, h, u):
-        return 2 * (h @ as_complex(self.C).T).real + self.D * u
+        return 2 * (h.real @ self.C[..., 0].T - h.imag @ self.C[..., 1].T) + self.D * u  # 2 Re(C̃ h)
 
 
 register("s5", S5)
