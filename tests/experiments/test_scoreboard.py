@@ -218,6 +218,8 @@ def test_every_experiment_has_a_finding_central_checks_and_a_committed_record():
         for preset in presets:
             experiment = experiments.get(name, preset)
             assert experiment.finding and any(e.central for e in experiment.expectations), (name, preset)
+            # issue 82 §4: whether the model learned at all, so that a failed claim is not read as evidence
+            assert any(e.learning for e in experiment.expectations), f"{name} ({preset}) has no learning check"
     for record in records:
         assert f'<a id="{record["section"]}"></a>' in pages[page(record)], record["experiment"]  # the scoreboard's link
         assert (RECORDS / record_name(record["experiment"], record["preset"], record["version"])).is_file()

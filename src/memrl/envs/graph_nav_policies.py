@@ -30,3 +30,7 @@ def oracle(env: GraphNav) -> ScriptedPolicy:
 
 
 POLICIES = {"oracle": oracle, "random": uniform_random}
+
+RANDOM_PLAY = {"graph-nav/5": 1.33}
+"""uniformly random play's mean return per 200-step episode (``random_play_returns``: 1,000 episodes,
+key 0): the level an agent's learning check reads against"""

@@ -76,6 +76,13 @@ def first_episode_returns(env, policy: ScriptedPolicy, key, num_episodes: int, m
     return jax.lax.while_loop(unfinished, step, init)[-1]
 
 
+def random_play_returns(env, episodes: int = 1000, key: int = 0) -> jax.Array:
+    """The returns [episodes] of uniformly random play over the first episode of ``episodes``
+    copies of ``env`` (PRNG key ``key``): the no-skill level that a learning check reads against."""
+    returns = jax.jit(lambda k: first_episode_returns(env, uniform_random(env), k, episodes, max_steps=10_000))
+    return returns(jax.random.PRNGKey(key))
+
+
 POLICIES_OF = {
     "tmaze": "memrl.envs.tmaze_policies",
     "memory-planning": "memrl.envs.memory_planning_policies",

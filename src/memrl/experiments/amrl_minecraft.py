@@ -33,6 +33,9 @@ OPTIMA = {
     "MC-LSN": [("optimum 10.1", 10.1), ("no memory 6.6", 6.6)],
 }
 MEMORYLESS = {env: lines[1][1] for env, lines in OPTIMA.items()}
+RANDOM_PLAY = {"MC-LS": 4.96, "MC-LSO": 4.97, "MC-LSN": 5.0}
+"""uniformly random play's mean return (``random_play_returns``: 1,000 first episodes, key 0): the
+learning checks' level"""
 AGENT = dict(
     encoder="conv",
     conv_channels=(16, 32),
@@ -112,6 +115,17 @@ def expectations() -> tuple[Expectation, ...]:
     amrl = ("amrl-max", "amrl-avg")
     others = ("set", "lstm", "lstm-stack", "dnc")
     return (
+        *(
+            Expectation(
+                f"{env}/{core}",
+                ">",
+                RANDOM_PLAY[env],
+                f"{core}'s final return on {env} above random play ({RANDOM_PLAY[env]})",
+                learning=True,
+            )
+            for env in ("MC-LS", "MC-LSN")
+            for core in amrl
+        ),
         *(learns_faster(env, core, other) for env in ("MC-LS", "MC-LSN") for core in amrl for other in others),
         Expectation(
             "MC-LS/set", "<=", MEMORYLESS["MC-LS"], "SET does not learn MC-LS (no better than the memory-less 10.2)"
@@ -206,7 +220,7 @@ def amrl_minecraft(preset: str) -> Experiment:
     """The experiment's runs and checks in ``preset``."""
     return Experiment(
         name="amrl-minecraft",
-        version=2,
+        version=3,  # 3: learning checks (AMRL above random play)
         description="AMRL-Max, AMRL-Avg, SET, LSTM, stacked LSTM and DNC on MC-LS, MC-LSO and MC-LSN (2D analogues)",
         reproduces="Beck et al. 2020, Fig. 5 and Sec. 5.2 (Minecraft results)",
         finding="AMRL learns the Minecraft mazes faster than LSTMs, SET and the DNC",

@@ -15,6 +15,7 @@ Presets: ``cpu`` (epn-memory-planning's small-budget settings, 300k steps per ru
 from __future__ import annotations
 
 from memrl.cores.epn import EPN
+from memrl.envs.graph_nav_policies import RANDOM_PLAY
 from memrl.experiments.base import Expectation, Experiment, PaperSetting, register
 from memrl.experiments.evaluations import GRAPH_NAV_EPISODE, graph_nav_generalisation
 from memrl.experiments.paper_agents import EPN_AGENT, EPN_LSTM_BASELINE, EPN_PLANNER, EPN_TRAINING
@@ -64,6 +65,13 @@ def epn_graph_nav(preset: str) -> Experiment:
         paper_steps=None,
         runs=preset_runs(preset),
         expectations=(
+            Expectation(
+                "5 junctions/epn",
+                ">",
+                RANDOM_PLAY["graph-nav/5"],
+                f"EPN above random play ({RANDOM_PLAY['graph-nav/5']}: the return of uniformly random actions)",
+                learning=True,
+            ),
             Expectation(
                 "5 junctions/epn",
                 ">=",

@@ -83,6 +83,13 @@ EPN_SETTINGS_SWEEP = Experiment(
     expectations=(
         Expectation(
             V1_RUN,
+            ">",
+            RETURNS_4X4["random_walk"],
+            f"the LSTM above the random walk ({RETURNS_4X4['random_walk']}: collects on the goal, else a random move)",
+            learning=True,
+        ),
+        Expectation(
+            V1_RUN,
             ">=",
             RETURNS_4X4["within_trial_explorer"],
             "the LSTM reaches the within-trial explorer's return (Fig. 2b)",

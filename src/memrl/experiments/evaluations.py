@@ -182,6 +182,16 @@ def held_out_expectation(
     )
 
 
+def above_chance(run: str, task, model: str, held_out: bool = True) -> Expectation:
+    """A learning check: ``run``'s accuracy above a uniform guess among its ``task``'s outputs, on
+    ``held_out_evaluation``'s sequences (or, ``held_out`` False, the run's final held-out metric)."""
+    outputs = task.num_outputs
+    why = f"{model} above a uniform guess among {outputs} answers (accuracy {1 / outputs:.3g})"
+    if held_out:
+        return held_out_expectation(run, ">", 1 / outputs, why, learning=True)
+    return Expectation(run, ">", 1 / outputs, why, learning=True)
+
+
 def oracle_return(junctions: int, key, episodes: int = 256) -> float:
     """The shortest-path oracle's mean return per 200-step episode on ``graph-nav/junctions``."""
     from memrl import envs

@@ -19,6 +19,7 @@ paper's memory sizes, batch 32, 2 seeds as the paper's HTM, 1e8 steps).
 from __future__ import annotations
 
 from memrl.cores.epn import EPN
+from memrl.envs.graph_nav_policies import RANDOM_PLAY
 from memrl.experiments.base import Expectation, Experiment, PaperSetting, register
 from memrl.experiments.evaluations import GRAPH_NAV_EPISODE, graph_nav_generalisation
 from memrl.experiments.paper_agents import HTM_SIZES, HTM_STREETS_LOSSES
@@ -159,6 +160,13 @@ def htm_graph_nav(preset: str) -> Experiment:
         paper_steps=None,
         runs=preset_runs(preset),
         expectations=(
+            Expectation(
+                "5 junctions/htm",
+                ">",
+                RANDOM_PLAY["graph-nav/5"],
+                f"HTM above random play ({RANDOM_PLAY['graph-nav/5']}: the return of uniformly random actions)",
+                learning=True,
+            ),
             Expectation(
                 "5 junctions/htm",
                 ">=",

@@ -108,8 +108,10 @@ def evaluate_held_out(folders: dict, out: Path) -> dict:
     return {"held_out": rows}
 
 
-def held_out(run: str, kind: str, op: str, threshold: float, why: str, central: bool = False) -> Expectation:
-    return Expectation(run, op, threshold, why, evaluated=("held_out", kind), central=central)
+def held_out(
+    run: str, kind: str, op: str, threshold: float, why: str, central: bool = False, learning: bool = False
+) -> Expectation:
+    return Expectation(run, op, threshold, why, evaluated=("held_out", kind), central=central, learning=learning)
 
 
 SETTINGS = (
@@ -155,6 +157,14 @@ def htm_pai(preset: str) -> Experiment:
         paper_steps=None,
         runs=pai_runs(preset),
         expectations=(
+            held_out(
+                f"16 chains/htm, {DEPTH[preset]} layers",
+                "direct",
+                ">",
+                0.5,
+                "HTM recalls stored pairs above chance (0.5: a guess between the two choices)",
+                learning=True,
+            ),
             held_out(
                 f"16 chains/htm, {DEPTH[preset]} layers",
                 "indirect",

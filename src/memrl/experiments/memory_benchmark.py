@@ -191,14 +191,10 @@ def memory_benchmark_runs(preset: str) -> dict[str, PPOConfig]:
 def random_play_return(task: Task, episodes: int = 1000, key: int = 0) -> float:
     """The mean return of uniformly random play over the first episode of ``episodes`` copies of
     ``task``'s environment (``Task.random``)."""
-    import jax
-
     from memrl import envs
-    from memrl.envs.scripted_policy import first_episode_returns, uniform_random
+    from memrl.envs.scripted_policy import random_play_returns
 
-    env = envs.make(task.env, **task.env_args)
-    returns = jax.jit(lambda k: first_episode_returns(env, uniform_random(env), k, episodes, max_steps=10_000))
-    return float(returns(jax.random.PRNGKey(key)).mean())
+    return float(random_play_returns(envs.make(task.env, **task.env_args), episodes, key).mean())
 
 
 def normalised(value: float, task: Task) -> float:

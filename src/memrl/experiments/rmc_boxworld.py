@@ -31,6 +31,9 @@ SOLVED_RETURN = 10.0
 """an episode return this high means the gem was taken"""
 TEST_STEPS = 2000
 """steps per evaluation environment when the final agents are scored"""
+RANDOM_SOLVED = 0.014
+"""the fraction of levels that uniformly random play solves (``random_play_returns``: 1,000 first
+episodes, key 0): the learning check's level"""
 
 TRAINING = {
     "paper": dict(**RMC_RMSPROP, lr=1e-4, total_steps=1_000_000_000, updates_per_chunk=500),
@@ -122,6 +125,14 @@ def rmc_boxworld(preset: str) -> Experiment:
         paper_steps=1_000_000_000,
         runs=boxworld_runs(preset),
         expectations=(
+            Expectation(
+                "boxworld/rmc",
+                ">",
+                RANDOM_SOLVED,
+                f"the RMC agent solves more levels than random play ({RANDOM_SOLVED})",
+                evaluated=("solved", "fraction_solved"),
+                learning=True,
+            ),
             Expectation(
                 "boxworld/rmc",
                 ">=",

@@ -70,6 +70,15 @@ def parameter_count(config: SupervisedConfig) -> int:
     return int(sum(np.prod(a.shape) for a in jax.tree.leaves(shapes)))
 
 
+def unigram_perplexity(task: LanguageModel, words: int = TEST_WORDS) -> float:
+    """The perplexity on the first ``words`` + 1 held-out tokens of predicting every word by its
+    training frequency, add-one smoothed (exp of -mean log p(w)): a model that learned nothing of
+    the context, the learning check's level."""
+    counts = np.bincount(task.stream("train"), minlength=task.num_outputs) + 1.0
+    log_p = np.log(counts / counts.sum())
+    return float(np.exp(-log_p[task.stream("test")[1 : words + 1]].mean()))
+
+
 def perplexities(learner, params, words: int = TEST_WORDS, unrolls: tuple[int, ...] = UNROLLS) -> dict:
     """Perplexity of the model on the first ``words`` + 1 held-out tokens, read continuously and
     with the state reset every w tokens (one compile: the resets are an input)."""
@@ -108,12 +117,15 @@ def evaluate_perplexity(folders: dict, out: Path) -> dict:
         learner = learner_for(config)
         per_seed = [perplexities(learner, params) for params in final_params(folder)]
         if per_seed:
+            unigram = unigram_perplexity(config.task)
             continuous = seed_entry([p["continuous"] for p in per_seed])
             unroll = {w: float(np.mean([p["unroll"][w] for p in per_seed])) for w in per_seed[0]["unroll"]}
             loss_at_100 = seed_entry([p["unroll"]["100"] - p["continuous"] for p in per_seed])
             results[run] = {
                 "parameters": parameter_count(config),
                 "continuous": continuous,
+                "to_unigram": seed_entry([p["continuous"] / unigram for p in per_seed]),
+                "unigram": unigram,
                 "unroll": unroll,
                 "loss_at_100": loss_at_100,
             }
@@ -200,13 +212,21 @@ def rmc_language_model(preset: str) -> Experiment:
     """The experiment's runs and checks in ``preset``."""
     return Experiment(
         name="rmc-language-model",
-        version=2,
+        version=3,  # 3: a learning check (below the unigram model's perplexity)
         description="RMC and LSTM word-level language models of about equal size on CPython's documentation (a WikiText-103 analogue)",
         reproduces="Santoro et al. 2018, Table 2 and Fig. 12 (lower perplexity; less loss from short test unrolls)",
         finding="the RMC reaches a lower held-out perplexity than an LSTM of its size",
         paper_steps=None,
         runs=language_model_runs(preset),
         expectations=(
+            Expectation(
+                "python-docs/rmc",
+                "<",
+                1.0,
+                "the RMC's held-out perplexity below the unigram model's (its ratio to it below 1)",
+                evaluated=("perplexity", "to_unigram"),
+                learning=True,
+            ),
             Expectation(
                 "python-docs/rmc",
                 "<",

@@ -30,6 +30,9 @@ TRAINING = {
     "cpu": dict(RMC_RMSPROP, lr=2e-4, total_steps=2_000_000, updates_per_chunk=100, seeds=3),
 }
 PAPER_SCORES = {"viewport": (677, 550), "full": (1159, 598)}
+RANDOM_PLAY = 9.0
+"""uniformly random play's mean return on Mini Pacman (``random_play_returns``: 1,000 first episodes,
+key 0; the same in both views): the learning checks' level"""
 """observation -> (RMC, LSTM) episode returns read from the paper's text"""
 
 
@@ -85,7 +88,7 @@ def rmc_pacman(preset: str) -> Experiment:
     """The experiment's runs and checks in ``preset``."""
     return Experiment(
         name="rmc-pacman",
-        version=3,  # 2: TensorFlow 1's RMSprop (squared-gradient average from 1) wherever RMSprop runs; 3: 3 seeds, cpu the viewport only
+        version=4,  # 2: TensorFlow 1's RMSprop (squared-gradient average from 1) wherever RMSprop runs; 3: 3 seeds, cpu the viewport only; 4: a learning check (above random play)
         description="RMC and LSTM agents (V-trace) on Mini Pacman with "
         + " and with ".join(VIEWS[v] for v in OBSERVATIONS[preset]),
         reproduces="Santoro et al. 2018, Sec. 5.3 and Fig. 10 (viewport: RMC 677 vs LSTM 550; full: 1159 vs 598)",
@@ -94,16 +97,26 @@ def rmc_pacman(preset: str) -> Experiment:
         paper_steps=None,
         runs=pacman_runs(preset),
         expectations=tuple(
-            Expectation(
-                f"{observation}/rmc",
-                ">",
-                None,
-                f"the RMC agent scores above the LSTM ({observation}: {rmc} vs {lstm})",
-                against=f"{observation}/lstm",
-                central=True,
-            )
+            check
             for observation, (rmc, lstm) in PAPER_SCORES.items()
             if observation in OBSERVATIONS[preset]
+            for check in (
+                Expectation(
+                    f"{observation}/rmc",
+                    ">",
+                    RANDOM_PLAY,
+                    f"the RMC agent scores above random play ({observation}: {RANDOM_PLAY})",
+                    learning=True,
+                ),
+                Expectation(
+                    f"{observation}/rmc",
+                    ">",
+                    None,
+                    f"the RMC agent scores above the LSTM ({observation}: {rmc} vs {lstm})",
+                    against=f"{observation}/lstm",
+                    central=True,
+                ),
+            )
         ),
         optima={
             observation: [("paper's RMC", PAPER_SCORES[observation][0]), ("paper's LSTM", PAPER_SCORES[observation][1])]

@@ -22,7 +22,7 @@ import numpy as np
 
 from memrl.cores.tlb import TemporalLatentBottleneck
 from memrl.experiments.base import Expectation, Experiment, PaperSetting, register
-from memrl.experiments.evaluations import seed_entry
+from memrl.experiments.evaluations import above_chance, seed_entry
 from memrl.learn.supervised_config import SupervisedConfig
 from memrl.run.folder import measured_rows
 from memrl.tasks.babyai import BabyAI
@@ -216,6 +216,9 @@ def tlb_babyai(preset: str) -> Experiment:
             check
             for panel in panels
             for check in (
+                above_chance(
+                    f"{panel}/tlb", runs[f"{panel}/tlb"].task, "TLB's held-out action accuracy", held_out=False
+                ),
                 Expectation(
                     f"{panel}/tlb",
                     ">=",
