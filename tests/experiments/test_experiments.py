@@ -217,6 +217,49 @@ def test_rmc_language_model_compares_models_of_equal_size_and_reads_fig_12():
     )  # a reset at every word forgets the context
 
 
+def test_the_language_model_is_tested_at_its_checkpoint_of_lowest_validation_perplexity(tmp_path):
+    """Issue 82 §9: every kept checkpoint is read on the validation split, the lowest is tested."""
+    from memrl.experiments.rmc_language_model import chosen_checkpoint, evaluate_perplexity, perplexities, stream_loss
+    from memrl.run.folder import RunFolder
+    from memrl.run.launch import train_seeds
+
+    for preset in ("cpu", "paper"):
+        assert all(c.keep_every > 0 for c in experiments.get("rmc-language-model", preset).runs.values())
+    config = dataclasses.replace(
+        experiments.get("rmc-language-model", "cpu").runs["python-docs/lstm"],
+        core_args=dict(hidden=4),
+        embed_dim=4,
+        batch_size=2,
+        total_steps=2 * 6,
+        updates_per_chunk=2,
+        keep_every=2,
+        lr=0.3,
+        seeds=1,
+    )
+    folder = RunFolder(tmp_path / "python-docs/lstm")
+    folder.prepare(config)
+    train_seeds(config, folder, [0])
+    learner = learner_for(config)
+    assert sorted(folder.kept_params(0, learner.init(jax.random.PRNGKey(0)).params)) == [2, 4, 6]
+    # the last kept parameters made the first's, so that the lowest is not simply the last
+    folder.kept_params_path(0, 6).write_bytes(folder.kept_params_path(0, 2).read_bytes())
+    kept = folder.kept_params(0, learner.init(jax.random.PRNGKey(0)).params)
+    loss = stream_loss(learner)
+    valid = {
+        u: perplexities(learner, p, words=300, unrolls=(), split="valid", loss=loss)["continuous"]
+        for u, p in kept.items()
+    }
+    assert valid[2] == valid[6] != valid[4]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("memrl.experiments.rmc_language_model.TEST_WORDS", 300)
+        update, params, perplexity = chosen_checkpoint(folder, 0, learner, loss)
+        assert update == min(valid, key=valid.get) == 4 and perplexity == pytest.approx(valid[4], rel=1e-6)
+        row = evaluate_perplexity({"python-docs/lstm": folder}, tmp_path)["perplexity"]["python-docs/lstm"]
+    assert row["chosen_update"] == [update] and row["valid"]["per_seed"] == [pytest.approx(perplexity, rel=1e-6)]
+    with pytest.raises(ValueError, match=r"keep_every \(3\) must be a multiple of updates_per_chunk \(2\)"):
+        dataclasses.replace(config, keep_every=3)
+
+
 def test_the_language_models_learning_level_is_the_unigram_models_perplexity():
     from memrl.experiments.rmc_language_model import unigram_perplexity
 

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from memrl import tasks
-from memrl.tasks.language_model import HELD_OUT_EVERY, python_documents, tokenize
+from memrl.tasks.language_model import HELD_OUT_EVERY, SPLITS, python_documents, split_of, tokenize
 
 
 @pytest.fixture(scope="module")
@@ -34,11 +34,17 @@ def test_tokens_are_words_numbers_and_marks_with_line_ends():
 def test_the_corpus_is_the_documentation_split_by_document(task):
     documents = python_documents()
     assert len(documents) > 500 and documents == sorted(documents)
-    held_out = sum(len(tokenize(text)) for i, (_, text) in enumerate(documents) if i % HELD_OUT_EVERY == 0)
-    assert len(task.stream("test")) == held_out and len(task.stream("train")) > 300_000
+    tokens = {
+        split: sum(len(tokenize(text)) for i, (_, text) in enumerate(documents) if split_of(i) == split)
+        for split in SPLITS
+    }
+    assert [i for i in range(2 * HELD_OUT_EVERY) if split_of(i) != "train"] == [0, 10, 20, 30]
+    assert {split: len(task.stream(split)) for split in SPLITS} == tokens and tokens["train"] > 300_000
     vocabulary = list(task.vocabulary)
     assert vocabulary[:2] == ["<unk>", "<eos>"] and len(set(vocabulary)) == len(vocabulary) == task.input_size
     assert (task.stream("train") == 0).mean() < 0.02  # words seen once are rare
+    with pytest.raises(ValueError, match=r"split must be one of \('train', 'valid', 'test'\), got 'validation'"):
+        task.stream("validation")
 
 
 def test_batches_predict_the_next_word_at_every_step(task):

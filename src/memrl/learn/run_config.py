@@ -121,6 +121,10 @@ class ConfigRecord:
     shows each core's)"""
     updates_per_chunk: int = 10
     """updates per compiled chunk; metrics, progress and checkpoints happen between chunks"""
+    keep_every: int = 0
+    """also keep each seed's parameters every this many updates (a multiple of updates_per_chunk;
+    0: only the last checkpoint), to choose one afterwards, e.g. the best on a validation split
+    (``RunFolder.kept_params``)"""
     imports: tuple[str, ...] = ()
     """Python modules to import before the run is built, e.g. ``mypkg.envs``: where environments,
     tasks or cores of your own are registered (``memrl.envs.register``), so that ``memrl train``'s
@@ -143,7 +147,7 @@ class ConfigRecord:
     """layer sizes: positive integers each"""
     UNIT_INTERVAL: ClassVar[tuple[str, ...]] = ()
     POSITIVE: ClassVar[tuple[str, ...]] = ("lr", "max_grad_norm", "adam_eps")
-    NON_NEGATIVE: ClassVar[tuple[str, ...]] = ()
+    NON_NEGATIVE: ClassVar[tuple[str, ...]] = ("keep_every",)
     OPTIONAL: ClassVar[tuple[str, ...]] = ("max_grad_norm",)
     """settings that may be None (turned off)"""
 
@@ -295,6 +299,11 @@ class ConfigRecord:
             raise ValueError(
                 f"total_steps ({self.total_steps}) is less than one update ({self.steps_per_update} {self.step_label})"
             )
+        if self.keep_every % self.updates_per_chunk:
+            raise ValueError(
+                f"keep_every ({self.keep_every}) must be a multiple of updates_per_chunk ({self.updates_per_chunk}): "
+                f"parameters are kept between chunks {flag('keep_every')}"
+            )
         return self
 
     def check_types(self) -> None:
@@ -428,7 +437,12 @@ class RunConfig(AgentSpec, ConfigRecord):
         "conv_strides",
     )
     UNIT_INTERVAL: ClassVar[tuple[str, ...]] = ("gamma",)
-    NON_NEGATIVE: ClassVar[tuple[str, ...]] = ("policy_coef", "value_coef", "entropy_coef", "reconstruction_coef")
+    NON_NEGATIVE: ClassVar[tuple[str, ...]] = ConfigRecord.NON_NEGATIVE + (
+        "policy_coef",
+        "value_coef",
+        "entropy_coef",
+        "reconstruction_coef",
+    )
 
     __eq__ = ConfigRecord.__eq__  # not AgentSpec's, which would compare the agent's fields alone
     __hash__ = ConfigRecord.__hash__

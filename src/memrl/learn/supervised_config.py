@@ -57,7 +57,7 @@ class SupervisedConfig(ConfigRecord):
     """decoupled weight decay: above 0, Adam becomes AdamW (TLB's image classification: 0.05)"""
 
     POSITIVE_INTS: ClassVar[tuple[str, ...]] = ConfigRecord.POSITIVE_INTS + ("batch_size", "embed_dim")
-    NON_NEGATIVE: ClassVar[tuple[str, ...]] = ("lr_warmup", "weight_decay")
+    NON_NEGATIVE: ClassVar[tuple[str, ...]] = ConfigRecord.NON_NEGATIVE + ("lr_warmup", "weight_decay")
     WIDTHS: ClassVar[tuple[str, ...]] = ConfigRecord.WIDTHS + ("head_widths",)
 
     COMPONENTS: ClassVar[tuple[str, ...]] = ("core", "task")

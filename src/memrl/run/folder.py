@@ -174,6 +174,21 @@ class RunFolder:
         self.seed_dir(seed).mkdir(parents=True, exist_ok=True)
         atomic_write(self.checkpoint_path(seed), serialization.to_bytes(runner))
 
+    def kept_params_path(self, seed: int, update: int) -> Path:
+        """Where ``seed``'s parameters after ``update`` updates are kept (``ConfigRecord.keep_every``)."""
+        return self.seed_dir(seed) / "kept_params" / f"update_{update:09d}.msgpack"
+
+    def keep_params(self, seed: int, update: int, params) -> None:
+        path = self.kept_params_path(seed, update)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(path, serialization.to_bytes(params))
+
+    def kept_params(self, seed: int, template) -> dict[int, object]:
+        """``seed``'s kept parameters by update (shaped like ``template``, a runner's params), in
+        update order; empty where the run keeps none."""
+        paths = sorted(self.kept_params_path(seed, 0).parent.glob("update_*.msgpack"))
+        return {int(path.stem.removeprefix("update_")): restore_msgpack(path, template) for path in paths}
+
     def load_checkpoint(self, seed: int, template):
         """The saved RunnerState of ``seed`` (shaped like ``template``), or None if there is none.
         Refuses a seed restored from kept results: they hold no parameters."""

@@ -145,7 +145,10 @@ def train_seeds(
                     )
                 if live:
                     log_rows(live[seed], rows, done - n + 1, config.steps_per_update)
-                folder.save_checkpoint(seed, jax.tree.map(lambda x, i=i: x[i], host))
+                runner = jax.tree.map(lambda x, i=i: x[i], host)
+                if config.keep_every and done % config.keep_every == 0:
+                    folder.keep_params(seed, done, runner.params)
+                folder.save_checkpoint(seed, runner)
             if on_chunk:
                 on_chunk(done * config.steps_per_update)
     finally:  # a writer's last events reach its file only when it closes

@@ -3,11 +3,12 @@ RMC paper's Sec. 4.3, App. A.4), which cannot be downloaded here.
 
 The corpus ``python-docs`` is CPython's own English documentation: the language-reference topics of
 ``pydoc_data.topics`` and the docstrings of the standard library's modules, classes and functions
-(tests and idlelib left out): on Python 3.11.7, 517k training and 22k held-out tokens and a
-vocabulary of 8,482 (WikiText-103: 103M words). It depends on the Python version that runs memrl;
-a bank records the version and is made once per version.
-Documents (a topic, or a module's docstrings) are split by their sorted position: every 20th is
-held out for testing (``test``), the rest train.
+(tests and idlelib left out): on Python 3.11.7, about 490k training, 27k validation and 22k test
+tokens (WikiText-103: 103M words). It depends on the Python version that runs memrl; a bank
+records the version and is made once per version.
+Documents (a topic, or a module's docstrings) are split by their sorted position, as WikiText's
+three splits: every 20th is held out for testing (``test``), every 20th counted from the 10th for
+validation (``valid``: choosing a checkpoint, never trained on), the rest train.
 
 Tokens: words, numbers and single punctuation marks (case kept), ``<eos>`` at each line end,
 words seen fewer than ``min_count`` times in the training split as ``<unk>`` (as WikiText does
@@ -33,12 +34,14 @@ import numpy as np
 
 from memrl.settings import check_positive
 from memrl.tasks.bank import cached_bank
-from memrl.tasks.base import SequenceBatch, SequenceTask, check_split, register, split_key
+from memrl.tasks.base import SequenceBatch, SequenceTask, register, split_key
 
 CORPORA = ("python-docs",)
 SPECIALS = ("<unk>", "<eos>")
 TOKEN = re.compile(r"[A-Za-z]+(?:'[a-z]+)?|[0-9]+|[^\sA-Za-z0-9]")
 HELD_OUT_EVERY = 20
+SPLITS = ("train", "valid", "test")
+"""the corpus's splits: ``sample`` draws from train and test (``tasks.SPLITS``), ``stream`` reads any"""
 
 
 def python_documents() -> list[tuple[str, str]]:
@@ -73,11 +76,12 @@ def tokenize(text: str) -> list[str]:
 
 
 def make_corpus(min_count: int) -> dict[str, np.ndarray]:
-    """Token streams of both splits as ids, and the vocabulary (ids 0, 1 = ``<unk>``, ``<eos>``)."""
+    """Token streams of the three splits as ids, and the vocabulary of the training split (ids 0, 1 =
+    ``<unk>``, ``<eos>``)."""
     documents = python_documents()
-    splits = {"train": [], "test": []}
+    splits = {split: [] for split in SPLITS}
     for i, (_, text) in enumerate(documents):
-        splits["test" if i % HELD_OUT_EVERY == 0 else "train"] += tokenize(text)
+        splits[split_of(i)] += tokenize(text)
     counts = collections.Counter(splits["train"])
     vocabulary = list(SPECIALS) + sorted(w for w, n in counts.items() if n >= min_count and w not in SPECIALS)
     ids = {w: i for i, w in enumerate(vocabulary)}
@@ -85,12 +89,17 @@ def make_corpus(min_count: int) -> dict[str, np.ndarray]:
     return {**arrays, "vocabulary": np.array(vocabulary), "documents": np.array(len(documents))}
 
 
+def split_of(document: int) -> str:
+    """The split of the ``document``-th document in sorted order."""
+    return {0: "test", HELD_OUT_EVERY // 2: "valid"}.get(document % HELD_OUT_EVERY, "train")
+
+
 @functools.cache
 def corpus(name: str, min_count: int) -> dict[str, np.ndarray]:
     """The corpus's arrays, made once per Python version and kept in memrl's cache."""
     if name not in CORPORA:
         raise ValueError(f"corpus must be one of {CORPORA}, got {name!r}")
-    settings = {"corpus": name, "min_count": min_count, "python": sys.version.split()[0], "version": 1}
+    settings = {"corpus": name, "min_count": min_count, "python": sys.version.split()[0], "version": 2}
     return cached_bank("language-model", settings, lambda: make_corpus(min_count))
 
 
@@ -119,8 +128,9 @@ class LanguageModel(SequenceTask):
             )
 
     def stream(self, split: str) -> np.ndarray:
-        """The split's token ids, in order."""
-        check_split(split)
+        """The token ids of ``split`` (one of ``SPLITS``), in order."""
+        if split not in SPLITS:
+            raise ValueError(f"split must be one of {SPLITS}, got {split!r}")
         return corpus(self.corpus_name, self.min_count)[split]
 
     @property
