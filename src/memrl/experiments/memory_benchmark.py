@@ -27,6 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from memrl.cores.amrl import AMRL
+from memrl.cores.delta_net import DeltaNet
 from memrl.cores.dnc import DNC
 from memrl.cores.feedback_transformer import FeedbackTransformer
 from memrl.cores.ffm import FFM
@@ -36,7 +37,9 @@ from memrl.cores.linear_attention import LinearAttention
 from memrl.cores.lru import LRU
 from memrl.cores.lstm import LSTM
 from memrl.cores.min_gru import MinGRU
+from memrl.cores.mlstm import MLSTM
 from memrl.cores.rmc import RelationalMemory
+from memrl.cores.s5 import S5
 from memrl.cores.s6 import S6
 from memrl.cores.tlb import TemporalLatentBottleneck
 from memrl.cores.transformer_xl import TransformerXL
@@ -127,6 +130,21 @@ MEMORIES = {
 }
 """about 128 units of memory in the cpu preset (the attention layers 64 wide, as popgym-suite's
 GTrXL and htm-rl-control's HTM), POPGym's 256 in the paper's"""
+
+
+def added_memories(width: int) -> dict:
+    """The memories that version 2 adds (issue 83 §4): S5 with ``width`` // 2 complex states, and
+    DeltaNet, Gated DeltaNet and the mLSTM with 4 heads over a ``width``-wide output."""
+    heads = dict(hidden=width, num_heads=4, head_size=width // 4)
+    return {
+        "s5": S5(hidden=width, state=width // 2, blocks=4),
+        "delta-net": DeltaNet(**heads),
+        "gated-delta-net": DeltaNet(**heads, gated=True),
+        "mlstm": MLSTM(**heads),
+    }
+
+
+ADDED_MEMORIES = {"cpu": added_memories(128), "paper": added_memories(256)}
 
 LEARNER = {
     "cpu": dict(

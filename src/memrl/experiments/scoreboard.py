@@ -12,6 +12,7 @@ import re
 from collections import Counter
 from pathlib import Path
 
+from memrl.experiments.base import names
 from memrl.experiments.record import (
     BENCHMARK_VERDICTS,
     RECORDS,
@@ -142,7 +143,7 @@ def summary(records: list[dict]) -> str:
     """One line per paper: the verdicts of its reproductions' newest versions counted, how many of
     their central checks were decided, and the rows that say nothing about the claim with their
     budget against the paper's; then the benchmarks (an experiment that is ``part_of`` another is
-    named with it, its runs not counted twice)."""
+    named with it, its runs not counted twice), and the experiments defined that have no record yet."""
     lines = []
     latest = newest(records)
     for paper, short in PAPERS.items():
@@ -174,7 +175,14 @@ def summary(records: list[dict]) -> str:
             if r["experiment"] not in parts
         )
         lines.append(f"- benchmarks, not in the papers' counts: {told}")
+    if unrun := not_yet_run(records):
+        lines.append(f"- defined, not yet run (no record): {', '.join(f'`{name}`' for name in unrun)}")
     return "\n".join(lines)
+
+
+def not_yet_run(records: list[dict]) -> list[str]:
+    """The registered experiments that none of ``records`` is of."""
+    return sorted(set(names()) - {r["experiment"] for r in records})
 
 
 def verdict_meanings() -> str:
