@@ -7,7 +7,7 @@ from __future__ import annotations
 import jax.numpy as jnp
 
 from memrl.envs.minecraft_chicken import BACKWARD, COLLECT, FORWARD, LEFT, RIGHT, ChickenState, MinecraftChicken
-from memrl.envs.scripted_policy import ScriptedPolicy
+from memrl.envs.scripted_policy import ScriptedPolicy, uniform_random
 
 
 def _collector(env: MinecraftChicken, final_choice):
@@ -37,3 +37,6 @@ def oracle(env: MinecraftChicken) -> ScriptedPolicy:
 def forgetter(env: MinecraftChicken) -> ScriptedPolicy:
     """Collects every chicken by the shortest way and answers right whatever the colour was."""
     return _collector(env, lambda state: jnp.int32(RIGHT))
+
+
+POLICIES = {"oracle": oracle, "forgetter": forgetter, "random": uniform_random}

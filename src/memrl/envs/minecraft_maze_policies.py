@@ -8,7 +8,7 @@ from __future__ import annotations
 import jax.numpy as jnp
 
 from memrl.envs.minecraft_maze import DECIDE, EAST, WEST, MinecraftMaze, MinecraftMazeState
-from memrl.envs.scripted_policy import ScriptedPolicy
+from memrl.envs.scripted_policy import ScriptedPolicy, uniform_random
 
 
 def _walker(env: MinecraftMaze, final_choice):
@@ -27,3 +27,6 @@ def oracle(env: MinecraftMaze) -> ScriptedPolicy:
 def forgetter(env: MinecraftMaze) -> ScriptedPolicy:
     """Takes every rewarded step and west at the end whatever the indicators said."""
     return _walker(env, lambda state: jnp.int32(WEST))
+
+
+POLICIES = {"oracle": oracle, "forgetter": forgetter, "random": uniform_random}

@@ -87,17 +87,23 @@ POLICIES_OF = {
     "tmaze": "memrl.envs.tmaze_policies",
     "memory-planning": "memrl.envs.memory_planning_policies",
     "graph-nav": "memrl.envs.graph_nav_policies",
+    "object-permanence": "memrl.envs.object_permanence_policies",
+    "word-learning": "memrl.envs.word_learning_policies",
+    "minecraft-maze": "memrl.envs.minecraft_maze_policies",
+    "minecraft-maze/chicken": "memrl.envs.minecraft_chicken_policies",
 }
-"""an environment family (its name before "/") -> the module whose ``POLICIES`` are its scripted policies"""
+"""an environment (its whole name) or a family (its name before "/") -> the module whose
+``POLICIES`` are its scripted policies; a whole name comes before its family"""
 
 
 def scripted_policy(env_name: str, env, name: str) -> ScriptedPolicy:
     """The scripted policy ``name`` of environment ``env_name`` (made as ``env``); refused by name
     where the environment has none of that name."""
-    family = env_name.split("/", 1)[0]
+    family = env_name if env_name in POLICIES_OF else env_name.split("/", 1)[0]
     if family not in POLICIES_OF:
         raise ValueError(
-            f"{env_name} has no scripted policies; these environments do: {', '.join(f'{f}/*' for f in POLICIES_OF)}"
+            f"{env_name} has no scripted policies; these environments do: "
+            + ", ".join(f if "/" in f else f"{f}/*" for f in POLICIES_OF)
         )
     policies = importlib.import_module(POLICIES_OF[family]).POLICIES
     if name not in policies:

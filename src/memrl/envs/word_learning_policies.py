@@ -9,7 +9,7 @@ import jax
 import jax.numpy as jnp
 
 from memrl.envs.room_view import DELTAS, blocked
-from memrl.envs.scripted_policy import ScriptedPolicy
+from memrl.envs.scripted_policy import ScriptedPolicy, uniform_random
 from memrl.envs.word_learning import LEARNING, TEST, WordLearning, WordLearningState
 
 
@@ -50,3 +50,6 @@ def guesser(env: WordLearning) -> ScriptedPolicy:
     return ScriptedPolicy(
         lambda state: jnp.int32(-1), _lifter(lambda key, state: jax.random.randint(key, (), 0, 3)), reads_state=True
     )
+
+
+POLICIES = {"oracle": oracle, "guesser": guesser, "random": uniform_random}

@@ -1,0 +1,42 @@
+"""One registration for every environment's scripted policies (issue 84 §1): ``scripted_policy``
+finds each family's oracle, a memory-less policy and random play by name, and the oracle does better
+than random play on the first episode of a few copies."""
+
+import jax
+import pytest
+
+from memrl import envs
+from memrl.envs.scripted_policy import POLICIES_OF, episode_rewards, scripted_policy
+
+ONE_OF_EACH = {
+    "tmaze": "tmaze/T-L",
+    "memory-planning": "memory-planning/4x4",
+    "graph-nav": "graph-nav/5",
+    "object-permanence": "object-permanence/mixed",
+    "word-learning": "word-learning/distractors0",
+    "minecraft-maze": "minecraft-maze/MC-LS",
+    "minecraft-maze/chicken": "minecraft-maze/chicken",
+}
+
+
+def test_every_family_with_scripted_policies_is_tried_here():
+    assert set(ONE_OF_EACH) == set(POLICIES_OF)
+
+
+@pytest.mark.parametrize("name", list(ONE_OF_EACH.values()))
+def test_the_oracle_beats_random_play_through_the_one_registration(name):
+    env = envs.make(name)
+    oracle, random = (scripted_policy(name, env, policy) for policy in ("oracle", "random"))
+    returns = {
+        policy: float(episode_rewards(env, acting, jax.random.PRNGKey(0), 8, 600).sum(1).mean())
+        for policy, acting in (("oracle", oracle), ("random", random))
+    }
+    assert returns["oracle"] > returns["random"], returns
+
+
+def test_a_name_no_registration_knows_is_refused_with_those_that_exist():
+    env = envs.make("boxworld/viewport")
+    with pytest.raises(ValueError, match=r"boxworld/viewport has no scripted policies; .*minecraft-maze/chicken"):
+        scripted_policy("boxworld/viewport", env, "oracle")
+    with pytest.raises(ValueError, match=r"word-learning/distractors0 has no scripted policy 'planner'; its policies"):
+        scripted_policy("word-learning/distractors0", envs.make("word-learning/distractors0"), "planner")
