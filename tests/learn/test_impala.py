@@ -1,6 +1,7 @@
 """IMPALA/V-trace learner: learning a short T-maze, the behaviour-policy lag, determinism, config errors."""
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 
@@ -269,9 +270,7 @@ def test_while_cloning_the_teacher_acts_and_the_policy_loss_is_its_cross_entropy
     teacher = oracle(learner.env)
     for update in range(3):
         before = runner
-        runner, segment = jax.jit(
-            lambda r, u=update: learner.rollout(r, learner.acting_params(r), learner.teach(u < 2))
-        )(before)
+        runner, segment = jax.jit(lambda r: learner.rollout(r, learner.acting_params(r), learner.teach(r)))(before)
         actions, logp = np.asarray(segment.transitions.action), np.asarray(segment.transitions.logp)
         # the teacher's actions, replayed from the same observations with its own memory
         memory = jax.vmap(teacher.initial_memory)(before.env_state)
@@ -291,6 +290,36 @@ def test_while_cloning_the_teacher_acts_and_the_policy_loss_is_its_cross_entropy
         runner = runner.replace(update=runner.update + 1)
     cloned, info = jax.jit(learner._loss)(runner.params, segment, True)
     assert float(info["policy_loss"]) > 0  # −mean log π(a_teacher)
+
+
+def test_dagger_mixing_lets_the_agent_act_more_often_and_still_learns_the_teachers_action():
+    """With agent_share s the agent's own action drives the environment with a probability rising
+    from 0 (the first cloning update) to s (the last); the target stays the teacher's, and log μ is the
+    mixture's: log((1 − s)·[a = a_teacher] + s·π(a))."""
+    from memrl.agents import distributions as dist
+
+    config = tiny(total_steps=16 * 24 * 3, teacher="oracle", clone_updates=3, agent_share=0.5)
+    learner = Impala(config)
+    runner = learner.init(jax.random.PRNGKey(0))
+    rollout = jax.jit(lambda r: learner.rollout(r, learner.acting_params(r), learner.teach(r)))
+    for update, share in enumerate((0.0, 0.25, 0.5)):
+        assert float(learner.agent_share(jnp.int32(update))) == share
+        runner = runner.replace(update=jnp.int32(update))
+        _, segment = rollout(runner)
+        traj = segment.transitions
+        action, target, logp = (
+            np.asarray(x)[..., 0] if x.ndim == 3 else np.asarray(x) for x in (traj.action, traj.target, traj.logp)
+        )
+        logits, _, _ = learner.unroll(runner.params, segment.initial_carry, traj)
+        policy = np.exp(np.asarray(dist.log_prob(logits, traj.action, learner.env.action_dims)))
+        np.testing.assert_allclose(
+            logp, np.log((1 - share) * (action == target) + share * policy), rtol=1e-5, atol=1e-6
+        )
+        own = (action != target).mean()
+        assert own == 0.0 if update == 0 else 0.0 < own < share  # the agent's own turns, where they differ
+    assert float(jax.jit(learner._loss)(runner.params, segment, True)[1]["policy_loss"]) == pytest.approx(
+        -float(jnp.mean(dist.log_prob(logits, traj.target, learner.env.action_dims))), rel=1e-5
+    )  # the cross-entropy of the teacher's actions, not of those taken
 
 
 @pytest.mark.slow
@@ -317,6 +346,8 @@ def test_cloning_the_oracle_solves_a_short_tmaze_then_v_trace_keeps_it():
         ),
         (dict(teacher="oracle", clone_updates=3, policy_lag=1), "policy_lag must be 0 with a teacher"),
         (dict(teacher="oracle", clone_updates=-1), "clone_updates must be a non-negative integer"),
+        (dict(agent_share=0.5), r"agent_share \(0.5\) mixes the agent into a teacher's cloning: give a teacher"),
+        (dict(teacher="oracle", clone_updates=3, agent_share=1.5), r"agent_share must lie in \[0.0, 1.0\], got 1.5"),
     ],
 )
 def test_a_teacher_is_refused_where_it_cannot_teach(settings, message):

@@ -19,7 +19,10 @@ importance weights π/μ differ from 1 and the off-policy correction matters.
 With a ``teacher`` (a scripted policy of the environment) the first ``clone_updates`` updates clone
 it: the teacher acts, and the policy term becomes the cross-entropy −Σ log π(a_teacher) through the
 same unroll from the stored carries; the value keeps learning by V-trace, with the teacher taken as
-deterministic (log μ = 0, so ρ = π(a_teacher) ≤ 1).
+deterministic (log μ = 0, so ρ = π(a_teacher) ≤ 1). With ``agent_share`` s > 0 (DAgger-style mixing)
+the agent's own sampled action drives the environment with a probability rising to s over the cloning
+updates; the target is still the teacher's action, and V-trace takes the mixture as the behaviour:
+μ(a) = (1 − s_t)·[a = a_teacher] + s_t·π(a).
 """
 
 from __future__ import annotations
@@ -85,16 +88,38 @@ class Impala(ActorCriticLearner):
         """Whether this update clones the teacher."""
         return runner.update < self.config.clone_updates
 
-    def teach(self, cloning: jax.Array):
-        """``env_step``'s hook: while ``cloning``, the teacher's action in the agent's place, log μ = 0."""
+    def agent_share(self, update: jax.Array) -> jax.Array:
+        """The probability that the agent's own action drives the environment at cloning ``update``:
+        0 at the first, ``agent_share`` at the last."""
+        return self.config.agent_share * update / max(self.config.clone_updates - 1, 1)
 
-        def act(runner: CloningRunnerState, action, logp, key):
+    def teach(self, runner: RunnerState):
+        """``env_step``'s hook for ``runner``'s update: while cloning, the teacher's action in the
+        agent's place, or with probability ``agent_share`` the agent's own, with log μ of the mixture;
+        the teacher's action is the target either way."""
+        cloning, share = self.cloning(runner), self.agent_share(runner.update)
+
+        def act(runner: CloningRunnerState, action, logp, logits, key):
             fresh = jax.vmap(self.teacher.initial_memory)(runner.env_state)
             memory = reset_carry(runner.teacher_memory, fresh, runner.reset)  # a new episode, a fresh memory
             seen = runner.env_state if self.teacher.reads_state else runner.obs
-            taught, memory = jax.vmap(self.teacher.act)(jax.random.split(key, self.config.num_envs), seen, memory)
+            teacher_key, mix_key = jax.random.split(key)
+            taught, memory = jax.vmap(self.teacher.act)(
+                jax.random.split(teacher_key, self.config.num_envs), seen, memory
+            )
             runner = runner.replace(teacher_memory=memory)
-            return runner, jnp.where(cloning, taught, action), jnp.where(cloning, 0.0, logp)
+            own = jax.random.bernoulli(mix_key, share, (self.config.num_envs,))
+            acted = jnp.where(own[:, None], action, taught)
+            same = jnp.all(acted == taught, axis=-1)
+            mixed_logp = jnp.log(
+                (1 - share) * same + share * jnp.exp(dist.log_prob(logits, acted, self.env.action_dims))
+            )
+            return (
+                runner,
+                jnp.where(cloning, acted, action),
+                jnp.where(cloning, mixed_logp, logp),
+                jnp.where(cloning, taught, action),
+            )
 
         return act
 
@@ -114,7 +139,8 @@ class Impala(ActorCriticLearner):
             c.rho_bar,
             c.c_bar,
         )  # vtrace's outputs carry no gradient
-        policy_loss = jnp.where(cloning, -jnp.mean(logp), -jnp.mean(targets.pg_advantage * logp))
+        taught = logp if traj.target is None else dist.log_prob(logits, traj.target, self.env.action_dims)
+        policy_loss = jnp.where(cloning, -jnp.mean(taught), -jnp.mean(targets.pg_advantage * logp))
         value_loss = 0.5 * jnp.mean(jnp.square(targets.vs - values))
         entropy = dist.entropy(logits, self.env.action_dims).mean()
         reconstruction = reconstruction.mean()
@@ -133,7 +159,7 @@ class Impala(ActorCriticLearner):
 
     def act(self, runner: RunnerState):
         """A rollout with the behaviour parameters (the teacher acting while the agent clones it)."""
-        teach = self.teach(self.cloning(runner)) if self.teacher is not None else None
+        teach = self.teach(runner) if self.teacher is not None else None
         runner, segment = self.rollout(runner, self.acting_params(runner), teach)
         return runner, segment, None
 

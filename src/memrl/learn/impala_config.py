@@ -38,8 +38,13 @@ class ImpalaConfig(RunConfig):
     clone_updates: int = 0
     """updates in which the agent clones ``teacher`` (its value still learns by V-trace, with the
     teacher taken as deterministic)"""
+    agent_share: float = 0.0
+    """DAgger-style mixing while cloning (Ross et al. 2011): the probability that the agent's own
+    action drives the environment, rising linearly from 0 at the first cloning update to this at the
+    last, so that the agent meets the states its own mistakes lead to; it still learns the teacher's
+    action at every step (0: the teacher always acts)"""
 
-    UNIT_INTERVAL: ClassVar[tuple[str, ...]] = RunConfig.UNIT_INTERVAL + ("rmsprop_decay",)
+    UNIT_INTERVAL: ClassVar[tuple[str, ...]] = RunConfig.UNIT_INTERVAL + ("rmsprop_decay", "agent_share")
     POSITIVE: ClassVar[tuple[str, ...]] = RunConfig.POSITIVE + ("rmsprop_eps", "rho_bar", "c_bar")
     NON_NEGATIVE: ClassVar[tuple[str, ...]] = RunConfig.NON_NEGATIVE + ("rmsprop_momentum", "rmsprop_initial_scale")
 
@@ -51,6 +56,10 @@ class ImpalaConfig(RunConfig):
             raise ValueError(
                 f"teacher and clone_updates go together (a teacher to clone for some updates), got teacher {self.teacher!r} "
                 f"and clone_updates {self.clone_updates}"
+            )
+        if self.agent_share and self.teacher is None:
+            raise ValueError(
+                f"agent_share ({self.agent_share}) mixes the agent into a teacher's cloning: give a teacher"
             )
         if self.teacher is not None:
             if self.policy_lag:
