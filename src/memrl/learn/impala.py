@@ -103,12 +103,9 @@ class Impala(ActorCriticLearner):
             fresh = jax.vmap(self.teacher.initial_memory)(runner.env_state)
             memory = reset_carry(runner.teacher_memory, fresh, runner.reset)  # a new episode, a fresh memory
             seen = runner.env_state if self.teacher.reads_state else runner.obs
-            teacher_key, mix_key = jax.random.split(key)
-            taught, memory = jax.vmap(self.teacher.act)(
-                jax.random.split(teacher_key, self.config.num_envs), seen, memory
-            )
+            taught, memory = jax.vmap(self.teacher.act)(jax.random.split(key, self.config.num_envs), seen, memory)
             runner = runner.replace(teacher_memory=memory)
-            own = jax.random.bernoulli(mix_key, share, (self.config.num_envs,))
+            own = jax.random.bernoulli(jax.random.fold_in(key, 1), share, (self.config.num_envs,))
             acted = jnp.where(own[:, None], action, taught)
             same = jnp.all(acted == taught, axis=-1)
             mixed_logp = jnp.log(
