@@ -9,11 +9,12 @@ DOC = Path(__file__).parents[1] / "docs" / "python-api.md"
 def test_every_python_example_runs(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     blocks = re.findall(r"```python\n(.*?)```", DOC.read_text(), flags=re.S)
-    assert len(blocks) == 8
+    assert len(blocks) == 9
     namespace: dict = {}
     for block in blocks:
         exec(compile(block, str(DOC), "exec"), namespace)
     assert namespace["logits"].shape == (12, 2, 3) and namespace["policy"].action_dims == (4,)
+    assert namespace["done"].shape == namespace["returns"].shape == (40, 4)  # the amnesic cloned agent's play
     assert (
         namespace["metrics"]["env_steps"].shape == (2,)
         and namespace["predictions"].shape == namespace["batch"].targets.shape

@@ -334,6 +334,31 @@ def test_cloning_the_oracle_solves_a_short_tmaze_then_v_trace_keeps_it():
     assert np.nanmean(returns[-10:]) >= 3.5, returns
 
 
+@pytest.mark.slow
+def test_an_lstm_cloning_the_oracle_with_dagger_solves_t_l_and_amnesic_it_guesses():
+    """Imitation of the T-maze oracle (issue 84 §1): every update clones it, the agent acting itself
+    up to half the time by the end; the frozen agent solves a 6-cell T-L, and the same agent with its
+    memory reset before every step is back at a guess at the junction (+4 or -3, less the steps' cost:
+    0.38 for the greedy amnesic agent, which always turns the same way; 4.0 with its memory, 2026-12-03)."""
+    config = tiny(
+        env="tmaze/T-L",
+        core="lstm",
+        total_steps=16 * 24 * 120,
+        lr=6e-3,
+        teacher="oracle",
+        clone_updates=120,  # at 40 the junction's turn was still a guess (greedy 0.38)
+        agent_share=0.5,
+    )
+    learner = Impala(config)
+    runner, _ = jax.jit(make_train(config))(jax.random.PRNGKey(0))
+    evaluate = jax.jit(learner.evaluate, static_argnums=(2, 3, 4))
+    returns = {}
+    for amnesic in (False, True):
+        done, episode_return, _ = evaluate(runner.params, jax.random.PRNGKey(1), 200, amnesic, True)
+        returns[amnesic] = float(np.asarray(episode_return)[np.asarray(done)].mean())
+    assert returns[False] >= 3.5 and returns[True] <= 1.0, returns
+
+
 @pytest.mark.parametrize(
     "settings, message",
     [
