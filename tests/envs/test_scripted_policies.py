@@ -12,6 +12,7 @@ ONE_OF_EACH = {
     "tmaze": "tmaze/T-L",
     "memory-planning": "memory-planning/4x4",
     "graph-nav": "graph-nav/5",
+    "ballet": "ballet/2_delay16",
     "object-permanence": "object-permanence/mixed",
     "word-learning": "word-learning/distractors0",
     "minecraft-maze": "minecraft-maze/MC-LS",
@@ -40,3 +41,14 @@ def test_a_name_no_registration_knows_is_refused_with_those_that_exist():
         scripted_policy("boxworld/viewport", env, "oracle")
     with pytest.raises(ValueError, match=r"word-learning/distractors0 has no scripted policy 'planner'; its policies"):
         scripted_policy("word-learning/distractors0", envs.make("word-learning/distractors0"), "planner")
+
+
+def test_the_ballet_oracle_always_touches_the_named_dancer_and_the_guesser_one_in_n():
+    env = envs.make("ballet/4_delay16")
+    returns = {
+        policy: episode_rewards(env, scripted_policy("ballet/4_delay16", env, policy), jax.random.PRNGKey(0), 64, 300)
+        .sum(1)
+        .mean()
+        for policy in ("oracle", "guesser")
+    }
+    assert float(returns["oracle"]) == 1.0 and 0.1 < float(returns["guesser"]) < 0.45, returns  # 1/4 expected

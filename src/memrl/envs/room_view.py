@@ -47,6 +47,16 @@ def blocked(agent: jax.Array, delta: jax.Array) -> jax.Array:
     return wall(agent + delta) | (diagonal & both_sides)
 
 
+def step_toward(agent: jax.Array, goal: jax.Array, avoid: jax.Array, avoided: jax.Array) -> jax.Array:
+    """The move (8 directions) that brings the agent closest to ``goal`` (Chebyshev distance),
+    never into a wall or onto one of the cells ``avoid`` [M, 2] where ``avoided`` [M]."""
+    onto = agent + DELTAS
+    distance = jnp.abs(onto - goal).max(axis=-1)
+    hits = (jnp.all(onto[:, None] == avoid[None], axis=-1) & avoided[None]).any(axis=-1)
+    walls = jax.vmap(lambda delta: blocked(agent, delta))(DELTAS)
+    return jnp.argmin(jnp.where(hits | walls, 100, distance)).astype(jnp.int32)
+
+
 def egocentric_crop(board: jax.Array, agent: jax.Array, outside: int = 0) -> jax.Array:
     """The [11, 11] crop of ``board`` with ``agent`` at its centre, ``outside`` beyond the room."""
     half = tables.CROP_SIZE // 2

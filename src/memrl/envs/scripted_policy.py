@@ -87,6 +87,7 @@ POLICIES_OF = {
     "tmaze": "memrl.envs.tmaze_policies",
     "memory-planning": "memrl.envs.memory_planning_policies",
     "graph-nav": "memrl.envs.graph_nav_policies",
+    "ballet": "memrl.envs.ballet_policies",
     "object-permanence": "memrl.envs.object_permanence_policies",
     "word-learning": "memrl.envs.word_learning_policies",
     "minecraft-maze": "memrl.envs.minecraft_maze_policies",

@@ -8,19 +8,9 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from memrl.envs.room_view import DELTAS, blocked
+from memrl.envs.room_view import step_toward
 from memrl.envs.scripted_policy import ScriptedPolicy, uniform_random
 from memrl.envs.word_learning import LEARNING, TEST, WordLearning, WordLearningState
-
-
-def step_toward(agent: jax.Array, goal: jax.Array, avoid: jax.Array, avoided: jax.Array) -> jax.Array:
-    """The move (8 directions) that brings the agent closest to ``goal`` (Chebyshev distance),
-    never into a wall or onto one of the cells ``avoid`` [M, 2] where ``avoided`` [M]."""
-    onto = agent + DELTAS
-    distance = jnp.abs(onto - goal).max(axis=-1)
-    hits = (jnp.all(onto[:, None] == avoid[None], axis=-1) & avoided[None]).any(axis=-1)
-    walls = jax.vmap(lambda delta: blocked(agent, delta))(DELTAS)
-    return jnp.argmin(jnp.where(hits | walls, 100, distance)).astype(jnp.int32)
 
 
 def _lifter(pick):
