@@ -13,6 +13,7 @@ ONE_OF_EACH = {
     "memory-planning": "memory-planning/4x4",
     "graph-nav": "graph-nav/5",
     "ballet": "ballet/2_delay16",
+    "pvm": "pvm",
     "object-permanence": "object-permanence/mixed",
     "word-learning": "word-learning/distractors0",
     "minecraft-maze": "minecraft-maze/MC-LS",
@@ -29,7 +30,7 @@ def test_the_oracle_beats_random_play_through_the_one_registration(name):
     env = envs.make(name)
     oracle, random = (scripted_policy(name, env, policy) for policy in ("oracle", "random"))
     returns = {
-        policy: float(episode_rewards(env, acting, jax.random.PRNGKey(0), 8, 600).sum(1).mean())
+        policy: float(episode_rewards(env, acting, jax.random.PRNGKey(0), 8, 800).sum(1).mean())
         for policy, acting in (("oracle", oracle), ("random", random))
     }
     assert returns["oracle"] > returns["random"], returns
@@ -52,3 +53,15 @@ def test_the_ballet_oracle_always_touches_the_named_dancer_and_the_guesser_one_i
         for policy in ("oracle", "guesser")
     }
     assert float(returns["oracle"]) == 1.0 and 0.1 < float(returns["guesser"]) < 0.45, returns  # 1/4 expected
+
+
+def test_the_pvm_oracle_matches_the_colour_after_the_apples_and_the_guesser_one_in_three():
+    env = envs.make("pvm")
+    steps = int(env.phase_ends(env.default_params)[2])  # the whole episode
+    rewards = {
+        policy: episode_rewards(env, scripted_policy("pvm", env, policy), jax.random.PRNGKey(0), 64, steps)
+        for policy in ("oracle", "guesser")
+    }
+    match = {policy: (r == env.default_params.match_reward).any(axis=1).mean() for policy, r in rewards.items()}
+    assert float(match["oracle"]) == 1.0 and 0.15 < float(match["guesser"]) < 0.55, match  # 1/3 expected
+    assert float(rewards["oracle"].sum(1).mean()) > float(env.default_params.match_reward)  # apples too
