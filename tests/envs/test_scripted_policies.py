@@ -14,6 +14,7 @@ ONE_OF_EACH = {
     "graph-nav": "graph-nav/5",
     "ballet": "ballet/2_delay16",
     "pvm": "pvm",
+    "boxworld": "boxworld/viewport",
     "object-permanence": "object-permanence/mixed",
     "word-learning": "word-learning/distractors0",
     "minecraft-maze": "minecraft-maze/MC-LS",
@@ -37,9 +38,9 @@ def test_the_oracle_beats_random_play_through_the_one_registration(name):
 
 
 def test_a_name_no_registration_knows_is_refused_with_those_that_exist():
-    env = envs.make("boxworld/viewport")
-    with pytest.raises(ValueError, match=r"boxworld/viewport has no scripted policies; .*minecraft-maze/chicken"):
-        scripted_policy("boxworld/viewport", env, "oracle")
+    env = envs.make("minipacman/viewport")
+    with pytest.raises(ValueError, match=r"minipacman/viewport has no scripted policies; .*minecraft-maze/chicken"):
+        scripted_policy("minipacman/viewport", env, "oracle")
     with pytest.raises(ValueError, match=r"word-learning/distractors0 has no scripted policy 'planner'; its policies"):
         scripted_policy("word-learning/distractors0", envs.make("word-learning/distractors0"), "planner")
 
@@ -65,3 +66,11 @@ def test_the_pvm_oracle_matches_the_colour_after_the_apples_and_the_guesser_one_
     match = {policy: (r == env.default_params.match_reward).any(axis=1).mean() for policy, r in rewards.items()}
     assert float(match["oracle"]) == 1.0 and 0.15 < float(match["guesser"]) < 0.55, match  # 1/3 expected
     assert float(rewards["oracle"].sum(1).mean()) > float(env.default_params.match_reward)  # apples too
+
+
+def test_the_boxworld_oracle_takes_every_gem_by_the_solution_path():
+    """Every level solved, with the best return of its path: L boxes + 10 for the gem, no distractor."""
+    env = envs.make("boxworld/viewport")
+    rewards = episode_rewards(env, scripted_policy("boxworld/viewport", env, "oracle"), jax.random.PRNGKey(0), 32, 300)
+    assert bool((rewards == env.default_params.gem_reward).any(axis=1).all())
+    assert not bool((rewards < 0).any())  # no distractor box opened

@@ -46,3 +46,25 @@ def breadth_first(neighbors: jax.Array, source: jax.Array) -> BFSResult:
         0, num_nodes, expand, (rank, distance, first_action, queue, jnp.int32(1))
     )
     return BFSResult(rank, distance, first_action)
+
+
+def grid_first_move(agent: jax.Array, goal: jax.Array, free: jax.Array, moves: jax.Array) -> jax.Array:
+    """The first of ``moves`` [A, 2] on a shortest path from ``agent`` to ``goal`` over the cells of
+    the grid where ``free`` [H, W] (the goal is always reached), by relaxing every cell's distance to
+    the goal; ties go to the lower move. A move off the grid or onto a cell that is not free is never
+    taken unless no move is free (then the first)."""
+    height, width = free.shape
+    far = height * width
+    free = free.at[goal[0], goal[1]].set(True)
+    start = jnp.full((height, width), far).at[goal[0], goal[1]].set(0)
+
+    def relax(distance, _):
+        padded = jnp.pad(distance, 1, constant_values=far)
+        shifted = jnp.stack([padded[1 + dr : 1 + dr + height, 1 + dc : 1 + dc + width] for dr, dc in moves.tolist()])
+        return jnp.where(free, jnp.minimum(distance, shifted.min(0) + 1), distance), None
+
+    distance = jax.lax.scan(relax, start, None, far)[0]
+    onto = agent + moves
+    inside = jnp.all((onto >= 0) & (onto < jnp.array([height, width])), axis=-1)
+    row, col = jnp.clip(onto[:, 0], 0, height - 1), jnp.clip(onto[:, 1], 0, width - 1)
+    return jnp.argmin(jnp.where(inside & free[row, col], distance[row, col], far + 1)).astype(jnp.int32)

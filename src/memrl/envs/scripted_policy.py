@@ -89,6 +89,7 @@ POLICIES_OF = {
     "graph-nav": "memrl.envs.graph_nav_policies",
     "ballet": "memrl.envs.ballet_policies",
     "pvm": "memrl.envs.pvm_policies",
+    "boxworld": "memrl.envs.boxworld_policies",
     "object-permanence": "memrl.envs.object_permanence_policies",
     "word-learning": "memrl.envs.word_learning_policies",
     "minecraft-maze": "memrl.envs.minecraft_maze_policies",
