@@ -10,14 +10,19 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from memrl.console import console
 from memrl.run.folder import RunFolder
 
+LINE_EVERY = 60.0
+"""seconds between the plain progress lines written where the output is not a terminal (a log
+file, CI), which a live bar does not reach"""
+
 
 class TrainingProgress:
     """A progress bar over all seeds of the given run folders: steps, steps/s and the latest score
     (return, or accuracy for supervised runs). It says "compiling" until the first chunk of
     updates is written (XLA compiles the training program first, tens of seconds on a CPU), and its
-    columns are short enough to leave the bar room at 80 columns."""
+    columns are short enough to leave the bar room at 80 columns. Where the output is not a
+    terminal, a plain line says the same at most every ``line_every`` seconds, from the first call."""
 
-    def __init__(self, folders: Sequence[RunFolder]):
+    def __init__(self, folders: Sequence[RunFolder], line_every: float = LINE_EVERY):
         self.folders = list(folders)
         self.configs = [f.load_config() for f in self.folders]
         self.total = sum(c.num_updates * c.steps_per_update * c.seeds for c in self.configs)
@@ -35,6 +40,8 @@ class TrainingProgress:
         self.task = None
         self.start_steps = 0
         self.start_time = time.time()
+        self.units, self.scores = units, scores
+        self.line_every, self.last_line = line_every, None
 
     def __enter__(self):
         self.progress.__enter__()
@@ -65,7 +72,20 @@ class TrainingProgress:
 
     def update(self) -> None:
         done, scores = self._read()
+        elapsed = time.time() - self.start_time
         if done == self.start_steps:  # nothing new written yet: still compiling (or in the first chunk)
+            self.plain_line(f"compiling ({elapsed / 60:.0f} min)")
             return
-        rate = (done - self.start_steps) / max(time.time() - self.start_time, 1e-9)
+        rate = (done - self.start_steps) / max(elapsed, 1e-9)
         self.progress.update(self.task, description="training", completed=done, rate=f"{rate:,.0f}/s", score=scores)
+        self.plain_line(
+            f"training: {done:,}/{self.total:,} {self.units}, {rate:,.0f}/s, {self.scores} {scores} ({elapsed / 60:.0f} min)"
+        )
+
+    def plain_line(self, text: str) -> None:
+        """Print ``text`` where the output is not a terminal, at most every ``line_every`` seconds."""
+        now = time.time()
+        if console.is_terminal or (self.last_line is not None and now - self.last_line < self.line_every):
+            return
+        self.last_line = now
+        console.print(text, highlight=False)
