@@ -128,6 +128,9 @@ def test_checkpoint_of_another_shape_is_refused(tmp_path):
             r"advantage_normalization must be one of \('minibatch', 'batch'\), got 'episode'",
         ),
         (dict(value_clip=0.0), "value_clip must be > 0"),
+        (dict(seed=2**70), r"seed must lie in \[0, 4,294,967,295\] for 1 seed\(s\) \(JAX's PRNG keys hold 32 bits"),
+        (dict(seed=2**32 - 2, seeds=3), r"seed must lie in \[0, 4,294,967,293\] for 3 seed\(s\)"),
+        (dict(seed=-5), r"seed must lie in \[0, "),
     ],
 )
 def test_bad_config_values_say_what_is_allowed(overrides, message):

@@ -46,6 +46,9 @@ def type_name(hint) -> str:
     return getattr(hint, "__name__", str(hint))
 
 
+SEED_LIMIT = 2**32
+"""seeds below this are distinct PRNG keys (``jax.random.PRNGKey`` keeps 32 bits of a seed)"""
+
 SettingsByName = dict[str, int | float | bool | str]
 """a component's settings by name, as the command line gives them (``--env-args maze_length 120``)"""
 
@@ -298,6 +301,11 @@ class ConfigRecord:
         if self.total_steps < self.steps_per_update:
             raise ValueError(
                 f"total_steps ({self.total_steps}) is less than one update ({self.steps_per_update} {self.step_label})"
+            )
+        if not 0 <= self.seed <= SEED_LIMIT - self.seeds:
+            raise ValueError(
+                f"seed must lie in [0, {SEED_LIMIT - self.seeds:,}] for {self.seeds} seed(s) (JAX's PRNG keys hold 32 bits: "
+                f"seeds 2^32 apart are one key), got {self.seed} {flag('seed')}"
             )
         if self.keep_every % self.updates_per_chunk:
             raise ValueError(

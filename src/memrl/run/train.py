@@ -176,10 +176,12 @@ def _train_prepared(
             folder.path / "curve.png",
             config.num_updates * config.steps_per_update,
         )
-    finals = {s: v["final"] for s, v in summary["seeds"].items()}
+    rounded = lambda value: "-" if value is None else f"{value:.4g}"  # float32 digits say nothing
+    finals = ", ".join(f"seed {seed}: {rounded(v['final'])}" for seed, v in summary["seeds"].items())
     error = summary["final_standard_error"]
-    noise = "" if error is None else f", standard error {error:.3f} over {summary['final_episodes']} episodes"
+    noise = "" if error is None else f"; standard error {error:.3f} over {summary['final_episodes']} episodes"
     console.print(
-        f"{config.final_label} {summary['final_mean']} (per seed: {finals}{noise}), {wall:.0f} s; curve {folder.path / 'curve.png'}"
+        f"{config.final_label} {rounded(summary['final_mean'])} ({finals}{noise}), {wall:.0f} s; "
+        f"curve {folder.path / 'curve.png'}"
     )
     return summary
