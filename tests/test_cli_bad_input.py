@@ -208,6 +208,13 @@ def refused(argv, capsys) -> str:
             "task 'pai' has no setting 'stored_chain' (--stages '100 stored_chain=2'); its settings: ",
         ),
         (["analyze", "gradients", "--steps", "0"], "--steps must be a positive integer, got 0"),
+        *(
+            (
+                [*command, "--cores"],
+                "--cores must be one or more values, each a core's registered name (memrl list); got nothing",
+            )
+            for command in (["analyze", "gradients"], ["analyze", "snr"], ["analyze", "gradient-scale"])
+        ),
         (["analyze", "planner-distance", "--lr", "inf"], "--lr must be a finite number > 0, got inf"),
         (["analyze", "ballet-memory", "--test-episodes", "0"], "--test-episodes must be a positive integer, got 0"),
         (["analyze", "planner-distance", "--seed", "-1"], "--seed must be >= 0, got -1"),

@@ -460,6 +460,20 @@ COMMANDS = {
 DESCRIPTION = "memrl: memory cores, environments, tasks and learners in JAX."
 
 
+def option_hint(hint):
+    """An option's type without the command line's own annotation (``Annotated[tuple[...], tyro.conf.arg(...)]``
+    -> ``tuple[...]``)."""
+    if typing.get_origin(hint) is Annotated and typing.get_origin(typing.get_args(hint)[0]) is tuple:
+        return typing.get_args(hint)[0]
+    return hint
+
+
+def option_flag(name: str, hint) -> str:
+    """The flag of option ``name``: its own (``tyro.conf.arg(name=...)``) where its type gives one."""
+    given = next((m.name for m in getattr(hint, "__metadata__", ()) if getattr(m, "name", None)), None)
+    return flag_of(given or name)
+
+
 def checked_before_running(command):
     """``command`` (an analysis or a bench table) with its options checked first by their types
     (``settings.Count`` or a tuple of them, ``Seed``, ``LearningRate``, ``OutputFolder``), naming the flag."""
@@ -470,7 +484,7 @@ def checked_before_running(command):
         bound = inspect.signature(command).bind(*args, **kwargs)
         bound.apply_defaults()
         for name, value in bound.arguments.items():
-            hint = hints.get(name)
+            hint, flag = option_hint(hints.get(name)), option_flag(name, hints.get(name))
             several = typing.get_origin(hint) is tuple
             allowed = allowed_of(typing.get_args(hint)[0] if several else hint)
             if allowed is None or value is None:
@@ -479,9 +493,9 @@ def checked_before_running(command):
                 check_output_folder(value)
             elif several and not (value and all(allowed.fits(v) for v in value)):
                 given = " ".join(map(str, value)) or "nothing"
-                raise ValueError(f"{flag_of(name)} must be one or more values, each {allowed.what}; got {given}")
+                raise ValueError(f"{flag} must be one or more values, each {allowed.what}; got {given}")
             elif not several and not allowed.fits(value):
-                raise ValueError(f"{flag_of(name)} must be {allowed.what}, got {value}")
+                raise ValueError(f"{flag} must be {allowed.what}, got {value}")
         return command(*args, **kwargs)
 
     return checked

@@ -36,6 +36,8 @@ Seed = Annotated[int, Allowed(">= 0", lambda value: value >= 0)]
 """a random seed: at least 0"""
 LearningRate = Annotated[float, Allowed("a finite number > 0", lambda value: math.isfinite(value) and value > 0)]
 """a step size: finite and above 0"""
+CoreName = Annotated[str, Allowed("a core's registered name (memrl list)", lambda value: bool(value))]
+"""one core of a command that compares several (``tuple[CoreName, ...]``: one or more)"""
 OUTPUT_FOLDER = Allowed("a folder (or a path where one can be made)", lambda value: True)
 OutputFolder = Annotated[Path, OUTPUT_FOLDER]
 """a folder a command writes to (the command line checks that it can be one before anything runs)"""

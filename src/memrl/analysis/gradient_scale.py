@@ -23,7 +23,7 @@ import jax.numpy as jnp
 import optax
 import tyro
 
-from memrl.settings import OutputFolder
+from memrl.settings import CoreName, OutputFolder
 
 FLAG_FACTOR = 10.0
 """a parameter is flagged when its mean |gradient| is below this many times the optimiser's floor"""
@@ -100,7 +100,7 @@ def run_config(learner: str, core: str, env: str, task: str):
 
 def command(
     learner: Literal["ppo", "impala", "supervised"] = "ppo",
-    core_names: Annotated[tuple[str, ...], tyro.conf.arg(name="cores")] = DEFAULT_CORES,
+    core_names: Annotated[tuple[CoreName, ...], tyro.conf.arg(name="cores")] = DEFAULT_CORES,
     env: str = "tmaze/T-L",
     task: str = "copying",
     seed: int = 0,

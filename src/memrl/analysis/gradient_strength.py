@@ -18,7 +18,7 @@ import numpy as np
 import tyro
 
 from memrl import cores
-from memrl.settings import Count, OutputFolder
+from memrl.settings import CoreName, Count, OutputFolder
 
 DEFAULT_CORES = ("lstm", "lstm-stack", "gru", "amrl-max", "amrl-avg", "amrl-sum", "set")
 
@@ -55,7 +55,7 @@ def gradient_table(names, steps: int = 100, inits: int = 3, seed: int = 0) -> di
 
 
 def command(
-    core_names: Annotated[tuple[str, ...], tyro.conf.arg(name="cores")] = DEFAULT_CORES,
+    core_names: Annotated[tuple[CoreName, ...], tyro.conf.arg(name="cores")] = DEFAULT_CORES,
     steps: Count = 100,
     inits: Count = 3,
     out: OutputFolder = Path("runs/analysis/gradients"),

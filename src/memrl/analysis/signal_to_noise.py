@@ -33,7 +33,7 @@ from jax.scipy.special import ndtr
 
 from memrl import cores
 from memrl.analysis.gradient_strength import make_core_for_width
-from memrl.settings import Count, OutputFolder
+from memrl.settings import CoreName, Count, OutputFolder
 
 DEFAULT_CORES = ("lstm", "lstm-stack", "gru", "amrl-max", "amrl-avg", "amrl-sum", "set")
 
@@ -99,7 +99,7 @@ def snr_table(
 
 
 def command(
-    core_names: Annotated[tuple[str, ...], tyro.conf.arg(name="cores")] = DEFAULT_CORES,
+    core_names: Annotated[tuple[CoreName, ...], tyro.conf.arg(name="cores")] = DEFAULT_CORES,
     steps: Count = 100,
     sequences: Count = 20,
     inits: Count = 3,
