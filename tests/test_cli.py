@@ -39,6 +39,10 @@ def test_list_names_cores_envs_and_experiments(capsys):
         (["--env", "tmaze/T-LN"], ("maze_length", "100", "timeout")),
         (["--task", "copying"], ("gap", "blank steps", "num_digits")),
         (["--experiment", "htm-ballet"], ("| V-trace policy loss weight | 0.1 (Table 1", "memrl `gpu`")),
+        (  # no empty table for an environment whose own library takes its settings, no reST markup
+            ["--env", "gymnasium/CartPole-v1"],
+            ("gymnasium/CartPole-v1: no settings of memrl's.", "`Environment`"),
+        ),
     ],
 )
 def test_list_shows_every_setting_with_its_default_and_meaning(argv, shown, capsys):

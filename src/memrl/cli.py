@@ -70,13 +70,18 @@ def list_all(
         return
     for registry, name in chosen:
         registry = registry_of(name) if registry is cores.CORES else registry
+        by_the_run = SupervisedConfig.set_by_the_run("task") if registry is tasks.TASKS else ()
+        rows = [s for s in settings_of(registry, name) if s.name not in by_the_run]
+        if not rows:  # a family member (gymnasium/<id>): its own library takes its settings
+            console.print(
+                f"{registry.kind} {name}: no settings of memrl's. {described(registry, name)}", highlight=False
+            )
+            continue
         table = Table(title=f"{registry.kind} {name}: settings", caption=described(registry, name))
         for column in ("setting", "type", "default", "meaning"):
             table.add_column(column)
-        by_the_run = SupervisedConfig.set_by_the_run("task") if registry is tasks.TASKS else ()
-        for setting in settings_of(registry, name):
-            if setting.name not in by_the_run:
-                table.add_row(setting.name, setting.type_name, repr(setting.default), setting.doc)
+        for setting in rows:
+            table.add_row(setting.name, setting.type_name, repr(setting.default), setting.doc)
         console.print(table)
 
 

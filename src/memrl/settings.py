@@ -125,7 +125,7 @@ def described(registry: Registry, name: str) -> str:
     """The first paragraph of the docstring of the module that defines ``registry``'s entry ``name``:
     what it is and the paper it comes from."""
     doc = sys.modules[type(registry.make(name)).__module__].__doc__ or ""
-    return " ".join(doc.strip().split("\n\n")[0].split())
+    return " ".join(doc.strip().split("\n\n")[0].split()).replace("``", "`")  # reStructuredText's literals, as markdown
 
 
 @functools.cache  # a registered name's entry never changes; making every environment takes a second
