@@ -146,3 +146,22 @@ def test_a_memorys_choice_is_its_best_mean_over_the_pilot_tasks_ties_to_the_firs
     assert chosen["lstm"] == {"lr": 5e-4, "adam_eps": 1e-5, "score": 0.5}  # all equal: v1's setting
     del scores[f"{tasks[2]}/lstm, {setting_label(1e-3, 1e-8)}"]
     assert "lstm" not in choices(scores)  # a missing pilot: no choice
+
+
+def test_the_tuning_evaluation_scores_each_pilot_and_writes_the_choices(tmp_path):
+    """Each pilot run's normalised final return as an average entry the checks read, and choices.json."""
+    from memrl.experiments.memory_tuning import evaluate_tuning
+
+    experiment = experiments.get("memory-tuning", "cpu")
+    folders = {}
+    for run, config in experiment.runs.items():
+        if "/lstm," in run or "/s6," in run:
+            folder = RunFolder(tmp_path / "runs" / run)
+            folder.prepare(config)
+            final = 1.0 if "/lstm," in run else TASKS[run.split("/")[0]].random
+            (folder.path / "summary.json").write_text(json.dumps({"seeds": {"100": {"final": final}}}))
+            folders[run] = folder
+    evaluation = evaluate_tuning(folders, tmp_path)
+    central = next(e for e in experiment.expectations if e.central)
+    assert central.entry({}, evaluation)["per_seed"] == [1.0]  # the LSTM at v1's setting: the best
+    assert json.loads((tmp_path / "choices.json").read_text())["s6"] == {"lr": 5e-4, "adam_eps": 1e-5, "score": 0.0}

@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from memrl.experiments.base import Expectation, Experiment, register
+from memrl.experiments.evaluations import seed_entry
 from memrl.experiments.memory_benchmark import (
     ADDED_MEMORIES,
     MEMORIES,
@@ -104,7 +105,7 @@ def evaluate_tuning(folders: dict, out: Path) -> dict:
         table.add_row(memory, *cells, setting_label(choice["lr"], choice["adam_eps"]))
     console.print(table)
     (out / "choices.json").write_text(json.dumps(chosen, indent=2) + "\n")
-    return {"normalised": {run: {"mean": score, "per_seed": [score]} for run, score in scores.items()}}
+    return {"normalised": {run: seed_entry([score]) for run, score in scores.items()}}
 
 
 def memory_tuning(preset: str) -> Experiment:
