@@ -8,13 +8,12 @@ import pytest
 from memrl import envs
 from memrl.envs.scripted_policy import POLICIES_OF, episode_rewards, scripted_policy
 
+TESTED_APART = {"ballet", "pvm", "boxworld"}
+"""families whose oracle the tests below hold to the optimum itself"""
 ONE_OF_EACH = {
     "tmaze": "tmaze/T-L",
     "memory-planning": "memory-planning/4x4",
     "graph-nav": "graph-nav/5",
-    "ballet": "ballet/2_delay16",
-    "pvm": "pvm",
-    "boxworld": "boxworld/viewport",
     "object-permanence": "object-permanence/mixed",
     "word-learning": "word-learning/distractors0",
     "minecraft-maze": "minecraft-maze/MC-LS",
@@ -23,7 +22,7 @@ ONE_OF_EACH = {
 
 
 def test_every_family_with_scripted_policies_is_tried_here():
-    assert set(ONE_OF_EACH) == set(POLICIES_OF)
+    assert set(ONE_OF_EACH) | TESTED_APART == set(POLICIES_OF)
 
 
 @pytest.mark.parametrize("name", list(ONE_OF_EACH.values()))
@@ -48,7 +47,7 @@ def test_a_name_no_registration_knows_is_refused_with_those_that_exist():
 def test_the_ballet_oracle_always_touches_the_named_dancer_and_the_guesser_one_in_n():
     env = envs.make("ballet/4_delay16")
     returns = {
-        policy: episode_rewards(env, scripted_policy("ballet/4_delay16", env, policy), jax.random.PRNGKey(0), 64, 300)
+        policy: episode_rewards(env, scripted_policy("ballet/4_delay16", env, policy), jax.random.PRNGKey(0), 64, 160)
         .sum(1)
         .mean()
         for policy in ("oracle", "guesser")
