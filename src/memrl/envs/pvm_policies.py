@@ -1,8 +1,8 @@
 """Passive Visual Match's scripted policies (Lampinen et al. 2021, Sec. 4.3, after Hung et al. 2019):
 the oracle collects the nearest apple in the distractor phase, stands at the room's centre when the
-squares appear, and steps onto the square of the phase-1 colour around the others; the guesser does the same but steps onto a
-square drawn at random, what an agent without memory of the colour can do (1/num_choices of the
-match reward); and random play."""
+squares appear, and steps onto the square of the phase-1 colour around the others; the guesser does
+the same but steps onto a square drawn at random, what an agent without memory of the colour can do
+(1/num_choices of the match reward); and random play."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ def _matcher(env: PassiveVisualMatch, pick):
     centre, distractor_end = jnp.full(2, env.room_size // 2), env.phase_ends(params)[1]
     size = env.room_size
     cells = jnp.stack(jnp.meshgrid(jnp.arange(size), jnp.arange(size), indexing="ij"), -1)
-    inside = jnp.all((cells >= 1) & (cells <= size - 2), axis=-1)
+    inside = jnp.zeros((size, size), bool).at[floor[:, 0], floor[:, 1]].set(True)
 
     def act(key, state: PVMState, choice):
         phase = env.phase(state, params)
@@ -28,11 +28,12 @@ def _matcher(env: PassiveVisualMatch, pick):
         apples = state.apples[floor[:, 0], floor[:, 1]]
         nearest_apple = floor[jnp.argmin(jnp.where(apples, jnp.abs(floor - state.agent).sum(-1), 10_000))]
         # the room's centre before the squares appear: in a corner two wrong squares can box it in
-        nearest_apple = jnp.where(apples.any() & (state.step < distractor_end - env.room_size), nearest_apple, centre)
+        collecting = apples.any() & (state.step < distractor_end - size)
+        distractor_goal = jnp.where(collecting, nearest_apple, centre)
         square = state.choice_cells[jnp.maximum(choice, 0)]
         others = jnp.where((jnp.arange(len(state.choice_cells)) != choice)[:, None], state.choice_cells, -1)
         goal = jnp.where(
-            phase == DISTRACTOR_PHASE, nearest_apple, jnp.where(phase == CHOICE_PHASE, square, state.agent)
+            phase == DISTRACTOR_PHASE, distractor_goal, jnp.where(phase == CHOICE_PHASE, square, state.agent)
         )
         avoid = jnp.where(phase == CHOICE_PHASE, others, -1)
         free = inside & ~jnp.all(cells[:, :, None] == avoid[None, None], axis=-1).any(-1)

@@ -63,20 +63,25 @@ def tuning_runs(preset: str) -> dict[str, PPOConfig]:
     }
 
 
+def setting_means(scores: dict[str, float]) -> dict[str, list[float]]:
+    """Per memory in ``scores`` (run name -> normalised final return) that has every pilot: its mean
+    over the pilot tasks at each setting of ``GRID``, in order."""
+    means = {}
+    for memory in dict.fromkeys(run.split("/", 1)[1].split(", lr ")[0] for run in scores):
+        runs = [[f"{task}/{memory}, {setting_label(lr, eps)}" for task in PILOT_TASKS.values()] for lr, eps in GRID]
+        if all(run in scores for setting in runs for run in setting):
+            means[memory] = [float(np.mean([scores[run] for run in setting])) for setting in runs]
+    return means
+
+
 def choices(scores: dict[str, float]) -> dict[str, dict]:
-    """Each memory's setting of highest mean normalised score over the pilot tasks, from ``scores``
-    (run name -> normalised final return), with that mean and the tasks it covers; a tie goes to
-    the setting listed first in ``GRID``. A memory with a setting missing on some task is left out."""
+    """Each memory's setting of highest mean normalised score over the pilot tasks (``setting_means``),
+    with that mean; a tie goes to the setting listed first in ``GRID``. A memory with a pilot missing
+    is left out."""
     chosen = {}
-    memories = dict.fromkeys(run.split("/", 1)[1].split(", lr ")[0] for run in scores)
-    for memory in memories:
-        means = []
-        for lr, eps in GRID:
-            values = [scores.get(f"{task}/{memory}, {setting_label(lr, eps)}") for task in PILOT_TASKS.values()]
-            means.append(None if None in values else float(np.mean(values)))
-        if None not in means:
-            best = int(np.argmax(means))  # the first of equal means
-            chosen[memory] = {"lr": GRID[best][0], "adam_eps": GRID[best][1], "score": means[best]}
+    for memory, means in setting_means(scores).items():
+        best = int(np.argmax(means))  # the first of equal means
+        chosen[memory] = {"lr": GRID[best][0], "adam_eps": GRID[best][1], "score": means[best]}
     return chosen
 
 
@@ -93,16 +98,12 @@ def evaluate_tuning(folders: dict, out: Path) -> dict:
         if summary.exists():
             (final,) = [seed["final"] for seed in json.loads(summary.read_text())["seeds"].values()]
             scores[run] = normalised(final, TASKS[run.split("/")[0]])
-    chosen = choices(scores)
+    chosen, means = choices(scores), setting_means(scores)
     table = Table(title=f"each memory's choice: mean normalised final return over {', '.join(PILOT_TASKS.values())}")
     for column in ("memory", *(setting_label(lr, eps) for lr, eps in GRID), "chosen"):
         table.add_column(column)
     for memory, choice in chosen.items():
-        cells = []
-        for lr, eps in GRID:
-            mean = np.mean([scores[f"{task}/{memory}, {setting_label(lr, eps)}"] for task in PILOT_TASKS.values()])
-            cells.append(f"{mean:.2f}")
-        table.add_row(memory, *cells, setting_label(choice["lr"], choice["adam_eps"]))
+        table.add_row(memory, *(f"{m:.2f}" for m in means[memory]), setting_label(choice["lr"], choice["adam_eps"]))
     console.print(table)
     (out / "choices.json").write_text(json.dumps(chosen, indent=2) + "\n")
     return {"normalised": {run: seed_entry([score]) for run, score in scores.items()}}
