@@ -110,41 +110,44 @@ def test_the_evaluation_normalises_each_seed_and_times_the_throughput_task(tmp_p
 @pytest.mark.parametrize("preset", ["cpu", "paper"])
 def test_the_tuning_runs_every_memory_on_each_kind_of_demand_at_every_setting_on_a_pilot_seed(preset):
     from memrl.experiments.memory_benchmark import ADDED_MEMORIES, memory_benchmark_runs
-    from memrl.experiments.memory_tuning import GRID, PILOT_SEED, PILOT_TASKS, setting_label
+    from memrl.experiments.memory_tuning import GRID, PILOT_SEED, PILOT_TASKS
 
     experiment = experiments.get("memory-tuning", preset)
     memories = {**MEMORIES[preset], **ADDED_MEMORIES[preset]}
     assert GRID[0] == (5e-4, 1e-5) and len(GRID) == 6  # memory-benchmark v1's setting first
     assert set(experiment.runs) == {
-        f"{task}/{memory}, {setting_label(lr, eps)}"
+        f"{task} lr {lr:g} eps {eps:g}/{memory}"
         for task in PILOT_TASKS.values()
         for memory in memories
         for lr, eps in GRID
     }
     benchmark = memory_benchmark_runs(preset)
     for run, config in experiment.runs.items():
-        task, rest = run.split("/")
-        memory = rest.split(", lr ")[0]
+        panel, memory = run.split("/")
+        task = panel.split(" ")[0]
         assert (config.seed, config.seeds, config.core) == (PILOT_SEED, 1, memories[memory])
         assert PILOT_SEED not in benchmark[f"{task}/lstm"].seed_list()  # never a reported seed
         assert dataclasses.replace(config, core="gru", core_args={}, lr=0.1, adam_eps=0.1, seed=0, seeds=3) == (
             dataclasses.replace(benchmark[f"{task}/lstm"], core="gru", core_args={}, lr=0.1, adam_eps=0.1)
         )
     assert experiment.kind == "benchmark" and experiment.keeps_results
+    if preset == "cpu":  # sittings: each part at most 90 min on 2 cores; every panel in one
+        assert sorted(p for part in experiment.parts.values() for p in part) == sorted(experiment.panels())
+        assert len(experiment.parts) == 5 and all(len(part) <= 6 for part in experiment.parts.values())
 
 
 def test_a_memorys_choice_is_its_best_mean_over_the_pilot_tasks_ties_to_the_first_setting():
-    from memrl.experiments.memory_tuning import GRID, PILOT_TASKS, choices, setting_label
+    from memrl.experiments.memory_tuning import GRID, PILOT_TASKS, choices, pilot_panel
 
     tasks = list(PILOT_TASKS.values())
-    scores = {f"{t}/s6, {setting_label(lr, eps)}": 0.0 for t in tasks for lr, eps in GRID}
-    scores |= {f"{t}/lstm, {setting_label(lr, eps)}": 0.5 for t in tasks for lr, eps in GRID}
-    scores[f"{tasks[0]}/s6, {setting_label(2e-3, 1e-8)}"] = 0.9  # best on one task
-    scores[f"{tasks[1]}/s6, {setting_label(1e-3, 1e-5)}"] = 0.6  # lower mean than the above
+    scores = {f"{pilot_panel(t, lr, eps)}/s6": 0.0 for t in tasks for lr, eps in GRID}
+    scores |= {f"{pilot_panel(t, lr, eps)}/lstm": 0.5 for t in tasks for lr, eps in GRID}
+    scores[f"{pilot_panel(tasks[0], 2e-3, 1e-8)}/s6"] = 0.9  # best on one task
+    scores[f"{pilot_panel(tasks[1], 1e-3, 1e-5)}/s6"] = 0.6  # lower mean than the above
     chosen = choices(scores)
     assert chosen["s6"] == {"lr": 2e-3, "adam_eps": 1e-8, "score": pytest.approx(0.3)}
     assert chosen["lstm"] == {"lr": 5e-4, "adam_eps": 1e-5, "score": 0.5}  # all equal: v1's setting
-    del scores[f"{tasks[2]}/lstm, {setting_label(1e-3, 1e-8)}"]
+    del scores[f"{pilot_panel(tasks[2], 1e-3, 1e-8)}/lstm"]
     assert "lstm" not in choices(scores)  # a missing pilot: no choice
 
 
@@ -155,10 +158,10 @@ def test_the_tuning_evaluation_scores_each_pilot_and_writes_the_choices(tmp_path
     experiment = experiments.get("memory-tuning", "cpu")
     folders = {}
     for run, config in experiment.runs.items():
-        if "/lstm," in run or "/s6," in run:
+        if run.endswith(("/lstm", "/s6")):
             folder = RunFolder(tmp_path / "runs" / run)
             folder.prepare(config)
-            final = 1.0 if "/lstm," in run else TASKS[run.split("/")[0]].random
+            final = 1.0 if run.endswith("/lstm") else TASKS[run.split(" ")[0]].random
             (folder.path / "summary.json").write_text(json.dumps({"seeds": {"100": {"final": final}}}))
             folders[run] = folder
     evaluation = evaluate_tuning(folders, tmp_path)

@@ -39,7 +39,7 @@ PILOT_TASKS = {
     "recall the recent past": "RepeatPreviousEasy",
     "infer a state": "PositionOnlyCartPoleEasy",
 }
-"""one benchmark task for each kind of memory demand (the parts: one task each)"""
+"""one benchmark task for each kind of memory demand"""
 PILOT_SEED = 100
 """the pilots' seed: the benchmark reports seeds 0-2"""
 
@@ -48,13 +48,19 @@ def setting_label(lr: float, eps: float) -> str:
     return f"lr {lr:g}, eps {eps:g}"
 
 
+def pilot_panel(task: str, lr: float, eps: float) -> str:
+    """The panel of ``task``'s pilots at one setting: "<task> lr <lr> eps <ε>" (no comma: the
+    settings table lists panels with commas)."""
+    return f"{task} lr {lr:g} eps {eps:g}"
+
+
 def tuning_runs(preset: str) -> dict[str, PPOConfig]:
-    """ "<task>/<memory>, lr <lr>, eps <ε>": each memory (v1's and those v2 adds) on each pilot task
+    """ "<task> lr <lr> eps <ε>/<memory>": each memory (v1's and those v2 adds) on each pilot task
     at each setting of the grid, one pilot seed, the benchmark's config otherwise."""
     benchmark = memory_benchmark_runs(preset)
     memories = {**MEMORIES[preset], **ADDED_MEMORIES[preset]}
     return {
-        f"{task}/{memory}, {setting_label(lr, eps)}": dataclasses.replace(
+        f"{pilot_panel(task, lr, eps)}/{memory}": dataclasses.replace(
             benchmark[f"{task}/lstm"], core=core, lr=lr, adam_eps=eps, seed=PILOT_SEED, seeds=1
         )
         for task in PILOT_TASKS.values()
@@ -63,12 +69,25 @@ def tuning_runs(preset: str) -> dict[str, PPOConfig]:
     }
 
 
+def tuning_parts() -> dict[str, tuple[str, ...]]:
+    """The sittings on 2 cores (each at most 90 minutes by memory-benchmark v1's rates: a MemoryChain
+    panel of 20 memories about 26 min, RepeatPreviousEasy 22, PositionOnlyCartPoleEasy 6): the first
+    two tasks a part per Adam ε, the third whole."""
+    *split, whole = PILOT_TASKS.values()
+    parts = {
+        f"{task} eps {eps:g}": tuple(pilot_panel(task, lr, e) for lr, e in GRID if e == eps)
+        for task in split
+        for eps in dict.fromkeys(eps for _, eps in GRID)
+    }
+    return parts | {whole: tuple(pilot_panel(whole, lr, eps) for lr, eps in GRID)}
+
+
 def setting_means(scores: dict[str, float]) -> dict[str, list[float]]:
     """Per memory in ``scores`` (run name -> normalised final return) that has every pilot: its mean
     over the pilot tasks at each setting of ``GRID``, in order."""
     means = {}
-    for memory in dict.fromkeys(run.split("/", 1)[1].split(", lr ")[0] for run in scores):
-        runs = [[f"{task}/{memory}, {setting_label(lr, eps)}" for task in PILOT_TASKS.values()] for lr, eps in GRID]
+    for memory in dict.fromkeys(run.split("/", 1)[1] for run in scores):
+        runs = [[f"{pilot_panel(task, lr, eps)}/{memory}" for task in PILOT_TASKS.values()] for lr, eps in GRID]
         if all(run in scores for setting in runs for run in setting):
             means[memory] = [float(np.mean([scores[run] for run in setting])) for setting in runs]
     return means
@@ -97,7 +116,7 @@ def evaluate_tuning(folders: dict, out: Path) -> dict:
         summary = folder.path / "summary.json"
         if summary.exists():
             (final,) = [seed["final"] for seed in json.loads(summary.read_text())["seeds"].values()]
-            scores[run] = normalised(final, TASKS[run.split("/")[0]])
+            scores[run] = normalised(final, TASKS[run.split(" ")[0]])
     chosen, means = choices(scores), setting_means(scores)
     table = Table(title=f"each memory's choice: mean normalised final return over {', '.join(PILOT_TASKS.values())}")
     for column in ("memory", *(setting_label(lr, eps) for lr, eps in GRID), "chosen"):
@@ -111,7 +130,7 @@ def evaluate_tuning(folders: dict, out: Path) -> dict:
 
 def memory_tuning(preset: str) -> Experiment:
     """The experiment's runs and checks in ``preset``."""
-    v1 = setting_label(*GRID[0])
+    v1 = pilot_panel("MemoryChain", *GRID[0])
     return Experiment(
         name="memory-tuning",
         version=1,
@@ -124,14 +143,14 @@ def memory_tuning(preset: str) -> Experiment:
         runs=tuning_runs(preset),
         expectations=(
             Expectation(
-                f"MemoryChain/lstm, {v1}",
+                f"{v1}/lstm",
                 ">",
                 TASKS["MemoryChain"].random,
                 f"the LSTM at memory-benchmark v1's setting is above random play on MemoryChain ({TASKS['MemoryChain'].random})",
                 learning=True,
             ),
             Expectation(
-                f"MemoryChain/lstm, {v1}",
+                f"{v1}/lstm",
                 ">=",
                 0.9,
                 "the LSTM at v1's setting solves MemoryChain as it did in v1 (normalised 0.9 or more; v1: 1.00)",
@@ -141,7 +160,7 @@ def memory_tuning(preset: str) -> Experiment:
         ),
         evaluation=evaluate_tuning,
         settings=SETTINGS,
-        parts={task: (task,) for task in PILOT_TASKS.values()} if preset == "cpu" else {},
+        parts=tuning_parts() if preset == "cpu" else {},
         keeps_results=True,
     )
 
