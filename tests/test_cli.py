@@ -36,7 +36,7 @@ def test_list_names_cores_envs_and_experiments(capsys):
         (["--core", "amrl-max"], ("hidden", "int", "256", "straight_through", "Beck et al. 2020")),
         (["--core", "lru"], ("state", "r_max", "Orvieto et al. 2023")),
         (["--core", "htm-pai"], ("num_layers", "chunks (pairs)")),
-        (["--env", "tmaze/T-LN"], ("maze_length", "100", "timeout")),
+        (["--env", "tmaze/T-LN"], ("maze_length", "100", "timeout", "scripted policies of tmaze/T-LN: oracle")),
         (["--task", "copying"], ("gap", "blank steps", "num_digits")),
         (["--experiment", "htm-ballet"], ("| V-trace policy loss weight | 0.1 (Table 1", "memrl `gpu`")),
         (  # no empty table for an environment whose own library takes its settings, no reST markup

@@ -50,6 +50,7 @@ def list_all(
     from memrl import cores, envs, experiments, tasks
     from memrl.agents.supervised_models import TASK_MODELS, registry_of
     from memrl.console import console
+    from memrl.envs.scripted_policy import policies_of
     from memrl.settings import described, settings_of
 
     if experiment is not None:
@@ -83,6 +84,12 @@ def list_all(
         for setting in rows:
             table.add_row(setting.name, setting.type_name, repr(setting.default), setting.doc)
         console.print(table)
+        if registry is envs.ENVS and (policies := policies_of(name)):
+            console.print(
+                f"scripted policies of {name}: {', '.join(policies)} (a teacher to clone: "
+                f"memrl train impala env:{name} --teacher NAME --clone-updates N)",
+                highlight=False,
+            )
 
 
 LEARNER_CLASSES = {"ppo": PPOConfig, "impala": ImpalaConfig, "supervised": SupervisedConfig}

@@ -296,6 +296,23 @@ def test_memrl_results_prints_the_recomputed_scoreboard_with_benchmarks_apart(ca
     )
 
 
+def test_an_imitation_analogue_is_counted_apart_from_the_rl_rows_in_a_table_of_its_own():
+    from memrl.experiments.scoreboard import document, table
+
+    records = load_records(RECORDS)
+    latest = {r["experiment"]: r for r in newest(records)}
+    imitation = {**copy.deepcopy(latest["amrl-minecraft"]), "experiment": "amrl-minecraft-imitation"}
+    imitation |= {"kind": "imitation analogue", "verdict": "reproduced", "version": 1}
+    before, after = summary(records).split("\n"), summary([*records, imitation]).split("\n")
+    amrl = next(line for line in before if line.startswith("- **AMRL**"))
+    assert amrl in after  # the paper's line counts its reproductions only
+    line = next(line for line in after if line.startswith("- **imitation analogues**"))
+    assert "1 reproduced (`amrl-minecraft-imitation`)" in line
+    assert "amrl-minecraft-imitation" in table([*records, imitation], "results/", "imitation analogue")
+    assert "amrl-minecraft-imitation" not in table([*records, imitation], "results/")
+    assert "## Imitation analogues" in document(records)
+
+
 @pytest.mark.parametrize(
     "b", [{"mean": 0.5, "standard_error": None, "episodes": None, "per_seed": [0.4, 0.5, 0.6]}, 0.5]
 )

@@ -99,16 +99,21 @@ POLICIES_OF = {
 ``POLICIES`` are its scripted policies; a whole name comes before its family"""
 
 
+def policies_of(env_name: str) -> dict:
+    """The scripted policies of environment ``env_name`` (name -> maker), empty where it has none."""
+    family = env_name if env_name in POLICIES_OF else env_name.split("/", 1)[0]
+    return importlib.import_module(POLICIES_OF[family]).POLICIES if family in POLICIES_OF else {}
+
+
 def scripted_policy(env_name: str, env, name: str) -> ScriptedPolicy:
     """The scripted policy ``name`` of environment ``env_name`` (made as ``env``); refused by name
     where the environment has none of that name."""
-    family = env_name if env_name in POLICIES_OF else env_name.split("/", 1)[0]
-    if family not in POLICIES_OF:
+    policies = policies_of(env_name)
+    if not policies:
         raise ValueError(
             f"{env_name} has no scripted policies; these environments do: "
             + ", ".join(f if "/" in f else f"{f}/*" for f in POLICIES_OF)
         )
-    policies = importlib.import_module(POLICIES_OF[family]).POLICIES
     if name not in policies:
         raise ValueError(f"{env_name} has no scripted policy {name!r}; its policies: {', '.join(policies)}")
     return policies[name](env)

@@ -81,29 +81,33 @@ def batch_average(per_seed: list[list[float]], batch_size: int) -> dict:
     return seed_entry([np.mean(seed) for seed in seeds if seed], error, int(values.size * batch_size))
 
 
-def frozen_returns(num_steps: int, key_seed: int = 2020, num_envs: int | None = None):
+def frozen_returns(num_steps: int, key_seed: int = 2020, num_envs: int | None = None, greedy: bool = False):
     """An evaluation (``Experiment.evaluation``) of each run's final agents, frozen, acting ``num_steps``
-    steps in fresh environments (``num_envs`` of them, or as many as the run trained with): the tables
-    "returns" and "returns_without_memory" (the same agents with their memory reset before every step:
-    what the memory adds), average entries of the finished episodes' returns (per seed the mean over
-    its episodes; the standard error within the seeds beside)."""
+    steps in fresh environments (``num_envs`` of them, or as many as the run trained with), sampling
+    their actions (their most probable ones if ``greedy``): the tables "returns" and
+    "returns_without_memory" (the same agents with their memory reset before every step), average
+    entries of the finished episodes' returns (per seed the mean over its episodes; the standard
+    error within the seeds beside), and "memory_gain", each seed's difference of the two (what its
+    memory adds; a paired comparison over the same fresh environments)."""
     envs = {} if num_envs is None else {"num_envs": num_envs}
 
     def evaluate(folders: dict, out) -> dict:
         from memrl.console import console
 
-        results = {"returns": {}, "returns_without_memory": {}}
+        results = {"returns": {}, "returns_without_memory": {}, "memory_gain": {}}
         for run, folder in folders.items():
             config, params = folder.load_config(), final_params(folder)
             if not params:
                 continue
             for table, amnesic in (("returns", False), ("returns_without_memory", True)):
                 evaluations = agent_evaluations(
-                    config, params, jax.random.PRNGKey(key_seed), num_steps, amnesic, **envs
+                    config, params, jax.random.PRNGKey(key_seed), num_steps, amnesic, greedy, **envs
                 )
                 results[table][run] = batch_average(
                     [returns[done].tolist() for done, returns, _ in evaluations], batch_size=1
                 )
+            with_memory, without = (results[t][run]["per_seed"] for t in ("returns", "returns_without_memory"))
+            results["memory_gain"][run] = seed_entry(np.subtract(with_memory, without))
             console.print(
                 f"{run}: frozen return {results['returns'][run]['mean']:.2f}, "
                 f"{results['returns_without_memory'][run]['mean']:.2f} with its memory reset before every step"

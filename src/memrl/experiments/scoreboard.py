@@ -1,8 +1,8 @@
 """The scoreboard: one row per recorded reproduction (experiment and preset), generated from the
 newest record of each in ``docs/results/``: which finding of which paper, how many central checks
 passed and were decided beyond the seed noise, the verdict, the budget against the paper's, the
-section of its paper's page (``docs/results/<paper>.md``) with the evidence, and the earlier versions' records; benchmarks
-(``"kind": "benchmark"``) in a table of their own, outside the papers' counts.
+section of its paper's page (``docs/results/<paper>.md``) with the evidence, and the earlier versions' records; imitation
+analogues (``"kind": "imitation analogue"``) and benchmarks in tables of their own, outside the reproductions' counts.
 ``memrl results`` prints it; ``memrl results --write`` regenerates ``docs/scoreboard.md`` and the
 generated blocks of ``docs/results.md`` and the README (a test keeps them equal to the records)."""
 
@@ -12,7 +12,7 @@ import re
 from collections import Counter
 from pathlib import Path
 
-from memrl.experiments.base import names
+from memrl.experiments.base import KINDS, names
 from memrl.experiments.record import (
     BENCHMARK_VERDICTS,
     RECORDS,
@@ -135,6 +135,13 @@ def table(records: list[dict], folder: str, kind: str = "reproduction") -> str:
     return "\n".join(lines)
 
 
+IMITATION_ANALOGUES = (
+    "The memory claims the papers made on RL tasks, decided where exploration and credit assignment are "
+    "taken away: every compared memory clones the task's oracle (DAgger), then acts frozen in fresh episodes, "
+    "with its memory and with it reset before every step; counted apart from the RL rows above, which stay"
+)
+"""what the imitation analogues' table is, above it on the scoreboard, in results.md and the README"""
+
 SAYS_NOTHING = ("not trained", "learning unchecked")
 """verdicts of rows whose runs say nothing about the paper's claim"""
 
@@ -142,7 +149,7 @@ SAYS_NOTHING = ("not trained", "learning unchecked")
 def summary(records: list[dict]) -> str:
     """One line per paper: the verdicts of its reproductions' newest versions counted, how many of
     their central checks were decided, and the rows that say nothing about the claim with their
-    budget against the paper's; then the benchmarks (an experiment that is ``part_of`` another is
+    budget against the paper's; then the imitation analogues, counted apart; then the benchmarks (an experiment that is ``part_of`` another is
     named with it, its runs not counted twice), and the experiments defined that have no record yet."""
     lines = []
     latest = newest(records)
@@ -162,6 +169,16 @@ def summary(records: list[dict]) -> str:
                 "central checks decided at 95% (analogues apart)"
                 + (f"; saying nothing yet: {', '.join(silent)}" if silent else "")
             )
+    if imitations := ordered([r for r in latest if r["kind"] == "imitation analogue"]):
+        counts = Counter(r["verdict"] for r in imitations)
+        decided = [central_counts(r) for r in imitations]
+        experiments = ", ".join(f"`{r['experiment']}`" for r in imitations)
+        lines.append(
+            f"- **imitation analogues** (the papers' memory claims on RL tasks, decided with the task's oracle "
+            f"as a teacher; counted apart from the RL rows): {', '.join(f'{counts[v]} {v}' for v in VERDICTS if counts[v])} "
+            f"({experiments}); {sum(d for _, _, d in decided)} of "
+            f"{sum(t for _, t, _ in decided)} central checks decided at 95%"
+        )
     benchmarks = ordered([r for r in latest if r["kind"] == "benchmark"])
     parts = {r["experiment"]: r.get("part_of") for r in benchmarks if r.get("part_of")}
     if benchmarks:
@@ -200,6 +217,7 @@ def document(records: list[dict]) -> str:
         "seed's value is 0 or 1), on at least 3 seeds per run. The verdict, from the central checks (the paper's headline\n"
         "claim; a benchmark's controls):\n\n"
         f"{verdict_meanings()}\n\n{summary(records)}\n\n{table(records, 'results/')}\n\n"
+        f"## Imitation analogues\n\n{IMITATION_ANALOGUES}\n\n{table(records, 'results/', 'imitation analogue')}\n\n"
         "## Benchmarks\n\nComparisons among memrl's memories that no paper made; not counted above.\n\n"
         f"{table(records, 'results/', 'benchmark')}\n"
     )
@@ -216,7 +234,8 @@ def with_blocks(text: str, records: list[dict], folder: str) -> str:
     """``text`` with its generated blocks (``<!-- scoreboard -->`` ... and ``<!-- scoreboard summary -->``
     ...) replaced by today's; ``folder`` is the records folder as ``text``'s file reaches it."""
     bodies = {
-        "scoreboard": f"{summary(records)}\n\n{table(records, folder)}\n\nBenchmarks (no paper's finding; not counted above):\n\n"
+        "scoreboard": f"{summary(records)}\n\n{table(records, folder)}\n\nImitation analogues ({IMITATION_ANALOGUES[0].lower()}{IMITATION_ANALOGUES[1:]}):\n\n"
+        f"{table(records, folder, 'imitation analogue')}\n\nBenchmarks (no paper's finding; not counted above):\n\n"
         f"{table(records, folder, 'benchmark')}",
         "scoreboard summary": summary(records),
     }
@@ -336,9 +355,9 @@ def show(records: Path = RECORDS, write: bool = False) -> None:
         "reversed": "magenta",
         "not run": "dim",
     }
-    for r in sorted(ordered(latest), key=lambda r: r["kind"] == "benchmark"):
+    for r in sorted(ordered(latest), key=lambda r: KINDS.index(r["kind"])):
         steps, paper = largest_budgets(r)
-        kind = " [dim](benchmark)[/]" if r["kind"] == "benchmark" else ""
+        kind = f" [dim]({r['kind']})[/]" if r["kind"] != "reproduction" else ""
         view.add_row(
             PAPERS.get(r["paper"], r["paper"]),
             f"{r['experiment']} ({r['preset']}, v{r['version']}){kind}",

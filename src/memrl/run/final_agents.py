@@ -77,15 +77,15 @@ def starting_params(config, seeds) -> dict:
 
 
 def agent_evaluations(
-    config, params: list, key, num_steps: int, amnesic: bool = False, **overrides
+    config, params: list, key, num_steps: int, amnesic: bool = False, greedy: bool = False, **overrides
 ) -> list[tuple[np.ndarray, ...]]:
     """Per entry of ``params``: (done, episode return where done, reward), each [num_steps,
-    num_envs], of that agent acting (sampling) in fresh environments of ``config`` with
-    ``overrides`` (e.g. ``env``, ``core_args``); one compile. ``amnesic``: with its memory reset
-    before every step (``Actor.evaluate``)."""
+    num_envs], of that agent acting (sampling; its most probable action if ``greedy``) in fresh
+    environments of ``config`` with ``overrides`` (e.g. ``env``, ``core_args``); one compile.
+    ``amnesic``: with its memory reset before every step (``Actor.evaluate``)."""
     learner = learner_for(dataclasses.replace(config, **overrides))
-    evaluate = jax.jit(learner.evaluate, static_argnums=(2, 3))
-    return [tuple(np.asarray(a) for a in evaluate(p, key, num_steps, amnesic)) for p in params]
+    evaluate = jax.jit(learner.evaluate, static_argnums=(2, 3, 4))
+    return [tuple(np.asarray(a) for a in evaluate(p, key, num_steps, amnesic, greedy)) for p in params]
 
 
 def agent_rewards(config, params: list, key, num_steps: int, amnesic: bool = False, **overrides) -> list[np.ndarray]:
