@@ -209,7 +209,7 @@ def test_any_core_trains_on_a_sequence_task_from_the_command_line(tmp_path, caps
         "--tensorboard",
     ]
     main(argv)
-    assert (tmp_path / "curve.png").stat().st_size > 0 and '"metric": "test_accuracy"' in (
+    assert (tmp_path / "curves.png").stat().st_size > 0 and '"metric": "test_accuracy"' in (
         tmp_path / "summary.json"
     ).read_text()
     for log_dir in (

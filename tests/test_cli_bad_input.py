@@ -479,6 +479,15 @@ def test_a_metrics_line_that_is_not_a_row_is_named_and_refused(run_folder, tmp_p
     assert not (tmp_path / "curves.png").exists()
 
 
+def test_plot_of_metrics_that_measured_nothing_is_refused(run_folder, tmp_path, capsys):
+    """Empty metrics, or every score NaN: refused by name, no blank figure (issue 86 §1)."""
+    message = refused(["plot", str(run_folder.path), "--out", str(tmp_path / "c.png")], capsys)
+    assert f"{run_folder.path} has no measured accuracy in its metrics" in message
+    run_folder.append_metrics(0, [{"sequences": 4, "accuracy": float("nan")}])
+    assert "nothing to plot" in refused(["plot", str(run_folder.path), "--out", str(tmp_path / "c.png")], capsys)
+    assert not (tmp_path / "c.png").exists()
+
+
 def test_a_failed_worker_with_an_empty_log_reports_the_free_space(tmp_path):
     from memrl.run.launch import failure_reason
 

@@ -37,3 +37,14 @@ def test_no_module_imports_a_layer_above_its_own(layer):
         if imported(path) & above
     }
     assert not wrong, f"imports from above {layer}/: {wrong}"
+
+
+def test_no_source_cites_a_folder_a_users_clone_lacks():
+    """Docstrings and help texts cite the papers, the project's own files (tests/data holds the golden
+    data with its provenance) or the official repositories, never the team's ../shared folder."""
+    citing = [
+        str(p.relative_to(SRC))
+        for p in SRC.rglob("*.py")
+        if "shared/reference" in p.read_text() or "../shared" in p.read_text()
+    ]
+    assert not citing, f"cite tests/data or the official repository instead: {citing}"

@@ -293,7 +293,7 @@ def plot(runs: tyro.conf.Positional[list[Path]], out: Path | None = None) -> Non
         runs: run folders.
         out: image file to write (default: RUN/curves.png for one run, curves.png here for several).
     """
-    from memrl.run.curves import save_curves
+    from memrl.run.curves import save_curves, seed_curves
     from memrl.run.folder import RunFolder
 
     out = out or (runs[0] / "curves.png" if len(runs) == 1 else Path("curves.png"))
@@ -306,6 +306,11 @@ def plot(runs: tyro.conf.Positional[list[Path]], out: Path | None = None) -> Non
     panels: dict = {}
     for run in runs:
         config = RunFolder(run).load_config()
+        if not seed_curves(RunFolder(run)):
+            raise ValueError(
+                f"{run} has no measured {config.score_metric} in its metrics (its metrics files are empty, or "
+                "every value is missing or NaN): nothing to plot"
+            )
         curves = panels.setdefault(config.trained_on, {})
         name = config.core_name
         label = name if run.name == name else f"{name} ({run.name})"

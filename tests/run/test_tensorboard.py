@@ -45,9 +45,9 @@ def test_a_figure_is_written_as_an_image_of_its_size(tmp_path):
     from memrl.run.tensorboard import write_figure
 
     fig = plt.figure(figsize=(2, 1), dpi=50)
-    fig.savefig(tmp_path / "curve.png")
+    fig.savefig(tmp_path / "curves.png")
     plt.close(fig)
-    write_figure(tmp_path / "tb", "curves", tmp_path / "curve.png", 7)
+    write_figure(tmp_path / "tb", "curves", tmp_path / "curves.png", 7)
     images = [
         (step, value.tag, value.image.width, value.image.height)
         for step, value in read_events(tmp_path / "tb")

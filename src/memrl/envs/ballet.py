@@ -1,6 +1,6 @@
 """Ballet (Lampinen et al. 2021, "Towards mental time travel", Sec. 3.1), exactly as the official
-pycolab environment (``hierarchical_transformer_memory/pycolab_ballet``; the rules and quirks are
-in ``shared/reference/README.md`` §2).
+pycolab environment (``hierarchical_transformer_memory/pycolab_ballet``; its recorded episodes,
+with their provenance and quirks, are in ``tests/data/ballet``).
 
 An 11×11 walled room with the agent at its centre and N dancers on N of 8 fixed slots, each with
 its own shape, colour and dance (all distinct). Dancer i performs its 16 moves on frames

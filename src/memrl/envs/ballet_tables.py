@@ -1,6 +1,6 @@
 """Tables of the official pycolab Ballet environment (google-deepmind/deepmind-research @ f5de0ede,
 ``hierarchical_transformer_memory/pycolab_ballet/ballet_environment{,_core}.py``), taken from
-``shared/reference/ballet/constants.npz``: dancer shapes (9×9 masks, "#" = coloured), colours,
+``tests/data/ballet/constants.npz``: dancer shapes (9×9 masks, "#" = coloured), colours,
 dances (16 moves each) and the room geometry. Data only."""
 
 from __future__ import annotations

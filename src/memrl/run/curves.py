@@ -17,11 +17,12 @@ from memrl.run.folder import RunFolder  # noqa: E402
 
 
 def seed_curves(folder: RunFolder) -> list[tuple[np.ndarray, np.ndarray]]:
-    """(steps, score) per seed, skipping updates that measured no score (no episode ended)."""
+    """(steps, score) per seed, skipping updates that measured no score (no episode ended, or NaN)."""
     config = folder.load_config()
     curves = []
     for seed in config.seed_list():
         rows = [r for r in folder.read_metrics(seed) if r.get(config.score_metric) is not None]
+        rows = [r for r in rows if not np.isnan(r[config.score_metric])]
         if rows:
             curves.append(
                 (np.array([r[config.step_metric] for r in rows]), np.array([r[config.score_metric] for r in rows]))
@@ -53,7 +54,8 @@ def plot_runs(ax, runs: dict[str, RunFolder], window: int = 5) -> None:
         ax.fill_between(steps, returns.min(0), returns.max(0), color=line.get_color(), alpha=0.2)
     ax.xaxis.set_major_formatter(matplotlib.ticker.EngFormatter(sep=""))
     ax.set_xlabel(" / ".join(dict.fromkeys(c.step_label for c in configs)))
-    ax.set_ylabel(" / ".join(dict.fromkeys(c.score_label for c in configs)))
+    score = " / ".join(dict.fromkeys(c.score_label for c in configs))
+    ax.set_ylabel(f"{score} (trailing mean of {window} updates)" if window > 1 else score)
     ax.grid(alpha=0.3)
 
 

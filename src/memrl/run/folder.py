@@ -4,7 +4,7 @@
     RUN/seed_<s>/metrics.jsonl       one line per update
     RUN/seed_<s>/checkpoint.msgpack  the RunnerState after the last finished chunk
     RUN/seed_<s>/kept.json           instead of a checkpoint, in a run restored from kept results
-    RUN/metrics.csv, RUN/summary.json, RUN/curve.png   written when the run finishes
+    RUN/metrics.csv, RUN/summary.json, RUN/curves.png   written when the run finishes
 
 The metrics are the learner's (its config names the step, score and final metrics).
 

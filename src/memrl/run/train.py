@@ -168,12 +168,12 @@ def _train_prepared(
     if not hosts.owns_folder:
         return None
     summary = folder.write_summary(config)
-    save_curves(folder.path / "curve.png", {config.trained_on: {config.core_name: folder}})
+    save_curves(folder.path / "curves.png", {config.trained_on: {config.core_name: folder}})
     if tensorboard:
         write_figure(
             folder.path / "tensorboard",
             "curves",
-            folder.path / "curve.png",
+            folder.path / "curves.png",
             config.num_updates * config.steps_per_update,
         )
     rounded = lambda value: "-" if value is None else f"{value:.4g}"  # float32 digits say nothing
@@ -182,6 +182,6 @@ def _train_prepared(
     noise = "" if error is None else f"; standard error {error:.3f} over {summary['final_episodes']} episodes"
     console.print(
         f"{config.final_label} {rounded(summary['final_mean'])} ({finals}{noise}), {wall:.0f} s; "
-        f"curve {folder.path / 'curve.png'}"
+        f"curve {folder.path / 'curves.png'}"
     )
     return summary

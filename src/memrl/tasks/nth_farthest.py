@@ -3,7 +3,8 @@ drawn from U(-1, 1)^num_features arrive one per step, in a random order, each ta
 object id (one-hot), the reference id m and the rank n (one-hots, the same on every row). After
 the last one the model answers: which object is the n-th farthest from object m?
 
-As the official generator computes it (``../shared/reference`` README §5), "n-th farthest" is the
+As the official generator computes it (sonnet's ``nth_farthest.py``; ``tests/data/sequence_tasks``
+holds its recorded batch, with its provenance), "n-th farthest" is the
 n-th NEAREST, 0-based and counting m itself (n = 0 answers m, n = num_objects - 1 the farthest):
 
     label = argsort_j ‖x_m − x_j‖ [n]          (an object id, not a row position)
