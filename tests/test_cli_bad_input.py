@@ -359,7 +359,12 @@ def test_resuming_names_an_unreadable_checkpoint_and_says_what_a_missing_one_dro
     assert (
         f"seed 0 of {run_folder.path} has no checkpoint: it starts over, and drops the 1 metrics rows after it" in said
     )
-    assert "has no checkpoint yet" in refused(["eval", str(run_folder.path)], capsys)
+    said = refused(["eval", str(run_folder.path)], capsys)  # metrics of 1 update, its checkpoint removed
+    assert f"{path} and its other seeds' are missing, though its metrics record 1 updates: were they removed?" in said
+    run_folder.metrics_path(0).unlink()
+    assert "do not exist yet: no seed has trained a whole chunk of updates" in refused(
+        ["eval", str(run_folder.path)], capsys
+    )
 
 
 def test_a_cut_or_foreign_checkpoint_names_its_file(run_folder, capsys):
@@ -395,6 +400,23 @@ def test_eval_refuses_a_number_of_steps_below_one(run_folder, steps, capsys):
         f"--steps must be a positive integer (steps per environment, or held-out sequences for a supervised run), got {steps}"
         in refused(["eval", str(run_folder.path), "--steps", steps], capsys)
     )
+
+
+def test_eval_refuses_more_steps_than_the_machine_can_hold(tmp_path, capsys):
+    from memrl.learn.ppo_config import PPOConfig
+
+    config = PPOConfig(env="tmaze/T-L", num_envs=2, num_minibatches=1, rollout_len=8, total_steps=16)
+    folder = RunFolder(tmp_path / "rl")
+    folder.prepare(config)
+    folder.save_checkpoint(0, learner_for(config).init(jax.random.PRNGKey(0)))
+    said = refused(["eval", str(folder.path), "--steps", "100000000000"], capsys)
+    assert "--steps 100,000,000,000 x 2 environments would keep" in said and "give at most" in said
+
+
+def test_an_output_name_or_path_longer_than_the_file_system_allows_is_refused(tmp_path, capsys):
+    assert "the name xxxx" in refused(["train", "--out", str(tmp_path / ("x" * 300))], capsys)
+    deep = tmp_path.joinpath(*["y" * 200] * 25)
+    assert "the files inside it would pass this file system's limit" in refused(["train", "--out", str(deep)], capsys)
 
 
 def test_an_amnesic_evaluation_of_a_supervised_run_is_refused(run_folder, capsys):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import os
 from pathlib import Path
 
 import jax
@@ -134,6 +135,18 @@ def evaluation_config(config, env_args: dict, task_args: dict, core_args: dict):
     return dataclasses.replace(config, **changes)
 
 
+def check_evaluation_size(steps: int, num_envs: int) -> None:
+    """Refuse an evaluation whose per-step results ([steps, num_envs] done flags, returns and
+    rewards) would not fit in a quarter of this machine's memory."""
+    memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    most = min(memory // 4 // (num_envs * 3 * 4), 2**31 - 1)  # a step count JAX holds as int32
+    if steps > most:
+        raise ValueError(
+            f"--steps {steps:,} x {num_envs} environments would keep {steps * num_envs * 12 / 2**30:,.1f} GiB of "
+            f"per-step results; this machine has {memory / 2**30:,.0f} GiB: give at most {most:,} steps"
+        )
+
+
 def evaluation_lines(
     folder,
     steps: int,
@@ -155,9 +168,18 @@ def evaluation_lines(
                 f"{flag} applies to actor-critic runs; {folder.path} is a {config.learner} run on a sequence task"
             )
     if not any(folder.checkpoint_path(s).exists() for s in config.seed_list()):
+        trained = max(len(folder.read_metrics(s)) for s in config.seed_list())
         raise FileNotFoundError(
-            f"{folder.path} has no checkpoint yet (no seed has trained a whole chunk of updates): nothing to evaluate"
+            f"{folder.path} has no checkpoint ({folder.checkpoint_path(config.seed_list()[0])} and its other seeds' "
+            + (
+                f"are missing, though its metrics record {trained} updates: were they removed?)"
+                if trained
+                else "do not exist yet: no seed has trained a whole chunk of updates)"
+            )
+            + ": nothing to evaluate"
         )
+    if "env" in config.COMPONENTS:
+        check_evaluation_size(steps, config.num_envs)
     learner, evaluated = learner_for(config), evaluation_config(config, env_args, task_args, core_args)
     template = learner.init(jax.random.PRNGKey(0))
     evaluator = learner if evaluated == config else learner_for(evaluated)

@@ -88,6 +88,7 @@ def check_output_folder(path: Path, flag: str = "--out", holds: str | None = Non
     (an empty ``--out``, or its own path), an existing file, a path under a file, a place this user
     cannot write; and, where it ``holds`` a "run" or an "experiment", a folder inside a run folder
     or an existing folder with other files than that one's (``MARKERS``; lock files aside)."""
+    check_path_length(path, flag)
     if str(path) in ("", ".") or path.resolve() == Path.cwd().resolve():
         raise ValueError(f"{flag} must name a folder for the output's files, not the current directory")
     if holds is None:
@@ -103,6 +104,26 @@ def check_output_folder(path: Path, flag: str = "--out", holds: str | None = Non
                 f"{flag} {path} holds files that are not a memrl {holds}'s ({shown}); choose a new or empty folder"
             )
     check_writable(path, flag)
+
+
+INSIDE_A_RUN = 100
+"""characters the files a run writes add below its folder (seed_<s>/kept_params/update_<n>.msgpack, a
+sweep's or an experiment's run names aside), kept free of the file system's path limit"""
+
+
+def check_path_length(path: Path, flag: str) -> None:
+    """Refuse a path with a name longer than the file system allows, or one so long that the files
+    written inside it would pass the limit of a whole path."""
+    name_max, path_max = os.pathconf("/", "PC_NAME_MAX"), os.pathconf("/", "PC_PATH_MAX")
+    if long := next((part for part in path.parts if len(os.fsencode(part)) > name_max), None):
+        raise ValueError(
+            f"{flag}: the name {long[:40]}... is {len(os.fsencode(long))} bytes long; this file system allows {name_max}"
+        )
+    if (length := len(os.fsencode(os.path.abspath(path)))) > path_max - INSIDE_A_RUN:
+        raise ValueError(
+            f"{flag}: the path is {length} bytes long; the files inside it would pass this file system's limit of "
+            f"{path_max} bytes (keep it under {path_max - INSIDE_A_RUN})"
+        )
 
 
 def check_writable(path: Path, flag: str) -> None:
