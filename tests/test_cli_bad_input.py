@@ -143,7 +143,7 @@ def refused(argv, capsys) -> str:
             "chain_length must be >= 2, got 1",
         ),
         # names, types and commands
-        (["train", "--core", "lstmx"], "unknown core 'lstmx'; did you mean 'lstm' or 'mlstm'? known: "),
+        (["train", "--core", "lstmx"], "unknown core 'lstmx'; did you mean 'lstm' or 'mlstm'? (`memrl list` names all"),
         (
             ["train", "--core", "lstm", "--core-args", "hiden", "8"],
             "core 'lstm' has no setting 'hiden' (--core-args); its settings: hidden",
@@ -157,7 +157,7 @@ def refused(argv, capsys) -> str:
         (["list", "--task", "copyin"], "unknown task 'copyin'"),
         (
             ["train", "--env", "tmaze/T-Q"],
-            "unknown environment 'tmaze/T-Q'; did you mean 'tmaze/T-L' or 'tmaze/T-LS' or 'tmaze/T-LO'? known: ",
+            "unknown environment 'tmaze/T-Q'; did you mean 'tmaze/T-L' or 'tmaze/T-LS' or 'tmaze/T-LO'? (`memrl list` names all",
         ),
         (
             ["train", "--env", "CartPole-v1"],
@@ -400,6 +400,29 @@ def test_eval_refuses_a_number_of_steps_below_one(run_folder, steps, capsys):
         f"--steps must be a positive integer (steps per environment, or held-out sequences for a supervised run), got {steps}"
         in refused(["eval", str(run_folder.path), "--steps", steps], capsys)
     )
+
+
+@pytest.mark.parametrize(
+    "argv, hint",
+    [
+        (["train", "pp"], "'pp' is not a learner (did you mean ppo?): memrl train {ppo,impala,supervised}"),
+        (["train", "--learning-rate", "0.1"], "--learning-rate is not a flag of memrl train ppo: did you mean --lr?"),
+        (
+            ["train", "impala", "--clone-update", "3"],
+            "--clone-update is not a flag of memrl train impala: did you mean --clone-updates?",
+        ),
+    ],
+)
+def test_a_misspelt_learner_or_flag_of_train_gets_a_pointer(argv, hint, capsys):
+    assert f"memrl: hint: {hint}" in refused(argv, capsys)
+
+
+def test_every_other_librarys_flag_name_points_at_a_flag_of_a_learner():
+    from memrl.cli import FLAG_SYNONYMS, LEARNER_CLASSES
+    from memrl.settings import flag_of
+
+    flags = {flag_of(f.name) for config in LEARNER_CLASSES.values() for f in dataclasses.fields(config)}
+    assert set(FLAG_SYNONYMS.values()) <= flags and not set(FLAG_SYNONYMS) & flags
 
 
 def test_eval_refuses_more_steps_than_the_machine_can_hold(tmp_path, capsys):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import errno
 import functools
 import inspect
@@ -589,11 +590,56 @@ def show_literals_plainly() -> None:
             setattr(_docstrings, name, plainly(read))
 
 
+FLAG_SYNONYMS = {
+    "--learning-rate": "--lr",
+    "--steps": "--total-steps",
+    "--timesteps": "--total-steps",
+    "--total-timesteps": "--total-steps",
+    "--n-envs": "--num-envs",
+    "--envs": "--num-envs",
+    "--n-steps": "--rollout-len",
+    "--num-steps": "--rollout-len",
+    "--discount": "--gamma",
+    "--epochs": "--update-epochs",
+    "--eps": "--adam-eps",
+}
+"""other libraries' names for ``memrl train``'s flags (Stable-Baselines3, CleanRL): a pointer, never an alias"""
+
+
+def train_hints(typed: list[str]) -> list[str]:
+    """After ``memrl train`` refused ``typed``: a pointer for a learner's name misspelt and for each
+    flag that another library spells so, or that is close to one of the learner's flags."""
+    if typed[:1] != ["train"]:
+        return []
+    hints = []
+    if typed[1:2] and not typed[1].startswith("-") and ":" not in typed[1] and typed[1] not in LEARNER_CLASSES:
+        close = difflib.get_close_matches(typed[1], LEARNER_CLASSES, 1)
+        hints.append(
+            f"{typed[1]!r} is not a learner{f' (did you mean {close[0]}?)' if close else ''}: "
+            f"memrl train {{{','.join(LEARNER_CLASSES)}}} [core:NAME] [env:NAME | task:NAME] [--flags]"
+        )
+    learner = next((a for a in typed[1:] if a in LEARNER_CLASSES), "ppo")
+    flags = [flag_of(f.name) for f in dataclasses.fields(LEARNER_CLASSES[learner])]
+    for word in (a.split("=", 1)[0] for a in typed[1:] if a.startswith("--") and "." not in a):
+        if word in flags or word in ("--help", "--config", "--out", "--workers"):
+            continue
+        target = FLAG_SYNONYMS.get(word) or next(iter(difflib.get_close_matches(word, flags, 1)), None)
+        if target in flags:
+            hints.append(f"{word} is not a flag of memrl train {learner}: did you mean {target}?")
+    return hints
+
+
 def main(argv: list[str] | None = None) -> None:
-    argv = spelled_out(list(sys.argv[1:] if argv is None else argv))
+    typed = list(sys.argv[1:] if argv is None else argv)
     show_literals_plainly()
     with interrupts.recorded():
-        run_command(argv)
+        try:
+            run_command(spelled_out(typed))
+        except SystemExit as exit:
+            if exit.code == 2:
+                for hint in train_hints(typed):
+                    print(f"memrl: hint: {hint}", file=sys.stderr)
+            raise
 
 
 def run_command(argv: list[str]) -> None:

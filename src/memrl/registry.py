@@ -35,6 +35,10 @@ def held_settings(made) -> dict:
     return {f.name: getattr(made, f.name) for f in dataclasses.fields(made) if f.init and f.name not in LINEN_FIELDS}
 
 
+LISTED_WITH_A_HINT = 20
+"""beside a "did you mean", a refusal lists the known names only up to this many"""
+
+
 @dataclasses.dataclass(frozen=True)
 class Entry(Generic[T]):
     """What a registered name makes: ``build`` (a class, or a function that makes one) with the
@@ -130,7 +134,8 @@ class Registry(Generic[T]):
     def unknown(self, name: str, known: list[str] | None = None, kind: str | None = None) -> str:
         """The message for a ``name`` that nothing here registers: the registered names closest to it
         ("did you mean"; a gym id without its family, e.g. "CartPole-v1", in each family's form), then
-        every name (``known`` where the caller accepts more than this registry's, ``kind`` its word)."""
+        every name (``known`` where the caller accepts more than this registry's, ``kind`` its word),
+        or, beside a suggestion, a pointer to ``memrl list`` where there are more than ``LISTED_WITH_A_HINT``."""
         names = [n for n in (known or self.names()) if not n.endswith("/")]
         close = difflib.get_close_matches(name, names, n=3, cutoff=0.6)
         if re.fullmatch(r"[\w.:-]+-v\d+", name):
@@ -141,6 +146,8 @@ class Registry(Generic[T]):
             )
         listing = self.known() if known is None else ", ".join(known)
         hint = f"; did you mean {' or '.join(repr(n) for n in dict.fromkeys(close))}?" if close else ""
+        if hint and len(names) > LISTED_WITH_A_HINT:
+            return f"unknown {kind or self.kind} {name!r}{hint} (`memrl list` names all {len(names)} known)"
         return (
             f"unknown {kind or self.kind} {name!r}{hint} known: {listing}"
             if hint

@@ -116,7 +116,7 @@ def test_checkpoint_of_another_shape_is_refused(tmp_path):
 @pytest.mark.parametrize(
     "overrides, message",
     [
-        (dict(core="lstmx"), "unknown core 'lstmx'; did you mean 'lstm' or 'mlstm'\\? known: .*lstm"),
+        (dict(core="lstmx"), "unknown core 'lstmx'; did you mean 'lstm' or 'mlstm'\\? \\(`memrl list` names all"),
         (dict(env="tmaze/T-X"), "unknown env"),
         (dict(num_envs=10, num_minibatches=4), "divisible"),
         (dict(gamma=1.5), r"gamma must lie in \[0.0, 1.0\]"),

@@ -67,7 +67,7 @@ def test_bit_targets_score_a_step_right_only_when_every_bit_is():
     "kwargs, message",
     [
         (dict(task="copyin"), "unknown task 'copyin'; did you mean 'copying'\\? known: babyai, copying"),
-        (dict(core="lstmm"), "unknown core or task model 'lstmm'; did you mean 'lstm'.*\\? known: .*htm-pai"),
+        (dict(core="lstmm"), "unknown core or task model 'lstmm'; did you mean 'lstm'.*\\? \\(`memrl list` names all"),
         (dict(core="epn"), "takes named inputs"),
         (dict(task="pai"), "task 'pai'.s inputs are 'trials': train it with a task model \\(htm-pai\\)"),
         (dict(core="htm-pai"), "task model 'htm-pai' reads only the task\\(s\\) pai, not 'copying'"),
