@@ -367,6 +367,18 @@ def test_resuming_names_an_unreadable_checkpoint_and_says_what_a_missing_one_dro
     )
 
 
+def test_resuming_after_the_metrics_file_was_removed_says_which_updates_the_curve_lacks(run_folder, capsys):
+    from memrl.run.train import announce_discarded_rows
+
+    runner = learner_for(TINY).init(jax.random.PRNGKey(0))
+    run_folder.save_checkpoint(0, runner.replace(update=3))
+    run_folder.append_metrics(0, [{"sequences": 4, "accuracy": 0.5}])
+    announce_discarded_rows([run_folder])
+    said = " ".join(capsys.readouterr().out.split())
+    assert f"seed 0 of {run_folder.path} has a checkpoint at update 3 and metrics of 1 updates" in said
+    assert "it goes on from update 4, its metrics and curve without updates 2-3" in said
+
+
 def test_a_cut_or_foreign_checkpoint_names_its_file(run_folder, capsys):
     path = run_folder.checkpoint_path(0)
     path.write_bytes(path.read_bytes()[:100])

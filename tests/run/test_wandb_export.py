@@ -28,6 +28,7 @@ class FakeWandb(types.ModuleType):
         self.runs = []
         self.Settings = lambda **kw: kw
         self.Image = lambda path: ("image", path)
+        self.api = types.SimpleNamespace(api_key="a key")
 
     def init(self, **kwargs):
         run = types.SimpleNamespace(kwargs=kwargs, logged=[], finished=False)
@@ -94,6 +95,21 @@ def test_no_path_is_refused(capsys):
     with pytest.raises(SystemExit) as exit_info:
         main(["wandb"])
     assert exit_info.value.code == 2 and "name at least one run folder" in capsys.readouterr().err
+
+
+def test_an_upload_without_an_api_key_is_refused_before_anything_is_logged(tmp_path, monkeypatch, capsys):
+    fake = FakeWandb()
+    fake.api.api_key = None
+    monkeypatch.setitem(sys.modules, "wandb", fake)
+    make_run(tmp_path / "run", seeds=1, metrics_for=(0,))
+    with pytest.raises(SystemExit) as exit_info:
+        main(["wandb", str(tmp_path / "run"), "--online"])
+    said = capsys.readouterr().err
+    assert exit_info.value.code == 2 and "needs an API key, and none is configured: run `wandb login`" in said
+    monkeypatch.setenv("WANDB_MODE", "online")
+    with pytest.raises(SystemExit):
+        main(["train", "--total-steps", "3200", "--wandb", "--out", str(tmp_path / "live")])
+    assert "needs an API key" in capsys.readouterr().err and not fake.runs and not (tmp_path / "live").exists()
 
 
 def test_without_wandb_the_command_says_how_to_install_it(tmp_path, monkeypatch, capsys):

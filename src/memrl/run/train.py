@@ -48,11 +48,18 @@ def saved_updates(folders: list[RunFolder]) -> str:
 
 def announce_discarded_rows(folders: list[RunFolder]) -> None:
     """Say which seeds' metrics hold more updates than their checkpoints (a checkpoint deleted, or
-    a kill between the two writes): training goes on from the checkpoint and drops those rows.
-    Refuses an unreadable checkpoint (``checkpoint_update``) before any worker starts."""
+    a kill between the two writes): training goes on from the checkpoint and drops those rows; and
+    which hold fewer (the metrics file deleted or cut): training goes on, their curve missing the
+    updates before. Refuses an unreadable checkpoint (``checkpoint_update``) before any worker starts."""
     for folder in folders:
         for seed in folder.load_config().seed_list():
             saved, rows = folder.checkpoint_update(seed), len(folder.read_metrics(seed))
+            if rows < saved:
+                console.print(
+                    f"[yellow]seed {seed} of {folder.path} has a checkpoint at update {saved} and metrics of "
+                    f"{rows} updates ({folder.metrics_path(seed)} was removed or cut): it goes on from update "
+                    f"{saved + 1}, its metrics and curve without updates {rows + 1}-{saved}[/]"
+                )
             if rows > saved:
                 start = (
                     "has no checkpoint: it starts over"

@@ -21,12 +21,25 @@ from memrl.run.folder import RunFolder
 
 
 def require_wandb():
-    """The wandb module, or a message that says how to install it."""
+    """The wandb module, or a message that says how to install it (or, with ``WANDB_MODE=online``,
+    that no API key is configured: ``check_online``)."""
     try:
         import wandb
     except ImportError:
         raise ImportError('memrl wandb and --wandb need the wandb package: pip install "memrl[wandb]"') from None
+    if os.environ.get("WANDB_MODE") == "online":
+        check_online(wandb)
     return wandb
+
+
+def check_online(wandb) -> None:
+    """Refuse an upload to W&B (``--online``, or ``WANDB_MODE=online`` with ``--wandb``) where no API
+    key is configured, before anything is logged."""
+    if not getattr(getattr(wandb, "api", None), "api_key", None):
+        raise ValueError(
+            "uploading to W&B needs an API key, and none is configured: run `wandb login` or set WANDB_API_KEY; "
+            "or log offline (without --online, or WANDB_MODE unset) and upload later with `wandb sync`"
+        )
 
 
 def open_live_run(folder: RunFolder, config, seed: int):
@@ -105,6 +118,8 @@ def export_folder(wandb, folder: RunFolder, project: str, entity: str | None, mo
 def export(runs: list[Path], project: str = "memrl", entity: str | None = None, online: bool = False) -> None:
     """Export every run folder at or under ``runs`` (``memrl wandb``); offline unless ``online``."""
     wandb = require_wandb()
+    if online:
+        check_online(wandb)
     folders = run_folders(runs)
     mode = "online" if online else "offline"
     for folder in folders:
