@@ -137,3 +137,9 @@ def test_predict_takes_one_observation_or_a_batch_as_stable_baselines3_does(run_
     assert env.action_space.contains(int(action))
     actions, _ = policy.predict(np.stack([obs, obs]), deterministic=True)
     assert actions.shape == (2,)
+    with pytest.raises(ValueError, match=r"observation has shape \(5,\); .* one observation of shape \(4,\), a batch"):
+        policy.predict(np.zeros(5))  # read as one wrong observation, not as a batch of 5
+    with pytest.raises(
+        ValueError, match=r"episode_start must be one value or one per environment, shape \(2,\); got shape \(3,\)"
+    ):
+        policy.predict(np.stack([obs, obs]), episode_start=np.ones(3, bool))

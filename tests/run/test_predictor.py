@@ -78,3 +78,8 @@ def test_inputs_unlike_the_tasks_are_named_at_the_boundary(run_folder):
         predictor.predict(tokens.astype(np.float32))
     with pytest.raises(ValueError, match="got shape \\(.*, 2, 1\\)"):
         predictor.predict(tokens[..., None])
+    vocabulary = predictor.learner.task.input_size
+    with pytest.raises(ValueError, match=f"token ids of the task's vocabulary, 0 to {vocabulary - 1}; got ids from"):
+        predictor.predict(tokens + vocabulary)
+    with pytest.raises(ValueError, match="got ids from -1"):
+        predictor.predict(tokens - 1)

@@ -49,6 +49,15 @@ def check_actor_critic(config) -> None:
         )
 
 
+def per_environment(name: str, value, dtype, batch: int) -> np.ndarray:
+    """``value`` (one for all, or one per environment) as [batch] of ``dtype``; refused with its
+    shape otherwise."""
+    value = np.asarray(value, dtype)
+    if value.shape not in ((), (batch,)):
+        raise ValueError(f"{name} must be one value or one per environment, shape ({batch},); got shape {value.shape}")
+    return np.broadcast_to(value, (batch,))
+
+
 class Policy:
     """The actor of a trained actor-critic run (PPO or IMPALA): ``initial_state`` and ``act``."""
 
@@ -110,14 +119,22 @@ class Policy:
         policy's own key sequence unless ``deterministic``. One unbatched observation gives one
         action (an int for one discrete action) and a state of batch size 1."""
         single = self.is_single(observation)
+        expected = self.learner.env.observation_shape
+        first_expected = tuple(next(iter(expected.values())) if isinstance(expected, dict) else expected)
+        first_given = np.shape(next(iter(observation.values())) if isinstance(observation, dict) else observation)
+        if not single and len(first_given) != len(first_expected) + 1:
+            raise ValueError(
+                f"observation has shape {first_given}; this policy's environment gives one observation of shape "
+                f"{first_expected}, a batch of them [B, {', '.join(map(str, first_expected))}]"
+            )
         batched = jax.tree.map(lambda x: np.asarray(x)[None], observation) if single else observation
         batch = 1 if single else len(jax.tree.leaves(batched)[0])
         if state is None:
             state, default_start = self.initial_state(batch), True
         else:
             default_start = False
-        start = np.broadcast_to(np.asarray(default_start if episode_start is None else episode_start, bool), (batch,))
-        reward = None if reward is None else np.broadcast_to(np.asarray(reward, np.float32), (batch,))
+        start = per_environment("episode_start", default_start if episode_start is None else episode_start, bool, batch)
+        reward = None if reward is None else per_environment("reward", reward, np.float32, batch)
         key = None
         if not deterministic:
             self._key, key = jax.random.split(self._key)

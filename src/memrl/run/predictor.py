@@ -48,7 +48,8 @@ class Predictor:
 
     def check_inputs(self, inputs) -> None:
         """Refuse inputs unlike the task's: another structure, rank, feature shape or kind of number
-        (token ids against vectors), named with what the task gives ([T, B, ...]; T and B free)."""
+        (token ids against vectors), and token ids outside the task's vocabulary, named with what the
+        task gives ([T, B, ...]; T and B free)."""
         expected = jax.eval_shape(lambda: self.held_out_batch(1)).inputs
         if jax.tree.structure(inputs) != jax.tree.structure(expected):
             raise ValueError(
@@ -68,6 +69,16 @@ class Predictor:
                 raise ValueError(
                     f"inputs must be time-major {described} (the task's), got shape {shape} of {np.asarray(given).dtype}"
                 )
+        task = self.learner.task
+        if (
+            task.input_kind == "tokens"
+            and np.size(inputs)
+            and not 0 <= np.min(inputs) <= np.max(inputs) < task.input_size
+        ):
+            raise ValueError(
+                f"inputs are token ids of the task's vocabulary, 0 to {task.input_size - 1}; got ids from "
+                f"{np.min(inputs)} to {np.max(inputs)}"
+            )
 
     def predict(self, inputs) -> jax.Array:
         """The predicted class [T, B] (argmax), or for bit tasks every bit [T, B, bits] (logit > 0)."""
