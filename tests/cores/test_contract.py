@@ -61,6 +61,31 @@ def _garbage_like(carry, key):
     return jax.tree.unflatten(tree, [garbage(k, leaf) for k, leaf in zip(keys, leaves)])
 
 
+def test_bad_inputs_are_refused_at_the_cores_boundary_by_what_was_expected(setup):
+    """Every core (issue 86 §1): a wrong batch shape, resets of another length, integer inputs and a
+    carry of another batch size or core are refused with a message that names what was expected."""
+    name, core, params, step, unroll = setup
+    with pytest.raises(
+        ValueError, match="batch_shape must be a tuple of positive integers, such as \\(16,\\); got \\(-2,\\)"
+    ):
+        core.initialize_carry(jax.random.PRNGKey(0), (-2,))
+    carry = core.initialize_carry(jax.random.PRNGKey(0), (B,))
+    xs, resets = jnp.zeros((T, B, D)), jnp.zeros((T, B), bool)
+    with pytest.raises(ValueError, match="an unroll: resets must have shape \\[T, B\\], got shape \\(3,\\)"):
+        unroll(params, carry, xs, resets[0])
+    with pytest.raises(ValueError, match="the carry does not fit 3 sequences of this core"):
+        unroll(params, core.initialize_carry(jax.random.PRNGKey(0), (B + 1,)), xs, resets)
+    with pytest.raises(ValueError, match="a step: the carry does not fit 3 sequences"):
+        step(params, {"not": jnp.zeros(1)}, xs[0], resets[0])
+    if name not in NAMED_INPUTS:
+        with pytest.raises(ValueError, match="inputs must be floating point, got int32 \\(embed token ids first"):
+            core.apply(params, carry, jnp.zeros((T, B, D), jnp.int32), resets, method=core.unroll)
+        with pytest.raises(
+            ValueError, match="a step: inputs must be \\[B, ...\\] as the resets \\(3,\\); got shape \\(4, 6\\)"
+        ):
+            core.apply(params, carry, jnp.zeros((B + 1, D)), resets[0])
+
+
 def test_reset_invariance(setup):
     """One long batch with resets in the middle equals each episode run alone from a fresh carry
     (episodes alone are rows of [T, B] batches too: outputs never depend on later inputs)."""

@@ -14,9 +14,12 @@ uniform for cores that may want a random start.
 
 from __future__ import annotations
 
+import functools
+
 import flax.linen as nn
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from memrl.registry import Registry
 
@@ -38,8 +41,71 @@ def reset_carry(carry, initial, reset: jax.Array):
     return jax.tree.map(lambda c, i: jnp.where(broadcast_right(reset, c), i, c), carry, initial)
 
 
+def check_batch_shape(core: str, batch_shape) -> None:
+    """Refuse a batch shape that is not a tuple of positive integers."""
+    if not isinstance(batch_shape, tuple) or not all(isinstance(n, int) and n > 0 for n in batch_shape):
+        raise ValueError(
+            f"{core}.initialize_carry: batch_shape must be a tuple of positive integers, such as (16,); got {batch_shape!r}"
+        )
+
+
+def check_inputs(core: MemoryCore, carry, x, reset, time_axes: int) -> None:
+    """Refuse, at trace time and named by what was expected, what a step (``time_axes`` 0) or an
+    unroll (1) cannot take: resets that are not [B] (or [T, B]), an input array without those leading
+    axes or of integers (ids must be embedded first), and a carry of another core or batch size."""
+    kind, what = type(core).__name__, ("an unroll" if time_axes else "a step")
+    axes = "[T, B]" if time_axes else "[B]"
+    shape = jnp.shape(reset)
+    if len(shape) != 1 + time_axes:
+        raise ValueError(f"{kind}, {what}: resets must have shape {axes}, got shape {shape}")
+    if isinstance(x, jax.Array | np.ndarray):
+        if x.shape[: len(shape)] != shape:
+            raise ValueError(
+                f"{kind}, {what}: inputs must be {axes[:-1]}, ...] as the resets {shape}; got shape {x.shape}"
+            )
+        if not jnp.issubdtype(x.dtype, jnp.floating):
+            raise ValueError(
+                f"{kind}, {what}: inputs must be floating point, got {x.dtype} (embed token ids first, e.g. nn.Embed)"
+            )
+    expected = jax.eval_shape(lambda: core.clone(parent=None).initialize_carry(jax.random.PRNGKey(0), shape[-1:]))
+    given = jax.tree.map(lambda leaf: tuple(jnp.shape(leaf)), carry)
+    if jax.tree.structure(carry) != jax.tree.structure(expected) or given != jax.tree.map(lambda s: s.shape, expected):
+        raise ValueError(
+            f"{kind}, {what}: the carry does not fit {shape[-1]} sequences of this core (another core's, or another batch "
+            f"size's): make it with this core's initialize_carry(rng, ({shape[-1]},))"
+        )
+
+
+def checked(method, time_axes: int | None):
+    """``method`` (a core's initialize_carry, step call or unroll) with its inputs checked first."""
+
+    @functools.wraps(method)
+    def initialize_carry(self, rng, batch_shape):
+        check_batch_shape(type(self).__name__, batch_shape)
+        return method(self, rng, batch_shape)
+
+    @functools.wraps(method)
+    def stepping(self, carry, x, reset, *args, **kwargs):
+        check_inputs(self, carry, x, reset, time_axes)
+        return method(self, carry, x, reset, *args, **kwargs)
+
+    return initialize_carry if time_axes is None else stepping
+
+
+CHECKED = {"initialize_carry": None, "__call__": 0, "unroll": 1}
+"""the contract's methods whose inputs every core checks at its boundary (``checked``), with the
+time axes of their inputs; a core that overrides one is checked too"""
+
+
 class MemoryCore(nn.Module):
-    """Base class: subclasses implement ``initialize_carry`` and ``step``; resets are handled here."""
+    """Base class: subclasses implement ``initialize_carry`` and ``step``; resets are handled here.
+    The contract's entry points (``CHECKED``) check their inputs, in every subclass that defines them."""
+
+    def __init_subclass__(cls, **kwargs):
+        for name, time_axes in CHECKED.items():
+            if name in cls.__dict__ and not getattr(cls.__dict__[name], "__isabstractmethod__", False):
+                setattr(cls, name, checked(cls.__dict__[name], time_axes))
+        super().__init_subclass__(**kwargs)
 
     unroll_saves = None
     """what the gradient of ``unroll`` keeps of each step's forward pass, as a ``jax.checkpoint``
@@ -98,6 +164,10 @@ class MemoryCore(nn.Module):
             out_axes=0,
         )
         return scan(self, carry, (self.map_input(xs, 2), resets))
+
+
+for _name, _time_axes in CHECKED.items():  # the base's own entry points (subclasses wrap theirs)
+    setattr(MemoryCore, _name, checked(MemoryCore.__dict__[_name], _time_axes))
 
 
 class SegmentCore(MemoryCore):
