@@ -9,6 +9,7 @@ vmapped in one program.
 from __future__ import annotations
 
 import dataclasses
+import os
 import shutil
 import subprocess
 import sys
@@ -31,6 +32,7 @@ from memrl.run.interrupts import raise_if_requested
 from memrl.run.pipeline import chunk_runner
 from memrl.run.tensorboard import open_writer, write_rows
 from memrl.run.wandb_export import log_rows, open_live_run
+from memrl.run.worker import PARENT
 
 
 @dataclasses.dataclass(frozen=True)
@@ -234,7 +236,13 @@ def run_jobs(
                 cmd += [f"devices={devices}"] + (["tensorboard"] if tensorboard else []) + (["wandb"] if wandb else [])
                 cmd += [hosts.option()] if hosts.several else []
                 with log.open("w") as f:
-                    proc = subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT, pass_fds=held_descriptors())
+                    proc = subprocess.Popen(
+                        cmd,
+                        stdout=f,
+                        stderr=subprocess.STDOUT,
+                        pass_fds=held_descriptors(),
+                        env={**os.environ, PARENT: str(os.getpid())},
+                    )
                 running[cores] = (proc, job, log)
             time.sleep(poll)
             raise_if_requested()

@@ -9,17 +9,35 @@ With ``hosts=``, it first joins the run's other processes (``hosts.py``); SEEDS 
 of the run's seeds), read from the folder, which process 0 has prepared by the time all have joined.
 """
 
+import ctypes
 import errno
 import os
+import signal
 import sys
 from pathlib import Path
+
+PARENT = "MEMRL_LAUNCHER_PID"
+"""the environment variable in which the launcher gives its process id to its workers"""
+PR_SET_PDEATHSIG = 1  # Linux's prctl option: a signal for this process when its parent dies
 
 
 def default_cache_dir() -> Path:
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "memrl" / "xla"
 
 
+def end_with_launcher() -> None:
+    """On Linux, end this worker when the memrl process that launched it dies (a SIGKILL of the
+    launcher alone): it would otherwise train on unseen, holding the run folder's lock under a dead
+    process's name. Its checkpoints are written atomically, so nothing saved is lost."""
+    if sys.platform != "linux" or PARENT not in os.environ:
+        return
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+    if os.getppid() != int(os.environ[PARENT]):  # the launcher died before prctl took effect
+        os.kill(os.getpid(), signal.SIGTERM)
+
+
 def main(run_dir: str, seeds: str, cores: str, *options: str) -> None:
+    end_with_launcher()
     if cores != "-1":
         os.sched_setaffinity(0, {int(core) for core in cores.split(",")})
     os.environ.setdefault("JAX_COMPILATION_CACHE_DIR", str(default_cache_dir()))
