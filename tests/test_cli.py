@@ -472,6 +472,7 @@ def test_plot_labels_each_curve_by_its_core_and_folder(tmp_path, monkeypatch):
     folders = {"a/lstm": "lstm", "b/lstm": "lstm", "a/no-st": "amrl-max"}
     for name, core in folders.items():
         RunFolder(tmp_path / name).prepare(PPOConfig(core=core))
+        RunFolder(tmp_path / name).append_metrics(0, [{"env_steps": 64, "episode_return": 0.5}])
     main(["plot", *(str(tmp_path / name) for name in folders), "--out", str(tmp_path / "curves.png")])
     assert set(shown) == {PPOConfig().env_name}
     assert set(shown[PPOConfig().env_name]) == {"lstm", f"lstm ({tmp_path / 'b/lstm'})", "amrl-max (no-st)"}
