@@ -306,8 +306,9 @@ def plot(runs: tyro.conf.Positional[list[Path]], out: Path | None = None) -> Non
         check_output_folder(out.parent, "--out")
     panels: dict = {}
     for run in runs:
-        config = RunFolder(run).load_config()
-        if not seed_curves(RunFolder(run)):
+        folder = RunFolder(run)
+        config = folder.load_config()
+        if not seed_curves(folder):
             raise ValueError(
                 f"{run} has no measured {config.score_metric} in its metrics (its metrics files are empty, or "
                 "every value is missing or NaN): nothing to plot"
@@ -315,7 +316,7 @@ def plot(runs: tyro.conf.Positional[list[Path]], out: Path | None = None) -> Non
         curves = panels.setdefault(config.trained_on, {})
         name = config.core_name
         label = name if run.name == name else f"{name} ({run.name})"
-        curves[label if label not in curves else f"{name} ({run})"] = RunFolder(run)  # two folders of one name
+        curves[label if label not in curves else f"{name} ({run})"] = folder  # two folders of one name
     print(save_curves(out, panels))
 
 

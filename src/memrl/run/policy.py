@@ -119,9 +119,7 @@ class Policy:
         policy's own key sequence unless ``deterministic``. One unbatched observation gives one
         action (an int for one discrete action) and a state of batch size 1."""
         single = self.is_single(observation)
-        expected = self.learner.env.observation_shape
-        first_expected = tuple(next(iter(expected.values())) if isinstance(expected, dict) else expected)
-        first_given = np.shape(next(iter(observation.values())) if isinstance(observation, dict) else observation)
+        first_given, first_expected = self.first_part_shapes(observation)
         if not single and len(first_given) != len(first_expected) + 1:
             raise ValueError(
                 f"observation has shape {first_given}; this policy's environment gives one observation of shape "
@@ -144,10 +142,15 @@ class Policy:
     def is_single(self, observation) -> bool:
         """Whether ``observation`` is one environment's (no batch axis): its first part has exactly
         the environment's observation shape."""
+        given, expected = self.first_part_shapes(observation)
+        return given == expected
+
+    def first_part_shapes(self, observation) -> tuple[tuple, tuple]:
+        """(the shape of ``observation``'s first part, the environment's shape of that part)."""
         expected = self.learner.env.observation_shape
         first_expected = next(iter(expected.values())) if isinstance(expected, dict) else expected
         first_given = next(iter(observation.values())) if isinstance(observation, dict) else observation
-        return np.shape(first_given) == tuple(first_expected)
+        return np.shape(first_given), tuple(first_expected)
 
     def check_inputs(self, obs, state: PolicyState, episode_start, reward) -> int:
         """The batch size B of one step's inputs, refusing inputs of other shapes than the run's
