@@ -18,7 +18,7 @@ EXPERIMENTS: Registry = Registry("experiment")
 KINDS = ("reproduction", "imitation analogue", "benchmark")
 """a reproduction tests a paper's claim as the paper trained it; an imitation analogue tests a memory
 claim the paper made on an RL task with the task's oracle as a teacher (the agents clone its
-actions: ``imitation_analogue.py``), its rows and count apart from the RL row's; a benchmark
+actions: ``ImpalaConfig.teacher``), its rows and count apart from the RL row's; a benchmark
 compares memrl's memories where no paper did"""
 PRESETS = ("cpu", "gpu", "paper")
 """An experiment's presets: ``cpu`` sized for a 2-core CPU, ``paper`` the paper's settings wherever

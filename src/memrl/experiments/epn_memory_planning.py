@@ -137,7 +137,7 @@ def evaluate_planning(folders: dict, out: Path, eval_episodes_per_env: int = 4, 
     from memrl.console import console
     from memrl.run.final_agents import agent_rewards, final_params
 
-    sizes = {folder.load_config().env.split("/", 1)[1] for folder in folders.values()}
+    sizes = {folder.load_config().env_name.split("/", 1)[1] for folder in folders.values()}
     if len(sizes) != 1:
         raise ValueError(f"evaluate_planning compares runs on one game size, got {sorted(sizes)}")
     size = sizes.pop()

@@ -34,11 +34,13 @@ def reproduce(
     devices: int | None = None,
     record_dir: Path | None = None,
     wandb: bool = False,
+    train_only: bool = False,
 ) -> dict:
     """Train every run of ``experiment`` in ``out`` (each on ``devices`` local devices; default: the
     most that every run can take), then write its table, figure, checks and record (``out/record.json``,
     and into ``record_dir`` where given: ``docs/results`` keeps the project's), logging W&B runs too if ``wandb``. Holds the writer
-    lock of ``out`` and of every run folder in it throughout."""
+    lock of ``out`` and of every run folder in it throughout. ``train_only``: stop after training
+    (the GPU plan's sittings), returning ``{"wall_time_s": ...}``."""
     check_workers(workers)
     if tensorboard:
         require_tensorboard()
@@ -59,7 +61,7 @@ def reproduce(
         for folder in [out, *(out / run for run in experiment.runs)]:
             locks.enter_context(writing(folder))
         return _reproduce_checked(
-            with_sources_in(experiment, out), out, workers, tensorboard, devices, record_dir, wandb
+            with_sources_in(experiment, out), out, workers, tensorboard, devices, record_dir, wandb, train_only
         )
 
 
@@ -98,6 +100,7 @@ def _reproduce_checked(
     devices: int,
     record_dir: Path | None,
     wandb: bool,
+    train_only: bool,
 ) -> dict:
     folders = {run: RunFolder(out / run) for run in experiment.runs}
     sitting, keeps = sitting_now(), record_dir is not None and experiment.keeps_results
@@ -127,6 +130,8 @@ def _reproduce_checked(
                 for path in keep_panels(experiment, folders, record_dir, sitting, wall):
                     console.print(f"kept: {path}")
     wall += earlier_wall
+    if train_only:
+        return {"wall_time_s": wall}
 
     summaries = {run: folders[run].write_summary(config) for run, config in experiment.runs.items()}
     configs = list(experiment.runs.values())
