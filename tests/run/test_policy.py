@@ -101,8 +101,20 @@ def test_a_supervised_run_is_not_a_policy(tmp_path):
             total_steps=4,
         )
     )
-    with pytest.raises(ValueError, match="loads actor-critic runs"):
+    with pytest.raises(
+        ValueError,
+        match="load_policy loads ppo, impala runs; .* holds a supervised run \\(load it with memrl.load_predictor\\)",
+    ):
         memrl.load_policy(folder.path)
+
+
+def test_loading_builds_the_run_s_learner_once(run_folder, monkeypatch):
+    from memrl.run import final_agents
+
+    built = []
+    monkeypatch.setattr(final_agents, "learner_for", lambda config: built.append(config) or learner_for(config))
+    policy = memrl.load_policy(run_folder.path)
+    assert len(built) == 1 and policy.learner.config == built[0]
 
 
 def test_inputs_of_other_shapes_are_named_at_the_boundary(run_folder):

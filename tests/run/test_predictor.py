@@ -60,7 +60,8 @@ def test_what_load_predictor_cannot_load_is_refused(run_folder, tmp_path):
         )
     )
     with pytest.raises(
-        ValueError, match="loads supervised runs; .* holds a ppo run \\(load it with memrl.load_policy\\)"
+        ValueError,
+        match="load_predictor loads supervised runs; .* holds a ppo run \\(load it with memrl.load_policy\\)",
     ):
         memrl.load_predictor(folder.path)
     with pytest.raises(ValueError, match="seeds \\[0\\], not 2"):

@@ -24,17 +24,46 @@ def final_params(folder) -> list:
     return [runner.params for runner in runners if runner is not None]
 
 
-def seed_params(folder, seed: int):
-    """The parameters of ``seed``'s last checkpoint; refuses a seed the run does not have or has
-    not checkpointed yet."""
+def seed_params(folder, seed: int, learner=None):
+    """The parameters of ``seed``'s last checkpoint (read with ``learner``'s shapes, default the
+    run's); refuses a seed the run does not have or has not checkpointed yet."""
     config = folder.load_config()
     seeds = config.seed_list()
     if seed not in seeds:
         raise ValueError(f"{folder.path} has seeds {seeds}, not {seed}")
-    runner = folder.load_checkpoint(seed, learner_for(config).init(jax.random.PRNGKey(0)))
+    learner = learner_for(config) if learner is None else learner
+    runner = folder.load_checkpoint(seed, learner.init(jax.random.PRNGKey(0)))
     if runner is None:
         raise FileNotFoundError(f"{folder.checkpoint_path(seed)}: seed {seed} of {folder.path} has no checkpoint yet")
     return runner.params
+
+
+@dataclasses.dataclass(frozen=True)
+class TrainedSeed:
+    """One seed of a run folder, loaded: its config, its learner (built once) and its last parameters."""
+
+    config: object
+    learner: object
+    params: object
+
+
+LOADERS = {"load_policy": ("ppo", "impala"), "load_predictor": ("supervised",)}
+"""the Python loaders of trained runs and the learners whose run folders each loads"""
+
+
+def trained_seed(run_folder: str | Path, seed: int, loader: str) -> TrainedSeed:
+    """Seed ``seed`` of the run in ``run_folder`` for ``loader`` (one of ``LOADERS``), from its last
+    checkpoint; refuses a run of a learner that ``loader`` does not load, naming the one that does."""
+    folder = RunFolder(Path(run_folder))
+    config = folder.load_config()
+    if config.learner not in LOADERS[loader]:
+        other = next(name for name, learners in LOADERS.items() if config.learner in learners)
+        raise ValueError(
+            f"{loader} loads {', '.join(LOADERS[loader])} runs; this run folder holds a {config.learner} run "
+            f"(load it with memrl.{other})"
+        )
+    learner = learner_for(config)
+    return TrainedSeed(config, learner, seed_params(folder, seed, learner))
 
 
 def check_starting_params(config, like) -> None:

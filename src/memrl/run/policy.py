@@ -26,9 +26,7 @@ import numpy as np
 from flax import struct
 
 from memrl.agents import distributions as dist
-from memrl.learn.learners import learner_for
-from memrl.run.final_agents import seed_params
-from memrl.run.folder import RunFolder
+from memrl.run.final_agents import TrainedSeed, trained_seed
 
 
 @struct.dataclass
@@ -39,14 +37,6 @@ class PolicyState:
     """the memory core's state"""
     prev_action: jax.Array
     """[B, action components] int32: the last action (zeros before the first)"""
-
-
-def check_actor_critic(config) -> None:
-    """Refuse a config whose run has no actor (a supervised run)."""
-    if config.learner not in ("ppo", "impala"):
-        raise ValueError(
-            f"load_policy loads actor-critic runs (ppo, impala); this run folder holds a {config.learner} run (load it with memrl.load_predictor)"
-        )
 
 
 def per_environment(name: str, value, dtype, batch: int) -> np.ndarray:
@@ -61,11 +51,8 @@ def per_environment(name: str, value, dtype, batch: int) -> np.ndarray:
 class Policy:
     """The actor of a trained actor-critic run (PPO or IMPALA): ``initial_state`` and ``act``."""
 
-    def __init__(self, config, params):
-        check_actor_critic(config)
-        self.config = config
-        self.learner = learner_for(config)
-        self.params = params
+    def __init__(self, trained: TrainedSeed):
+        self.config, self.learner, self.params = trained.config, trained.learner, trained.params
         self.action_dims = self.learner.env.action_dims
         self._act = jax.jit(self._step, static_argnames="greedy")
         self._key = jax.random.PRNGKey(0)  # predict's sampling key sequence
@@ -207,7 +194,4 @@ class Policy:
 
 def load_policy(run_folder: str | Path, seed: int = 0) -> Policy:
     """The actor of seed ``seed`` of the actor-critic run in ``run_folder``, from its last checkpoint."""
-    folder = RunFolder(Path(run_folder))
-    config = folder.load_config()
-    check_actor_critic(config)
-    return Policy(config, seed_params(folder, seed))
+    return Policy(trained_seed(run_folder, seed, "load_policy"))

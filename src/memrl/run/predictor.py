@@ -16,28 +16,15 @@ from pathlib import Path
 import jax
 import numpy as np
 
-from memrl.learn.learners import learner_for
-from memrl.run.final_agents import seed_params
-from memrl.run.folder import RunFolder
+from memrl.run.final_agents import TrainedSeed, trained_seed
 from memrl.tasks.base import SequenceBatch
-
-
-def check_supervised(config) -> None:
-    """Refuse a config whose run has no sequence model (an actor-critic run)."""
-    if config.learner != "supervised":
-        raise ValueError(
-            f"load_predictor loads supervised runs; this run folder holds a {config.learner} run (load it with memrl.load_policy)"
-        )
 
 
 class Predictor:
     """The model of a trained supervised run: ``logits``, ``predict`` and ``held_out_batch``."""
 
-    def __init__(self, config, params):
-        check_supervised(config)
-        self.config = config
-        self.learner = learner_for(config)
-        self.params = params
+    def __init__(self, trained: TrainedSeed):
+        self.config, self.learner, self.params = trained.config, trained.learner, trained.params
         self.output_kind = self.learner.task.output_kind
         self._logits = jax.jit(lambda params, inputs: self.learner.model.apply(params, inputs))
 
@@ -94,7 +81,4 @@ class Predictor:
 
 def load_predictor(run_folder: str | Path, seed: int = 0) -> Predictor:
     """The model of seed ``seed`` of the supervised run in ``run_folder``, from its last checkpoint."""
-    folder = RunFolder(Path(run_folder))
-    config = folder.load_config()
-    check_supervised(config)
-    return Predictor(config, seed_params(folder, seed))
+    return Predictor(trained_seed(run_folder, seed, "load_predictor"))
