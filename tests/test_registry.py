@@ -1,4 +1,6 @@
 import json
+import subprocess
+import sys
 
 import pytest
 
@@ -49,3 +51,32 @@ def test_every_entry_is_named_and_recorded_back_to_itself(registry):
     assert cores.CORES.name_of(cores.make("tlb", num_state=0, chunk_size=128)) == ("transformer", {})
     with pytest.raises(ValueError, match="core 'lstm' has no setting 'width'; its settings: hidden, weight_init"):
         cores.CORES.refuse_unknown("lstm", ["width"])
+
+
+REGISTRIES = {
+    "memrl.cores": "memrl.cores.base:CORES",
+    "memrl.tasks": "memrl.tasks.base:TASKS",
+    "memrl.envs": "memrl.envs.base:ENVS",
+    "memrl.experiments": "memrl.experiments.base:EXPERIMENTS",
+}
+"""each package whose modules register names -> its registry, which lists those modules and imports
+them when first asked (the one way a package's names are found)"""
+
+
+@pytest.mark.parametrize("package", REGISTRIES)
+def test_a_registry_lists_every_module_of_its_package_that_registers(package):
+    module, registry = REGISTRIES[package].split(":")
+    listing = (
+        f"import importlib, pkgutil, {package} as package; from {module} import {registry} as registry; "
+        "asked = set(registry.names()); "
+        "[importlib.import_module(f'{package.__name__}.{m.name}') for m in pkgutil.iter_modules(package.__path__)]; "
+        "print(sorted(set(registry.names()) - asked))"
+    )
+    found = subprocess.run([sys.executable, "-c", listing], capture_output=True, text=True, check=True)
+    assert found.stdout.strip() == "[]", f"names registered by modules {module} does not list: {found.stdout}"
+
+
+def test_a_listed_module_that_does_not_exist_fails_loudly():
+    registry = Registry("widget", modules=("memrl.no_such_module",))
+    with pytest.raises(ModuleNotFoundError, match="memrl.no_such_module"):
+        registry.names()

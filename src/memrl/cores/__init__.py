@@ -1,26 +1,6 @@
-"""Memory cores behind one contract (see ``base``); importing this package registers them all."""
+"""Memory cores behind one contract (see ``base``); the registry imports the modules that register
+them (``base.CORE_MODULES``) when it is first asked."""
 
-from memrl.cores import (
-    amrl,
-    conv_lstm,
-    delta_net,
-    dnc,
-    epn,
-    feedback_transformer,
-    ffm,
-    gru,
-    htm,
-    linear_attention,
-    lru,
-    lstm,
-    min_gru,
-    mlstm,
-    rmc,
-    s5,
-    s6,
-    tlb,
-    transformer_xl,
-)
 from memrl.cores.base import CORES, MemoryCore, make, names, register
 
 __all__ = ["CORES", "MemoryCore", "make", "names", "register"]

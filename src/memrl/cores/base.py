@@ -23,7 +23,29 @@ import numpy as np
 
 from memrl.registry import Registry
 
-CORES: Registry = Registry("core")
+CORE_MODULES = (
+    "amrl",
+    "conv_lstm",
+    "delta_net",
+    "dnc",
+    "epn",
+    "feedback_transformer",
+    "ffm",
+    "gru",
+    "htm",
+    "linear_attention",
+    "lru",
+    "lstm",
+    "min_gru",
+    "mlstm",
+    "rmc",
+    "s5",
+    "s6",
+    "tlb",
+    "transformer_xl",
+)
+"""the modules of memrl's own cores, each registering its names"""
+CORES: Registry = Registry("core", modules=tuple(f"memrl.cores.{module}" for module in CORE_MODULES))
 
 
 register = CORES.register  # register(name, build, fixed=..., defaults=...); refuses duplicates

@@ -13,7 +13,39 @@ from memrl.experiments.seed_statistics import OPS, decide, seed_note, undecided
 from memrl.learn.run_config import ConfigRecord
 from memrl.registry import Registry
 
-EXPERIMENTS: Registry = Registry("experiment")
+EXPERIMENT_MODULES = (
+    "amrl_minecraft",
+    "amrl_tmaze",
+    "epn_graph_nav",
+    "epn_memory_planning",
+    "epn_rl_control",
+    "epn_settings_sweep",
+    "htm_ballet",
+    "htm_copying_recall",
+    "htm_graph_nav",
+    "htm_object_permanence",
+    "htm_pai",
+    "htm_pvm",
+    "htm_rl_control",
+    "htm_word_learning",
+    "memory_benchmark",
+    "memory_tuning",
+    "popgym_suite",
+    "rmc_boxworld",
+    "rmc_language_model",
+    "rmc_lte",
+    "rmc_nth_farthest",
+    "rmc_pacman",
+    "tlb_babyai",
+    "tlb_copying",
+    "tlb_decision",
+    "tlb_image",
+    "tlb_listops",
+)
+"""the modules that register experiments"""
+EXPERIMENTS: Registry = Registry(
+    "experiment", modules=tuple(f"memrl.experiments.{module}" for module in EXPERIMENT_MODULES)
+)
 
 KINDS = ("reproduction", "imitation analogue", "benchmark")
 """a reproduction tests a paper's claim as the paper trained it; an imitation analogue tests a memory

@@ -28,7 +28,19 @@ import jax
 
 from memrl.registry import Registry
 
-TASKS: Registry = Registry("task")
+TASK_MODULES = (
+    "babyai",
+    "copying",
+    "digits",
+    "language_model",
+    "learn_to_execute",
+    "listops",
+    "nth_farthest",
+    "paired_associative_inference",
+    "tmaze_returns",
+)
+"""the modules of memrl's own tasks, each registering its names"""
+TASKS: Registry = Registry("task", modules=tuple(f"memrl.tasks.{module}" for module in TASK_MODULES))
 SPLITS = ("train", "test")
 
 register = TASKS.register
