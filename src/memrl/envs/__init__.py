@@ -1,5 +1,5 @@
 """Pure JAX environments (``base``) and their registry; the built-in ones register when the
-registry is first asked (``base.BUILT_IN``), so importing this package starts nothing of JAX."""
+registry is first asked (``base.ENV_MODULES``), so importing this package starts nothing of JAX."""
 
 from memrl.envs.base import ENVS, Environment, make, names, register
 

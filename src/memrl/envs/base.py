@@ -104,7 +104,7 @@ def same_value(given, default) -> bool:
     return recordable(given) and recordable(default) and type(given) is type(default) and given == default
 
 
-BUILT_IN = (
+ENV_MODULES = (
     "ballet",
     "boxworld",
     "graph_nav",
@@ -120,7 +120,7 @@ BUILT_IN = (
     "word_learning",
 )
 """the modules of memrl's own environments, each registering its names"""
-ENVS = EnvironmentRegistry("environment", modules=tuple(f"memrl.envs.{module}" for module in BUILT_IN))
+ENVS = EnvironmentRegistry("environment", modules=tuple(f"memrl.envs.{module}" for module in ENV_MODULES))
 
 
 register = ENVS.register  # register(name, factory); refuses duplicates
