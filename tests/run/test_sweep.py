@@ -118,3 +118,21 @@ def test_a_spec_can_start_from_a_saved_run(tmp_path):
     path.write_text(f"config: {tmp_path / 'saved'}\nlearner: impala\nspace: {{lr: {{grid: [0.01]}}}}\n")
     with pytest.raises(ValueError, match="its config holds a ppo run, not 'impala'"):
         load_spec(path)
+
+
+def test_a_cluster_address_is_checked_before_ray_waits_on_it(tmp_path):
+    import socket
+
+    from memrl.run.sweep import address_parts, check_reachable
+
+    assert address_parts("auto") is None and address_parts("ray://head:10001") == ("head", 10001)
+    for wrong in ("nonsense", "head:", ":6379", "head:port", "head:70000"):
+        with pytest.raises(ValueError, match=f"sweep address '{wrong}' is not a Ray cluster's address: give HOST:PORT"):
+            address_parts(wrong)
+    with socket.socket() as closed:  # a port that was free a moment ago: nothing listens there
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    with pytest.raises(ValueError, match=f"sweep address 127.0.0.1:{port}: nothing answers there"):
+        check_reachable(f"127.0.0.1:{port}", timeout_s=2)
+    with socket.create_server(("127.0.0.1", 0)) as listening:
+        check_reachable(f"127.0.0.1:{listening.getsockname()[1]}", timeout_s=2)

@@ -28,6 +28,7 @@ import copy
 import csv
 import dataclasses
 import json
+import socket
 from pathlib import Path
 
 import numpy as np
@@ -53,6 +54,34 @@ SPEC_KEYS = (
     "gpus_per_trial",
     "address",
 )
+
+
+def address_parts(address: str) -> tuple[str, int] | None:
+    """``address`` (a Ray cluster: ``HOST:PORT``, ``ray://HOST:PORT`` for Ray Client, or ``auto``,
+    the cluster this machine has joined) as (host, port); None for ``auto``. Refuses another form."""
+    if address == "auto":
+        return None
+    host, colon, port = address.removeprefix("ray://").rpartition(":")
+    if not colon or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ValueError(
+            f"sweep address {address!r} is not a Ray cluster's address: give HOST:PORT (ray://HOST:PORT for Ray Client) or auto"
+        )
+    return host, int(port)
+
+
+def check_reachable(address: str, timeout_s: float = 10.0) -> None:
+    """Refuse a cluster ``address`` that nothing answers at within ``timeout_s`` (Ray itself would
+    wait for minutes without naming it)."""
+    parts = address_parts(address)
+    if parts is None:
+        return
+    try:
+        socket.create_connection(parts, timeout=timeout_s).close()
+    except OSError as err:
+        raise ValueError(
+            f"sweep address {address}: nothing answers there ({err.strerror or err}); start the cluster's head "
+            "(ray start --head) or give the address it printed"
+        ) from None
 
 
 def require_ray() -> None:
@@ -82,6 +111,8 @@ class SweepSpec:
     def __post_init__(self):
         from memrl.learn.learners import LEARNERS
 
+        if self.address is not None:
+            address_parts(self.address)
         if self.learner not in LEARNERS.names():
             raise ValueError(f"sweep learner must be one of {', '.join(LEARNERS.names())}, got {self.learner!r}")
         if not isinstance(self.space, dict) or not self.space:
@@ -257,6 +288,8 @@ def run_sweep(spec: SweepSpec, out: Path) -> list[dict]:
     out = Path(out).resolve()
     out.mkdir(parents=True, exist_ok=True)
     if not ray.is_initialized():
+        if spec.address is not None:
+            check_reachable(spec.address)
         ray.init(address=spec.address, include_dashboard=False, configure_logging=False)
     scheduler = ASHAScheduler(time_attr="steps") if spec.scheduler == "asha" else FIFOScheduler()
     trainable = tune.with_resources(
