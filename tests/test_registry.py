@@ -80,3 +80,19 @@ def test_a_listed_module_that_does_not_exist_fails_loudly():
     registry = Registry("widget", modules=("memrl.no_such_module",))
     with pytest.raises(ModuleNotFoundError, match="memrl.no_such_module"):
         registry.names()
+
+
+def test_a_paper_sized_core_names_a_small_size_that_builds():
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+
+    def parameters(core) -> int:
+        x, reset = jnp.zeros((2, 8)), jnp.zeros((2,), bool)
+        shapes = jax.eval_shape(lambda: core.init(jax.random.PRNGKey(0), core.initialize_carry(None, (2,)), x, reset))
+        return sum(int(np.prod(leaf.shape)) for leaf in jax.tree_util.tree_leaves(shapes))
+
+    sized = [name for name in cores.names() if cores.small(name)]
+    assert sized == ["htm"] and cores.small("lstm") == {}
+    paper, small = parameters(cores.make("htm")), parameters(cores.make("htm", **cores.small("htm")))
+    assert paper > 15e6 and small < paper / 100

@@ -79,11 +79,19 @@ def list_all(
                 f"{registry.kind} {name}: no settings of memrl's. {described(registry, name)}", highlight=False
             )
             continue
-        table = Table(title=f"{registry.kind} {name}: settings", caption=described(registry, name))
-        for column in ("setting", "type", "default", "meaning"):
+        small = registry.small(name)
+        sized = (
+            f" Its defaults are the paper's sizes; the column small is a size that trains in minutes on a CPU "
+            f"(Python: {registry.kind}s.make({name!r}, **{registry.kind}s.small({name!r})))."
+            if small
+            else ""
+        )
+        table = Table(title=f"{registry.kind} {name}: settings", caption=described(registry, name) + sized)
+        for column in ("setting", "type", "default", *(["small"] if small else []), "meaning"):
             table.add_column(column)
         for setting in rows:
-            table.add_row(setting.name, setting.type_name, repr(setting.default), setting.doc)
+            shown = [repr(small[setting.name]) if setting.name in small else ""] if small else []
+            table.add_row(setting.name, setting.type_name, repr(setting.default), *shown, setting.doc)
         console.print(table)
         if registry is envs.ENVS and (policies := policies_of(name)):
             console.print(

@@ -48,8 +48,9 @@ CORE_MODULES = (
 CORES: Registry = Registry("core", modules=tuple(f"memrl.cores.{module}" for module in CORE_MODULES))
 
 
-register = CORES.register  # register(name, build, fixed=..., defaults=...); refuses duplicates
+register = CORES.register  # register(name, build, fixed=..., defaults=..., small=...); refuses duplicates
 make = CORES.make  # make(name, **fields) -> MemoryCore; unknown names list the known ones
+small = CORES.small  # make(name, **small(name)): a size that trains in minutes on a CPU
 names = CORES.names
 
 

@@ -259,4 +259,8 @@ class HierarchicalTransformerMemory(SegmentCore):
         return new_carry, jnp.swapaxes(h, 0, 1)
 
 
-register("htm", HierarchicalTransformerMemory)
+register(
+    "htm",
+    HierarchicalTransformerMemory,
+    small=dict(num_layers=1, d_model=32, num_heads=2, mlp_dim=64, window=8, chunk_size=8, num_chunks=16, k=2),
+)
