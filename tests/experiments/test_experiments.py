@@ -1051,7 +1051,7 @@ def test_the_demo_is_amrl_tmazes_contrast_with_the_lstms_positive_control():
     full = experiments.get("amrl-tmaze", "cpu").runs
     budgets = {"T-L": 48_000, "T-LN": 80_000}
     assert all(
-        config == dataclasses.replace(full[run], seeds=1, total_steps=budgets[run.split("/")[0]])
+        config == dataclasses.replace(full[run], seeds=1, total_steps=budgets[run.split("/")[0]], updates_per_chunk=2)
         for run, config in demo.runs.items()
     )
 
