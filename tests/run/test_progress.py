@@ -49,4 +49,4 @@ def test_where_the_output_is_not_a_terminal_a_plain_line_comes_at_most_every_min
         progress.update()  # 75.0 (and at exit): too soon
     lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith(("compiling", "training:"))]
     assert lines[0].startswith("compiling (0 min)")
-    assert lines[1:] == ["training: 16,000/160,000 env steps, 229/s, return 1.50 (1 min)"]
+    assert lines[1:] == ["training: 16,000/160,000 env steps, 229/s, return 1.50 (last 5 updates; 1 min)"]

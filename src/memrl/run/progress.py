@@ -15,9 +15,14 @@ LINE_EVERY = 60.0
 file, CI), which a live bar does not reach"""
 
 
+RECENT = 5
+"""updates whose mean score the progress shows per seed"""
+
+
 class TrainingProgress:
     """A progress bar over all seeds of the given run folders: steps, steps/s and the latest score
-    (return, or accuracy for supervised runs). It says "compiling" until the first chunk of
+    (return, or accuracy for supervised runs: each seed's mean over its last ``RECENT`` updates, the
+    range over seeds; the summary's final value is the mean over the last 10% of the updates). It says "compiling" until the first chunk of
     updates is written (XLA compiles the training program first, tens of seconds on a CPU), and its
     columns are short enough to leave the bar room at 80 columns. Where the output is not a
     terminal, a plain line says the same at most every ``line_every`` seconds, from the first call."""
@@ -33,7 +38,7 @@ class TrainingProgress:
             BarColumn(bar_width=None),
             TextColumn(f"{{task.completed:,.0f}}/{{task.total:,.0f}} {units}"),
             TextColumn("{task.fields[rate]}"),
-            TextColumn(f"{scores} {{task.fields[score]}}"),
+            TextColumn(f"{scores} {{task.fields[score]}}"),  # each seed's mean over its last RECENT updates
             TimeElapsedColumn(),
             console=console,
         )
@@ -56,14 +61,14 @@ class TrainingProgress:
         self.progress.__exit__(*exc)
 
     def _read(self) -> tuple[int, str]:
-        """(steps done over all seeds, the latest scores: each seed's mean over its last 5 rows),
+        """(steps done over all seeds, the latest scores: each seed's mean over its last ``RECENT`` rows),
         reading each metrics file once."""
         done, scores = 0, []
         for folder, config in zip(self.folders, self.configs):
             for seed in config.seed_list():
                 rows = folder.read_metrics(seed)
                 done += rows[-1][config.step_metric] if rows else 0
-                latest = [r[config.score_metric] for r in rows[-5:] if r.get(config.score_metric) is not None]
+                latest = [r[config.score_metric] for r in rows[-RECENT:] if r.get(config.score_metric) is not None]
                 if latest:
                     scores.append(sum(latest) / len(latest))
         if not scores:
@@ -79,7 +84,8 @@ class TrainingProgress:
         rate = (done - self.start_steps) / max(elapsed, 1e-9)
         self.progress.update(self.task, description="training", completed=done, rate=f"{rate:,.0f}/s", score=scores)
         self.plain_line(
-            f"training: {done:,}/{self.total:,} {self.units}, {rate:,.0f}/s, {self.scores} {scores} ({elapsed / 60:.0f} min)"
+            f"training: {done:,}/{self.total:,} {self.units}, {rate:,.0f}/s, {self.scores} {scores} "
+            f"(last {RECENT} updates; {elapsed / 60:.0f} min)"
         )
 
     def plain_line(self, text: str) -> None:

@@ -188,7 +188,7 @@ def _train_prepared(
     error = summary["final_standard_error"]
     noise = "" if error is None else f"; standard error {error:.3f} over {summary['final_episodes']} episodes"
     console.print(
-        f"{config.final_label} {rounded(summary['final_mean'])} ({finals}{noise}), {wall:.0f} s; "
-        f"curve {folder.path / 'curves.png'}"
+        f"{config.final_label} {rounded(summary['final_mean'])} ({finals}{noise}; each seed's mean over its "
+        f"last 10% of updates), {wall:.0f} s; curve {folder.path / 'curves.png'}"
     )
     return summary
