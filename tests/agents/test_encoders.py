@@ -181,3 +181,15 @@ def test_conv_encoder_tags_its_last_grid_with_x_and_y():
     grid = features.reshape(3, 5, 5, 26)
     np.testing.assert_allclose(grid[1, 2, :, 24], [-1, -0.5, 0, 0.5, 1])  # x along a row
     np.testing.assert_allclose(grid[1, :, 4, 25], [-1, -0.5, 0, 0.5, 1])  # y down a column
+
+
+def test_a_convolution_too_costly_per_observation_is_refused_before_it_compiles():
+    from memrl.agents.encoders import ConvEncoder
+
+    image = jnp.zeros((1, 84, 84, 3))
+    huge = ConvEncoder(channels=(16, 32), kernels=(84, 3), strides=(1, 1))
+    with pytest.raises(
+        ValueError, match=r"2\.4 billion multiply-adds per \(84, 84, 3\) observation \(kernel 84 stride 1"
+    ):
+        jax.eval_shape(huge.init, jax.random.PRNGKey(0), image)
+    jax.eval_shape(ConvEncoder(channels=(16, 32), kernels=(9, 3), strides=(9, 1)).init, jax.random.PRNGKey(0), image)

@@ -43,6 +43,29 @@ def as_token_sequence(tokens: jax.Array, batch_ndim: int) -> jax.Array:
     return tokens[..., None] if tokens.ndim == batch_ndim else tokens
 
 
+CONV_MACS_LIMIT = 1e9
+"""multiply-adds per observation above which a convolutional encoder is refused: the papers' take
+under 0.1 billion, and a kernel as large as the image (SAME padding reads it whole at every
+position, through patches of kernel² values each) took minutes to compile and seconds per step"""
+
+
+def check_conv_cost(image_shape: tuple[int, int, int], channels, kernels, strides) -> None:
+    """Refuse convolutions whose multiply-adds per observation of ``image_shape`` (H, W, C) exceed
+    ``CONV_MACS_LIMIT``, naming each layer's share."""
+    (height, width, depth), macs = image_shape, []
+    for c, k, s in zip(channels, kernels, strides):
+        height, width = same_padding(height, k, s)[0], same_padding(width, k, s)[0]
+        macs.append(height * width * k * k * depth * c)
+        depth = c
+    if sum(macs) > CONV_MACS_LIMIT:
+        layers = ", ".join(f"kernel {k} stride {s}: {m / 1e9:,.2f}" for k, s, m in zip(kernels, strides, macs))
+        raise ValueError(
+            f"the convolutions would take {sum(macs) / 1e9:,.1f} billion multiply-adds per {image_shape} observation "
+            f"({layers}), more than {CONV_MACS_LIMIT / 1e9:g}: choose smaller kernels or larger strides "
+            "(--conv-kernels, --conv-strides)"
+        )
+
+
 class ConvEncoder(nn.Module):
     """ReLU convolutions (SAME padding) of the given channels, kernels and strides, flattened; the
     HTM agent's defaults are the paper's (16, 32, 32) / (9, 3, 3) / (9, 1, 1)."""
@@ -56,6 +79,7 @@ class ConvEncoder(nn.Module):
     @nn.compact
     def __call__(self, image):
         x, batch = as_image_batch(image)
+        check_conv_cost(x.shape[1:], self.channels, self.kernels, self.strides)
         for i, (c, k, s) in enumerate(zip(self.channels, self.kernels, self.strides)):
             x = nn.relu(SameConv(c, k, s, name=f"conv_{i}")(x))
         if self.coordinates:
