@@ -121,3 +121,12 @@ def test_bad_levels_and_observation_are_refused():
         envs.ballet.make_ballet([(9, 16)])
     with pytest.raises(ValueError, match="'image' or 'cells'"):
         envs.make("ballet/2_delay16", observation="pixels")
+
+
+def test_a_trained_agents_test_level_keeps_the_observation_it_trained_with():
+    """htm-ballet's agents train on ``ballet/mixed`` with cell codes and are scored on each test level:
+    a level made by its name alone would show them 99×99 frames (its evaluation crashed so)."""
+    trained = envs.make("ballet/mixed", observation="cells")
+    level = envs.ENVS.variant(trained, "ballet/8_delay16")
+    assert level.made_as == ("ballet/8_delay16", {"observation": "cells"})
+    assert level.observation_shape == trained.observation_shape != envs.make("ballet/8_delay16").observation_shape

@@ -65,6 +65,12 @@ class EnvironmentRegistry(Registry):
         name, settings = made.made_as
         return name, dict(settings)
 
+    def variant(self, made, name: str) -> Environment:
+        """``name``'s environment with the settings given to ``made`` (``name_of``): a trained agent's
+        environment at another level (``ballet/8_delay16`` for an agent of ``ballet/mixed``) with the
+        observation and rules it trained with; refuses a setting that ``name`` fixes."""
+        return self.make(name, **self.name_of(made)[1])
+
     def refuse_unknown(self, name: str, settings, where: str = "") -> None:
         from memrl.settings import settings_of
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import jax
 import numpy as np
 
+from memrl.envs.base import ENVS
 from memrl.envs.graph_nav import GraphNavParams
 from memrl.experiments.base import Expectation
 from memrl.run.final_agents import agent_evaluations, final_params, held_out_batches
@@ -233,7 +234,7 @@ def graph_nav_generalisation(folders: dict, out: Path, episodes_per_env: int = 2
                     params,
                     key,
                     episodes_per_env * GRAPH_NAV_EPISODE,
-                    env=f"graph-nav/{junctions}",
+                    env=ENVS.variant(config.env, f"graph-nav/{junctions}"),
                     core_args=core_args,
                 )
                 if per_seed:

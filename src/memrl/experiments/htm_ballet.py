@@ -29,6 +29,7 @@ from pathlib import Path
 
 import jax
 
+from memrl.envs.base import ENVS
 from memrl.experiments.base import Expectation, Experiment, PaperSetting, register
 from memrl.experiments.paper_agents import htm_ballet_agents
 from memrl.learn.impala_config import ImpalaConfig
@@ -132,7 +133,7 @@ def evaluate_levels(folders: dict, out: Path, steps: int = 1100, levels: tuple[s
     key = jax.random.PRNGKey(2021)
 
     def right(config, params, level):
-        return agent_episode_returns(config, params, key, steps, env=f"ballet/{level}")
+        return agent_episode_returns(config, params, key, steps, env=ENVS.variant(config.env, f"ballet/{level}"))
 
     return fraction_correct_by_level(folders, levels, right, "fraction correct per test level (chance: 1 / dancers)")
 

@@ -24,6 +24,7 @@ from pathlib import Path
 
 import jax
 
+from memrl.envs.base import ENVS
 from memrl.envs.object_permanence import CHOICE_FRAMES, REVEAL_FRAMES
 from memrl.envs.room_view import STEPS_PER_SECOND
 from memrl.experiments.base import Expectation, Experiment, PaperSetting, register
@@ -72,7 +73,9 @@ def evaluate_levels(folders: dict, out: Path, episodes_steps: int = 2 * LONGEST_
     def right(config, params, level):
         return [
             returns >= 1.0
-            for returns in agent_episode_returns(config, params, key, episodes_steps, env=f"object-permanence/{level}")
+            for returns in agent_episode_returns(
+                config, params, key, episodes_steps, env=ENVS.variant(config.env, f"object-permanence/{level}")
+            )
         ]
 
     return fraction_correct_by_level(

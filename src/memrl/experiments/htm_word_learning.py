@@ -24,6 +24,7 @@ from pathlib import Path
 
 import jax
 
+from memrl.envs.base import ENVS
 from memrl.envs.word_learning import TIME_LIMIT
 from memrl.experiments.base import Expectation, Experiment, PaperSetting, register
 from memrl.experiments.paper_agents import HTM_AGENT, HTM_SIZES, HTM_TABLE_1_LOSSES, HTM_VISUAL
@@ -74,7 +75,7 @@ def evaluate_levels(folders: dict, out: Path, steps: int = EVALUATION_STEPS) -> 
     key = jax.random.PRNGKey(2021)
 
     def right(config, params, level):
-        per_seed = agent_evaluations(config, params, key, steps, env=f"word-learning/{level}")
+        per_seed = agent_evaluations(config, params, key, steps, env=ENVS.variant(config.env, f"word-learning/{level}"))
         return [reward[done] == 1.0 for done, _, reward in per_seed]
 
     return fraction_correct_by_level(
