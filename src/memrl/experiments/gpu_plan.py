@@ -118,10 +118,6 @@ def check_plan(plan: tuple[PlanStep, ...] = PLAN) -> None:
         experiment_of(step, smoke=True)
 
 
-class OutOfMinutes(Exception):
-    """The sitting's minutes are spent."""
-
-
 def run_plan(
     minutes: float,
     runs_dir: Path,
