@@ -47,3 +47,32 @@ def test_the_state_readout_takes_no_resets():
     model, params = model_and_params("state")
     with pytest.raises(ValueError, match="takes no resets"):
         model.apply(params, XS, jnp.zeros(XS.shape[:2], bool))
+
+
+TRUNCATED_CORES = {
+    "lstm": cores.make("lstm", hidden=8),
+    "gtrxl": cores.make("gtrxl", num_layers=1, d_model=8, num_heads=2, mlp_dim=12, memory_length=16),
+}
+
+
+@pytest.mark.parametrize("name", TRUNCATED_CORES)
+def test_truncated_backpropagation_keeps_the_outputs_and_cuts_the_gradient_at_segment_ends(name):
+    """``unroll_length`` 4 on 9 steps: segments [0, 4), [4, 8), [8, 9). The logits are the whole
+    sequence's; the last step's gradient reaches its own segment's input and no earlier one."""
+    whole = SequenceModel(TRUNCATED_CORES[name], "vectors", 5, 4, embed_dim=6)
+    truncated = SequenceModel(TRUNCATED_CORES[name], "vectors", 5, 4, embed_dim=6, unroll_length=4)
+    params = jax.jit(whole.init)(jax.random.PRNGKey(0), XS)
+    np.testing.assert_allclose(truncated.apply(params, XS), whole.apply(params, XS), atol=1e-5)
+    reach = {}
+    for label, model in (("whole", whole), ("truncated", truncated)):
+        grad = jax.grad(lambda xs, model=model: model.apply(params, xs)[7].sum())(XS)
+        reach[label] = np.abs(np.asarray(grad)).sum(axis=(1, 2))
+    assert (reach["whole"][:8] > 1e-7).all() and (reach["truncated"][4:8] > 1e-7).all()
+    assert (reach["truncated"][:4] == 0).all() and (reach["truncated"][8:] == 0).all()
+
+
+def test_truncated_backpropagation_refuses_a_negative_length_and_the_state_readout():
+    with pytest.raises(ValueError, match="unroll_length is steps per segment"):
+        SequenceModel(TRUNCATED_CORES["lstm"], "vectors", 5, 4, unroll_length=-1)
+    with pytest.raises(ValueError, match="give unroll_length 0"):
+        SequenceModel(cores.make("tlb", **SIZES), "vectors", 5, 4, readout="state", unroll_length=3)

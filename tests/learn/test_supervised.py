@@ -71,7 +71,10 @@ def test_bit_targets_score_a_step_right_only_when_every_bit_is():
         (dict(core="epn"), "takes named inputs"),
         (dict(task="pai"), "task 'pai'.s inputs are 'trials': train it with a task model \\(htm-pai\\)"),
         (dict(core="htm-pai"), "task model 'htm-pai' reads only the task\\(s\\) pai, not 'copying'"),
-        (dict(task="pai", core="htm-pai", embed_dim=32), "embed_dim, head_widths and readout set the sequence model"),
+        (
+            dict(task="pai", core="htm-pai", embed_dim=32),
+            "embed_dim, head_widths, readout, unroll_length set the sequence model",
+        ),
         (dict(readout="pooled"), r"readout must be one of \('steps', 'state'\), got 'pooled'"),
         (
             dict(task="digits", readout="state"),
@@ -88,6 +91,8 @@ def test_bit_targets_score_a_step_right_only_when_every_bit_is():
         (dict(lr=0.0), "lr must be > 0"),
         (dict(lr_warmup=-1), "lr_warmup must be >= 0"),
         (dict(weight_decay=-0.1), "weight_decay must be >= 0"),
+        (dict(unroll_length=-4), "unroll_length must be >= 0"),
+        (dict(task="pai", core="htm-pai", unroll_length=16), "unroll_length set the sequence model"),
         (dict(total_steps=16, batch_size=32), "less than one update \\(32 sequences\\)"),
         (dict(stages=("gap=3",)), r"'UPDATES key=value ...'.*UPDATES must be a positive integer"),
         (dict(stages=("0 gap=3",)), "UPDATES must be a positive integer"),
@@ -255,3 +260,9 @@ def test_an_lstm_learns_nth_farthests_rank_0_shortcut_with_4_vectors_of_4_dims()
     )
     assert accuracy["accuracy"] >= 0.4, accuracy
     assert accuracy["accuracy_rank0"] >= 0.8 and accuracy["accuracy_beyond_rank0"] <= 0.45, accuracy
+
+
+def test_the_unroll_length_reaches_the_sequence_model_and_the_record():
+    config = SupervisedConfig(unroll_length=8).validate()
+    assert config.model.unroll_length == 8
+    assert SupervisedConfig.from_dict(config.record()).unroll_length == 8

@@ -10,6 +10,11 @@ With ``readout="state"`` the head reads, in place of y_t, the mean of the core's
 temporal latent bottleneck state vectors and pass the resulting representation through an MLP",
 Sec. 3.1); every step gets those logits, so it serves tasks scored at their final step only.
 
+With ``unroll_length`` U the core runs the sequence in segments of U steps, each from the carry the
+one before left with that carry's gradient stopped: truncated backpropagation through time, as the
+papers' agents train in unrolls (HTM: 64-128 steps, Lampinen et al. 2021 App. A; Transformer-XL's
+cache likewise). The outputs are the whole sequence's; only the gradient is cut.
+
 Encoder/decoder tasks (Learning to Execute) are one stream through the same core, as sonnet's
 example feeds them: the program, then the decoding steps (the task lays them out and scores the
 outputs there), so no second core or separate decoder is needed. Cores with named inputs (EPN:
@@ -49,6 +54,8 @@ class SequenceModel(nn.Module):
     head_widths: tuple[int, ...] = ()
     readout: str = "steps"
     """what the head reads: "steps" (each step's output) or "state" (the mean of the final state vectors)"""
+    unroll_length: int = 0
+    """steps per segment of truncated backpropagation through time (0: the whole sequence)"""
 
     def __post_init__(self):
         if getattr(self.core, "named_inputs", False):
@@ -64,6 +71,10 @@ class SequenceModel(nn.Module):
             raise ValueError(
                 f'readout "state" reads the core\'s final state vectors; core {type(self.core).__name__} has none (tlb with num_state > 0 has)'
             )
+        if self.unroll_length < 0:
+            raise ValueError(f"unroll_length is steps per segment (0: the whole sequence), got {self.unroll_length}")
+        if self.unroll_length and self.readout == "state":
+            raise ValueError('readout "state" reads the whole sequence\'s final state: give unroll_length 0 with it')
         super().__post_init__()
 
     @nn.compact
@@ -83,9 +94,17 @@ class SequenceModel(nn.Module):
             pooled = carry["state"].reshape(x.shape[1], -1, carry["state"].shape[-1]).mean(1)  # over every state vector
             logits = head(pooled)
             return jnp.broadcast_to(logits, (x.shape[0], *logits.shape))  # the head once, not per step
-        if resets is None:
+        if resets is None and not self.unroll_length:
             _, ys = self.core.sequence(x)
-        else:
-            carry = self.core.initialize_carry(jax.random.PRNGKey(0), x.shape[1:2])
-            _, ys = self.core.unroll(carry, x, resets.at[0].set(True))
-        return head(ys)
+            return head(ys)
+        resets = jnp.zeros(x.shape[:2], bool) if resets is None else resets
+        resets = resets.at[0].set(True)
+        carry = self.core.initialize_carry(jax.random.PRNGKey(0), x.shape[1:2])
+        length = self.unroll_length or x.shape[0]
+        outputs = []
+        for start in range(0, x.shape[0], length):  # a few segments: the sequence's length over U
+            if start:
+                carry = jax.lax.stop_gradient(carry)
+            carry, ys = self.core.unroll(carry, x[start : start + length], resets[start : start + length])
+            outputs.append(ys)
+        return head(jnp.concatenate(outputs))

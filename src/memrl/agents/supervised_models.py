@@ -28,10 +28,11 @@ def make_model(
     embed_dim: int,
     head_widths: tuple[int, ...],
     readout: str = "steps",
+    unroll_length: int = 0,
 ):
     """The model for ``task`` (registered as ``task_name``): ``core`` itself where it is a task
     model, or the sequence model around the memory core ``core`` (with ``embed_dim``,
-    ``head_widths`` and ``readout``, which a task model does not use)."""
+    ``head_widths``, ``readout`` and ``unroll_length``, which a task model does not use)."""
     if TASK_MODELS.makes(core):
         if task_name not in core.tasks:
             name = TASK_MODELS.name_of(core)[0]
@@ -54,4 +55,5 @@ def make_model(
         embed_dim,
         tuple(head_widths),
         readout,
+        unroll_length,
     )

@@ -49,6 +49,10 @@ class SupervisedConfig(ConfigRecord):
     """curriculum stages, trained in order before the task as configured, each "UPDATES key=value ...":
     UPDATES updates with these task settings in place of those in ``task_args``; e.g. "2000 direct_fraction=1.0"
     "28000 stored_chains=2". A stage must keep the trials' shapes (for pai: not num_chains or chain_length)"""
+    unroll_length: int = 0
+    """steps per segment of truncated backpropagation through time: the sequence runs in segments of
+    this many steps, each from the last one's carry with its gradient stopped, as RL agents train in
+    unrolls (HTM's: 64-128 steps); 0: the whole sequence"""
     batch_size: int = 32
     """sequences per update"""
     lr_warmup: int = 0
@@ -57,7 +61,7 @@ class SupervisedConfig(ConfigRecord):
     """decoupled weight decay: above 0, Adam becomes AdamW (TLB's image classification: 0.05)"""
 
     POSITIVE_INTS: ClassVar[tuple[str, ...]] = ConfigRecord.POSITIVE_INTS + ("batch_size", "embed_dim")
-    NON_NEGATIVE: ClassVar[tuple[str, ...]] = ConfigRecord.NON_NEGATIVE + ("lr_warmup", "weight_decay")
+    NON_NEGATIVE: ClassVar[tuple[str, ...]] = ConfigRecord.NON_NEGATIVE + ("lr_warmup", "weight_decay", "unroll_length")
     WIDTHS: ClassVar[tuple[str, ...]] = ConfigRecord.WIDTHS + ("head_widths",)
 
     COMPONENTS: ClassVar[tuple[str, ...]] = ("core", "task")
@@ -101,13 +105,12 @@ class SupervisedConfig(ConfigRecord):
         self.import_modules()
         self.check_component("task")
         self.check_component("core")
-        if self.registry_of("core", self.core) is TASK_MODELS and (self.embed_dim, self.head_widths, self.readout) != (
-            SupervisedConfig.embed_dim,
-            SupervisedConfig.head_widths,
-            SupervisedConfig.readout,
+        model_fields = ("embed_dim", "head_widths", "readout", "unroll_length")
+        if self.registry_of("core", self.core) is TASK_MODELS and any(
+            getattr(self, name) != getattr(SupervisedConfig, name) for name in model_fields
         ):
             raise ValueError(
-                f"embed_dim, head_widths and readout set the sequence model; the task model {self.core_name!r} has its own (--core.*)"
+                f"{', '.join(model_fields)} set the sequence model; the task model {self.core_name!r} has its own (--core.*)"
             )
         super().validate()
         try:
@@ -139,7 +142,9 @@ class SupervisedConfig(ConfigRecord):
         """The model the run trains (``make_model``), built once."""
         from memrl.agents.supervised_models import make_model
 
-        return make_model(self.core, self.task_name, self.task, self.embed_dim, self.head_widths, self.readout)
+        return make_model(
+            self.core, self.task_name, self.task, self.embed_dim, self.head_widths, self.readout, self.unroll_length
+        )
 
     @functools.cached_property
     def stage_tasks(self) -> tuple:
