@@ -741,11 +741,13 @@ def test_tlb_babyai_is_fig_4_bosslevel_and_8_levels_with_the_papers_model():
             assert (args["chunk_size"], args["num_state"]) == (30, 5)
         else:
             assert config.core_name == "transformer" and args["chunk_size"] == config.task.max_steps
+    central = [e for e in experiments.get("tlb-babyai", "cpu").expectations if e.central]
+    assert len(central) == 2 and all(e.paired and not e.shared_episodes for e in central)  # each seed its own set
 
 
 @pytest.mark.skipif(importlib.util.find_spec("minigrid") is None, reason="the babyai extra")
 def test_tlb_babyai_plays_each_final_model_in_the_real_level(tmp_path):
-    from memrl.experiments.tlb_babyai import evaluate_success
+    from memrl.experiments.tlb_babyai import EVAL_SEED, evaluate_success, evaluation_seed
     from memrl.learn.supervised_config import SupervisedConfig
     from memrl.run.folder import RunFolder
     from memrl.run.launch import train_seeds
@@ -768,6 +770,7 @@ def test_tlb_babyai_plays_each_final_model_in_the_real_level(tmp_path):
     row = evaluation["success"]["GoToLocal/gru"]
     assert list(row["levels"]) == ["GoToLocal"] and row["mean"] == row["levels"]["GoToLocal"]
     assert row["mean"] in {i / 6 for i in range(7)}  # 3 episodes for each of 2 seeds
+    assert [evaluation_seed(folder, seed, 3) for seed in (0, 1)] == [EVAL_SEED, EVAL_SEED + 3]  # each its own
     # convergence: each seed's mean of its two held-out checks (after updates 2 and 4)
     for seed, area in zip([0, 1], evaluation["convergence"]["GoToLocal/gru"]["per_seed"]):
         checks = [metrics["test_accuracy"] for metrics in folder.read_metrics(seed)[1::2]]

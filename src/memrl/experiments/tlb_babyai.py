@@ -10,8 +10,10 @@ masked cross-entropy; the Transformer reads the whole episode in one causal bloc
 the held-out action accuracy after every chunk of updates (the paper plots success rate against
 training steps), each seed's mean over those checks (the area under its learning curve) its measure
 of speed; success is measured once, on each final model: ``EVAL_EPISODES`` fresh episodes per
-level (environment seeds from 10^6 on, unseen in the demos) played greedily, an episode that has
-not succeeded within the task's ``max_steps`` counting as failed.
+level played greedily, an episode that has not succeeded within the task's ``max_steps`` counting
+as failed. Each seed draws its own evaluation episodes (environment seeds from 10^6 on, unseen in
+the demos; seed i of every run plays the same ones), so the comparisons are paired over seeds and
+the evaluation's sampling noise is in each seed's value.
 """
 
 from __future__ import annotations
@@ -73,16 +75,24 @@ def babyai_runs(preset: str) -> dict[str, SupervisedConfig]:
     return runs
 
 
+def evaluation_seed(folder, seed: int, episodes: int) -> int:
+    """The environment seed of the first evaluation episode of run seed ``seed``: the i-th seed of a
+    run (counted from the run's first) plays episodes ``EVAL_SEED + i·episodes`` on, its own set."""
+    return EVAL_SEED + (seed - folder.load_config().seed) * episodes
+
+
 def final_success(folder, episodes: int) -> dict[str, list[float]]:
-    """Per level of the run's task: the success rate of each seed's final model (greedy actions)."""
+    """Per level of the run's task: the success rate of each seed's final model (greedy actions) on
+    that seed's own evaluation episodes (``evaluation_seed``)."""
     import jax
     import jax.numpy as jnp
 
     from memrl.learn.learners import learner_for
-    from memrl.run.final_agents import final_params
+    from memrl.run.final_agents import seed_params
     from memrl.tasks.babyai import rollout_success, step_inputs
 
-    learner = learner_for(folder.load_config())
+    config = folder.load_config()
+    learner = learner_for(config)
     task = learner.task
 
     @jax.jit
@@ -91,17 +101,18 @@ def final_success(folder, episodes: int) -> dict[str, list[float]]:
             learner.model.apply(params, step_inputs(images, directions, missions, valid)), axis=-1
         )  # [T, B]
 
+    params = {seed: seed_params(folder, seed, learner) for seed in config.seed_list()}
     per_level = {}
     for level in task.level_names:
         per_level[level] = [
             rollout_success(
                 level,
-                lambda *observed, params=params: np.asarray(greedy(params, *observed[:4]))[observed[4]],
+                lambda *observed, params=params[seed]: np.asarray(greedy(params, *observed[:4]))[observed[4]],
                 episodes,
-                EVAL_SEED,
+                evaluation_seed(folder, seed, episodes),
                 task.max_steps,
             )
-            for params in final_params(folder)
+            for seed in config.seed_list()
         ]
     return per_level
 
@@ -204,8 +215,9 @@ def tlb_babyai(preset: str) -> Experiment:
         version=3,
         changes=(
             "'at least as successful' is tested against a non-inferiority bound of 0.05 success rate stated before"
-            " the runs, and the shared evaluation levels' own sampling noise is counted (issue 82 §2-3; version 2"
-            " tested it as superiority over the seeds alone)"
+            " the runs (issue 82 §2; version 2 tested it as superiority over the seeds alone); each seed is"
+            " evaluated on its own episodes, seed i of both runs on the same ones, and both central checks are"
+            " paired over seeds (issue 84 §3; version 2 evaluated every seed on one shared set)"
         ),
         description="Transformer + TLB and a Transformer cloning the BabyAI bot, success rate in the real levels",
         reproduces="Didolkar et al. 2022, Fig. 4 and Fig. 9 (TLB converges sooner; on 8 levels it also ends higher)",
@@ -228,6 +240,7 @@ def tlb_babyai(preset: str) -> Experiment:
                     evaluated=("convergence",),
                     against=f"{panel}/transformer",
                     central=True,
+                    paired=True,
                 ),
                 Expectation(
                     f"{panel}/tlb",
@@ -238,7 +251,7 @@ def tlb_babyai(preset: str) -> Experiment:
                     against=f"{panel}/transformer",
                     central=True,
                     parity=PARITY,
-                    shared_episodes=EVAL_EPISODES[preset] * len(TASKS[preset][panel]["levels"].split(",")),
+                    paired=True,
                 ),
             )
         ),
