@@ -1260,3 +1260,20 @@ def test_htm_rl_control_trains_htm_as_amrl_tmaze_trains_its_models():
     assert htm_vtrace.total_steps // (htm_vtrace.num_envs * htm_vtrace.rollout_len) == 2500  # gradient steps
     checked = {(e.run, e.evaluated) for e in control.expectations}
     assert checked == {(run, (table,)) for run in control.runs for table in ("returns", "returns_without_memory")}
+
+
+def test_epn_settings_sweep_reads_reaching_the_explorer_as_two_one_sided_tests_on_three_fresh_seeds():
+    from memrl.experiments.epn_settings_sweep import BAND, EXPLORER, V1_RUN
+
+    experiment = experiments.get("epn-settings-sweep")
+    assert (experiment.runs[V1_RUN].seeds, experiment.runs[V1_RUN].seed) == (3, 10)
+    lower, upper = [e for e in experiment.expectations if e.central]
+    assert (lower.op, upper.op) == (">=", "<=") and lower.run == upper.run == V1_RUN
+    assert lower.threshold == pytest.approx(EXPLORER - BAND) and upper.threshold == pytest.approx(EXPLORER + BAND)
+    summaries = lambda *finals: {
+        V1_RUN: {"final_mean": np.mean(finals), "seeds": {str(i): {"final": v} for i, v in enumerate(finals)}}
+    }
+    at_the_level = summaries(10.58, 10.59, 10.78)  # the paper preset's three GPU seeds at 78M steps
+    assert all(e.outcome(at_the_level, {})["decided"] for e in (lower, upper))
+    below = summaries(8.3, 8.4, 8.2)
+    assert not lower.outcome(below, {})["passed"] and upper.outcome(below, {})["decided"]
