@@ -76,6 +76,17 @@ def test_a_registry_lists_every_module_of_its_package_that_registers(package):
     assert found.stdout.strip() == "[]", f"names registered by modules {module} does not list: {found.stdout}"
 
 
+def test_the_scripted_policies_list_every_module_that_registers_some():
+    listing = (
+        "import importlib, pkgutil, memrl.envs as package; "
+        "from memrl.envs.scripted_policy import registered_policies; asked = set(registered_policies()); "
+        "[importlib.import_module(f'memrl.envs.{m.name}') for m in pkgutil.iter_modules(package.__path__)]; "
+        "print(sorted(set(registered_policies()) - asked))"
+    )
+    found = subprocess.run([sys.executable, "-c", listing], capture_output=True, text=True, check=True)
+    assert found.stdout.strip() == "[]", f"policies registered by modules POLICY_MODULES does not list: {found.stdout}"
+
+
 def test_a_listed_module_that_does_not_exist_fails_loudly():
     registry = Registry("widget", modules=("memrl.no_such_module",))
     with pytest.raises(ModuleNotFoundError, match="memrl.no_such_module"):

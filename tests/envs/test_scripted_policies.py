@@ -6,7 +6,7 @@ import jax
 import pytest
 
 from memrl import envs
-from memrl.envs.scripted_policy import POLICIES_OF, episode_rewards, scripted_policy
+from memrl.envs.scripted_policy import episode_rewards, register_policies, registered_policies, scripted_policy
 
 TESTED_APART = {"ballet", "pvm", "boxworld"}
 """families whose oracle the tests below hold to the optimum itself"""
@@ -22,7 +22,12 @@ ONE_OF_EACH = {
 
 
 def test_every_family_with_scripted_policies_is_tried_here():
-    assert set(ONE_OF_EACH) | TESTED_APART == set(POLICIES_OF)
+    assert set(ONE_OF_EACH) | TESTED_APART == set(registered_policies())
+
+
+def test_a_second_registration_of_the_same_environments_is_refused():
+    with pytest.raises(ValueError, match="scripted policies of 'tmaze' are registered twice"):
+        register_policies("tmaze", {})
 
 
 @pytest.mark.parametrize("name", list(ONE_OF_EACH.values()))

@@ -10,7 +10,7 @@ import jax.numpy as jnp
 
 from memrl.envs.ballet import MAX_DANCERS, Ballet, BalletState
 from memrl.envs.room_view import step_toward
-from memrl.envs.scripted_policy import ScriptedPolicy, uniform_random
+from memrl.envs.scripted_policy import ScriptedPolicy, register_policies, uniform_random
 
 
 def _walker(pick):
@@ -38,3 +38,4 @@ def guesser(env: Ballet) -> ScriptedPolicy:
 
 
 POLICIES = {"oracle": oracle, "guesser": guesser, "random": uniform_random}
+register_policies("ballet", POLICIES)

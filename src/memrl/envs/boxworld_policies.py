@@ -10,7 +10,7 @@ import jax.numpy as jnp
 
 from memrl.envs.boxworld import FIRST_KEY, FLOOR, GEM, MOVES, BoxWorld, BoxWorldState
 from memrl.envs.graph_search import grid_first_move
-from memrl.envs.scripted_policy import ScriptedPolicy, uniform_random
+from memrl.envs.scripted_policy import ScriptedPolicy, register_policies, uniform_random
 
 
 def next_object(state: BoxWorldState) -> jnp.ndarray:
@@ -37,3 +37,4 @@ def oracle(env: BoxWorld) -> ScriptedPolicy:
 
 
 POLICIES = {"oracle": oracle, "random": uniform_random}
+register_policies("boxworld", POLICIES)

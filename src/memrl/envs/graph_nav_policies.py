@@ -8,7 +8,7 @@ import jax.numpy as jnp
 
 from memrl.envs.graph_nav import COLLECT, GraphNav
 from memrl.envs.graph_search import breadth_first
-from memrl.envs.scripted_policy import ScriptedPolicy, uniform_random
+from memrl.envs.scripted_policy import ScriptedPolicy, register_policies, uniform_random
 
 
 def oracle(env: GraphNav) -> ScriptedPolicy:
@@ -30,6 +30,8 @@ def oracle(env: GraphNav) -> ScriptedPolicy:
 
 
 POLICIES = {"oracle": oracle, "random": uniform_random}
+register_policies("graph-nav", POLICIES)
+
 
 RANDOM_PLAY = {"graph-nav/5": 1.33}
 """uniformly random play's mean return per 200-step episode (``random_play_returns``: 1,000 episodes,

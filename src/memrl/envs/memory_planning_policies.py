@@ -35,7 +35,7 @@ import jax.numpy as jnp
 
 from memrl.envs.graph_search import breadth_first
 from memrl.envs.memory_planning import COLLECT, INVERSE_MOVES, MOVES, MemoryPlanningGame
-from memrl.envs.scripted_policy import ScriptedPolicy, uniform_random
+from memrl.envs.scripted_policy import ScriptedPolicy, register_policies, uniform_random
 
 
 def torus_neighbors(env: MemoryPlanningGame) -> jax.Array:
@@ -161,6 +161,8 @@ POLICIES = {
     "two_move_walk": two_move_walk,
     "random": uniform_random,
 }
+
+register_policies("memory-planning", POLICIES)
 
 RETURNS_4X4 = {
     "oracle": 31.56,

@@ -7,7 +7,7 @@ from __future__ import annotations
 import jax.numpy as jnp
 
 from memrl.envs.minecraft_chicken import BACKWARD, COLLECT, FORWARD, LEFT, RIGHT, ChickenState, MinecraftChicken
-from memrl.envs.scripted_policy import ScriptedPolicy, uniform_random
+from memrl.envs.scripted_policy import ScriptedPolicy, register_policies, uniform_random
 
 
 def _collector(env: MinecraftChicken, final_choice):
@@ -40,3 +40,4 @@ def forgetter(env: MinecraftChicken) -> ScriptedPolicy:
 
 
 POLICIES = {"oracle": oracle, "forgetter": forgetter, "random": uniform_random}
+register_policies("minecraft-maze/chicken", POLICIES)

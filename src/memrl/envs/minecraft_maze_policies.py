@@ -8,7 +8,7 @@ from __future__ import annotations
 import jax.numpy as jnp
 
 from memrl.envs.minecraft_maze import DECIDE, EAST, WEST, MinecraftMaze, MinecraftMazeState
-from memrl.envs.scripted_policy import ScriptedPolicy, uniform_random
+from memrl.envs.scripted_policy import ScriptedPolicy, register_policies, uniform_random
 
 
 def _walker(env: MinecraftMaze, final_choice):
@@ -30,3 +30,4 @@ def forgetter(env: MinecraftMaze) -> ScriptedPolicy:
 
 
 POLICIES = {"oracle": oracle, "forgetter": forgetter, "random": uniform_random}
+register_policies("minecraft-maze", POLICIES)

@@ -14,7 +14,7 @@ import jax.numpy as jnp
 from memrl.envs import ballet_tables as tables
 from memrl.envs.object_permanence import AGENT_START, LOOK_BACK, WATCH, ObjectPermanence
 from memrl.envs.room_view import DELTAS, blocked
-from memrl.envs.scripted_policy import ScriptedPolicy, uniform_random
+from memrl.envs.scripted_policy import ScriptedPolicy, register_policies, uniform_random
 
 NORTH, EAST, SOUTH, WEST = (tables.DIRECTIONS.index(d) for d in ("N", "E", "S", "W"))
 
@@ -59,3 +59,4 @@ def guesser(env: ObjectPermanence) -> ScriptedPolicy:
 
 
 POLICIES = {"oracle": oracle, "guesser": guesser, "random": uniform_random}
+register_policies("object-permanence", POLICIES)

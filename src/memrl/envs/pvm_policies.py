@@ -11,7 +11,7 @@ import jax.numpy as jnp
 
 from memrl.envs.graph_search import grid_first_move
 from memrl.envs.passive_visual_match import CHOICE_PHASE, DISTRACTOR_PHASE, MOVES, PassiveVisualMatch, PVMState
-from memrl.envs.scripted_policy import ScriptedPolicy, uniform_random
+from memrl.envs.scripted_policy import ScriptedPolicy, register_policies, uniform_random
 
 
 def _matcher(env: PassiveVisualMatch, pick):
@@ -54,3 +54,4 @@ def guesser(env: PassiveVisualMatch) -> ScriptedPolicy:
 
 
 POLICIES = {"oracle": oracle, "guesser": guesser, "random": uniform_random}
+register_policies("pvm", POLICIES)

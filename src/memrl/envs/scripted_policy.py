@@ -83,26 +83,45 @@ def random_play_returns(env, episodes: int = 1000, key: int = 0) -> jax.Array:
     return returns(jax.random.PRNGKey(key))
 
 
-POLICIES_OF = {
-    "tmaze": "memrl.envs.tmaze_policies",
-    "memory-planning": "memrl.envs.memory_planning_policies",
-    "graph-nav": "memrl.envs.graph_nav_policies",
-    "ballet": "memrl.envs.ballet_policies",
-    "pvm": "memrl.envs.pvm_policies",
-    "boxworld": "memrl.envs.boxworld_policies",
-    "object-permanence": "memrl.envs.object_permanence_policies",
-    "word-learning": "memrl.envs.word_learning_policies",
-    "minecraft-maze": "memrl.envs.minecraft_maze_policies",
-    "minecraft-maze/chicken": "memrl.envs.minecraft_chicken_policies",
-}
-"""an environment (its whole name) or a family (its name before "/") -> the module whose
-``POLICIES`` are its scripted policies; a whole name comes before its family"""
+POLICY_MODULES = (
+    "ballet_policies",
+    "boxworld_policies",
+    "graph_nav_policies",
+    "memory_planning_policies",
+    "minecraft_chicken_policies",
+    "minecraft_maze_policies",
+    "object_permanence_policies",
+    "pvm_policies",
+    "tmaze_policies",
+    "word_learning_policies",
+)
+"""the modules of memrl's scripted policies, each registering the policies of its environments
+(``register_policies``), imported when policies are first asked for"""
+_REGISTERED: dict[str, dict[str, Callable[[Any], ScriptedPolicy]]] = {}
+_UNIMPORTED = list(POLICY_MODULES)
+
+
+def register_policies(environments: str, policies: dict[str, Callable[[Any], ScriptedPolicy]]) -> None:
+    """Register ``policies`` (name -> maker of a ``ScriptedPolicy`` from the environment) for
+    ``environments``: a family (its name before "/": every ``tmaze/*``) or one environment's whole
+    name, which comes before its family. A second registration of the same environments is refused."""
+    if environments in registered_policies():  # memrl's own first, so that a user's cannot shadow them
+        raise ValueError(f"scripted policies of {environments!r} are registered twice")
+    _REGISTERED[environments] = dict(policies)
+
+
+def registered_policies() -> dict[str, dict[str, Callable[[Any], ScriptedPolicy]]]:
+    """environments (a family or a whole name) -> their policies, every module of
+    ``POLICY_MODULES`` imported first."""
+    while _UNIMPORTED:
+        importlib.import_module(f"memrl.envs.{_UNIMPORTED.pop(0)}")
+    return _REGISTERED
 
 
 def policies_of(env_name: str) -> dict:
     """The scripted policies of environment ``env_name`` (name -> maker), empty where it has none."""
-    family = env_name if env_name in POLICIES_OF else env_name.split("/", 1)[0]
-    return importlib.import_module(POLICIES_OF[family]).POLICIES if family in POLICIES_OF else {}
+    registered = registered_policies()
+    return registered.get(env_name) or registered.get(env_name.split("/", 1)[0], {})
 
 
 def scripted_policy(env_name: str, env, name: str) -> ScriptedPolicy:
@@ -112,7 +131,7 @@ def scripted_policy(env_name: str, env, name: str) -> ScriptedPolicy:
     if not policies:
         raise ValueError(
             f"{env_name} has no scripted policies; these environments do: "
-            + ", ".join(f if "/" in f else f"{f}/*" for f in POLICIES_OF)
+            + ", ".join(f if "/" in f else f"{f}/*" for f in registered_policies())
         )
     if name not in policies:
         raise ValueError(f"{env_name} has no scripted policy {name!r}; its policies: {', '.join(policies)}")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from memrl.envs.scripted_policy import ScriptedPolicy, episode_rewards, uniform_random
+from memrl.envs.scripted_policy import ScriptedPolicy, episode_rewards, register_policies, uniform_random
 from memrl.envs.tmaze import DOWN, LEFT, RIGHT, UP, TMaze
 
 EMPTY_MEMORY = {"first": jnp.float32(0.0), "second": jnp.float32(0.0)}
@@ -44,6 +44,7 @@ def always_left(env: TMaze):
 
 
 POLICIES = {"oracle": oracle, "always_left": always_left, "random": uniform_random}
+register_policies("tmaze", POLICIES)
 
 
 def episode_returns(env: TMaze, policy: ScriptedPolicy, key, num_episodes: int, params=None) -> jax.Array:

@@ -9,7 +9,7 @@ import jax
 import jax.numpy as jnp
 
 from memrl.envs.room_view import step_toward
-from memrl.envs.scripted_policy import ScriptedPolicy, uniform_random
+from memrl.envs.scripted_policy import ScriptedPolicy, register_policies, uniform_random
 from memrl.envs.word_learning import LEARNING, TEST, WordLearning, WordLearningState
 
 
@@ -43,3 +43,4 @@ def guesser(env: WordLearning) -> ScriptedPolicy:
 
 
 POLICIES = {"oracle": oracle, "guesser": guesser, "random": uniform_random}
+register_policies("word-learning", POLICIES)
