@@ -134,6 +134,7 @@ def run_plan(
     import jax
 
     from memrl.experiments.runner import reproduce
+    from memrl.run import interrupts
 
     if not smoke and jax.default_backend() == "cpu":
         raise RuntimeError(
@@ -142,19 +143,30 @@ def run_plan(
     check_plan(plan)
     runs_dir, out = Path(runs_dir), Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    timer = threading.Timer(minutes * 60, lambda: os.kill(os.getpid(), signal.SIGINT))
-    timer.start()
-    stopped, records = None, []
+    spent = threading.Event()
+
+    def stop():
+        spent.set()
+        os.kill(os.getpid(), signal.SIGINT)
+
+    timer = threading.Timer(minutes * 60, stop)
+    records = []
     try:
-        for step in plan:
-            if is_finished(step, runs_dir, smoke):
-                continue
-            reproduce(experiment_of(step, smoke), out_of(step, runs_dir), workers=len(step.runs), train_only=True)
-            records += write_finished_records(plan, runs_dir, out / "records", smoke)
+        with interrupts.recorded():  # an interrupt dropped inside a JAX callback is raised again by the training loop
+            timer.start()
+            for step in plan:
+                if spent.is_set():
+                    break
+                if is_finished(step, runs_dir, smoke):
+                    continue
+                reproduce(experiment_of(step, smoke), out_of(step, runs_dir), workers=len(step.runs), train_only=True)
+                records += write_finished_records(plan, runs_dir, out / "records", smoke)
     except KeyboardInterrupt:
-        stopped = f"stopped after {minutes} minutes"
+        if not spent.is_set():
+            raise  # a person's Ctrl-C, not the sitting's timer
     finally:
         timer.cancel()
+    stopped = f"stopped after {minutes} minutes" if spent.is_set() else None
     packed_mb = pack(runs_dir, out)
     report = {
         "minutes": minutes,
