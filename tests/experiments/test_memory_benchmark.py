@@ -4,6 +4,7 @@ fit one sitting."""
 
 import dataclasses
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -11,11 +12,14 @@ import pytest
 from memrl import experiments
 from memrl.experiments.base import Experiment
 from memrl.experiments.memory_benchmark import (
+    ADDED_MEMORIES,
     MEMORIES,
     PARTS,
     TASKS,
     THROUGHPUT_TASK,
+    TUNED,
     evaluate_benchmark,
+    memory_benchmark_runs,
     normalised,
     random_play_return,
 )
@@ -25,35 +29,59 @@ from memrl.run.launch import train_seeds
 
 
 @pytest.mark.parametrize("preset", ["cpu", "paper"])
-def test_every_memory_on_every_task_with_one_agent_and_learner(preset):
+def test_every_memory_on_every_task_with_one_agent_and_learner_each_at_its_tuned_setting_on_the_cpu(preset):
     experiment = experiments.get("memory-benchmark", preset)
-    assert experiment.kind == "benchmark"
-    assert set(experiment.runs) == {f"{task}/{memory}" for task in TASKS for memory in MEMORIES[preset]}
+    memories = {**MEMORIES[preset], **ADDED_MEMORIES[preset]}
+    assert experiment.kind == "benchmark" and experiment.version == 2 and len(memories) == 20
+    assert set(experiment.runs) == {f"{task}/{memory}" for task in TASKS for memory in memories}
+    shared = memory_benchmark_runs(preset)  # version 1's: one optimiser setting for all
     for task in TASKS:
-        configs = [experiment.runs[f"{task}/{memory}"] for memory in MEMORIES[preset]]
-        # apart from the memory, each task's runs are one config: the same agent, learner and budget
+        configs = {memory: experiment.runs[f"{task}/{memory}"] for memory in memories}
+        # apart from the memory and its optimiser setting, each task's runs are one config
+        same = lambda c: dataclasses.replace(c, core="gru", core_args={}, lr=0.1, adam_eps=0.1)
+        assert all(same(c) == same(shared[f"{task}/lstm"]) for c in configs.values())
+        for memory, config in configs.items():
+            assert config.core == memories[memory]
+            setting = TUNED[memory] if preset == "cpu" else (shared[f"{task}/lstm"].lr, 1e-8)  # torch's Adam ε
+            assert (config.lr, config.adam_eps) == setting
         assert all(
-            dataclasses.replace(c, core="gru", core_args={})
-            == dataclasses.replace(configs[0], core="gru", core_args={})
-            for c in configs
+            c.seeds == 3 and c.seed == 0 and c.feed_prev_action and c.total_steps % c.steps_per_update == 0
+            for c in configs.values()
         )
-        assert all(c.seeds == 3 and c.feed_prev_action and c.total_steps % c.steps_per_update == 0 for c in configs)
     central = [e for e in experiment.expectations if e.central]
     assert [(e.run, e.evaluated) for e in central] == [("RepeatPreviousEasy/gru", ("normalised",))]
+    assert {e.run for e in experiment.expectations} >= {f"CountRecallEasy/{memory}" for memory in memories}
+
+
+def test_the_tuned_settings_are_memory_tunings_choices_from_its_kept_pilots(tmp_path):
+    """``TUNED`` is what memory-tuning v1's record (its kept pilot panels) chooses."""
+    from memrl.experiments.kept_parts import restore_panels
+    from memrl.experiments.memory_tuning import evaluate_tuning
+
+    tuning = experiments.get("memory-tuning", "cpu")
+    folders = {run: RunFolder(tmp_path / "runs" / run) for run in tuning.runs}
+    restore_panels(tuning, folders, Path("docs/results"))
+    assert all(folder.finished() for folder in folders.values())  # every pilot is kept
+    for run, config in tuning.runs.items():
+        folders[run].write_summary(config)
+    evaluate_tuning(folders, tmp_path)
+    chosen = json.loads((tmp_path / "choices.json").read_text())
+    assert {memory: (c["lr"], c["adam_eps"]) for memory, c in chosen.items()} == TUNED
 
 
 def test_the_parts_name_every_task_once_and_select_its_runs():
     experiment = experiments.get("memory-benchmark", "cpu")
+    memories = {**MEMORIES["cpu"], **ADDED_MEMORIES["cpu"]}
     assert sorted(panel for panels in PARTS.values() for panel in panels) == sorted(TASKS)
-    mazes = experiment.with_runs(["t-mazes"])
-    assert set(mazes.runs) == {f"{task}/{memory}" for task in PARTS["t-mazes"] for memory in MEMORIES["cpu"]}
-    assert not mazes.expectations  # the card tasks' checks wait for their part
+    control = experiment.with_runs(["control"])
+    assert set(control.runs) == {f"{task}/{memory}" for task in PARTS["control"] for memory in memories}
+    assert not control.expectations  # the card tasks' checks wait for their part
     assert set(experiment.with_runs(["T-L", "MemoryChain/gru"]).runs) == {
-        *(f"T-L/{memory}" for memory in MEMORIES["cpu"]),
+        *(f"T-L/{memory}" for memory in memories),
         "MemoryChain/gru",
     }
     with pytest.raises(
-        ValueError, match=rf"has {len(experiment.runs)} runs .*panels RepeatPreviousEasy, .*; parts cards, .*got nope"
+        ValueError, match=rf"has {len(experiment.runs)} runs .*panels RepeatPreviousEasy, .*; parts chain, .*got nope"
     ):
         experiment.with_runs(["nope"])
 

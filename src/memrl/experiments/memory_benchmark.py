@@ -12,11 +12,17 @@ memory's learner timed on ``THROUGHPUT_TASK`` after its runs). On RepeatPrevious
 a memory-less agent cannot beat random play, and on the T-mazes it cannot beat 0.5 (``Task.about``),
 so a score above those is memory at work.
 
-Presets: ``cpu`` sized for 2 CPU cores and run in ``PARTS`` (each at most 90 minutes; about 5.5
-hours in all, where the issue asked for 3: seven of the memories take 4-20 times the GRU's time per
-step on this CPU); ``paper`` follows POPGym's own runs (``popgym/baselines/ppo.py``) for whoever has
-a GPU. Every memory on a task gets the same agent, learner and budget; ``SETTINGS`` lists every
-difference from POPGym's settings (``memrl list --experiment memory-benchmark``).
+Version 1 ran 16 memories at one shared optimiser setting (lr 5e-4, Adam ε 1e-5), which held S6 at
+chance (issue 83). Version 2 adds S5, DeltaNet, Gated DeltaNet and the mLSTM (``ADDED_MEMORIES``)
+and runs each memory in the cpu preset at its own learning rate and ε (``TUNED``), chosen by
+``memory-tuning`` on a pilot seed from one grid shared by all; ``memory_benchmark_runs`` keeps
+version 1's shared setting, the base the tuning and popgym-suite start from.
+
+Presets: ``cpu`` sized for 2 CPU cores and run in ``PARTS`` (each at most about 90 minutes);
+``paper`` follows POPGym's own runs (``popgym/baselines/ppo.py``) for whoever has a GPU, every
+memory at POPGym's one setting. Every memory on a task gets the same agent, learner and budget
+apart from its optimiser setting; ``SETTINGS`` lists every difference from POPGym's settings
+(``memrl list --experiment memory-benchmark``).
 """
 
 from __future__ import annotations
@@ -165,6 +171,7 @@ LEARNER = {
         num_minibatches=8,
         update_epochs=30,
         lr=5e-5,
+        adam_eps=1e-8,
         gamma=0.99,
         gae_lambda=1.0,
         clip_epsilon=0.3,
@@ -178,21 +185,52 @@ LEARNER = {
 memory and task; the cpu preset's batches those popgym-suite's pilot sized for 2 cores (16 envs x
 128 steps, 4 epochs of 4 minibatches); the paper preset's batches are POPGym's (64 envs x 1,024 steps, minibatches of
 8,192 steps) with RLlib's PPO defaults where ppo.py sets nothing (lr 5e-5, 30 SGD iterations,
-lambda 1.0, clip 0.3)"""
+lambda 1.0, clip 0.3) and torch's Adam ε (1e-8: RLlib's torch policies build ``torch.optim.Adam``
+with the learning rate alone)"""
+
+TUNED = {
+    "lstm": (2e-3, 1e-5),
+    "gru": (2e-3, 1e-5),
+    "gru-bias1": (2e-3, 1e-5),
+    "amrl-max": (5e-4, 1e-5),
+    "dnc": (2e-3, 1e-5),
+    "rmc": (1e-3, 1e-8),
+    "htm": (5e-4, 1e-8),
+    "tlb": (5e-4, 1e-8),
+    "gtrxl": (5e-4, 1e-8),
+    "feedback-transformer": (2e-3, 1e-8),
+    "lru": (5e-4, 1e-5),
+    "s6": (2e-3, 1e-8),
+    "ffm": (2e-3, 1e-5),
+    "linear-attention": (2e-3, 1e-8),
+    "min-gru": (1e-3, 1e-8),
+    "min-gru-bias-3": (2e-3, 1e-8),
+    "s5": (2e-3, 1e-5),
+    "delta-net": (1e-3, 1e-5),
+    "gated-delta-net": (1e-3, 1e-5),
+    "mlstm": (2e-3, 1e-8),
+}
+"""memory -> (learning rate, Adam ε) it runs at in version 2's cpu preset: its choice in memory-tuning
+v1 (the highest mean normalised return over MemoryChain, RepeatPreviousEasy and
+PositionOnlyCartPoleEasy on pilot seed 100, lr {5e-4, 1e-3, 2e-3} x ε {1e-5, 1e-8};
+docs/results/benchmarks.md#memory-tuning; a test recomputes it from that record's kept pilots)"""
 
 PARTS = {
-    "cards": ("RepeatPreviousEasy", "CountRecallEasy"),
-    "cards-2": ("HigherLowerEasy", "AutoencodeEasy"),
-    "control": ("PositionOnlyCartPoleEasy", "MineSweeperEasy"),
-    "t-mazes": ("T-L", "T-LN"),
     "chain": ("MemoryChain",),
+    "repeat": ("RepeatPreviousEasy",),
+    "count": ("CountRecallEasy",),
+    "higher-lower": ("HigherLowerEasy",),
+    "cards": ("AutoencodeEasy", "MineSweeperEasy"),
+    "control": ("PositionOnlyCartPoleEasy", "T-L", "T-LN"),
 }
-"""the cpu preset's parts (``memrl reproduce memory-benchmark --runs PART``), each at most about 80
-minutes on 2 cores by the pilot's rates (docs/results/benchmarks.md#memory-benchmark)"""
+"""the cpu preset's parts (``memrl reproduce memory-benchmark --runs PART``), each about 90 minutes
+or less on 2 cores by version 1's times for its 16 memories scaled by 1.4 for version 2's 20
+(docs/results/benchmarks.md#memory-benchmark)"""
 
 
 def memory_benchmark_runs(preset: str) -> dict[str, PPOConfig]:
-    """The runs "<task>/<memory>": every memory on every task with the preset's learner."""
+    """Version 1's runs "<task>/<memory>": every memory of ``MEMORIES`` on every task with the
+    preset's learner at its one optimiser setting."""
     return {
         f"{name}/{memory}": PPOConfig(
             env=task.env,
@@ -203,6 +241,21 @@ def memory_benchmark_runs(preset: str) -> dict[str, PPOConfig]:
         )
         for name, task in TASKS.items()
         for memory, core in MEMORIES[preset].items()
+    }
+
+
+def tuned_runs(preset: str) -> dict[str, PPOConfig]:
+    """Version 2's runs "<task>/<memory>": every memory of ``MEMORIES`` and ``ADDED_MEMORIES`` on
+    every task with the preset's learner, in the cpu preset at the memory's ``TUNED`` setting."""
+    shared = memory_benchmark_runs(preset)
+    return {
+        f"{name}/{memory}": dataclasses.replace(
+            shared[f"{name}/lstm"],
+            core=core,
+            **(dict(zip(("lr", "adam_eps"), TUNED[memory])) if preset == "cpu" else {}),
+        )
+        for name in TASKS
+        for memory, core in {**MEMORIES[preset], **ADDED_MEMORIES[preset]}.items()
     }
 
 
@@ -299,12 +352,18 @@ SETTINGS = (
     PaperSetting("rollout (BPTT) length", "1,024 (ppo.py's bptt_cutoff)", "rollout_len", CPU_LEARNER),
     PaperSetting("minibatches per batch", "8 (minibatches of 8 x 1,024 steps)", "num_minibatches", CPU_LEARNER),
     PaperSetting("SGD iterations", "RLlib's default, 30", "update_epochs", CPU_LEARNER),
-    PaperSetting("learning rate", "RLlib's default, 5e-5", "lr", CPU_LEARNER),
+    PaperSetting(
+        "learning rate",
+        "RLlib's default, 5e-5",
+        "lr",
+        "cpu: version 2 runs each memory at its choice of 5e-4, 1e-3 and 2e-3 (``TUNED``, from memory-tuning's pilots); version 1 all at 5e-4",
+    ),
     PaperSetting(
         "Adam's ε",
-        "not set in ppo.py (the framework's Adam default)",
+        "not set in ppo.py: torch's Adam default, 1e-8 (RLlib's torch policies pass the learning rate alone)",
         "adam_eps",
-        "memrl's PPO default, 1e-5 (CleanRL's and Stable-Baselines3's); it holds S6 at its initialisation (issue 83)",
+        "cpu: version 2 runs each memory at its choice of 1e-5 (memrl's PPO default, CleanRL's) and 1e-8 (``TUNED``); "
+        "version 1 all at 1e-5, which held S6 at its initialisation (issue 83)",
     ),
     PaperSetting("GAE lambda", "RLlib's default, 1.0", "gae_lambda", "cpu: memrl's default"),
     PaperSetting(
@@ -328,11 +387,11 @@ SETTINGS = (
 
 def memory_benchmark(preset: str) -> Experiment:
     """The experiment's runs and checks in ``preset``."""
-    runs = memory_benchmark_runs(preset)
+    runs = tuned_runs(preset)
     card_tasks = ("RepeatPreviousEasy", "CountRecallEasy")
     return Experiment(
         name="memory-benchmark",
-        version=1,
+        version=2,
         description="every vector-observation memory in memrl, one agent and one PPO learner, on POPGym, T-maze and MemoryChain tasks",
         reproduces="Morad et al. 2023 (POPGym) tasks and settings; Beck et al. 2020's T-mazes; bsuite's MemoryChain",
         finding="the memories side by side: normalised returns and throughput on one agent and learner",
@@ -359,7 +418,15 @@ def memory_benchmark(preset: str) -> Experiment:
                     evaluated=("normalised",),
                 )
                 for task in card_tasks
-                for memory in MEMORIES[preset]
+                for memory in {**MEMORIES[preset], **ADDED_MEMORIES[preset]}
+            ),
+            Expectation(
+                "MemoryChain/s6",
+                ">",
+                0.0,
+                "S6 at its own optimiser setting is above random play on MemoryChain (v1, at the shared lr 5e-4 "
+                "and ε 1e-5: 0.00, chance on every seed)",
+                evaluated=("normalised",),
             ),
         ),
         optima={name: (("random play", task.random), ("best", task.best)) for name, task in TASKS.items()},
@@ -367,6 +434,8 @@ def memory_benchmark(preset: str) -> Experiment:
         settings=SETTINGS,
         parts=PARTS if preset == "cpu" else {},
         keeps_results=True,
+        changes="adds S5, DeltaNet, Gated DeltaNet and the mLSTM, and runs each memory in the cpu preset at its own "
+        "learning rate and Adam ε (memory-tuning v1's choice on a pilot seed) where v1 ran all at lr 5e-4, ε 1e-5",
     )
 
 

@@ -10,7 +10,8 @@ host through gymnasium (``--env gymnasium/popgym:<id>``; needs the ``popgym`` ex
   velocities must be inferred from the past (up to 200 steps).
 
 Version 2 is a part of ``memory-benchmark`` (issue 67: "popgym-suite becomes part of it"): its
-runs are the benchmark's runs of these memories on these tasks, the same configs, so the
+runs are the benchmark's version 1 runs of these memories on these tasks (one shared optimiser
+setting; ``memory_benchmark_runs``), the same configs, so the
 benchmark's run folders are this experiment's too; its references are the benchmark's random play
 (``memory_benchmark.TASKS``). Version 1 trained the same agents for 299k steps (146 updates)
 before the benchmark existed; version 2 has the benchmark's 131k.
