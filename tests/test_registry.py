@@ -58,6 +58,7 @@ REGISTRIES = {
     "memrl.tasks": "memrl.tasks.base:TASKS",
     "memrl.envs": "memrl.envs.base:ENVS",
     "memrl.experiments": "memrl.experiments.base:EXPERIMENTS",
+    "memrl.analysis": "memrl.analysis:ANALYSES",
 }
 """each package whose modules register names -> its registry, which lists those modules and imports
 them when first asked (the one way a package's names are found)"""

@@ -542,36 +542,16 @@ def checking_configs(command):
 
 def bench_tables() -> dict:
     """``memrl bench``'s subcommands (imported when it runs)."""
-    from memrl import bench
+    from memrl.bench import TABLES
 
-    return bench.TABLES
+    return {name: TABLES.factory(name) for name in TABLES.names()}
 
 
 def analyze_commands() -> dict:
-    from memrl.analysis import (
-        attention_maps,
-        chunk_selection,
-        distance_probe,
-        gradient_scale,
-        gradient_strength,
-        planner_distance_training,
-        signal_to_noise,
-        visited_moves,
-    )
-    from memrl.experiments import ballet_memory  # the analysis of htm-ballet's own agents
+    """``memrl analyze``'s subcommands (imported when it runs)."""
+    from memrl.analysis import ANALYSES
 
-    commands = {
-        "gradients": gradient_strength.command,
-        "gradient-scale": gradient_scale.command,
-        "snr": signal_to_noise.command,
-        "distance-probe": distance_probe.command,
-        "planner-distance": planner_distance_training.command,
-        "visited-moves": visited_moves.command,
-        "ballet-memory": ballet_memory.command,
-        "attention": attention_maps.command,
-        "chunk-selection": chunk_selection.command,
-    }
-    return commands
+    return {name: ANALYSES.factory(name) for name in ANALYSES.names()}
 
 
 GROUPS = {"analyze": analyze_commands, "bench": bench_tables}

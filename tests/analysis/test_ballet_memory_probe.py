@@ -2,10 +2,10 @@ import jax
 import numpy as np
 import pytest
 
+from memrl.analysis.ballet_memory import command, probe_config
 from memrl.analysis.ballet_memory_probe import BalletMemoryProbe, train_probe, watch_episodes
 from memrl.envs import ballet
 from memrl.envs.ballet_tables import DANCER_SLOTS
-from memrl.experiments.ballet_memory import command, probe_config
 from memrl.learn.impala_config import ImpalaConfig
 from memrl.run.folder import ConfigMismatch
 

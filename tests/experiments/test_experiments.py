@@ -1061,7 +1061,7 @@ def test_the_demo_is_amrl_tmazes_contrast_with_the_lstms_positive_control():
 
 @pytest.mark.parametrize("preset", ["cpu", "paper"])
 def test_htm_graph_nav_trains_every_memory_with_the_streets_settings(preset):
-    from memrl.experiments.paper_agents import HTM_STREETS_LOSSES
+    from memrl.agents.paper_agents import HTM_STREETS_LOSSES
 
     experiment = experiments.get("htm-graph-nav", preset)
     configs = experiment.runs

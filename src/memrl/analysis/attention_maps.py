@@ -15,6 +15,7 @@ import jax
 import numpy as np
 import tyro
 
+from memrl.analysis import ANALYSES
 from memrl.settings import Count, OutputFolder, Seed
 
 
@@ -131,3 +132,6 @@ def command(
     )
     np.savez(out / "attention.npz", **{f"block_{i}": w[:, [b for b, _ in picks]] for i, w in enumerate(weights)})
     console.print(f"attention of {len(picks)} sequences over {weights[0].shape[0]} steps -> {out / 'attention.png'}")
+
+
+ANALYSES.register("attention", command)

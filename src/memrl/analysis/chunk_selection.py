@@ -22,6 +22,7 @@ import jax
 import numpy as np
 import tyro
 
+from memrl.analysis import ANALYSES
 from memrl.settings import Count, OutputFolder, Seed
 
 
@@ -178,3 +179,6 @@ def command(
         **{f"layer_{i}_{name}": a for i, pair in enumerate(by_chunk) for name, a in zip(("relevance", "read"), pair)},
     )
     console.print(f"chunk selection over {length} steps, {len(layers)} layers -> {out / 'chunk_selection.png'}")
+
+
+ANALYSES.register("chunk-selection", command)

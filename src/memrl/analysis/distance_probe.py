@@ -20,6 +20,7 @@ import optax
 import tyro
 
 from memrl import cores, envs
+from memrl.analysis import ANALYSES
 from memrl.envs.memory_planning import MOVES
 from memrl.learn.optimizers import make_optimizer
 from memrl.settings import Count, OutputFolder, Seed
@@ -191,3 +192,6 @@ def command(
     table = accuracy_table(results, "decoding accuracy by true distance (chance 0.2)")
     console.print(table)
     console.print(f"figure {out / 'distance_probe.png'}")
+
+
+ANALYSES.register("distance-probe", command)

@@ -23,6 +23,7 @@ import jax.numpy as jnp
 import optax
 import tyro
 
+from memrl.analysis import ANALYSES
 from memrl.settings import CoreName, OutputFolder
 
 FLAG_FACTOR = 10.0
@@ -145,3 +146,6 @@ def command(
     out.mkdir(parents=True, exist_ok=True)
     (out / "gradient_scale.json").write_text(json.dumps({"learner": learner, "cores": results}, indent=2))
     console.print(f"wrote {out / 'gradient_scale.json'}")
+
+
+ANALYSES.register("gradient-scale", command)

@@ -18,6 +18,7 @@ import numpy as np
 import tyro
 
 from memrl import cores
+from memrl.analysis import ANALYSES
 from memrl.settings import CoreName, Count, OutputFolder
 
 DEFAULT_CORES = ("lstm", "lstm-stack", "gru", "amrl-max", "amrl-avg", "amrl-sum", "set")
@@ -78,3 +79,6 @@ def command(
         "‖∂y_t/∂x_0‖",
         tuple(t for t in (1, 10, 50, steps - 1) if t < steps),
     )
+
+
+ANALYSES.register("gradients", command)

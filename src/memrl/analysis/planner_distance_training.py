@@ -30,6 +30,7 @@ import numpy as np
 import optax
 
 from memrl import cores
+from memrl.analysis import ANALYSES
 from memrl.analysis.chunked_training import train_in_chunks
 from memrl.analysis.distance_probe import (
     accuracy_per_class,
@@ -199,3 +200,6 @@ def command(
     table = accuracy_table(results, f"held-out accuracy by true distance (final loss {losses[-1]:.3f})")
     console.print(table)
     console.print(f"figure {out / 'planner_distance.png'}")
+
+
+ANALYSES.register("planner-distance", command)

@@ -32,6 +32,7 @@ import tyro
 from jax.scipy.special import ndtr
 
 from memrl import cores
+from memrl.analysis import ANALYSES
 from memrl.analysis.gradient_strength import make_core_for_width
 from memrl.settings import CoreName, Count, OutputFolder
 
@@ -122,3 +123,6 @@ def command(
         panels[title] = snr_table(core_names, setting, steps, sequences, inits)
         analytic[title] = {agg: analytic_snr(agg, setting, steps) for agg in ("max", "avg")}
     write_series_report(out, "snr", panels, "SNR_t", tuple(t for t in (1, 10, 50, steps - 1) if t < steps), analytic)
+
+
+ANALYSES.register("snr", command)

@@ -32,6 +32,7 @@ import optax
 
 from memrl import cores, envs
 from memrl.agents.sequence_model import SequenceModel
+from memrl.analysis import ANALYSES
 from memrl.analysis.chunked_training import check_chunks, train_in_chunks
 from memrl.analysis.planner_distance_training import init_planner
 from memrl.envs.memory_planning import INVERSE_MOVES
@@ -263,3 +264,6 @@ def command(
             f"{name}: final loss {curve[-1, 0]:.4f}, accuracy {curve[-1, 1]:.3f} (step count alone: {reference:.4f})"
         )
     console.print(f"figure {out / 'visited_moves.png'}")
+
+
+ANALYSES.register("visited-moves", command)

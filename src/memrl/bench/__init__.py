@@ -22,6 +22,7 @@ from memrl.bench.supervised_throughput import supervised_table
 from memrl.bench.throughput import host_table, ppo_table
 from memrl.bench.tlb_scaling import tlb_tables
 from memrl.bench.unroll_scaling import unroll_table
+from memrl.registry import Registry
 from memrl.settings import Count
 
 CORES = ("gru", "lstm", "lstm-stack", "amrl-max", "amrl-avg", "set", "gtrxl", "rmc", "dnc")
@@ -166,18 +167,17 @@ def everything(baseline: str | None = None) -> None:
     supervised(), rmc(), tlb(), unroll()
 
 
-TABLES = {
-    "throughput": throughput,
-    "host": host,
-    "epn": epn,
-    "htm": htm,
-    "htm-agents": htm_agents,
-    "epn-agents": epn_agents,
-    "rmc-agents": rmc_agents,
-    "supervised": supervised,
-    "rmc": rmc,
-    "tlb": tlb,
-    "unroll": unroll,
-    "all": everything,
-}
-"""``memrl bench``'s subcommands"""
+TABLES: Registry = Registry("bench table")
+"""``memrl bench``'s subcommands: name -> the function that measures and prints the table"""
+TABLES.register("throughput", throughput)
+TABLES.register("host", host)
+TABLES.register("epn", epn)
+TABLES.register("htm", htm)
+TABLES.register("htm-agents", htm_agents)
+TABLES.register("epn-agents", epn_agents)
+TABLES.register("rmc-agents", rmc_agents)
+TABLES.register("supervised", supervised)
+TABLES.register("rmc", rmc)
+TABLES.register("tlb", tlb)
+TABLES.register("unroll", unroll)
+TABLES.register("all", everything)

@@ -14,11 +14,11 @@ Presets: ``cpu`` (epn-memory-planning's small-budget settings, 300k steps per ru
 
 from __future__ import annotations
 
+from memrl.agents.paper_agents import EPN_AGENT, EPN_LSTM_BASELINE, EPN_PLANNER, EPN_TRAINING
 from memrl.cores.epn import EPN
 from memrl.envs.graph_nav_policies import RANDOM_PLAY
 from memrl.experiments.base import Expectation, Experiment, PaperSetting, register
 from memrl.experiments.evaluations import GRAPH_NAV_EPISODE, graph_nav_generalisation
-from memrl.experiments.paper_agents import EPN_AGENT, EPN_LSTM_BASELINE, EPN_PLANNER, EPN_TRAINING
 from memrl.experiments.paper_settings import EPN_SETTINGS
 from memrl.learn.impala_config import ImpalaConfig
 

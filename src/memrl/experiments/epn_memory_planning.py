@@ -23,12 +23,12 @@ from pathlib import Path
 import jax
 import numpy as np
 
+from memrl.agents.paper_agents import EPN_AGENT, EPN_LSTM_BASELINE, EPN_PLANNER, EPN_TRAINING
 from memrl.analysis.planning_metrics import episodes_from_stream, late_episode_fraction, steps_to_nth_goal
 from memrl.cores.epn import EPN
 from memrl.envs.memory_planning_policies import RETURNS
 from memrl.experiments.base import Expectation, Experiment, PaperSetting, register
 from memrl.experiments.evaluations import batch_average
-from memrl.experiments.paper_agents import EPN_AGENT, EPN_LSTM_BASELINE, EPN_PLANNER, EPN_TRAINING
 from memrl.experiments.paper_settings import EPN_SETTINGS
 from memrl.learn.impala_config import ImpalaConfig
 

@@ -16,11 +16,11 @@ parts: ``8-rows`` (17 minutes on 2 idle cores), then ``24-rows-vtrace``.
 
 from __future__ import annotations
 
+from memrl.agents.paper_agents import EPN_AGENT, EPN_TRAINING
 from memrl.cores.epn import EPN
 from memrl.envs.memory_planning_policies import RETURNS
 from memrl.experiments.base import Expectation, Experiment, PaperSetting, register
 from memrl.experiments.evaluations import frozen_returns
-from memrl.experiments.paper_agents import EPN_AGENT, EPN_TRAINING
 from memrl.experiments.paper_settings import EPN_SETTINGS
 from memrl.learn.impala_config import ImpalaConfig
 

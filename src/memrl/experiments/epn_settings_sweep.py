@@ -18,9 +18,9 @@ decided by its own one-sided test over the seeds (two one-sided tests: equivalen
 
 from __future__ import annotations
 
+from memrl.agents.paper_agents import EPN_AGENT, EPN_LSTM_BASELINE, EPN_RMSPROP
 from memrl.envs.memory_planning_policies import RETURNS_4X4
 from memrl.experiments.base import Expectation, Experiment, PaperSetting, register
-from memrl.experiments.paper_agents import EPN_AGENT, EPN_LSTM_BASELINE, EPN_RMSPROP
 from memrl.learn.impala_config import ImpalaConfig
 
 LEARNING_RATES = (1e-4, 4e-4)

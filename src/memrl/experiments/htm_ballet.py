@@ -29,9 +29,9 @@ from pathlib import Path
 
 import jax
 
+from memrl.agents.paper_agents import htm_ballet_agents
 from memrl.envs.base import ENVS
 from memrl.experiments.base import Expectation, Experiment, PaperSetting, register
-from memrl.experiments.paper_agents import htm_ballet_agents
 from memrl.learn.impala_config import ImpalaConfig
 
 TEST_LEVELS = ("2_delay16", "4_delay16", "8_delay16", "8_delay48")

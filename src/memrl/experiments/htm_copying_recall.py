@@ -29,9 +29,9 @@ Adam on fresh batches; scored by the final models' per-digit accuracy on held-ou
 
 from __future__ import annotations
 
+from memrl.agents.paper_agents import HTM_SIZES
 from memrl.experiments.base import Experiment, PaperSetting, register
 from memrl.experiments.evaluations import held_out_evaluation, held_out_expectation
-from memrl.experiments.paper_agents import HTM_SIZES
 from memrl.experiments.paper_settings import HTM_ROOM_AGENT_SETTINGS
 from memrl.learn.supervised_config import SupervisedConfig
 from memrl.tasks.copying import Copying

@@ -18,11 +18,11 @@ paper's memory sizes, batch 32, 2 seeds as the paper's HTM, 1e8 steps).
 
 from __future__ import annotations
 
+from memrl.agents.paper_agents import HTM_SIZES, HTM_STREETS_LOSSES
 from memrl.cores.epn import EPN
 from memrl.envs.graph_nav_policies import RANDOM_PLAY
 from memrl.experiments.base import Expectation, Experiment, PaperSetting, register
 from memrl.experiments.evaluations import GRAPH_NAV_EPISODE, graph_nav_generalisation
-from memrl.experiments.paper_agents import HTM_SIZES, HTM_STREETS_LOSSES
 from memrl.learn.impala_config import ImpalaConfig
 
 PRESETS = ("cpu", "paper")

@@ -25,8 +25,8 @@ from pathlib import Path
 import jax
 import numpy as np
 
+from memrl.agents.paper_agents import HTM_AGENT, HTM_SIZES, HTM_TABLE_1_LOSSES
 from memrl.experiments.base import Expectation, Experiment, PaperSetting, register
-from memrl.experiments.paper_agents import HTM_AGENT, HTM_SIZES, HTM_TABLE_1_LOSSES
 from memrl.learn.impala_config import ImpalaConfig
 
 EPISODE_STEPS = 600  # 5 + 30 + 5 seconds at 15 steps per second

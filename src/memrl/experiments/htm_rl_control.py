@@ -24,11 +24,11 @@ from __future__ import annotations
 
 import dataclasses
 
+from memrl.agents.paper_agents import HTM_SIZES, HTM_TABLE_1_LOSSES
 from memrl.cores.htm import HierarchicalTransformerMemory
 from memrl.experiments.amrl_tmaze import OPTIMA, T_L_SOLVED, tmaze_runs
 from memrl.experiments.base import Expectation, Experiment, register
 from memrl.experiments.evaluations import frozen_returns
-from memrl.experiments.paper_agents import HTM_SIZES, HTM_TABLE_1_LOSSES
 from memrl.learn.impala_config import ImpalaConfig
 
 HTM_TMAZE = HierarchicalTransformerMemory(**HTM_SIZES["cpu"].transformer(), window=16, chunk_size=16, num_chunks=8, k=4)

@@ -22,8 +22,8 @@ from pathlib import Path
 import jax
 import numpy as np
 
+from memrl.agents.paper_agents import RMC_BOXWORLD_AGENT, RMC_BOXWORLD_CORES, RMC_BOXWORLD_LOSSES, RMC_RMSPROP
 from memrl.experiments.base import Expectation, Experiment, PaperSetting, register
-from memrl.experiments.paper_agents import RMC_BOXWORLD_AGENT, RMC_BOXWORLD_CORES, RMC_BOXWORLD_LOSSES, RMC_RMSPROP
 from memrl.learn.impala_config import ImpalaConfig
 
 PRESETS = ("cpu", "paper")

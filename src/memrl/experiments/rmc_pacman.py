@@ -16,9 +16,9 @@ baseline replaces the RMC by an LSTM of 256 units (its size is not stated). Pres
 
 from __future__ import annotations
 
+from memrl.agents.paper_agents import RMC_BOXWORLD_AGENT, RMC_BOXWORLD_CORES, RMC_BOXWORLD_LOSSES, RMC_RMSPROP
 from memrl.cores.lstm import LSTM
 from memrl.experiments.base import Expectation, Experiment, PaperSetting, register
-from memrl.experiments.paper_agents import RMC_BOXWORLD_AGENT, RMC_BOXWORLD_CORES, RMC_BOXWORLD_LOSSES, RMC_RMSPROP
 from memrl.learn.impala_config import ImpalaConfig
 
 PRESETS = ("cpu", "paper")

@@ -9,10 +9,11 @@ from pathlib import Path
 import jax
 import numpy as np
 
+from memrl.agents.paper_agents import htm_ballet_agents
+from memrl.analysis import ANALYSES
 from memrl.analysis.ballet_memory_probe import CHUNK_STEPS, BalletMemoryProbe, train_probe
 from memrl.analysis.chunked_training import check_chunks
 from memrl.envs import ballet
-from memrl.experiments.paper_agents import htm_ballet_agents
 from memrl.learn.impala_config import ImpalaConfig
 from memrl.settings import Count, LearningRate, OutputFolder, Seed
 
@@ -121,3 +122,6 @@ def command(
     plt.close(fig)
     (out / "ballet_memory.json").write_text(json.dumps(results))
     console.print(f"figure {out / 'ballet_memory.png'}")
+
+
+ANALYSES.register("ballet-memory", command)

@@ -1,8 +1,8 @@
 """The papers' agents and learners as named presets: config fields written once, with their ``cpu``
-and ``paper`` sizes, that the experiments (and the analyses that train the same agents) build their
-runs from (the ballet-memory analysis, ``experiments/ballet_memory.py``, trains htm-ballet's
-agents, so it sits beside them). Where a field comes from is said beside it; the experiments'
-settings tables compare every one with the paper."""
+and ``paper`` sizes, that the experiments, the analyses that train the same agents (ballet-memory:
+htm-ballet's) and the benchmarks build their runs from. Where a field comes from is said beside it;
+the experiments' settings tables compare every one with the paper. It sits with the agents, below
+the analyses and experiments, since it holds nothing but their settings."""
 
 from __future__ import annotations
 
