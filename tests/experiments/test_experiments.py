@@ -1277,3 +1277,24 @@ def test_epn_settings_sweep_reads_reaching_the_explorer_as_two_one_sided_tests_o
     assert all(e.outcome(at_the_level, {})["decided"] for e in (lower, upper))
     below = summaries(8.3, 8.4, 8.2)
     assert not lower.outcome(below, {})["passed"] and upper.outcome(below, {})["decided"]
+
+
+def test_epn_planning_imitation_clones_one_teacher_into_epn_and_the_lstm_for_equal_updates():
+    from memrl.experiments.epn_planning_imitation import EPN_RUN, LSTM_RUN
+
+    experiment = experiments.get("epn-planning-imitation")
+    assert experiment.kind == "imitation analogue" and not experiment.analogue
+    configs = experiment.runs
+    assert all(c.teacher == "transition_planner" and c.env_name == "memory-planning/3x3" for c in configs.values())
+    assert all(c.clone_updates == c.num_updates for c in configs.values())  # the teacher acts throughout
+    epn = [run for run in configs if run.startswith("epn/")]
+    assert [configs[run].core.capacity for run in epn] == [8, 24, 100] and configs[EPN_RUN].core.capacity == 100
+    assert [configs[run].init_params for run in epn] == [None, *epn[:-1]]  # a curriculum, each from the one before
+    assert sum(configs[run].num_updates for run in epn) == configs[LSTM_RUN].num_updates  # equal cloning budgets
+    assert configs[LSTM_RUN].core_name == "lstm" and configs[LSTM_RUN].feed_prev_action
+    seeds = {tuple(c.seed_list()) for c in configs.values()}
+    assert seeds == {(300, 301, 302, 303, 304)}  # fresh: the pilot used 100, epn-rl-control 200-202
+    central = {(e.run, e.against, e.op) for e in experiment.expectations if e.central}
+    assert central == {(EPN_RUN, "", ">"), (LSTM_RUN, "", "<="), (EPN_RUN, LSTM_RUN, ">")}
+    assert all(e.paired for e in experiment.expectations if e.against)
+    assert experiment.evaluation is not None and set(experiment.parts) == {"epn", "lstm"}

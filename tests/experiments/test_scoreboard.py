@@ -17,6 +17,9 @@ ROOT = Path(__file__).parents[2]
 mean = lambda values: sum(values) / len(values)
 variance = lambda values: sum((v - mean(values)) ** 2 for v in values) / (len(values) - 1)
 RECORDS = ROOT / "docs" / "results"
+DEFINED_NOT_RUN = ("epn-planning-imitation",)
+"""the experiments defined in this revision whose first record has not landed yet (an empty tuple
+once each has run): any other experiment without a record fails the test"""
 
 
 def check(central=True, passed=True, decided=True, reversed=False, learning=False, seeds=3, binary=False):
@@ -213,12 +216,12 @@ def test_every_experiment_has_a_finding_central_checks_and_a_committed_record():
     records = load_records(RECORDS)
     pages = {path.name: path.read_text() for path in RECORDS.glob("*.md")}
     assert {r["experiment"] for r in records} <= set(experiments.names())
-    assert not_yet_run(records) == []
+    assert not_yet_run(records) == list(DEFINED_NOT_RUN)
     # an experiment defined before it ran says so on the scoreboard
     before = [r for r in records if r["experiment"] != "memory-tuning"]
-    assert not_yet_run(before) == ["memory-tuning"]
-    assert "- defined, not yet run (no record): `memory-tuning`" in summary(before)
-    assert "defined, not yet run" not in summary(records)
+    assert not_yet_run(before) == sorted({"memory-tuning", *DEFINED_NOT_RUN})
+    assert "`memory-tuning`" in summary(before).split("defined, not yet run (no record):")[1]
+    assert ("defined, not yet run" in summary(records)) == bool(DEFINED_NOT_RUN)
     for name in experiments.names():
         presets = experiments.get(name).presets or (None,)
         for preset in presets:

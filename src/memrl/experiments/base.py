@@ -18,6 +18,7 @@ EXPERIMENT_MODULES = (
     "amrl_tmaze",
     "epn_graph_nav",
     "epn_memory_planning",
+    "epn_planning_imitation",
     "epn_rl_control",
     "epn_settings_sweep",
     "htm_ballet",
