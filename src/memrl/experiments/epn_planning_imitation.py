@@ -38,7 +38,7 @@ COMMON = dict(
 """epn-memory-planning's cpu runs (16 environments × 20 steps, Adam 1e-3), the teacher acting
 throughout, on 3 fresh seeds 300-302 (the pilot used 100, epn-rl-control 200-202): a run's stages
 need the parameters of the stage before, which only a run folder holds, so the experiment trains in
-one sitting (about 75 minutes on 2 cores by the pilot's times); its outcomes are returns, not 0/1"""
+one sitting (about 90 minutes alone on 2 cores, by its first sitting); its outcomes are returns, not 0/1"""
 EPN_STAGES = {
     "epn/8-rows": (8, 15_000, None),
     "epn/24-rows": (24, 5_000, "epn/8-rows"),
