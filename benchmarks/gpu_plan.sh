@@ -4,7 +4,7 @@
 #
 #     bash benchmarks/gpu_plan.sh MINUTES [--smoke]
 #
-# It unpacks the plan's run folders from the last sitting (runs/gpu-plan/gpu-plan-runs.tar.gz.NN, carried), installs
+# It unpacks the plan's run folders from the last sitting (benchmarks/gpu_plan_state/gpu-plan-runs.tar.gz.NN, committed), installs
 # the wheels carried in .whl/ (the packages the machine lacks: gymnasium and its farama-notifications), trains
 # for MINUTES and leaves in $OUT (default gpu-plan-out/) the packed run folders (parts of at most 15 MB),
 # gpu-plan.json (where each run stands) and records/NAME/vN.json for every experiment whose runs have all finished.
@@ -14,8 +14,8 @@ shift
 out=${OUT:-gpu-plan-out}
 runs=/tmp/gpu-plan-runs
 mkdir -p "$runs"
-if compgen -G "runs/gpu-plan/gpu-plan-runs.tar.gz.*" >/dev/null; then
-  cat runs/gpu-plan/gpu-plan-runs.tar.gz.* | tar -xz -C "$(dirname "$runs")"
+if compgen -G "benchmarks/gpu_plan_state/gpu-plan-runs.tar.gz.*" >/dev/null; then
+  cat benchmarks/gpu_plan_state/gpu-plan-runs.tar.gz.* | tar -xz -C "$(dirname "$runs")"
 fi
 if compgen -G ".whl/*.whl" >/dev/null; then
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl
