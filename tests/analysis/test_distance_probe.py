@@ -3,7 +3,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from memrl import cores, envs
-from memrl.analysis.distance_probe import decoding_accuracy, probe_dataset, torus_distance
+from memrl.analysis.distance_probe import decoding_accuracy, distance_probe, probe_dataset, torus_distance
 from memrl.envs.graph_search import breadth_first
 from memrl.envs.memory_planning_policies import torus_neighbors
 
@@ -31,3 +31,13 @@ def test_probe_dataset_gives_planner_outputs_and_true_distances():
     outputs, distances = probe_dataset(core, params, jax.random.PRNGKey(1), maps=3, queries=5, iterations=(1, 4))
     assert outputs.shape == (2, 15, 8) and np.all(np.isfinite(outputs))
     assert distances.shape == (15,) and distances.min() >= 0 and distances.max() <= 4
+
+
+def test_the_probe_reads_a_planner_of_the_3x3_game_on_its_own_size():
+    core = cores.make("epn", capacity=40, embed_dim=4, width=8)
+    x = {"observation": jnp.zeros((1, 9)), "goal": jnp.zeros((1, 9)), "prev_action": jnp.zeros((1, 5))}
+    params = jax.jit(core.init)(jax.random.PRNGKey(0), core.initialize_carry(None, (1,)), x, jnp.ones(1, bool))
+    _, distances = probe_dataset(core, params, jax.random.PRNGKey(1), maps=4, queries=8, maze_size=3, iterations=(1,))
+    assert set(np.asarray(distances).tolist()) <= {0, 1, 2}  # on the 3×3 torus no goal is further than 2
+    results = distance_probe(core, params, max_iterations=2, maps=4, queries=8, maze_size=3)
+    assert list(results) == [1, 2] and all(accuracy.shape == (3,) for accuracy in results.values())

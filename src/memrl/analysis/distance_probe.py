@@ -1,6 +1,6 @@
 """Distance-to-goal probe of a trained EPN planner (Ritter et al. 2021, Sec. 5, Fig. 4c-d).
 
-The planner is frozen. For fresh 4×4 Memory&Planning maps, its memory is filled with every
+The planner is frozen. For fresh Memory&Planning maps of the size it trained on, its memory is filled with every
 transition of the map (each node × each move: the row [e(o'), e_a(a), e(o)]), and for random
 (state, goal) pairs the planner output after i iterations is read. A linear softmax decoder per i,
 trained on the outputs of some maps, classifies the true shortest-path distance on held-out maps;
@@ -107,15 +107,21 @@ def decoding_accuracy(train, test, classes: int, steps: int = 500, lr: float = 1
 
 
 def distance_probe(
-    core: cores.MemoryCore, params, max_iterations: int = 6, maps: int = 64, queries: int = 64, seed: int = 0
+    core: cores.MemoryCore,
+    params,
+    max_iterations: int = 6,
+    maps: int = 64,
+    queries: int = 64,
+    seed: int = 0,
+    maze_size: int = 4,
 ) -> dict[int, np.ndarray]:
-    """Iterations i -> decoding accuracy per true distance 0 .. 4 (held-out maps)."""
+    """Iterations i -> decoding accuracy per true distance 0 .. 2·⌊n/2⌋ on held-out n×n maps."""
     train_key, test_key = jax.random.split(jax.random.PRNGKey(seed))
     iterations = range(1, max_iterations + 1)
-    train_outputs, train_distances = probe_dataset(core, params, train_key, maps, queries, iterations=iterations)
-    test_outputs, test_distances = probe_dataset(core, params, test_key, maps, queries, iterations=iterations)
+    dataset = lambda key: probe_dataset(core, params, key, maps, queries, maze_size, iterations)
+    (train_outputs, train_distances), (test_outputs, test_distances) = dataset(train_key), dataset(test_key)
     return {
-        i: decoding_accuracy((train, train_distances), (test, test_distances), distance_classes(4))
+        i: decoding_accuracy((train, train_distances), (test, test_distances), distance_classes(maze_size))
         for i, train, test in zip(iterations, train_outputs, test_outputs)
     }
 
@@ -146,10 +152,10 @@ def accuracy_table(results: dict[int, np.ndarray], title: str):
 def command(
     run: tyro.conf.Positional[Path], seed: Seed = 0, max_iterations: Count = 6, out: OutputFolder | None = None
 ) -> None:
-    """Distance-to-goal probe of a trained EPN (Memory&Planning 4×4 run folder), EPN Fig. 4c-d.
+    """Distance-to-goal probe of a trained EPN (a Memory&Planning run folder), EPN Fig. 4c-d.
 
     Args:
-        run: run folder of an epn or epn-nxk agent trained on memory-planning/4x4.
+        run: run folder of an epn or epn-nxk agent trained on a memory-planning/NxN game.
         seed: which seed's checkpoint.
         max_iterations: probe after 1 .. this many planner iterations.
         out: folder for distance_probe.png/json (default RUN/analysis).
@@ -167,29 +173,32 @@ def command(
 
     folder = RunFolder(run)
     config = folder.load_config()
-    if config.trained_on != "memory-planning/4x4" or config.core_name not in ("epn", "epn-nxk"):
+    if not config.trained_on.startswith("memory-planning/") or config.core_name not in ("epn", "epn-nxk"):
         raise ValueError(
-            f"the distance probe needs an epn or epn-nxk run on memory-planning/4x4, got {config.core_name} on {config.trained_on}"
+            f"the distance probe needs an epn or epn-nxk run on a memory-planning/NxN game, got {config.core_name} on "
+            f"{config.trained_on}"
         )
+    maze_size = config.env.maze_size
     learner = learner_for(config)
     runner = folder.load_checkpoint(seed, learner.init(jax.random.PRNGKey(0)))
     if runner is None:
         raise FileNotFoundError(f"{run} has no checkpoint for seed {seed}")
     core = learner.agent.core
     core_params = {"params": runner.params["params"]["core"]}
-    results = distance_probe(core, core_params, max_iterations)
+    results = distance_probe(core, core_params, max_iterations, maze_size=maze_size)
 
     out = out or run / "analysis"
     out.mkdir(parents=True, exist_ok=True)
     fig, ax = plt.subplots(figsize=(6, 4))
     plot_accuracy_by_distance(ax, results, "decoding accuracy (held-out maps)")
-    ax.axhline(0.2, color="gray", linestyle="--", linewidth=1)
+    chance = 1 / distance_classes(maze_size)
+    ax.axhline(chance, color="gray", linestyle="--", linewidth=1)
     ax.set_title(f"distance probe, {config.core_name} (trained with {config.core.iterations} iterations)")
     fig.tight_layout()
     fig.savefig(out / "distance_probe.png", dpi=120)
     plt.close(fig)
     (out / "distance_probe.json").write_text(json.dumps({i: a.tolist() for i, a in results.items()}))
-    table = accuracy_table(results, "decoding accuracy by true distance (chance 0.2)")
+    table = accuracy_table(results, f"decoding accuracy by true distance (chance {chance:.2f})")
     console.print(table)
     console.print(f"figure {out / 'distance_probe.png'}")
 
