@@ -250,9 +250,10 @@ def evidence(records: list[dict], record: dict) -> str:
     """The block that opens ``record``'s section of its page: its verdict, budget and command, and
     each central and learning check with its value, bound, test and one-sided p."""
     analogue = f" (tests {record['analogue']})" if record.get("analogue") else ""
+    preset = "" if record["preset"] == "-" else f"{record['preset']} preset, "  # "-": an experiment without presets
     lines = [
         f"**Verdict: {record['verdict']}**{analogue}. Record [v{record['version']}]({record_name(record['experiment'], record['preset'], record['version'])}) "
-        f"({record['preset']} preset, {record['date']}, {record['device']}): `{record['command']}`. Budget per run: {budget(record)}. "
+        f"({preset}{record['date']}, {record['device']}): `{record['command']}`. Budget per run: {budget(record)}. "
         f"Earlier versions: {earlier_versions(records, record, '')}.",
         "",
         "| check | kind | value (seeds) | claimed | test | one-sided p | decided |",
