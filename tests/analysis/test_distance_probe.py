@@ -41,3 +41,16 @@ def test_the_probe_reads_a_planner_of_the_3x3_game_on_its_own_size():
     assert set(np.asarray(distances).tolist()) <= {0, 1, 2}  # on the 3×3 torus no goal is further than 2
     results = distance_probe(core, params, max_iterations=2, maps=4, queries=8, maze_size=3)
     assert list(results) == [1, 2] and all(accuracy.shape == (3,) for accuracy in results.values())
+
+
+def test_a_seed_the_run_lacks_is_refused_with_the_seeds_it_has(tmp_path):
+    import pytest
+
+    from memrl.analysis.distance_probe import command
+    from memrl.learn.impala_config import ImpalaConfig
+    from memrl.run.folder import RunFolder
+
+    config = ImpalaConfig(env="memory-planning/3x3", core=cores.make("epn", capacity=40), seed=300, seeds=2)
+    RunFolder(tmp_path / "run").prepare(config)
+    with pytest.raises(FileNotFoundError, match=r"no checkpoint for seed 0; its run trains seeds 300, 301 \(--seed\)"):
+        command(tmp_path / "run", seed=0)

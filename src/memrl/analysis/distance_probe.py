@@ -182,7 +182,9 @@ def command(
     learner = learner_for(config)
     runner = folder.load_checkpoint(seed, learner.init(jax.random.PRNGKey(0)))
     if runner is None:
-        raise FileNotFoundError(f"{run} has no checkpoint for seed {seed}")
+        raise FileNotFoundError(
+            f"{run} has no checkpoint for seed {seed}; its run trains seeds {', '.join(map(str, config.seed_list()))} (--seed)"
+        )
     core = learner.agent.core
     core_params = {"params": runner.params["params"]["core"]}
     results = distance_probe(core, core_params, max_iterations, maze_size=maze_size)
