@@ -514,3 +514,30 @@ def test_a_misspelled_option_is_pointed_to_the_commands_that_have_it(capsys):
     with pytest.raises(SystemExit):
         main(["train", "--lrr", "3"])
     assert "in memrl train ppo" in capsys.readouterr().err
+
+
+def test_parsing_a_command_builds_what_it_names_once_and_no_other_component(monkeypatch):
+    """Each registered name's default is made once a process (``Registry.default``); a parse then
+    builds the environment it names once, and the core it names twice (tyro's parsing form, then
+    the checked core): no default again, no other core."""
+    import collections
+
+    from flax import linen as nn
+
+    import memrl.run.train
+    from memrl.envs.tmaze import TMaze
+
+    monkeypatch.setattr(memrl.run.train, "train_run", lambda *args: None)
+    command = ["train", "ppo", "core:lstm", "--core.hidden", "24", "env:tmaze/T-LN", "--env.maze-length", "30"]
+    main(command)  # the defaults every learner's subcommands show, made once
+    built = collections.Counter()
+    for cls in (nn.Module, TMaze):
+        own = cls.__post_init__
+
+        def counted(self, *args, own=own, **kwargs):
+            built[type(self).__name__, getattr(self, "hidden", None) or getattr(self, "made_as", None)] += 1
+            return own(self, *args, **kwargs)
+
+        monkeypatch.setattr(cls, "__post_init__", counted)
+    main(command)
+    assert built == {("LSTM", 24): 2, ("TMaze", None): 1}

@@ -60,7 +60,7 @@ def parsed_form(registry, name: str, made, set_by_the_run: tuple[str, ...] = ())
     parsing (a core or task as ``checked_after_parsing`` builds it, an environment's settings as
     ``settings_class`` holds them); None for a family with no member made (its ``id`` is required)."""
     if not isinstance(registry, EnvironmentRegistry):
-        return as_parsed(registry.make(name) if made is None else made, set_by_the_run)
+        return parsed_default(registry, name, set_by_the_run) if made is None else as_parsed(made, set_by_the_run)
     settings = settings_class(registry, name)
     if made is None:
         return None if name.endswith("/") else settings()
@@ -157,6 +157,12 @@ def checked_after_parsing(component_class, set_by_the_run: tuple[str, ...] = ())
     )
 
 
+@functools.cache  # every learner's subcommands default to it, and each parse builds them
+def parsed_default(registry, name: str, set_by_the_run: tuple[str, ...] = ()):
+    """``as_parsed`` of what ``name`` makes unless told (``Registry.default``), made once."""
+    return as_parsed(registry.default(name), set_by_the_run)
+
+
 def as_parsed(component, set_by_the_run: tuple[str, ...] = ()):
     """``component`` (a core, a task) as the command line holds it while parsing (``checked_after_parsing``)."""
     return checked_after_parsing(type(component), set_by_the_run)(**held_settings(component))
@@ -185,9 +191,13 @@ def command_line_class(config_class, saved: ConfigRecord | None, words: frozense
     tyro builds back into the config itself."""
 
     def default(field):
-        made = getattr(saved, field) if saved is not None else config_class.default_component(field)
-        registry = config_class.registry_of(field, made)
-        name = registry.name_of(made)[0]
+        if saved is None:
+            name = config_class.default_name(field)
+            registry, made = config_class.registry_for(field, name), None
+        else:
+            made = getattr(saved, field)
+            registry = config_class.registry_of(field, made)
+            name = registry.name_of(made)[0]
         parsed = parsed_form(registry, registry.family(name) or name, made, config_class.set_by_the_run(field))
         return dataclasses.field(default_factory=lambda: parsed)
 

@@ -64,6 +64,7 @@ class Registry(Generic[T]):
         """modules that register entries here, imported when the registry is first asked (environments:
         importing them starts JAX's backend, which a process must be able to configure before)"""
         self._registered: dict[str, Entry[T]] = {}
+        self._defaults: dict[str, T] = {}
 
     @property
     def _factories(self) -> dict[str, Entry[T]]:
@@ -119,7 +120,7 @@ class Registry(Generic[T]):
         """Refuse ``settings`` (names) that ``name``'s entry (a dataclass: a core, a task model) does
         not have, or that its name fixes, listing those it has."""
         self.refuse_fixed(name, settings, where)
-        known = [k for k in held_settings(self.make(name)) if k not in self.fixed(name)]
+        known = [k for k in held_settings(self.default(name)) if k not in self.fixed(name)]
         unknown = sorted(set(settings) - set(known))
         if unknown:
             raise ValueError(
@@ -201,7 +202,7 @@ class Registry(Generic[T]):
         for name in self.names():
             entry = self._factories[name]
             if entry.build is type(made) and all(fields.get(k) == v for k, v in entry.fixed.items()):
-                default = self.make(name)
+                default = self.default(name)
                 given = {k: v for k, v in fields.items() if k not in entry.fixed and v != getattr(default, k)}
                 candidates.append((len(given), name, given))
         if not candidates:
@@ -230,6 +231,14 @@ class Registry(Generic[T]):
             raise ValueError(f'a {self.kind} record is {{"kind": NAME, settings...}}, got {record!r}')
         settings = {k: tuple(v) if isinstance(v, list) else v for k, v in record.items() if k != "kind"}
         return self.make(record["kind"], **settings)
+
+    def default(self, name: str) -> T:
+        """``make(name)``: what ``name`` makes unless told, made once (a registered name's entry never
+        changes; its components are frozen), so that naming, checking and recording a component
+        compare with one default instead of building it again each time."""
+        if name not in self._defaults:
+            self._defaults[name] = self.make(name)
+        return self._defaults[name]
 
     def make(self, name: str, **settings) -> T:
         """``name``'s entry made with ``settings``; refuses a setting the name fixes."""

@@ -124,7 +124,7 @@ def dataclass_settings(instance) -> list[Setting]:
 def described(registry: Registry, name: str) -> str:
     """The first paragraph of the docstring of the module that defines ``registry``'s entry ``name``:
     what it is and the paper it comes from."""
-    doc = sys.modules[type(registry.make(name)).__module__].__doc__ or ""
+    doc = sys.modules[type(registry.default(name)).__module__].__doc__ or ""
     return " ".join(doc.strip().split("\n\n")[0].split()).replace("``", "`")  # reStructuredText's literals, as markdown
 
 
@@ -132,7 +132,7 @@ def described(registry: Registry, name: str) -> str:
 def settings_of(registry: Registry, name: str) -> tuple[Setting, ...]:
     """Every setting of ``registry``'s entry ``name`` but those its name fixes: its fields, then
     (environments) its params' fields."""
-    made = registry.make(name)
+    made = registry.default(name)
     own = dataclass_settings(made) if dataclasses.is_dataclass(made) else []  # an adapter (gymnax) has only params
     params = getattr(made, "default_params", None)
     if dataclasses.is_dataclass(params):  # the params field is set by its fields

@@ -232,12 +232,6 @@ class ConfigRecord:
         return next(f.default for f in dataclasses.fields(cls) if f.name == field)
 
     @classmethod
-    def default_component(cls, field: str):
-        """The component ``field`` that a config of this class has unless told (its default name's)."""
-        name = cls.default_name(field)
-        return cls.registry_for(field, name).make(name)
-
-    @classmethod
     def registry_for(cls, field: str, name: str):
         """The registry that knows the component ``name`` of ``field``; refuses a name none knows."""
         registries = cls.registries(field)
