@@ -152,16 +152,18 @@ def test_supervised_run_trains_resumes_and_evaluates(tmp_path, capsys):
         capsys.readouterr().out,
         re.S,
     )
-    main(["eval", str(tmp_path), "--steps", "100", "--task-args", "num_chains", "6", "--core-args", "k", "6"])
+    main(["eval", str(tmp_path), "--steps", "100", "--task.num-chains", "6", "--core.k", "6"])
+    evaluated = capsys.readouterr().out
     assert re.search(
-        r"seed 0 \(update 8\): accuracy [\s\S]*\son 100 held-out\s+sequences \(num_chains 6 k 6\)",
-        capsys.readouterr().out,
-        re.S,
+        r"seed 0 \(update 8\): accuracy [\s\S]*\son 100 held-out\s+sequences \(k 6 num_chains 6\)", evaluated, re.S
     )
+    main(["eval", str(tmp_path), "--steps", "100", "--task-args", "num_chains", "6", "--core-args", "k", "6"])
+    assert capsys.readouterr().out == evaluated  # the earlier spelling of the same settings
     for argv, message in [
         (["--task-args", "stimulus_dim", "4"], "do not fit the settings {'stimulus_dim': 4}"),
         (["--core-args", "d_model", "8"], "do not fit the settings {'d_model': 8}"),
         (["--env-args", "maze_length", "4"], "--env-args does not apply to a supervised run"),
+        (["env:tmaze/T-LN"], "env:tmaze/T-LN does not apply to a supervised run; it trained on a sequence task"),
         (
             ["--task-args", "num_chain", "4"],
             "task 'pai' has no setting 'num_chain' (--task-args); its settings: batch_size, num_chains",
@@ -247,12 +249,17 @@ def test_an_actor_critic_run_evaluates_with_and_without_its_memory(tmp_path, cap
     folder.save_checkpoint(0, learner_for(config).init(jax.random.PRNGKey(0)))
     main(["eval", str(tmp_path), "--steps", "40"])
     plain = capsys.readouterr().out
-    main(["eval", str(tmp_path), "--steps", "40", "--amnesic", "--env-args", "timeout", "9"])
+    main(["eval", str(tmp_path), "--steps", "40", "--amnesic", "--env.timeout", "9"])
     amnesic = capsys.readouterr().out
+    main(["eval", str(tmp_path), "--steps", "40", "--amnesic", "--env-args", "timeout", "9"])
+    assert re.sub(r"-?\d\.\d{3}", "x", capsys.readouterr().out) == re.sub(r"-?\d\.\d{3}", "x", amnesic)
     number = r"-?\d\.\d{3}"
     line = rf"mean return {number} ± {number} \(standard error of the mean\)\s+over \d+\s+episodes, their\s+standard\s+deviation {number}"
     assert re.search(rf"seed 0 \(update 0\): {line}\n", plain)
     assert re.search(rf"{line}\s+\(timeout 9; memory reset before every step\)", amnesic, re.S)
+    with pytest.raises(SystemExit):  # another environment by name: its own settings, here another observation
+        main(["eval", str(tmp_path), "--steps", "40", "env:tmaze/T-L"])
+    assert "do not fit the settings {'env': 'tmaze/T-L'" in capsys.readouterr().err
     main(["eval", str(tmp_path), "--steps", "40", "--deterministic"])
     greedy = capsys.readouterr().out
     assert re.search(rf"{line}\s+\(most probable actions\)", greedy, re.S)
@@ -440,9 +447,10 @@ def test_the_environment_is_a_subcommand_too_whose_flags_are_its_settings(tmp_pa
 
 
 def test_evaluation_config_replaces_settings_and_drops_the_stages():
+    from memrl import envs
     from memrl.learn.ppo_config import PPOConfig
     from memrl.learn.supervised_config import SupervisedConfig
-    from memrl.run.final_agents import evaluation_config
+    from memrl.run.final_agents import changed_settings, evaluation_config
 
     config = SupervisedConfig(
         task="pai",
@@ -451,14 +459,17 @@ def test_evaluation_config_replaces_settings_and_drops_the_stages():
         core_args={"k": 2, "d_model": 32},
         stages=("5 direct_fraction=1.0",),
     )
-    evaluated = evaluation_config(config, {}, {"num_chains": 8}, {"k": 16})
+    task, core = dataclasses.replace(config.task, num_chains=8), dataclasses.replace(config.core, k=16)
+    evaluated = evaluation_config(config, {"task": task, "core": core})
     assert evaluated.task.num_chains == 8 and evaluated.stages == ()
     assert (evaluated.core.k, evaluated.core.d_model) == (16, 32)
+    assert changed_settings(config, evaluated) == {"num_chains": 8, "k": 16}
     tmaze = PPOConfig(env="tmaze/T-LS", env_args={"timeout": 200})
-    evaluated = evaluation_config(tmaze, {"maze_length": 150}, {}, {}).component_record("env")
-    assert evaluated == {"kind": "tmaze/T-LS", "timeout": 200, "maze_length": 150}
-    with pytest.raises(ValueError, match="--task-args does not apply to a ppo run"):
-        evaluation_config(tmaze, {}, {"num_chains": 8}, {})
+    longer = envs.make("tmaze/T-LS", timeout=200, maze_length=150)
+    evaluated = evaluation_config(tmaze, {"env": longer})
+    assert evaluated.component_record("env") == {"kind": "tmaze/T-LS", "timeout": 200, "maze_length": 150}
+    assert changed_settings(tmaze, evaluated) == {"maze_length": 150}
+    assert changed_settings(tmaze, evaluation_config(tmaze, {"env": envs.make("tmaze/T-LN")})) == {"env": "tmaze/T-LN"}
 
 
 def test_plot_labels_each_curve_by_its_core_and_folder(tmp_path, monkeypatch):

@@ -20,6 +20,8 @@ from memrl.component_subcommands import (
     as_command_line,
     command_line_class,
     component_flags_spelled,
+    components_class,
+    components_from_command_line,
     from_command_line,
 )
 from memrl.learn.impala_config import ImpalaConfig
@@ -193,26 +195,61 @@ def train(
     train_run(run, folder, workers, tensorboard, devices, hosts, wandb)
 
 
-def train_command(saved: ConfigRecord | None, words: frozenset[str] = frozenset()):
-    """``train`` with its learners' subcommands (``learner_configs``: made when the command runs, as
-    the cores the config's ``imports`` register are known only then), their flags defaulting to
-    ``saved``'s settings (``--config``), the components the command's ``words`` name read whole."""
+def with_option_typed(command, option: str, hint):
+    """``command`` as tyro reads it with its keyword-only option ``option`` typed ``hint`` and
+    required (a type made when the command runs: the learners' and components' subcommands, of the
+    cores the config's ``imports`` register and of a saved run's settings, its default among them)."""
 
-    @functools.wraps(train)
-    def command(*args, **kwargs):
-        return train(*args, **kwargs)
+    @functools.wraps(command)
+    def typed(*args, **kwargs):
+        return command(*args, **kwargs)
 
-    del command.__wrapped__  # tyro reads the signature below, not train's
-    config_type = Annotated[learner_configs(saved, words), tyro.conf.arg(name="")]
-    command.__annotations__ = {**train.__annotations__, "learner_config": config_type}
-    signature = inspect.signature(train)
-    command.__signature__ = signature.replace(
+    del typed.__wrapped__  # tyro reads the signature below, not command's
+    typed.__annotations__ = {**command.__annotations__, option: hint}
+    signature = inspect.signature(command)
+    typed.__signature__ = signature.replace(
         parameters=[
-            p.replace(annotation=config_type) if p.name == "learner_config" else p
+            p.replace(annotation=hint, default=inspect.Parameter.empty) if p.name == option else p
             for p in signature.parameters.values()
         ]
     )
-    return command
+    return typed
+
+
+def train_command(saved: ConfigRecord | None, words: frozenset[str] = frozenset()):
+    """``train`` with its learners' subcommands (``learner_configs``), their flags defaulting to
+    ``saved``'s settings (``--config``), the components the command's ``words`` name read whole."""
+    return with_option_typed(train, "learner_config", Annotated[learner_configs(saved, words), tyro.conf.arg(name="")])
+
+
+def eval_command(saved: ConfigRecord, words: frozenset[str] = frozenset()):
+    """``evaluate`` with the components of the run it evaluates (``saved``) as subcommands, each
+    defaulting to the run's (``component_subcommands.components_class``)."""
+    return with_option_typed(evaluate, "components", Annotated[components_class(saved, words), tyro.conf.arg(name="")])
+
+
+def evaluated_run(argv: list[str]) -> tuple[list[str], ConfigRecord | None]:
+    """For ``memrl eval``: ``argv`` with the earlier spelling of its components' settings
+    (``--core-args K V``, ``--env-args``, ``--task-args``) written as the subcommands', and the
+    config of the run folder it names (None where it names none: the command refuses it then)."""
+    from memrl.run.folder import RunFolder
+
+    run = next((w for w in argv[1:] if not w.startswith("-") and (Path(w) / "config.json").is_file()), None)
+    if run is None:
+        return argv, None
+    saved = RunFolder(Path(run)).load_config()
+    for field in {"env", "task"} - set(saved.COMPONENTS):
+        given = [
+            w for w in argv if w in (f"--{field}-args", f"--{field}") or w.startswith((f"{field}:", f"--{field}."))
+        ]
+        if given:
+            trained_on = "task" if "task" in saved.COMPONENTS else "env"
+            raise ValueError(
+                f"{given[0]} does not apply to a {saved.learner} run; it trained on "
+                f"{'a sequence task' if trained_on == 'task' else 'an environment'}: "
+                f"give its settings with {trained_on}:NAME --{trained_on}.SETTING VALUE (or --{trained_on}-args)"
+            )
+    return component_flags_spelled(argv, type(saved), saved), saved
 
 
 def saved_config(argv: list[str]) -> tuple[list[str], ConfigRecord | None]:
@@ -258,29 +295,32 @@ def evaluate(
     run: tyro.conf.Positional[Path],
     steps: int = 1000,
     seed: int = 12345,
-    env_args: dict[str, int | float | bool | str] = {},  # noqa: B006 (tyro reads the default; never mutated)
-    task_args: dict[str, int | float | bool | str] = {},  # noqa: B006
-    core_args: dict[str, int | float | bool | str] = {},  # noqa: B006
     amnesic: bool = False,
     deterministic: bool = False,
+    *,
+    components: Annotated[object, tyro.conf.Suppress] = None,
 ) -> None:
     """Evaluate each seed's last checkpoint of RUN (sampled actions, fresh environments; for a
     supervised run, its accuracy on fresh sequences of the held-out split). Each seed's line gives
     the mean episode return ± its standard error over the episodes, and their standard deviation.
 
+    The run's core and environment (or task) are subcommands after RUN, each the run's unless
+    given, their settings flags that replace the run's: an environment the agent did not train on,
+    memrl eval RUN --env.maze-length 120; core settings that keep the parameters' shapes, memrl
+    eval RUN --core.k 32; another level, memrl eval RUN env:ballet/8_delay16 (another name starts
+    from its own defaults); a supervised run's task, memrl eval RUN --task.gap 200. The earlier
+    spelling --env-args maze_length 120 (--core-args, --task-args) means the same; the run's
+    settings are listed by memrl eval RUN --help.
+
     Args:
         run: run folder.
         steps: steps per environment (supervised runs: held-out sequences).
         seed: evaluation seed.
-        env_args: environment settings that replace the run's (actor-critic runs), e.g. maze_length 120.
-        task_args: task settings that replace the run's (supervised runs), e.g. gap 200 to test a copying
-            model on a longer gap, or num_chains 16 for a PAI model on a larger memory than it trained with.
-        core_args: core settings that replace the run's and keep its parameters' shapes, e.g. k 32
-            (chunks an HTM reads) or cross_episode True.
         amnesic: actor-critic runs: reset the agent's memory (carry, previous action and reward) before
             every step, so it acts with the same network and no memory; the gap to a plain evaluation
             is what its memory gives.
         deterministic: actor-critic runs: act with the most probable action instead of sampling.
+        components: the run's components as given (``eval_command`` types them for the run).
     """
 
     from memrl.console import console
@@ -291,7 +331,9 @@ def evaluate(
         raise ValueError(
             f"--steps must be a positive integer (steps per environment, or held-out sequences for a supervised run), got {steps}"
         )
-    for line in evaluation_lines(RunFolder(run), steps, seed, env_args, task_args, core_args, amnesic, deterministic):
+    folder = RunFolder(run)
+    given = {} if components is None else components_from_command_line(components, folder.load_config())
+    for line in evaluation_lines(folder, steps, seed, given, amnesic, deterministic):
         console.print(line, soft_wrap=True)
 
 
@@ -642,11 +684,16 @@ def run_command(argv: list[str]) -> None:
         else:
             # Cascading: train's options before the learner's name apply after it too.
             argv, saved = saved_config(argv)
+            evaluated = None
             if argv[:1] == ["train"]:
                 import_modules(given_imports(argv))  # they may register cores the subcommands list
                 learner = next((a for a in argv[1:] if a in LEARNER_CLASSES), "ppo")
                 argv = component_flags_spelled(argv, LEARNER_CLASSES[learner], saved)
+            elif argv[:1] == ["eval"]:
+                argv, evaluated = evaluated_run(argv)
             commands = {**COMMANDS, "train": train_command(saved, frozenset(argv))}
+            if evaluated is not None:
+                commands["eval"] = eval_command(evaluated, frozenset(argv))
             with config_checks(enabled=False):
                 tyro.extras.subcommand_cli_from_dict(
                     {name: checking_configs(command) for name, command in commands.items()},

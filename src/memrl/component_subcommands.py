@@ -185,34 +185,47 @@ def summary(registry, name: str) -> str:
     return f"{title} ({', '.join(parts)})" if parts else title
 
 
+def component_field(config_class, field: str, saved: ConfigRecord | None, words: frozenset[str]):
+    """The component ``field`` of ``config_class`` as a field of a dataclass for tyro: its name, its
+    ``choices`` (of the command's ``words``) and its default, the learner's (or the saved run's)."""
+    if saved is None:
+        name = config_class.default_name(field)
+        registry, made = config_class.registry_for(field, name), None
+    else:
+        made = getattr(saved, field)
+        registry = config_class.registry_of(field, made)
+        name = registry.name_of(made)[0]
+    parsed = parsed_form(registry, registry.family(name) or name, made, config_class.set_by_the_run(field))
+    return field, choices(config_class, field, saved, words), dataclasses.field(default_factory=lambda: parsed)
+
+
 def command_line_class(config_class, saved: ConfigRecord | None, words: frozenset[str] = frozenset()):
     """``config_class`` with each of its components typed as ``choices`` for tyro (of the command's
     ``words``), defaulting to the learner's (or the saved run's); ``from_command_line`` turns what
     tyro builds back into the config itself."""
-
-    def default(field):
-        if saved is None:
-            name = config_class.default_name(field)
-            registry, made = config_class.registry_for(field, name), None
-        else:
-            made = getattr(saved, field)
-            registry = config_class.registry_of(field, made)
-            name = registry.name_of(made)[0]
-        parsed = parsed_form(registry, registry.family(name) or name, made, config_class.set_by_the_run(field))
-        return dataclasses.field(default_factory=lambda: parsed)
 
     def __post_init__(self, *settings_by_name):  # each component's ``*_args``, in COMPONENTS order
         self.hold_components(dict(zip(config_class.COMPONENTS, settings_by_name)))
 
     command_line = dataclasses.make_dataclass(
         config_class.__name__,
-        [(field, choices(config_class, field, saved, words), default(field)) for field in config_class.COMPONENTS],
+        [component_field(config_class, field, saved, words) for field in config_class.COMPONENTS],
         bases=(config_class,),
         namespace={"__post_init__": __post_init__},
         frozen=True,  # and compared field by field: tyro compares it while its components are parsed ones
     )
     command_line.__doc__ = config_class.__doc__
     return command_line
+
+
+def components_class(saved: ConfigRecord, words: frozenset[str] = frozenset()):
+    """The components of the run ``saved`` alone (``memrl eval``: ``core:NAME --core.SETTING VALUE``,
+    ``env:NAME --env.SETTING VALUE``, ``task:NAME --task.SETTING VALUE``), each defaulting to the
+    run's; ``components_from_command_line`` makes them."""
+    config_class = type(saved)
+    return dataclasses.make_dataclass(
+        "Components", [component_field(config_class, field, saved, words) for field in config_class.COMPONENTS]
+    )
 
 
 def as_command_line(cls, config: ConfigRecord):
@@ -224,19 +237,30 @@ def as_command_line(cls, config: ConfigRecord):
         return cls(**{name: value for name, value in fields.items() if name not in config.COMPONENTS})
 
 
+def component_from_command_line(parsed_component, config_class, field: str):
+    """The component ``field`` of a ``config_class`` config that tyro parsed as ``parsed_component``
+    (a ``settings_class`` instance: its environment; else a ``checked_after_parsing`` core or task:
+    its class built from its settings, checked then), bar the settings the run gives."""
+    if hasattr(type(parsed_component), "registered_as"):
+        return environment_of(parsed_component)
+    component_class = type(parsed_component).__mro__[1]  # checked_after_parsing's base
+    set_by_the_run = config_class.set_by_the_run(field)
+    return component_class(**{k: v for k, v in held_settings(parsed_component).items() if k not in set_by_the_run})
+
+
 def from_command_line(parsed: ConfigRecord, config_class) -> ConfigRecord:
     """The ``config_class`` config of what tyro built as its ``command_line_class``, checked as it is constructed."""
     fields = {field.name: getattr(parsed, field.name) for field in dataclasses.fields(config_class)}
     for field in config_class.COMPONENTS:
-        parsed_component = getattr(parsed, field)
-        if hasattr(type(parsed_component), "registered_as"):  # an environment's settings_class
-            fields[field] = environment_of(parsed_component)
-            continue
-        component_class = type(parsed_component).__mro__[1]  # checked_after_parsing's base
-        set_by_the_run = config_class.set_by_the_run(field)
-        own = {k: v for k, v in held_settings(parsed_component).items() if k not in set_by_the_run}
-        fields[field] = component_class(**own)
+        fields[field] = component_from_command_line(fields[field], config_class, field)
     return config_class(**fields)
+
+
+def components_from_command_line(parsed, saved: ConfigRecord) -> dict:
+    """field -> component, of what tyro built as the ``components_class`` of ``saved``."""
+    return {
+        field: component_from_command_line(getattr(parsed, field), type(saved), field) for field in saved.COMPONENTS
+    }
 
 
 def component_flags_spelled(argv: list[str], config_class, saved: ConfigRecord | None) -> list[str]:
@@ -277,9 +301,9 @@ def flags_spelled(argv: list[str], field: str, config_class, saved: ConfigRecord
         raise ValueError(f"--{field} {name} and {field}:{chosen} both name the {field}; give one")
     where = f" (--{field}-args)" if settings is not None else f" (--{field}.SETTING)"
     if name is None and settings is None:
-        name = chosen
+        name = chosen or (saved.name_of(field) if saved is not None else config_class.default_name(field))
         settings = {a.split("=", 1)[0][len(f"--{field}.") :]: None for a in rest if a.startswith(f"--{field}.")}
-        if name is None or any(f"{name}/" in r.names() for r in config_class.registries(field)):
+        if any(f"{name}/" in r.names() for r in config_class.registries(field)):
             return argv  # tyro checks a family's flags (--env.id, --env.settings)
     else:
         settings = settings or {}

@@ -146,22 +146,24 @@ def held_out_batches(
     return per_seed
 
 
-def evaluation_config(config, env_args: dict, task_args: dict, core_args: dict):
-    """``config`` with environment settings (actor-critic runs) or task settings (supervised runs),
-    and core settings, replaced, to test a trained model where it did not train; a supervised run's
-    curriculum stages are dropped."""
-    trained_on = "task" if "task" in config.COMPONENTS else "env"
-    for flag, given in (("env", env_args), ("task", task_args)):
-        if given and flag != trained_on:
-            raise ValueError(
-                f"--{flag}-args does not apply to a {config.learner} run; give its settings with --{trained_on}-args"
-            )
-    changes = {"core_args": core_args}  # over the component's own (ConfigRecord.component_of)
-    if trained_on == "task":
-        changes |= {"task_args": task_args, "stages": ()}
-    else:
-        changes["env_args"] = env_args
-    return dataclasses.replace(config, **changes)
+def evaluation_config(config, components: dict):
+    """``config`` with the components ``components`` (field -> component: its core, its environment
+    or task with other settings) in place of its own, to test a trained model where it did not train;
+    a supervised run's curriculum stages are dropped."""
+    stages = {"stages": ()} if "task" in config.COMPONENTS else {}
+    return dataclasses.replace(config, **components, **stages)
+
+
+def changed_settings(config, evaluated) -> dict:
+    """The component settings by which ``evaluated`` differs from ``config`` (a component made by
+    another name: the field, its new name)."""
+    changed = {}
+    for field in config.COMPONENTS:
+        before, after = config.component_record(field), evaluated.component_record(field)
+        if before["kind"] != after["kind"]:
+            changed[field] = after["kind"]
+        changed |= {k: v for k, v in after.items() if k != "kind" and before.get(k) != v}
+    return changed
 
 
 def check_evaluation_size(steps: int, num_envs: int) -> None:
@@ -180,15 +182,13 @@ def evaluation_lines(
     folder,
     steps: int,
     seed: int,
-    env_args: dict,
-    task_args: dict,
-    core_args: dict,
+    components: dict,
     amnesic: bool = False,
     deterministic: bool = False,
 ) -> list[str]:
     """``memrl eval``: one line per seed of ``folder``, its last checkpoint evaluated over ``steps``
     (``evaluation_summary``: mean episode return ± its standard error, or held-out accuracy) with
-    the settings given in place of the run's; refuses settings that change the parameters' shapes
+    ``components`` (``evaluation_config``) in place of the run's; refuses settings that change the parameters' shapes
     and acting options that a supervised run does not have."""
     config = folder.load_config()
     for flag, given in (("--amnesic", amnesic), ("--deterministic", deterministic)):
@@ -209,10 +209,10 @@ def evaluation_lines(
         )
     if "env" in config.COMPONENTS:
         check_evaluation_size(steps, config.num_envs)
-    learner, evaluated = learner_for(config), evaluation_config(config, env_args, task_args, core_args)
+    learner, evaluated = learner_for(config), evaluation_config(config, components)
     template = learner.init(jax.random.PRNGKey(0))
     evaluator = learner if evaluated == config else learner_for(evaluated)
-    changed = env_args | task_args | core_args
+    changed = changed_settings(config, evaluated)
     if shape_differences(template.params, jax.eval_shape(evaluator.init, jax.random.PRNGKey(0)).params):
         raise ValueError(
             f"the parameters of {folder.path} do not fit the settings {changed}; "
