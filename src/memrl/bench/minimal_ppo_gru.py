@@ -1,6 +1,6 @@
 """A minimal hand-written PPO-GRU training loop on T-LN, the baseline of ``memrl bench throughput``.
 
-Same shapes and work as memrl's PPO with ``--core gru --core-args hidden 128``: 64 envs x 128-step
+Same shapes and work as memrl's PPO with ``core:gru --core.hidden 128``: 64 envs x 128-step
 rollouts, encoder 256-256, GRU 128, head 256, 4 epochs x 4 minibatches split by env, Adam with
 global-norm clipping. Only the environment comes from memrl; network, GAE and loss are written out
 here in the plainest way, so the ratio to memrl's figure shows the framework's overhead.

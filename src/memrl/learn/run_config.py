@@ -105,7 +105,7 @@ class ConfigRecord:
     what it records. A supervised run also takes a task model (htm-pai)."""
     core_args: dataclasses.InitVar[dict | None] = None
     """settings over the core's, by name (``{"hidden": 128}``): the spelling of configs before the
-    core was held whole, kept for scripts and saved runs; on the command line ``--core-args hidden 128``"""
+    core was held whole, kept for scripts and saved runs (on the command line ``--core.hidden 128``)"""
     seed: int = 0
     """seed of the first run; the others use seed + 1, seed + 2, ..."""
     seeds: int = 1
@@ -412,7 +412,7 @@ class RunConfig(AgentSpec, ConfigRecord):
     record of it (``{"kind": "tmaze/T-LN", "maze_length": 120}``) for what it records"""
     env_args: dataclasses.InitVar[SettingsByName | None] = None
     """environment settings over the environment's, by name, e.g. ``maze_length 120`` or (Ballet)
-    ``observation cells``; on the command line ``--env-args maze_length 120``"""
+    ``observation cells`` (on the command line ``--env.maze-length 120``)"""
     num_envs: int = 32
     """parallel environments per seed"""
     rollout_len: int = 100

@@ -36,7 +36,7 @@ class SupervisedConfig(ConfigRecord):
     records. Its batch size is the run's ``batch_size`` (the task's own is replaced)"""
     task_args: dataclasses.InitVar[dict | None] = None
     """settings over the task's, by name (``{"gap": 30}``): the spelling of configs before the task
-    was held whole; on the command line ``--task-args gap 30``"""
+    was held whole (on the command line ``--task.gap 30``)"""
     embed_dim: int = 64
     """width of the sequence model's input embedding (token embedding or linear map)"""
     head_widths: tuple[int, ...] = ()

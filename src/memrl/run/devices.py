@@ -46,7 +46,7 @@ def check_fits_memory(state) -> None:
     if needed > available:
         raise ValueError(
             f"the run's parameters, optimiser and environment state alone take {needed / 2**30:,.1f} GiB, more than the "
-            f"{available / 2**30:,.1f} GiB of memory here ({jax.default_backend()}); choose smaller sizes (--core-args, widths)"
+            f"{available / 2**30:,.1f} GiB of memory here ({jax.default_backend()}); choose smaller sizes (--core.SETTING, widths)"
         )
 
 
