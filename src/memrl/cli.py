@@ -21,7 +21,6 @@ from memrl.component_subcommands import (
     command_line_class,
     component_flags_spelled,
     components_class,
-    components_from_command_line,
     from_command_line,
 )
 from memrl.learn.impala_config import ImpalaConfig
@@ -222,10 +221,17 @@ def train_command(saved: ConfigRecord | None, words: frozenset[str] = frozenset(
     return with_option_typed(train, "learner_config", Annotated[learner_configs(saved, words), tyro.conf.arg(name="")])
 
 
-def eval_command(saved: ConfigRecord, words: frozenset[str] = frozenset()):
-    """``evaluate`` with the components of the run it evaluates (``saved``) as subcommands, each
-    defaulting to the run's (``component_subcommands.components_class``)."""
-    return with_option_typed(evaluate, "components", Annotated[components_class(saved, words), tyro.conf.arg(name="")])
+def components_command(command, saved: ConfigRecord, words: frozenset[str] = frozenset()):
+    """``command`` (``evaluate``, ``sweep.command``) with the components of ``saved`` (the run it
+    evaluates, the sweep's base) as subcommands, each defaulting to ``saved``'s
+    (``component_subcommands.components_class``)."""
+    return with_option_typed(command, "components", Annotated[components_class(saved, words), tyro.conf.arg(name="")])
+
+
+def given_path(argv: list[str], holds) -> Path | None:
+    """The first word of ``argv`` after the command that is a path for which ``holds`` (the run
+    folder ``memrl eval`` evaluates, the spec ``memrl sweep`` runs), or None."""
+    return next((Path(w) for w in argv[1:] if not w.startswith("-") and holds(Path(w))), None)
 
 
 def evaluated_run(argv: list[str]) -> tuple[list[str], ConfigRecord | None]:
@@ -234,10 +240,10 @@ def evaluated_run(argv: list[str]) -> tuple[list[str], ConfigRecord | None]:
     config of the run folder it names (None where it names none: the command refuses it then)."""
     from memrl.run.folder import RunFolder
 
-    run = next((w for w in argv[1:] if not w.startswith("-") and (Path(w) / "config.json").is_file()), None)
+    run = given_path(argv, lambda path: (path / "config.json").is_file())
     if run is None:
         return argv, None
-    saved = RunFolder(Path(run)).load_config()
+    saved = RunFolder(run).load_config()
     for field in {"env", "task"} - set(saved.COMPONENTS):
         given = [
             w for w in argv if w in (f"--{field}-args", f"--{field}") or w.startswith((f"{field}:", f"--{field}."))
@@ -320,7 +326,7 @@ def evaluate(
             every step, so it acts with the same network and no memory; the gap to a plain evaluation
             is what its memory gives.
         deterministic: actor-critic runs: act with the most probable action instead of sampling.
-        components: the run's components as given (``eval_command`` types them for the run).
+        components: the run's components as given (``components_command`` types them for the run).
     """
 
     from memrl.console import console
@@ -331,9 +337,8 @@ def evaluate(
         raise ValueError(
             f"--steps must be a positive integer (steps per environment, or held-out sequences for a supervised run), got {steps}"
         )
-    folder = RunFolder(run)
-    given = {} if components is None else components_from_command_line(components, folder.load_config())
-    for line in evaluation_lines(folder, steps, seed, given, amnesic, deterministic):
+    given = {} if components is None else components.made()
+    for line in evaluation_lines(RunFolder(run), steps, seed, given, amnesic, deterministic):
         console.print(line, soft_wrap=True)
 
 
@@ -691,9 +696,12 @@ def run_command(argv: list[str]) -> None:
                 argv = component_flags_spelled(argv, LEARNER_CLASSES[learner], saved)
             elif argv[:1] == ["eval"]:
                 argv, evaluated = evaluated_run(argv)
+            elif argv[:1] == ["sweep"] and (spec := given_path(argv, Path.is_file)) is not None:
+                evaluated = sweep.base_config(sweep.load_spec(spec))
+                argv = component_flags_spelled(argv, type(evaluated), evaluated)
             commands = {**COMMANDS, "train": train_command(saved, frozenset(argv))}
             if evaluated is not None:
-                commands["eval"] = eval_command(evaluated, frozenset(argv))
+                commands[argv[0]] = components_command(COMMANDS[argv[0]], evaluated, frozenset(argv))
             with config_checks(enabled=False):
                 tyro.extras.subcommand_cli_from_dict(
                     {name: checking_configs(command) for name, command in commands.items()},

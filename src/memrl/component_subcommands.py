@@ -219,12 +219,21 @@ def command_line_class(config_class, saved: ConfigRecord | None, words: frozense
 
 
 def components_class(saved: ConfigRecord, words: frozenset[str] = frozenset()):
-    """The components of the run ``saved`` alone (``memrl eval``: ``core:NAME --core.SETTING VALUE``,
-    ``env:NAME --env.SETTING VALUE``, ``task:NAME --task.SETTING VALUE``), each defaulting to the
-    run's; ``components_from_command_line`` makes them."""
+    """The components of the config ``saved`` alone (``memrl eval``'s run, ``memrl sweep``'s base:
+    ``core:NAME --core.SETTING VALUE``, ``env:NAME --env.SETTING VALUE``, ``task:NAME --task.SETTING
+    VALUE``), each defaulting to its own; ``made()`` of what tyro parses is field -> component."""
     config_class = type(saved)
+
+    def made(parsed) -> dict:
+        return {
+            field: component_from_command_line(getattr(parsed, field), config_class, field)
+            for field in config_class.COMPONENTS
+        }
+
     return dataclasses.make_dataclass(
-        "Components", [component_field(config_class, field, saved, words) for field in config_class.COMPONENTS]
+        "Components",
+        [component_field(config_class, field, saved, words) for field in config_class.COMPONENTS],
+        namespace={"made": made},
     )
 
 
@@ -254,13 +263,6 @@ def from_command_line(parsed: ConfigRecord, config_class) -> ConfigRecord:
     for field in config_class.COMPONENTS:
         fields[field] = component_from_command_line(fields[field], config_class, field)
     return config_class(**fields)
-
-
-def components_from_command_line(parsed, saved: ConfigRecord) -> dict:
-    """field -> component, of what tyro built as the ``components_class`` of ``saved``."""
-    return {
-        field: component_from_command_line(getattr(parsed, field), type(saved), field) for field in saved.COMPONENTS
-    }
 
 
 def component_flags_spelled(argv: list[str], config_class, saved: ConfigRecord | None) -> list[str]:

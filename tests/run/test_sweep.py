@@ -136,3 +136,25 @@ def test_a_cluster_address_is_checked_before_ray_waits_on_it(tmp_path):
         check_reachable(f"127.0.0.1:{port}", timeout_s=2)
     with socket.create_server(("127.0.0.1", 0)) as listening:
         check_reachable(f"127.0.0.1:{listening.getsockname()[1]}", timeout_s=2)
+
+
+def test_the_bases_components_are_subcommands_as_memrl_train_takes_them(tmp_path, monkeypatch, capsys):
+    """``memrl sweep SPEC core:NAME --core.SETTING V task:NAME ...`` replaces the base's components,
+    each the base's unless given; the space's ``core.SETTING`` then varies the one given."""
+    import memrl.run.sweep as sweep
+
+    swept = []
+    monkeypatch.setattr(sweep, "run_sweep", lambda spec, out: swept.append(spec) or [{"trial": 1}])
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(SPEC)
+    main(["sweep", str(spec), "--out", str(tmp_path / "sweep"), "core:lstm", "--core.weight-init", "split"])
+    main(["sweep", str(spec), "--out", str(tmp_path / "sweep"), "--task.gap", "5"])
+    main(["sweep", str(spec), "--out", str(tmp_path / "sweep"), "--task-args", "gap", "5"])
+    lstm, longer, earlier = (sweep.trial_config(s, {"core.hidden": 4}) for s in swept)
+    assert (lstm.core_name, lstm.core.hidden, lstm.core.weight_init) == ("lstm", 4, "split")
+    assert lstm.task.gap == 2  # the base's task, as it was
+    assert (longer.core_name, longer.core.hidden, longer.task.gap, longer.task.num_digits) == ("gru", 4, 5, 2)
+    assert earlier == longer
+    with pytest.raises(SystemExit):
+        main(["sweep", str(spec), "--out", str(tmp_path / "sweep"), "--task.gaps", "5"])
+    assert "task 'copying' has no setting 'gaps'" in capsys.readouterr().err

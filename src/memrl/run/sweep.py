@@ -30,6 +30,7 @@ import dataclasses
 import json
 import socket
 from pathlib import Path
+from typing import Annotated
 
 import numpy as np
 import tyro
@@ -203,6 +204,20 @@ def with_saved_base(data: dict, saved_path: Path, path: Path) -> dict:
     return {**data, "learner": saved.learner, "base": saved.record() | base}
 
 
+def base_config(spec: SweepSpec) -> ConfigRecord:
+    """The config of the spec's ``base`` alone (its learner's defaults for every field it does not set)."""
+    return trial_config(spec, {})
+
+
+def with_components(spec: SweepSpec, components: dict) -> SweepSpec:
+    """``spec`` with the components ``components`` (field -> component) in its base in place of its
+    own (recorded as config.json records them), checked again."""
+    given = dataclasses.replace(base_config(spec), **components)
+    replaced = {field: given.component_record(field) for field in components}
+    base = {k: v for k, v in spec.base.items() if k not in {f"{field}_args" for field in components}}
+    return dataclasses.replace(spec, base=base | replaced)
+
+
 def trial_config(spec: SweepSpec, params: dict) -> ConfigRecord:
     """The config of the trial with ``params`` (field -> value; ``outer.inner`` sets a setting of the
     core or a key of a dict field), checked."""
@@ -333,8 +348,18 @@ def run_sweep(spec: SweepSpec, out: Path) -> list[dict]:
     return rows
 
 
-def command(spec: tyro.conf.Positional[Path], out: Path = Path("runs/sweep"), address: str | None = None) -> None:
+def command(
+    spec: tyro.conf.Positional[Path],
+    out: Path = Path("runs/sweep"),
+    address: str | None = None,
+    *,
+    components: Annotated[object, tyro.conf.Suppress] = None,
+) -> None:
     """Sweep config fields on Ray Tune: every trial a memrl run folder, one table and figure at the end.
+
+    The components of the spec's base are subcommands after SPEC, as memrl train takes them, each
+    the base's unless given: memrl sweep SPEC core:lstm --core.hidden 64 env:tmaze/T-LS sweeps the
+    spec's space over that core and environment (the space's core.SETTING over them).
 
     Args:
         spec: YAML file: learner, base (shared config fields), space (field: {grid|choice|uniform|
@@ -342,12 +367,15 @@ def command(spec: tyro.conf.Positional[Path], out: Path = Path("runs/sweep"), ad
             cpus_per_trial, gpus_per_trial, address.
         out: folder for the trials' run folders, Ray's records, sweep.csv/json and sweep.png.
         address: a Ray cluster to run on (overrides the spec's; default: a local Ray).
+        components: the base's components as given (the command line types them for the spec).
     """
     from rich.table import Table
 
     from memrl.console import console
 
     loaded = load_spec(spec)
+    if components is not None:
+        loaded = with_components(loaded, components.made())
     if address is not None:
         loaded = dataclasses.replace(loaded, address=address)
     check_output_folder(out)
