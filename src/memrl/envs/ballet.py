@@ -123,10 +123,6 @@ class Ballet(Environment):
         check_observation(self.observation)
 
     @property
-    def default_params(self) -> BalletParams:
-        return self.params
-
-    @property
     def observation_shape(self):
         return {"image": view_shape(self.observation, CELL_CHANNELS), "language": ()}
 

@@ -155,15 +155,19 @@ def select(flag: jax.Array, on_true, on_false):
 
 
 class Environment:
-    """Base class: subclasses implement ``reset_env``, ``step_env``, ``default_params``,
-    ``observation_shape`` and ``action_dims``."""
+    """Base class: subclasses implement ``reset_env``, ``step_env``, ``observation_shape`` and
+    ``action_dims``, and hold their numeric settings in a ``params`` field (or define ``default_params``)."""
 
     made_as: ClassVar[tuple[str, dict] | None] = None
     """the registered name and the settings given that made this environment (``make`` sets it)"""
 
     @property
     def default_params(self) -> Any:
-        raise NotImplementedError
+        """The params ``reset`` and ``step`` use unless given: the environment's ``params`` field,
+        where its numeric settings live; an environment without one says what its defaults are."""
+        if not hasattr(self, "params"):
+            raise NotImplementedError(f"{type(self).__name__} has no params field: it must define default_params")
+        return self.params
 
     @property
     def observation_shape(self) -> tuple[int, ...]:

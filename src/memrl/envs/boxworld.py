@@ -131,10 +131,6 @@ class BoxWorld(Environment):
             )
 
     @property
-    def default_params(self) -> BoxWorldParams:
-        return self.params
-
-    @property
     def observation_shape(self):
         side = self.viewport if self.observation == "viewport" else self.grid_size
         return (side, side, 6)

@@ -91,10 +91,6 @@ class GraphNav(Environment):
         return bank
 
     @property
-    def default_params(self) -> GraphNavParams:
-        return self.params
-
-    @property
     def observation_shape(self):
         if self.observation == "images":
             view = (self.image_size, self.image_size, 3)

@@ -57,10 +57,6 @@ class GymnaxEnv(Environment):
         self._observation_shape = tuple(env.observation_space(params).shape)
 
     @property
-    def default_params(self):
-        return self.params
-
-    @property
     def observation_shape(self):
         return self._observation_shape
 

@@ -67,10 +67,6 @@ class MemoryPlanningGame(Environment):
         return self.maze_size**2
 
     @property
-    def default_params(self) -> MemoryPlanningParams:
-        return self.params
-
-    @property
     def observation_shape(self):
         return {"goal": (self.num_nodes,), "position": (self.num_nodes,)}
 

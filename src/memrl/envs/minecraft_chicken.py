@@ -75,10 +75,6 @@ class MinecraftChicken(Environment):
             raise ValueError(f"signal_steps must be >= 1 and grey_steps >= 0, got {p.signal_steps} and {p.grey_steps}")
 
     @property
-    def default_params(self) -> ChickenParams:
-        return self.params
-
-    @property
     def observation_shape(self):
         return VIEW_SHAPE
 

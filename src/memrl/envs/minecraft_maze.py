@@ -142,10 +142,6 @@ class MinecraftMaze(Environment):
             raise ValueError(f"noise_std must be >= 0 (the pixel noise's standard deviation), got {p.noise_std}")
 
     @property
-    def default_params(self) -> MinecraftMazeParams:
-        return self.params
-
-    @property
     def observation_shape(self):
         return VIEW_SHAPE
 

@@ -130,10 +130,6 @@ class MiniPacman(Environment):
                 raise ValueError(f"{name} must lie in [0, 1], got {getattr(p, name)}")
 
     @property
-    def default_params(self) -> MiniPacmanParams:
-        return self.params
-
-    @property
     def observation_shape(self):
         return (self.viewport, self.viewport, 3) if self.observation == "viewport" else (*STANDARD_MAZE.shape, 3)
 

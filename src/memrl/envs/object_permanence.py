@@ -144,10 +144,6 @@ class ObjectPermanence(Environment):
             raise ValueError(f"num_boxes must be in 1..{MAX_BOXES} (the cells of row {BOX_ROW}), got {self.num_boxes}")
 
     @property
-    def default_params(self) -> ObjectPermanenceParams:
-        return self.params
-
-    @property
     def observation_shape(self):
         return {"image": view_shape(self.observation, CELL_CHANNELS), "language": ()}
 

@@ -82,10 +82,6 @@ class PassiveVisualMatch(Environment):
             )
 
     @property
-    def default_params(self) -> PVMParams:
-        return self.params
-
-    @property
     def observation_shape(self):
         return (self.room_size, self.room_size, 3 + self.num_colors)
 

@@ -98,10 +98,6 @@ class TMaze(Environment):
             )
 
     @property
-    def default_params(self) -> TMazeParams:
-        return self.params
-
-    @property
     def observation_shape(self):
         return (4 if self.noise else 3,)
 

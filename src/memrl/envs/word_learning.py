@@ -124,10 +124,6 @@ class WordLearning(Environment):
             )
 
     @property
-    def default_params(self) -> WordLearningParams:
-        return self.params
-
-    @property
     def observation_shape(self):
         return {"image": view_shape(self.observation, CELL_CHANNELS), "language": (2,)}
 
