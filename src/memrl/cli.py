@@ -25,7 +25,7 @@ from memrl.component_subcommands import (
 )
 from memrl.learn.impala_config import ImpalaConfig
 from memrl.learn.ppo_config import PPOConfig
-from memrl.learn.run_config import ConfigRecord, config_checks, import_modules
+from memrl.learn.run_config import ConfigRecord, import_modules
 from memrl.learn.supervised_config import SupervisedConfig
 from memrl.run import interrupts, sweep
 from memrl.run.folder_lock import FolderBusy, check_output_folder
@@ -187,7 +187,7 @@ def train(
 
     run = from_command_line(
         learner_config, LEARNER_CLASSES[learner_config.learner]
-    )  # tyro built it unchecked (run_command); checked here
+    )  # tyro built its parse forms; the config is built, and checked, here
     if run.init_params:  # saved as a path that any directory reads, as a resumed or copied run needs it
         run = dataclasses.replace(run, init_params=str(Path(run.init_params).absolute()))
     folder = out or Path("runs") / run.trained_on.replace("/", "_") / f"{run.core_name}{FOLDER_SUFFIX[run.learner]}"
@@ -575,18 +575,6 @@ def checked_before_running(command):
     return checked
 
 
-def checking_configs(command):
-    """``command`` with configs checked as they are constructed again in its body (``run_command``
-    turns the check off while tyro parses the flags)."""
-
-    @functools.wraps(command)
-    def checking(*args, **kwargs):
-        with config_checks(enabled=True):
-            return command(*args, **kwargs)
-
-    return checking
-
-
 def bench_tables() -> dict:
     """``memrl bench``'s subcommands (imported when it runs)."""
     from memrl.bench import TABLES
@@ -702,14 +690,13 @@ def run_command(argv: list[str]) -> None:
             commands = {**COMMANDS, "train": train_command(saved, frozenset(argv))}
             if evaluated is not None:
                 commands[argv[0]] = components_command(COMMANDS[argv[0]], evaluated, frozenset(argv))
-            with config_checks(enabled=False):
-                tyro.extras.subcommand_cli_from_dict(
-                    {name: checking_configs(command) for name, command in commands.items()},
-                    prog="memrl",
-                    args=argv,
-                    description=DESCRIPTION,
-                    config=(tyro.conf.CascadeSubcommandArgs,),
-                )
+            tyro.extras.subcommand_cli_from_dict(
+                commands,
+                prog="memrl",
+                args=argv,
+                description=DESCRIPTION,
+                config=(tyro.conf.CascadeSubcommandArgs,),
+            )
     except (
         ValueError,
         FileNotFoundError,

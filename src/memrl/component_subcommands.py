@@ -16,7 +16,7 @@ from typing import Annotated, Union
 import tyro
 
 from memrl.envs.base import EnvironmentRegistry
-from memrl.learn.run_config import ConfigRecord, SettingsByName, config_checks
+from memrl.learn.run_config import ConfigRecord, SettingsByName
 from memrl.registry import held_settings, recordable
 from memrl.settings import settings_of
 
@@ -204,8 +204,10 @@ def command_line_class(config_class, saved: ConfigRecord | None, words: frozense
     ``words``), defaulting to the learner's (or the saved run's); ``from_command_line`` turns what
     tyro builds back into the config itself."""
 
-    def __post_init__(self, *settings_by_name):  # each component's ``*_args``, in COMPONENTS order
-        self.hold_components(dict(zip(config_class.COMPONENTS, settings_by_name)))
+    def __post_init__(self, *settings_by_name):
+        """Nothing: what tyro fills holds the components' parse forms (and no ``*_args``: the command
+        line spells them as the subcommands' flags), which ``from_command_line`` checks as it builds
+        the config itself (tyro would draw its own box around memrl's one-line message)."""
 
     command_line = dataclasses.make_dataclass(
         config_class.__name__,
@@ -239,11 +241,9 @@ def components_class(saved: ConfigRecord, words: frozenset[str] = frozenset()):
 
 def as_command_line(cls, config: ConfigRecord):
     """``config``'s fields as an instance of ``cls``, the ``command_line_class`` made on it, its
-    components the parsed forms that class defaults to (unchecked: what the command line parses is
-    checked after)."""
+    components the parsed forms that class defaults to (checked by ``from_command_line``)."""
     fields = {field.name: getattr(config, field.name) for field in dataclasses.fields(config)}
-    with config_checks(enabled=False):
-        return cls(**{name: value for name, value in fields.items() if name not in config.COMPONENTS})
+    return cls(**{name: value for name, value in fields.items() if name not in config.COMPONENTS})
 
 
 def component_from_command_line(parsed_component, config_class, field: str):

@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
 import dataclasses
 import functools
 import importlib
@@ -72,22 +70,6 @@ def import_modules(modules) -> None:
             ) from None
         except Exception as err:  # the user's module itself failed: say so in one line, naming it
             raise ImportError(f"imports: importing {module!r} raised {type(err).__name__}: {err}") from None
-
-
-CHECKED = contextvars.ContextVar("memrl_configs_checked", default=True)
-
-
-@contextlib.contextmanager
-def config_checks(enabled: bool):
-    """Within, configs are checked as they are constructed (``enabled``), or not: the command line
-    turns the check off while tyro builds a config from the flags (tyro would catch the check's
-    ValueError and draw its own box around the message instead of memrl's one line), on again in
-    the command's body, and checks the parsed config itself."""
-    token = CHECKED.set(enabled)
-    try:
-        yield
-    finally:
-        CHECKED.reset(token)
 
 
 @dataclasses.dataclass(frozen=True, eq=False)  # equal when recorded alike: ConfigRecord.__eq__
@@ -185,15 +167,10 @@ class ConfigRecord:
 
     def hold_components(self, settings_by_name: dict) -> None:
         """Hold each component (``COMPONENTS``) as ``component_of`` makes it with its settings by name,
-        then check the config (``validate``) where configs are checked as they are constructed."""
+        then check the config (``validate``)."""
         for field, settings in settings_by_name.items():
-            try:
-                object.__setattr__(self, field, self.component_of(field, getattr(self, field), settings or {}))
-            except ValueError:
-                if CHECKED.get():
-                    raise  # unchecked (the command line parsing), ``check_component`` refuses it after
-        if CHECKED.get():
-            self.validate()
+            object.__setattr__(self, field, self.component_of(field, getattr(self, field), settings or {}))
+        self.validate()
 
     def component_of(self, field: str, value, settings: dict):
         """What the component ``value`` of ``field`` stands for (itself; a registered name's with its
@@ -216,7 +193,7 @@ class ConfigRecord:
         return registry.from_record(record)
 
     def check_component(self, field: str) -> None:
-        """Refuse a component that no registry here makes (or a name none knows, in a config constructed unchecked)."""
+        """Refuse a component that no registry here makes."""
         self.registry_of(field, self.component_of(field, getattr(self, field), {}))
 
     @classmethod
