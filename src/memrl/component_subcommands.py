@@ -172,8 +172,9 @@ def summary(registry, name: str) -> str:
     """One line for a component's subcommand: the title of its module's docstring, its class (where
     the name builds one) and what its name fixes."""
     build = registry.entry(name).build
+    made = getattr(build, "__self__", build)  # an environment's class, of its from_settings
     title = (
-        (sys.modules[build.__module__].__doc__ or "")
+        (sys.modules[made.__module__].__doc__ or "")
         .strip()
         .split("\n")[0]
         .split(" (")[0]
@@ -181,7 +182,7 @@ def summary(registry, name: str) -> str:
         .replace("``", "")
     )
     fixed = [f"{k}={v!r}" for k, v in registry.fixed(name).items()]
-    parts = ([build.__name__] if isinstance(build, type) else []) + fixed
+    parts = ([made.__name__] if isinstance(made, type) else []) + fixed
     return f"{title} ({', '.join(parts)})" if parts else title
 
 

@@ -89,7 +89,7 @@ def test_oracle_far_above_random(env):
 def test_too_few_labels_and_bad_params_are_rejected():
     with pytest.raises(ValueError, match="num_labels \\(8\\) must be at least"):
         envs.make("graph-nav/5", num_labels=8, bank_size=4).reset(jax.random.PRNGKey(0))
-    with pytest.raises(TypeError, match="unknown graph-nav params"):
+    with pytest.raises(TypeError, match="unknown GraphNav params"):
         envs.make("graph-nav/5", max_step=3)
 
 

@@ -161,6 +161,16 @@ class Environment:
     made_as: ClassVar[tuple[str, dict] | None] = None
     """the registered name and the settings given that made this environment (``make`` sets it)"""
 
+    @classmethod
+    def from_settings(cls, **settings):
+        """The environment with its settings given flat, as a registered name and the command line
+        give them (``maze_length=120, noise=True``): its own fields by name (rules, shapes), the rest
+        its params' fields, each over the params' default."""
+        own = {f.name for f in dataclasses.fields(cls) if f.init and f.name != "params"}
+        fields = {k: settings.pop(k) for k in list(settings) if k in own}
+        defaults = next(f.default for f in dataclasses.fields(cls) if f.name == "params")
+        return cls(**fields, params=replace_params(defaults, cls.__name__, **settings))
+
     @property
     def default_params(self) -> Any:
         """The params ``reset`` and ``step`` use unless given: the environment's ``params`` field,

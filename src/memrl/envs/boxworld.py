@@ -41,7 +41,7 @@ import jax.numpy as jnp
 import numpy as np
 from flax import struct
 
-from memrl.envs.base import Environment, register, replace_params
+from memrl.envs.base import Environment, register
 
 MOVES = jnp.array([(-1, 0), (1, 0), (0, -1), (0, 1)], jnp.int32)  # up, down, left, right as (row, col)
 FLOOR, WALL, GEM = 0, 1, 2
@@ -268,13 +268,5 @@ def _random_cell(key, allowed: jax.Array) -> tuple[jax.Array, jax.Array]:
     return flat // allowed.shape[1], flat % allowed.shape[1]
 
 
-def make_boxworld(observation: str, **overrides) -> BoxWorld:
-    """BoxWorld with the ``observation`` its name gives and its shape and params overridden."""
-    shape = {
-        k: overrides.pop(k) for k in ("grid_size", "viewport", "path_capacity", "distractor_capacity") if k in overrides
-    }
-    return BoxWorld(observation, **shape, params=replace_params(BoxWorldParams(), "BoxWorld", **overrides))
-
-
 for _observation in OBSERVATIONS:
-    register(f"boxworld/{_observation}", make_boxworld, fixed=dict(observation=_observation))
+    register(f"boxworld/{_observation}", BoxWorld.from_settings, fixed=dict(observation=_observation))

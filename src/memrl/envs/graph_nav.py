@@ -27,7 +27,7 @@ import jax
 import jax.numpy as jnp
 from flax import struct
 
-from memrl.envs.base import Environment, random_other, register, replace_params
+from memrl.envs.base import Environment, random_other, register
 from memrl.envs.street_graphs import GraphBank, graph_bank
 from memrl.envs.street_views import render_view
 
@@ -152,19 +152,5 @@ class GraphNav(Environment):
         return self.observe(state), state, reward, jnp.bool_(False), timestep >= params.max_steps, {}
 
 
-def make_graph_nav(
-    junctions: int,
-    num_labels: int = 64,
-    bank_size: int = 512,
-    bank_seed: int = 0,
-    observation: str = "labels",
-    image_size: int = 16,
-    **params,
-) -> GraphNav:
-    """``graph-nav/N`` with its shape settings and numeric params optionally overridden."""
-    params = replace_params(GraphNavParams(), "graph-nav", **params)
-    return GraphNav(junctions, num_labels, bank_size, bank_seed, params, observation, image_size)
-
-
 for _junctions in (5, 7, 9):
-    register(f"graph-nav/{_junctions}", make_graph_nav, fixed=dict(junctions=_junctions))
+    register(f"graph-nav/{_junctions}", GraphNav.from_settings, fixed=dict(junctions=_junctions))

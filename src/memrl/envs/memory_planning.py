@@ -21,7 +21,7 @@ import jax
 import jax.numpy as jnp
 from flax import struct
 
-from memrl.envs.base import Environment, random_other, register, replace_params
+from memrl.envs.base import Environment, random_other, register
 
 UP, DOWN, LEFT, RIGHT, COLLECT = 0, 1, 2, 3, 4
 MOVES = jnp.array([(0, 1), (0, -1), (-1, 0), (1, 0), (0, 0)], jnp.int32)  # (dx, dy) per action
@@ -120,12 +120,5 @@ class MemoryPlanningGame(Environment):
         return self.observe(state), state, reward, terminated, jnp.bool_(False), {}
 
 
-def make_game(maze_size: int, **params) -> MemoryPlanningGame:
-    """The n×n game with its numeric params optionally overridden, e.g. ``max_steps=50``."""
-    return MemoryPlanningGame(
-        maze_size=maze_size, params=replace_params(MemoryPlanningParams(), "Memory&Planning Game", **params)
-    )
-
-
 for _size in range(3, 9):
-    register(f"memory-planning/{_size}x{_size}", make_game, fixed=dict(maze_size=_size))
+    register(f"memory-planning/{_size}x{_size}", MemoryPlanningGame.from_settings, fixed=dict(maze_size=_size))

@@ -32,7 +32,7 @@ import jax.numpy as jnp
 import numpy as np
 from flax import struct
 
-from memrl.envs.base import Environment, register, replace_params
+from memrl.envs.base import Environment, register
 from memrl.envs.minecraft_view import CODE, VIEW_SHAPE, crop, picture
 
 FORWARD, BACKWARD, LEFT, RIGHT, COLLECT = range(5)
@@ -136,6 +136,4 @@ class MinecraftChicken(Environment):
         return self.observe(state, params), state, reward.astype(jnp.float32), choosing, jnp.bool_(False), {}
 
 
-register(
-    "minecraft-maze/chicken", lambda **params: MinecraftChicken(replace_params(ChickenParams(), "Chicken", **params))
-)
+register("minecraft-maze/chicken", MinecraftChicken.from_settings)

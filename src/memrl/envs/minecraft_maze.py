@@ -38,7 +38,7 @@ import jax.numpy as jnp
 import numpy as np
 from flax import struct
 
-from memrl.envs.base import Environment, register, replace_params
+from memrl.envs.base import Environment, register
 from memrl.envs.minecraft_view import CODE, VIEW_SHAPE, crop, picture, with_noise
 
 NORTH, EAST, SOUTH, WEST = range(4)
@@ -240,10 +240,5 @@ VARIANTS = {
 """name -> (what it fixes, its defaults: the number of rooms (the paper's Fig. 3 draws 3) and numeric params)"""
 
 
-def make_maze(ordered: bool, num_rooms: int, **params) -> MinecraftMaze:
-    """A maze of ``num_rooms`` rooms with its numeric params overridden."""
-    return MinecraftMaze(num_rooms, ordered, replace_params(MinecraftMazeParams(), "Minecraft maze", **params))
-
-
 for _variant, (_fixed, _defaults) in VARIANTS.items():
-    register(f"minecraft-maze/{_variant}", make_maze, fixed=_fixed, defaults=_defaults)
+    register(f"minecraft-maze/{_variant}", MinecraftMaze.from_settings, fixed=_fixed, defaults=_defaults)

@@ -37,7 +37,7 @@ import jax.numpy as jnp
 import numpy as np
 from flax import struct
 
-from memrl.envs.base import Environment, register, replace_params
+from memrl.envs.base import Environment, register
 
 STANDARD_MAZE = np.array(
     [
@@ -283,11 +283,5 @@ def _random_cells(key, allowed: jax.Array, count: int) -> jax.Array:
     return jnp.stack([flat // allowed.shape[1], flat % allowed.shape[1]], -1).astype(jnp.int32)
 
 
-def make_minipacman(observation: str, **overrides) -> MiniPacman:
-    """MiniPacman with the ``observation`` its name gives and its shape and params overridden."""
-    shape = {k: overrides.pop(k) for k in ("viewport", "max_ghosts") if k in overrides}
-    return MiniPacman(observation, **shape, params=replace_params(MiniPacmanParams(), "Mini Pacman", **overrides))
-
-
 for _observation in OBSERVATIONS:
-    register(f"minipacman/{_observation}", make_minipacman, fixed=dict(observation=_observation))
+    register(f"minipacman/{_observation}", MiniPacman.from_settings, fixed=dict(observation=_observation))

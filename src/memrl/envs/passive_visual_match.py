@@ -27,7 +27,7 @@ import jax
 import jax.numpy as jnp
 from flax import struct
 
-from memrl.envs.base import Environment, register, replace_params
+from memrl.envs.base import Environment, register
 
 MOVES = jnp.array([(-1, 0), (0, 1), (1, 0), (0, -1)], jnp.int32)  # N, E, S, W as (row, col)
 NUM_COLORS = 8
@@ -155,10 +155,4 @@ class PassiveVisualMatch(Environment):
         return self.observe(state, params), state, reward.astype(jnp.float32), terminated, truncated, {}
 
 
-def make_pvm(**overrides) -> PassiveVisualMatch:
-    """``pvm`` with shape settings (``room_size``, ``num_choices``, ``num_colors``) and numeric params overridden."""
-    shape = {k: overrides.pop(k) for k in ("room_size", "num_choices", "num_colors") if k in overrides}
-    return PassiveVisualMatch(**shape, params=replace_params(PVMParams(), "Passive Visual Match", **overrides))
-
-
-register("pvm", make_pvm)
+register("pvm", PassiveVisualMatch.from_settings)

@@ -31,7 +31,7 @@ import jax
 import jax.numpy as jnp
 from flax import struct
 
-from memrl.envs.base import Environment, register, replace_params
+from memrl.envs.base import Environment, register
 
 LEFT, RIGHT, UP, DOWN = 0, 1, 2, 3
 
@@ -182,26 +182,19 @@ VARIANTS = {
     "T-LSO": (dict(**STRICT, ordered=True), dict(indicator_pos=1, second_indicator_pos=2)),
 }
 """name -> (the rules it sets beside ``TMaze``'s defaults, its params' defaults)"""
-RULES = ("noise", "checks", "force_right", "force_final_decision", "ordered")
-
-
-def make_tmaze(**settings) -> TMaze:
-    """A T-maze with the ``RULES`` given (``TMaze``'s defaults otherwise) and its numeric params
-    overridden by the other settings, e.g. ``maze_length=120``."""
-    rules = {rule: settings.pop(rule) for rule in RULES if rule in settings}
-    return TMaze(**rules, params=replace_params(TMazeParams(), "T-maze", **settings))
 
 
 def make_variant(variant: str, **params) -> TMaze:
     """A named T-maze with its numeric params optionally overridden, e.g. ``maze_length=120``."""
     rules, defaults = VARIANTS[variant]
-    return make_tmaze(**rules, **{**defaults, **params})
+    return TMaze.from_settings(**rules, **{**defaults, **params})
 
 
 for _variant, (_rules, _defaults) in VARIANTS.items():
     register(
         f"tmaze/{_variant}",
-        make_tmaze,
-        fixed={rule: _rules.get(rule, getattr(TMaze, rule)) for rule in RULES},  # every rule: the name sets them
+        TMaze.from_settings,
+        # every rule: the name sets them
+        fixed={f.name: _rules.get(f.name, f.default) for f in dataclasses.fields(TMaze) if f.name != "params"},
         defaults=_defaults,
     )
