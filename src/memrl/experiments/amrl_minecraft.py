@@ -20,6 +20,16 @@ import numpy as np
 
 from memrl.cores.dnc import DNC
 from memrl.experiments.base import Expectation, Experiment, PaperSetting, register
+from memrl.experiments.paper_settings import (
+    AMRL_DISCOUNT,
+    AMRL_EPOCHS,
+    AMRL_FF2,
+    AMRL_LEARNER,
+    AMRL_MEMORY_SIZE,
+    AMRL_MINIBATCH,
+    AMRL_OPTIMISER,
+    AMRL_TRAIN_BATCH,
+)
 from memrl.learn.ppo_config import PPOConfig, amrl_reference
 from memrl.run.folder import episode_noise, mean_over_seeds_noise, measured_rows
 
@@ -175,26 +185,20 @@ SETTINGS = (
         "",
         fixed="Gaussian, std 0.05, clipped to [-1, 1]",
     ),
-    PaperSetting(
-        "learner",
-        "PPO (A.5; Ray 0.6.2's RLlib)",
-        "",
-        "memrl's recurrent PPO, environments in parallel",
-        fixed="recurrent PPO",
-    ),
-    PaperSetting("optimiser", "Adam (A.5)", "", "", fixed="Adam (ε 1e-5)"),
+    AMRL_LEARNER,
+    AMRL_OPTIMISER,
     PaperSetting(
         "learning rate",
         "best of {5e-3, 5e-4, 5e-5} per experiment (A.5)",
         "lr",
         "5e-4, the middle of the grid, with which AMRL-Max learnt on a GPU (docs/results.md); no grid search was run here",
     ),
-    PaperSetting("discount γ", "0.98 (A.5)", "gamma"),
-    PaperSetting("train batch (env steps per update)", "4,000 (A.5)", "steps_per_update"),
+    AMRL_DISCOUNT,
+    AMRL_TRAIN_BATCH,
     PaperSetting("parallel environments", "not stated", "num_envs"),
     PaperSetting("rollout length (truncated BPTT)", "not stated", "rollout_len", "200: an episode's timeout"),
-    PaperSetting("SGD minibatch (env steps)", "200 (A.5)", "minibatch_steps"),
-    PaperSetting("SGD iterations (epochs) per batch", "30 (A.5)", "update_epochs"),
+    AMRL_MINIBATCH,
+    AMRL_EPOCHS,
     PaperSetting(
         "image FF1",
         "conv 16 ch 4×4 stride 2, conv 32 ch 4×4 stride 2, FC 256, ReLU (A.5)",
@@ -202,8 +206,8 @@ SETTINGS = (
         "padding not stated; memrl pads SAME",
         fixed="conv 16 ch 4×4 stride 2, conv 32 ch 4×4 stride 2 (SAME), FC 256, ReLU",
     ),
-    PaperSetting("FF2 after the memory", "1 layer of 256 (A.5)", "head_widths"),
-    PaperSetting("memory size (LSTM, AMRL, SET; DNC controller)", "256 (A.5)", "core.hidden"),
+    AMRL_FF2,
+    AMRL_MEMORY_SIZE,
     PaperSetting("DNC memory", "16 slots x 16, 4 reads, 1 write (A.5)", "core.memory_size"),
     PaperSetting("seeds", "5 (Fig. 5)", "seeds", "cpu: 2 seeds fit the budget"),
     PaperSetting(

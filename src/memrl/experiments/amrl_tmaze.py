@@ -25,6 +25,16 @@ from pathlib import Path
 from memrl.cores.dnc import DNC
 from memrl.experiments.base import Expectation, Experiment, PaperSetting, register
 from memrl.experiments.evaluations import seed_entry
+from memrl.experiments.paper_settings import (
+    AMRL_DISCOUNT,
+    AMRL_EPOCHS,
+    AMRL_FF2,
+    AMRL_LEARNER,
+    AMRL_MEMORY_SIZE,
+    AMRL_MINIBATCH,
+    AMRL_OPTIMISER,
+    AMRL_TRAIN_BATCH,
+)
 from memrl.learn.ppo_config import PPOConfig, amrl_reference
 
 CORES = ("amrl-max", "amrl-avg", "set", "lstm", "lstm-stack", "gru")
@@ -224,14 +234,8 @@ OPTIMA = {
 }
 
 SETTINGS = (
-    PaperSetting(
-        "learner",
-        "PPO (A.5; Ray 0.6.2's RLlib)",
-        "",
-        "memrl's recurrent PPO, environments in parallel",
-        fixed="recurrent PPO",
-    ),
-    PaperSetting("optimiser", "Adam (A.5)", "", "", fixed="Adam (ε 1e-5)"),
+    AMRL_LEARNER,
+    AMRL_OPTIMISER,
     PaperSetting(
         "learning rate",
         "best of {5e-3, 5e-4, 5e-5} per experiment (A.5); 5e-4 in the official configs",
@@ -239,8 +243,8 @@ SETTINGS = (
         "5e-4 for every model, the official configs' value: the LSTM's pilot at 5e-3 did not learn T-L in 48k steps; "
         "a grid per model is left for a GPU (docs/results.md)",
     ),
-    PaperSetting("discount γ", "0.98 (A.5)", "gamma"),
-    PaperSetting("train batch (env steps per update)", "4,000 (A.5)", "steps_per_update"),
+    AMRL_DISCOUNT,
+    AMRL_TRAIN_BATCH,
     PaperSetting(
         "parallel environments",
         "5 workers x 2 envs (official configs)",
@@ -251,9 +255,9 @@ SETTINGS = (
     PaperSetting(
         "rollout length (truncated BPTT)", "205-step samples, max_seq_len 10000 (official configs)", "rollout_len"
     ),
-    PaperSetting("SGD minibatch (env steps)", "200 (A.5)", "minibatch_steps"),
-    PaperSetting("SGD iterations (epochs) per batch", "30 (A.5)", "update_epochs"),
-    PaperSetting("memory size (LSTM, AMRL, SET; DNC controller)", "256 (A.5)", "core.hidden"),
+    AMRL_MINIBATCH,
+    AMRL_EPOCHS,
+    AMRL_MEMORY_SIZE,
     PaperSetting(
         "DNC memory (with --add-cores dnc)",
         "16 slots x 16, 4 reads, 1 write (A.5)",
@@ -261,7 +265,7 @@ SETTINGS = (
         fixed="16 slots x 16, 4 reads, 1 write",
     ),
     PaperSetting("FF1 before the memory", "2 layers of 256, ReLU (A.5)", "encoder_widths"),
-    PaperSetting("FF2 after the memory", "1 layer of 256 (A.5)", "head_widths"),
+    AMRL_FF2,
     PaperSetting("value loss weight", "not stated", "value_coef"),
     PaperSetting("entropy weight", "not stated", "entropy_coef"),
     PaperSetting("PPO clip ε", "not stated", "clip_epsilon"),

@@ -113,3 +113,26 @@ EPN_SETTINGS = (
     ),
 )
 """the EPN agent's and learner's rows: all of them for the Memory&Planning Game; other tasks drop the rows they set otherwise"""
+
+AMRL_LEARNER = PaperSetting(
+    "learner",
+    "PPO (A.5; Ray 0.6.2's RLlib)",
+    "",
+    "memrl's recurrent PPO, environments in parallel",
+    fixed="recurrent PPO",
+)
+"""AMRL's learner (amrl-tmaze, amrl-minecraft)"""
+AMRL_OPTIMISER = PaperSetting("optimiser", "Adam (A.5)", "", "", fixed="Adam (ε 1e-5)")
+"""AMRL's optimiser"""
+AMRL_DISCOUNT = PaperSetting("discount γ", "0.98 (A.5)", "gamma")
+"""AMRL's discount"""
+AMRL_TRAIN_BATCH = PaperSetting("train batch (env steps per update)", "4,000 (A.5)", "steps_per_update")
+"""AMRL's PPO batch"""
+AMRL_MINIBATCH = PaperSetting("SGD minibatch (env steps)", "200 (A.5)", "minibatch_steps")
+"""AMRL's PPO minibatch"""
+AMRL_EPOCHS = PaperSetting("SGD iterations (epochs) per batch", "30 (A.5)", "update_epochs")
+"""AMRL's PPO epochs"""
+AMRL_FF2 = PaperSetting("FF2 after the memory", "1 layer of 256 (A.5)", "head_widths")
+"""AMRL's layer after the memory"""
+AMRL_MEMORY_SIZE = PaperSetting("memory size (LSTM, AMRL, SET; DNC controller)", "256 (A.5)", "core.hidden")
+"""AMRL's memory size, every model's"""
