@@ -297,7 +297,7 @@ def test_memrl_results_prints_the_recomputed_scoreboard_with_benchmarks_apart(ca
     assert "epn-memory-planning (cpu, v4)" in printed and "not trained" in printed
     assert (
         "popgym-suite (-, v2) (benchmark)" in printed
-        and "memory-benchmark (cpu, v1) (benchmark)" in printed
+        and "memory-benchmark (cpu, v2) (benchmark)" in printed
         and "benchmarks, not in the papers' counts" in printed
     )
 
