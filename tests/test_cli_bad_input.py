@@ -178,6 +178,10 @@ def refused(argv, capsys) -> str:
         (["reproduce", "tln-demo", "--seeds", "0"], "seeds must be a positive integer"),
         (["reproduce", "amrl-tmaze", "--runs", "T-LS/lstmx"], "experiment 'amrl-tmaze' has runs T-LS/amrl-max, "),
         (["eval", "/nonexistent/run"], "is not a run folder"),
+        (
+            ["eval", "/nonexistent/run", "--env.maze-length", "9"],
+            "(no config.json): --env.maze-length changes a run's env",
+        ),
         (["train-impala", "--policy-lag", "-1"], "policy_lag must be a non-negative integer"),
         (["train-supervised", "--task", "pia"], "unknown task 'pia'; did you mean 'pai'? known: babyai, copying"),
         (["train-supervised", "--core", "epn"], "takes named inputs"),

@@ -8,6 +8,7 @@ import errno
 import functools
 import inspect
 import itertools
+import re
 import shlex
 import sys
 import typing
@@ -242,6 +243,11 @@ def evaluated_run(argv: list[str]) -> tuple[list[str], ConfigRecord | None]:
 
     run = given_path(argv, lambda path: (path / "config.json").is_file())
     if run is None:
+        given = next((w for w in argv if re.match(r"(--)?(core|env|task)\b", w)), None)
+        named = next((w for w in argv[1:] if not w.startswith("-") and ":" not in w), None)
+        if given is not None and named is not None:  # else the command itself says what is missing
+            field = re.match(r"(--)?(core|env|task)", given).group(2)
+            raise ValueError(f"{named} is not a run folder (no config.json): {given} changes a run's {field}")
         return argv, None
     saved = RunFolder(run).load_config()
     for field in {"env", "task"} - set(saved.COMPONENTS):
@@ -250,8 +256,9 @@ def evaluated_run(argv: list[str]) -> tuple[list[str], ConfigRecord | None]:
         ]
         if given:
             trained_on = "task" if "task" in saved.COMPONENTS else "env"
+            article = "an" if saved.learner[0] in "aeiou" else "a"
             raise ValueError(
-                f"{given[0]} does not apply to a {saved.learner} run; it trained on "
+                f"{given[0]} does not apply to {article} {saved.learner} run; it trained on "
                 f"{'a sequence task' if trained_on == 'task' else 'an environment'}: "
                 f"give its settings with {trained_on}:NAME --{trained_on}.SETTING VALUE (or --{trained_on}-args)"
             )
