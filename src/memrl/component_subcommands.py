@@ -1,4 +1,5 @@
-"""A run's components as subcommands of ``memrl train``: ``core:NAME --core.SETTING VALUE``,
+"""A run's components as subcommands of ``memrl train`` (and of ``memrl eval``, over the run's, and
+``memrl sweep``, over the spec's base: ``components_class``): ``core:NAME --core.SETTING VALUE``,
 ``env:NAME --env.SETTING VALUE`` (and a supervised run's ``task:NAME --task.SETTING VALUE``), one
 subcommand per registered name, its flags its settings. tyro builds each core and task while it
 parses, and each environment's settings (``settings_class``); ``from_command_line`` turns what it
