@@ -104,7 +104,7 @@ def test_settings_are_checked():
     with pytest.raises(ValueError, match="observation must be"):
         envs.make("object-permanence/mixed", observation="rgb")
     with pytest.raises(ValueError, match="delays must be >= 0"):
-        op.make_object_permanence((-1,))
+        op.ObjectPermanence.from_settings((-1,))
 
 
 def test_the_oracle_gets_1_3_and_a_guess_0_3_plus_a_third():

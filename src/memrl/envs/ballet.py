@@ -36,7 +36,7 @@ import numpy as np
 from flax import struct
 
 from memrl.envs import ballet_tables as tables
-from memrl.envs.base import Environment, register, replace_params
+from memrl.envs.base import Environment, register
 from memrl.envs.room_view import (
     ACTION_DIMS,
     DELTAS,
@@ -121,6 +121,12 @@ class Ballet(Environment):
 
     def __post_init__(self):
         check_observation(self.observation)
+
+    @classmethod
+    def from_settings(cls, levels, **settings) -> Ballet:
+        """Ballet over the given (dancers, delay) ``levels``, drawn uniformly per episode (its params'
+        ``levels`` rows: ``level_rows``), with the other settings as ``Environment.from_settings``."""
+        return super().from_settings(levels=level_rows(levels), **settings)
 
     @property
     def observation_shape(self):
@@ -245,16 +251,10 @@ def render_cells(crop: jax.Array, state: BalletState) -> jax.Array:
     ).astype(jnp.float32)
 
 
-def make_ballet(levels, observation: str = "image", **params) -> Ballet:
-    """Ballet over the given (dancers, delay) levels, drawn uniformly per episode."""
-    defaults = BalletParams(levels=level_rows(levels))
-    return Ballet(observation=observation, params=replace_params(defaults, "Ballet", **params))
-
-
 LEVEL_SETS = {
     **{f"{n}_delay{d}": ((n, d),) for n in (2, 4, 6, 8) for d in (16, 48)},
     "mixed": tuple((n, d) for n in (2, 4, 8) for d in (16, 48)),
     "2-6_mixed": tuple((n, d) for n in (2, 4, 6) for d in (16, 48)),
 }
 for _name, _levels in LEVEL_SETS.items():
-    register(f"ballet/{_name}", make_ballet, fixed=dict(levels=_levels))
+    register(f"ballet/{_name}", Ballet.from_settings, fixed=dict(levels=_levels))

@@ -43,7 +43,7 @@ from flax import struct
 
 from memrl.envs import ballet_tables as tables
 from memrl.envs.ballet import COLOR_RGB, SHAPE_MASKS, SHAPE_NAMES
-from memrl.envs.base import Environment, register, replace_params
+from memrl.envs.base import Environment, register
 from memrl.envs.room_view import (
     ACTION_DIMS,
     DELTAS,
@@ -142,6 +142,15 @@ class ObjectPermanence(Environment):
         check_observation(self.observation)
         if not 1 <= self.num_boxes <= MAX_BOXES:
             raise ValueError(f"num_boxes must be in 1..{MAX_BOXES} (the cells of row {BOX_ROW}), got {self.num_boxes}")
+
+    @classmethod
+    def from_settings(cls, delays_seconds, **settings) -> ObjectPermanence:
+        """Object permanence with delays drawn uniformly per episode from ``delays_seconds`` (its
+        params' ``delays``, in steps), the other settings as ``Environment.from_settings``."""
+        if any(d < 0 for d in delays_seconds):
+            raise ValueError(f"delays must be >= 0 seconds, got {delays_seconds}")
+        delays = jnp.array([d * STEPS_PER_SECOND for d in delays_seconds], jnp.int32)
+        return super().from_settings(delays=delays, **settings)
 
     @property
     def observation_shape(self):
@@ -285,18 +294,6 @@ def render_cells(crop: jax.Array) -> jax.Array:
     return one_hot_cells(crop, [WALL, AGENT, OPEN_BOX, CLOSED_BOX] + [FIRST_OBJECT + k for k in range(NUM_KINDS)])
 
 
-def make_object_permanence(
-    delays_seconds, observation: str = "image", num_boxes: int = 3, **params
-) -> ObjectPermanence:
-    """Object permanence with delays drawn uniformly per episode from ``delays_seconds``."""
-    if any(d < 0 for d in delays_seconds):
-        raise ValueError(f"delays must be >= 0 seconds, got {delays_seconds}")
-    defaults = ObjectPermanenceParams(delays=jnp.array([d * STEPS_PER_SECOND for d in delays_seconds], jnp.int32))
-    return ObjectPermanence(
-        num_boxes=num_boxes, observation=observation, params=replace_params(defaults, "ObjectPermanence", **params)
-    )
-
-
 LEVEL_SETS = {**{f"delay{d}": (d,) for d in DELAYS_SECONDS}, "mixed": DELAYS_SECONDS}
 for _name, _delays in LEVEL_SETS.items():
-    register(f"object-permanence/{_name}", make_object_permanence, fixed=dict(delays_seconds=_delays))
+    register(f"object-permanence/{_name}", ObjectPermanence.from_settings, fixed=dict(delays_seconds=_delays))

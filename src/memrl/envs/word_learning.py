@@ -47,7 +47,7 @@ from flax import struct
 
 from memrl.envs import ballet_tables as tables
 from memrl.envs.ballet import COLOR_RGB, SHAPE_MASKS, SHAPE_NAMES
-from memrl.envs.base import Environment, register, replace_params
+from memrl.envs.base import Environment, register
 from memrl.envs.room_view import (
     ACTION_DIMS,
     DELTAS,
@@ -122,6 +122,14 @@ class WordLearning(Environment):
             raise ValueError(
                 f"sub_episodes must be in 1..{MAX_SUB_EPISODES} (3 new words each, of {NUM_WORDS}), got {self.sub_episodes}"
             )
+
+    @classmethod
+    def from_settings(cls, distractors, **settings) -> WordLearning:
+        """Word learning with each sub-episode's distractor-phase count drawn from ``distractors``
+        (its params' ``distractors``), the other settings as ``Environment.from_settings``."""
+        if any(d < 0 for d in distractors):
+            raise ValueError(f"distractor-phase counts must be >= 0, got {distractors}")
+        return super().from_settings(distractors=jnp.array(distractors, jnp.int32), **settings)
 
     @property
     def observation_shape(self):
@@ -258,16 +266,6 @@ def render_cells(crop: jax.Array) -> jax.Array:
     return one_hot_cells(crop, [WALL, AGENT] + [FIRST_OBJECT + k for k in range(NUM_KINDS)])
 
 
-def make_word_learning(distractors, sub_episodes: int = 1, observation: str = "image", **params) -> WordLearning:
-    """Word learning with each sub-episode's distractor-phase count drawn from ``distractors``."""
-    if any(d < 0 for d in distractors):
-        raise ValueError(f"distractor-phase counts must be >= 0, got {distractors}")
-    defaults = WordLearningParams(distractors=jnp.array(distractors, jnp.int32))
-    return WordLearning(
-        sub_episodes=sub_episodes, observation=observation, params=replace_params(defaults, "WordLearning", **params)
-    )
-
-
 TRAINING_DISTRACTORS = (0, 1, 2)
 LEVELS = {
     "train": (TRAINING_DISTRACTORS, 1),
@@ -277,7 +275,7 @@ LEVELS = {
 for _name, (_distractors, _subs) in LEVELS.items():
     register(
         f"word-learning/{_name}",
-        make_word_learning,
+        WordLearning.from_settings,
         fixed=dict(distractors=_distractors),
         defaults=dict(sub_episodes=_subs),
     )
