@@ -1,4 +1,4 @@
-"""Any gymnasium environment as a memrl ``Environment`` (``--env gymnasium/<id>``), stepped on the host.
+"""Any gymnasium environment as a memrl ``Environment`` (``env:gymnasium --env.id <id>``), stepped on the host.
 
 The agent and the learner stay jitted; each environment step is one host callback that steps a
 gymnasium vector environment holding every copy the jitted program runs (the ``num_envs`` of a

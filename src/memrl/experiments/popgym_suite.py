@@ -1,7 +1,7 @@
 """memrl's memories on POPGym (Morad et al. 2023, "POPGym: Benchmarking partially observable
 reinforcement learning", ICLR), the benchmark researchers already use: POPGym's baselines that
 memrl has (the GRU, the LSTM, GTrXL) and AMRL-Max on four of its tasks at Easy, stepped on the
-host through gymnasium (``--env gymnasium/popgym:<id>``; needs the ``popgym`` extra).
+host through gymnasium (``env:gymnasium --env.id popgym:<id>``; needs the ``popgym`` extra).
 
 - RepeatPreviousEasy: say the suit of the card dealt 4 steps ago (51 steps).
 - AutoencodeEasy: watch a sequence of cards, then play it back in reverse (103 steps).
