@@ -157,3 +157,14 @@ def test_a_variant_fixes_its_rules_and_lists_only_its_params():
         envs.make("tmaze/T-L", noise=True)
     listed = {s.name: s.default for s in settings_of(envs.ENVS, "tmaze/T-LN")}
     assert "noise" not in listed and listed["indicator_pos"] == 0 and listed["maze_length"] == 100
+
+
+def test_from_settings_gives_the_fields_by_name_and_the_rest_to_the_params():
+    """``Environment.from_settings``, which every memrl environment registers: settings given flat."""
+    from memrl.envs.tmaze import TMaze, TMazeParams
+
+    env = TMaze.from_settings(noise=True, maze_length=20, timeout=40)
+    assert env == TMaze(noise=True, params=TMazeParams(maze_length=20, timeout=40))
+    assert TMaze.from_settings() == TMaze()
+    with pytest.raises(TypeError, match=r"unknown TMaze params \['corridor'\]; allowed: \['check_reward'"):
+        TMaze.from_settings(corridor=3)
