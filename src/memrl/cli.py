@@ -235,6 +235,16 @@ def given_path(argv: list[str], holds) -> Path | None:
     return next((Path(w) for w in argv[1:] if not w.startswith("-") and holds(Path(w))), None)
 
 
+COMPONENT_WORD = re.compile(r"(--)?(core|env|task)(:|\.|-args$|$)")
+"""a word that names or sets a component: ``core:NAME``, ``--core.SETTING``, ``--core-args``, ``--core``"""
+
+
+def component_of_word(word: str) -> str | None:
+    """The component (core, env, task) that ``word`` of a command names or sets (``COMPONENT_WORD``), or None."""
+    named = COMPONENT_WORD.match(word)
+    return named.group(2) if named else None
+
+
 def evaluated_run(argv: list[str]) -> tuple[list[str], ConfigRecord | None]:
     """For ``memrl eval``: ``argv`` with the earlier spelling of its components' settings
     (``--core-args K V``, ``--env-args``, ``--task-args``) written as the subcommands', and the
@@ -243,25 +253,23 @@ def evaluated_run(argv: list[str]) -> tuple[list[str], ConfigRecord | None]:
 
     run = given_path(argv, lambda path: (path / "config.json").is_file())
     if run is None:
-        given = next((w for w in argv if re.match(r"(--)?(core|env|task)\b", w)), None)
+        given = next((w for w in argv if component_of_word(w)), None)
         named = next((w for w in argv[1:] if not w.startswith("-") and ":" not in w), None)
         if given is not None and named is not None:  # else the command itself says what is missing
-            field = re.match(r"(--)?(core|env|task)", given).group(2)
-            raise ValueError(f"{named} is not a run folder (no config.json): {given} changes a run's {field}")
+            raise ValueError(
+                f"{named} is not a run folder (no config.json): {given} changes a run's {component_of_word(given)}"
+            )
         return argv, None
     saved = RunFolder(run).load_config()
-    for field in {"env", "task"} - set(saved.COMPONENTS):
-        given = [
-            w for w in argv if w in (f"--{field}-args", f"--{field}") or w.startswith((f"{field}:", f"--{field}."))
-        ]
-        if given:
-            trained_on = "task" if "task" in saved.COMPONENTS else "env"
-            article = "an" if saved.learner[0] in "aeiou" else "a"
-            raise ValueError(
-                f"{given[0]} does not apply to {article} {saved.learner} run; it trained on "
-                f"{'a sequence task' if trained_on == 'task' else 'an environment'}: "
-                f"give its settings with {trained_on}:NAME --{trained_on}.SETTING VALUE (or --{trained_on}-args)"
-            )
+    trained_on = "task" if "task" in saved.COMPONENTS else "env"
+    given = next((w for w in argv if component_of_word(w) in {"env", "task"} - {trained_on}), None)
+    if given is not None:
+        article = "an" if saved.learner[0] in "aeiou" else "a"
+        raise ValueError(
+            f"{given} does not apply to {article} {saved.learner} run; it trained on "
+            f"{'a sequence task' if trained_on == 'task' else 'an environment'}: "
+            f"give its settings with {trained_on}:NAME --{trained_on}.SETTING VALUE (or --{trained_on}-args)"
+        )
     return component_flags_spelled(argv, type(saved), saved), saved
 
 
