@@ -322,6 +322,23 @@ def test_dagger_mixing_lets_the_agent_act_more_often_and_still_learns_the_teache
     )  # the cross-entropy of the teacher's actions, not of those taken
 
 
+def test_clone_value_coef_weighs_the_value_loss_while_cloning_and_value_coef_after():
+    """With clone_value_coef 0 the value loss moves nothing while cloning (the value head's gradient is
+    0, the loss is the cross-entropy's and the entropy's alone); after cloning, value_coef weighs it again."""
+    config = tiny(total_steps=16 * 24 * 3, teacher="oracle", clone_updates=2, clone_value_coef=0.0)
+    learner = Impala(config)
+    runner = learner.init(jax.random.PRNGKey(0))
+    _, segment = jax.jit(lambda r: learner.rollout(r, learner.acting_params(r), learner.teach(r)))(runner)
+    value_grads = {}
+    for cloning in (True, False):
+        grads, info = jax.grad(learner._loss, has_aux=True)(runner.params, segment, cloning)
+        value_grads[cloning] = max(
+            float(jnp.abs(g).max()) for path, g in jax.tree_util.tree_leaves_with_path(grads) if "value" in str(path)
+        )
+        assert float(info["value_loss"]) > 0  # still measured
+    assert value_grads[True] == 0.0 and value_grads[False] > 0.0, value_grads
+
+
 @pytest.mark.slow
 def test_cloning_the_oracle_solves_a_short_tmaze_then_v_trace_keeps_it():
     """Behaviour cloning of the T-maze oracle through the GRU agent's unroll: the agent solves the
@@ -373,6 +390,8 @@ def test_an_lstm_cloning_the_oracle_with_dagger_solves_t_l_and_amnesic_it_guesse
         (dict(teacher="oracle", clone_updates=-1), "clone_updates must be a non-negative integer"),
         (dict(agent_share=0.5), r"agent_share \(0.5\) mixes the agent into a teacher's cloning: give a teacher"),
         (dict(teacher="oracle", clone_updates=3, agent_share=1.5), r"agent_share must lie in \[0.0, 1.0\], got 1.5"),
+        (dict(clone_value_coef=0.0), r"clone_value_coef \(0.0\) weighs the value loss while cloning: give a teacher"),
+        (dict(teacher="oracle", clone_updates=3, clone_value_coef=-1.0), "clone_value_coef must be >= 0, got -1.0"),
     ],
 )
 def test_a_teacher_is_refused_where_it_cannot_teach(settings, message):

@@ -226,15 +226,17 @@ class ActorCriticLearner:
         )
         return runner, Segment(initial_carry, transitions, bootstrap_value, done, returns)
 
-    def total_loss(self, policy_loss, value_loss, entropy, reconstruction):
+    def total_loss(self, policy_loss, value_loss, entropy, reconstruction, value_coef=None):
         """The loss every actor-critic learner minimises:
 
         L = policy_coef · L_π + value_coef · L_V − entropy_coef · H + reconstruction_coef · L_rec
+
+        (``value_coef`` given: that weight in place of the config's, as while cloning a teacher)
         """
         c = self.config
         return (
             c.policy_coef * policy_loss
-            + c.value_coef * value_loss
+            + (c.value_coef if value_coef is None else value_coef) * value_loss
             - c.entropy_coef * entropy
             + c.reconstruction_coef * reconstruction
         )

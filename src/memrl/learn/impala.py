@@ -18,8 +18,8 @@ importance weights π/μ differ from 1 and the off-policy correction matters.
 
 With a ``teacher`` (a scripted policy of the environment) the first ``clone_updates`` updates clone
 it: the teacher acts, and the policy term becomes the cross-entropy −Σ log π(a_teacher) through the
-same unroll from the stored carries; the value keeps learning by V-trace, with the teacher taken as
-deterministic (log μ = 0, so ρ = π(a_teacher) ≤ 1). With ``agent_share`` s > 0 (DAgger-style mixing)
+same unroll from the stored carries; the value keeps learning by V-trace (its loss weighted by
+``clone_value_coef`` while cloning), with the teacher taken as deterministic (log μ = 0, so ρ = π(a_teacher) ≤ 1). With ``agent_share`` s > 0 (DAgger-style mixing)
 the agent's own sampled action drives the environment with a probability rising to s over the cloning
 updates; the target is still the teacher's action, and V-trace takes the mixture as the behaviour:
 μ(a) = (1 − s_t)·[a = a_teacher] + s_t·π(a).
@@ -141,8 +141,11 @@ class Impala(ActorCriticLearner):
         value_loss = 0.5 * jnp.mean(jnp.square(targets.vs - values))
         entropy = dist.entropy(logits, self.env.action_dims).mean()
         reconstruction = reconstruction.mean()
+        value_coef = (
+            c.value_coef if c.clone_value_coef is None else jnp.where(cloning, c.clone_value_coef, c.value_coef)
+        )
         total = values.size * self.total_loss(
-            policy_loss, value_loss, entropy, reconstruction
+            policy_loss, value_loss, entropy, reconstruction, value_coef
         )  # the sum over the batch
         log_rho = logp - traj.logp
         return total, {

@@ -37,7 +37,12 @@ class ImpalaConfig(RunConfig):
     actions by cross-entropy through the same segmented unroll (behaviour cloning); V-trace after"""
     clone_updates: int = 0
     """updates in which the agent clones ``teacher`` (its value still learns by V-trace, with the
-    teacher taken as deterministic)"""
+    teacher taken as deterministic, weighted by ``clone_value_coef``)"""
+    clone_value_coef: float | None = None
+    """the value loss's weight while cloning (None: ``value_coef``, as after cloning); 0 lets the
+    cross-entropy alone shape the memory: with the value loss at 0.5 an LSTM cloning the Minecraft
+    maze's oracle stayed on the memory-less plateau on every seed tried, and with 0 it carried the
+    indicator (docs/results/amrl.md)"""
     agent_share: float = 0.0
     """DAgger-style mixing while cloning (Ross et al. 2011): the probability that the agent's own
     action drives the environment, rising linearly from 0 at the first cloning update to this at the
@@ -46,7 +51,12 @@ class ImpalaConfig(RunConfig):
 
     UNIT_INTERVAL: ClassVar[tuple[str, ...]] = RunConfig.UNIT_INTERVAL + ("rmsprop_decay", "agent_share")
     POSITIVE: ClassVar[tuple[str, ...]] = RunConfig.POSITIVE + ("rmsprop_eps", "rho_bar", "c_bar")
-    NON_NEGATIVE: ClassVar[tuple[str, ...]] = RunConfig.NON_NEGATIVE + ("rmsprop_momentum", "rmsprop_initial_scale")
+    NON_NEGATIVE: ClassVar[tuple[str, ...]] = RunConfig.NON_NEGATIVE + (
+        "rmsprop_momentum",
+        "rmsprop_initial_scale",
+        "clone_value_coef",
+    )
+    OPTIONAL: ClassVar[tuple[str, ...]] = RunConfig.OPTIONAL + ("clone_value_coef",)
 
     def validate(self):
         super().validate()
@@ -56,6 +66,10 @@ class ImpalaConfig(RunConfig):
             raise ValueError(
                 f"teacher and clone_updates go together (a teacher to clone for some updates), got teacher {self.teacher!r} "
                 f"and clone_updates {self.clone_updates}"
+            )
+        if self.clone_value_coef is not None and self.teacher is None:
+            raise ValueError(
+                f"clone_value_coef ({self.clone_value_coef}) weighs the value loss while cloning: give a teacher"
             )
         if self.agent_share and self.teacher is None:
             raise ValueError(

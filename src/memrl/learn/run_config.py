@@ -262,6 +262,8 @@ class ConfigRecord:
             if not getattr(self, name) > 0:
                 raise ValueError(f"{name} must be > 0, got {getattr(self, name)} {flag(name)}")
         for name in self.NON_NEGATIVE:
+            if name in self.OPTIONAL and getattr(self, name) is None:
+                continue
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must be >= 0, got {getattr(self, name)} {flag(name)}")
         for name in self.WIDTHS:
