@@ -1298,3 +1298,23 @@ def test_epn_planning_imitation_clones_one_teacher_into_epn_and_the_lstm_for_equ
     assert central == {(EPN_RUN, "", ">"), (LSTM_RUN, "", "<="), (EPN_RUN, LSTM_RUN, ">")}
     assert all(e.paired for e in experiment.expectations if e.against)
     assert experiment.evaluation is not None and not experiment.parts  # one sitting: the stages need parameters
+
+
+def test_amrl_minecraft_imitation_clones_the_oracle_into_the_six_memories_alike():
+    experiment = experiments.get("amrl-minecraft-imitation")
+    assert experiment.kind == "imitation analogue"
+    configs = experiment.runs
+    assert {c.core_name for c in configs.values()} == {"amrl-max", "amrl-avg", "set", "lstm", "lstm-stack", "dnc"}
+    assert all(c.env_name == "minecraft-maze/MC-LSN" and c.teacher == "oracle" for c in configs.values())
+    assert all(c.clone_updates == c.num_updates and c.clone_value_coef == 0.0 for c in configs.values())
+    settings = {name: value for name, value in vars(configs["MC-LSN/lstm"]).items() if name != "core"}
+    assert all({n: v for n, v in vars(c).items() if n != "core"} == settings for c in configs.values())  # alike
+    assert {tuple(c.seed_list()) for c in configs.values()} == {(400, 401, 402, 403, 404)}  # fresh, 5 (0/1 outcomes)
+    central = {(e.run, e.against) for e in experiment.expectations if e.central}
+    assert central == {
+        ("MC-LSN/amrl-max", ""),
+        ("MC-LSN/amrl-max", "MC-LSN/lstm"),
+        ("MC-LSN/amrl-max", "MC-LSN/lstm-stack"),
+    }
+    assert all(e.paired for e in experiment.expectations if e.against)
+    assert [e.run for e in experiment.expectations if e.learning] == ["MC-LSN/amrl-max"]

@@ -15,6 +15,7 @@ from memrl.registry import Registry
 
 EXPERIMENT_MODULES = (
     "amrl_minecraft",
+    "amrl_minecraft_imitation",
     "amrl_tmaze",
     "epn_graph_nav",
     "epn_memory_planning",
