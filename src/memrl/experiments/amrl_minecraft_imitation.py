@@ -7,15 +7,17 @@ told the answer instead.
 Each of the paper's six memories, in AMRL's Minecraft agent (conv 16/32, FC 256, the memory, FC
 256), clones the maze's ``oracle`` (every rewarded step, and at the end the side the indicator
 names) by cross-entropy through the learner's segmented unroll (``ImpalaConfig.teacher``, the
-teacher acting), for the same 1,000 updates of 4 environments × 200 steps, with the value loss
+teacher acting), for the same 500 updates of 4 environments × 200 steps, with the value loss
 weighed 0 while cloning (``clone_value_coef``: with the value loss at 0.5 an LSTM cloning the
 one-room maze stayed on the memory-less plateau on every seed tried, docs/results/amrl.md). Each
 final agent then acts frozen and greedy in fresh episodes, with its memory and with its memory
 reset before every step (``frozen_returns``). A finished episode returns 6.1 for its 61 rewarded
 steps plus 4 for the right side or −3 for the wrong one, so the memory-less optimum (a coin flip)
 is 6.6 and the optimum 10.1. The pilots (seeds 100-101) sized it: the LSTM's clone stayed at the
-decision's ln 2 (a cross-entropy of 0.011 over an episode) for all 1,000 updates on both seeds,
-AMRL-Max's left it within the first 250 and acted at the optimum (10.10; 6.05 amnesic).
+decision's ln 2 (a cross-entropy of 0.011 over an episode) for all of 1,000 updates on both seeds,
+AMRL-Max's left it within the first 250 and acted at the optimum (10.10; 6.05 and 7.15 amnesic), so
+500 updates a run (400k env steps) separate them at half the pilots' cost: 6 memories × 5 seeds at
+1,000 would not fit 90 minutes on 2 cores.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from memrl.learn.impala_config import ImpalaConfig
 
 ENV = "MC-LSN"
 MEMORYLESS, OPTIMUM = OPTIMA[ENV][1][1], OPTIMA[ENV][0][1]
-UPDATES = 1_000
+UPDATES = 500
 CLONING = dict(
     teacher="oracle",
     clone_updates=UPDATES,
@@ -123,7 +125,7 @@ IMITATION_SETTINGS = (
         "learner",
         "PPO (A.5; Ray 0.6.2's RLlib)",
         "teacher",
-        "an imitation analogue: every memory clones the maze's oracle (the teacher acting) for 1,000 updates, "
+        "an imitation analogue: every memory clones the maze's oracle (the teacher acting) for 500 updates, "
         "the value loss weighed 0 while cloning (clone_value_coef)",
     ),
     *(row for row in SETTINGS if row.setting in KEPT_SETTINGS),
