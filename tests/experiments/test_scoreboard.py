@@ -11,7 +11,7 @@ from scipy import stats
 
 from memrl import experiments
 from memrl.experiments.record import check_history, check_record, load_records, newest, record_name, verdict
-from memrl.experiments.scoreboard import amount, generated_files, not_yet_run, page, summary
+from memrl.experiments.scoreboard import amount, evidence, generated_files, not_yet_run, page, summary
 
 ROOT = Path(__file__).parents[2]
 mean = lambda values: sum(values) / len(values)
@@ -144,6 +144,14 @@ def test_a_parity_claim_is_decided_against_its_stated_bound():
         decide(">=", [1.0, 1.0, 0.0], None, [1.0, 0.0, 0.0], parity=0.1)
     with pytest.raises(ValueError, match="a parity bound is a delta >= 0 for an ordering"):
         decide(">=", tlb, 0.5, parity=0.1)
+
+
+def test_a_parity_bound_reads_as_the_other_runs_mean_less_the_bound():
+    """rmc-lte v5's record holds the shifted bound (the LSTM's 0.488 less 0.01); its row shows the
+    LSTM's mean and the bound, not the shifted bound less the bound again."""
+    record = next(r for r in load_records() if r["experiment"] == "rmc-lte" and r["version"] == 5)
+    block = evidence(load_records(), record)
+    assert "| >= full program/lstm 0.488 - 0.01 |" in block, block
 
 
 def test_a_shared_held_out_set_counts_its_own_sampling_noise():

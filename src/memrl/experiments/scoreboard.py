@@ -265,7 +265,10 @@ def evidence(records: list[dict], record: dict) -> str:
         kind = " and ".join(k for k, on in (("central", c["central"]), ("learning", c.get("learning"))) if on)
         seeds = len(c["per_seed"]) if c.get("per_seed") else "pooled"
         against = f" {c['against']}" if c.get("against") else ""
-        parity = f" - {c['parity']:g}" if c.get("parity") else ""
+        bound = number(c["threshold"])
+        if c.get("parity"):  # the threshold is the other run's mean shifted by the bound: show both
+            below = c["op"] in (">", ">=")
+            bound = f"{number(c['threshold'] + (c['parity'] if below else -c['parity']))} {'-' if below else '+'} {c['parity']:g}"
         outcome = (
             "**reversed**"
             if c["reversed"]
@@ -277,7 +280,7 @@ def evidence(records: list[dict], record: dict) -> str:
         )
         df = f", df {c['df']:.3g}" if c.get("df") is not None else ""
         lines.append(
-            f"| {c['description']} | {kind} | {number(c['value'])} ({seeds}) | {c['op']}{against} {number(c['threshold'])}{parity} | "
+            f"| {c['description']} | {kind} | {number(c['value'])} ({seeds}) | {c['op']}{against} {bound} | "
             f"{c.get('test') or '-'}{df} | {number(c.get('p'))} | {outcome} |"
         )
     return "\n".join(lines)
