@@ -165,7 +165,10 @@ def refused(argv, capsys) -> str:
         ),
         (["reproduce", "amrl-tmazee"], "unknown experiment 'amrl-tmazee'; did you mean 'amrl-tmaze'?"),
         (["train", "--gamma", "2"], "gamma must lie in"),
-        (["reproduce", "nope"], "unknown experiment 'nope'; known: amrl-minecraft, amrl-minecraft-imitation, amrl-tmaze"),
+        (
+            ["reproduce", "nope"],
+            "unknown experiment 'nope'; known: amrl-minecraft, amrl-minecraft-imitation, amrl-tmaze",
+        ),
         (
             ["reproduce", "tln-demo", "--preset", "cpu"],
             "experiment 'tln-demo' has no presets; experiments with presets: amrl-minecraft, amrl-tmaze, epn-graph-nav",

@@ -142,6 +142,10 @@ def htm_pvm(preset: str) -> Experiment:
     return Experiment(
         name="htm-pvm",
         version=5,
+        changes=(
+            "Table 1's reconstruction loss of weight 1 on the grid, through HTM's conv encoder: versions 1-4 had none "
+            "(memrl decoded only an observation part named 'image', and pvm's is 'observation', so the loss was silently 0)"
+        ),
         description=f"HTM, GTrXL and LSTM on pvm (2-D Passive Visual Match), V-trace, preset {preset!r}",
         reproduces="Lampinen et al. 2021, Sec. 3.2 (Passive Visual Match): HTM reliably correct, like RMA",
         finding="HTM recalls the colour seen long before and picks its match reliably",
