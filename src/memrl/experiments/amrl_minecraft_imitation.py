@@ -22,21 +22,20 @@ AMRL-Max's left it within the first 250 and acted at the optimum (10.10; 6.05 an
 
 from __future__ import annotations
 
-from memrl.experiments.amrl_minecraft import AGENT, CORES, OPTIMA, RANDOM_PLAY, SETTINGS, SIZED_CORES
+from memrl.experiments.amrl_minecraft import AGENT, CORES, MEMORYLESS, OPTIMA, RANDOM_PLAY, SETTINGS, SIZED_CORES
 from memrl.experiments.base import Expectation, Experiment, PaperSetting, register
 from memrl.experiments.evaluations import frozen_returns
 from memrl.learn.impala_config import ImpalaConfig
 
 ENV = "MC-LSN"
-MEMORYLESS, OPTIMUM = OPTIMA[ENV][1][1], OPTIMA[ENV][0][1]
-UPDATES = 500
+UPDATES, NUM_ENVS, ROLLOUT_LEN = 500, 4, 200
 CLONING = dict(
     teacher="oracle",
     clone_updates=UPDATES,
     clone_value_coef=0.0,
-    num_envs=4,
-    rollout_len=200,
-    total_steps=UPDATES * 4 * 200,
+    num_envs=NUM_ENVS,
+    rollout_len=ROLLOUT_LEN,
+    total_steps=UPDATES * NUM_ENVS * ROLLOUT_LEN,
     optimizer="adam",
     lr=2e-3,
     adam_eps=1e-8,
@@ -72,8 +71,8 @@ def expectations() -> tuple[Expectation, ...]:
         Expectation(
             max_run,
             ">",
-            MEMORYLESS,
-            f"AMRL-Max's clone carries the indicator: frozen above the memory-less optimum ({MEMORYLESS})",
+            MEMORYLESS[ENV],
+            f"AMRL-Max's clone carries the indicator: frozen above the memory-less optimum ({MEMORYLESS[ENV]})",
             evaluated=returns,
             central=True,
         ),
@@ -93,16 +92,16 @@ def expectations() -> tuple[Expectation, ...]:
         Expectation(
             f"{ENV}/amrl-avg",
             ">",
-            MEMORYLESS,
-            f"AMRL-Avg's clone carries the indicator: frozen above the memory-less optimum ({MEMORYLESS})",
+            MEMORYLESS[ENV],
+            f"AMRL-Avg's clone carries the indicator: frozen above the memory-less optimum ({MEMORYLESS[ENV]})",
             evaluated=returns,
         ),
         *(
             Expectation(
                 f"{ENV}/{lstm}",
                 "<=",
-                MEMORYLESS,
-                f"the {name}'s clone fails: frozen at most the memory-less optimum ({MEMORYLESS})",
+                MEMORYLESS[ENV],
+                f"the {name}'s clone fails: frozen at most the memory-less optimum ({MEMORYLESS[ENV]})",
                 evaluated=returns,
             )
             for lstm, name in (("lstm", "LSTM"), ("lstm-stack", "stacked LSTM"))
