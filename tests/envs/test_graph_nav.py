@@ -73,17 +73,36 @@ def test_collect_on_goal_rewards_and_restarts_elsewhere(env):
     assert float(reward) == 0.0 and int(same.position) == int(new.position)
 
 
-def test_oracle_far_above_random(env):
+def test_reference_policies_rank_by_what_they_remember(env):
+    """The oracle knows the map; the transition planner learns it over the episode and plans near the
+    oracle's level once it has (the last 100 steps); forgetting it at every goal costs most of that."""
     from memrl.envs.graph_nav_policies import POLICIES
     from memrl.envs.scripted_policy import episode_rewards
 
-    returns = {
-        name: float(
-            jax.jit(lambda k, p=p: episode_rewards(env, p(env), k, 64, 200))(jax.random.PRNGKey(0)).sum(-1).mean()
-        )
+    halves = {
+        name: jax.jit(lambda k, p=p: episode_rewards(env, p(env), k, 64, 200))(jax.random.PRNGKey(0))
+        .reshape(64, 2, 100)
+        .sum(-1)
+        .mean(0)
         for name, p in POLICIES.items()
     }
+    returns = {name: float(half.sum()) for name, half in halves.items()}
     assert returns["oracle"] > 35 and returns["random"] < 3, returns
+    assert float(halves["transition_planner"][1]) > 0.8 * float(halves["oracle"][1]), halves
+    assert 3 * returns["within_trial_planner"] < returns["transition_planner"] < returns["oracle"], returns
+    assert returns["within_trial_planner"] > 2 * returns["random"], returns
+
+
+def test_the_planner_recognises_states_by_their_views(env, image_env):
+    """On views the transition planner acts as on labels: the episodes are the same (the views' colours
+    are drawn apart), so are its rewards."""
+    from memrl.envs.graph_nav_policies import transition_planner
+    from memrl.envs.scripted_policy import episode_rewards
+
+    labelled = envs.make("graph-nav/5", bank_size=8)
+    rewards = [episode_rewards(e, transition_planner(e), jax.random.PRNGKey(3), 4, 200) for e in (labelled, image_env)]
+    assert float(rewards[0].sum()) > 20
+    np.testing.assert_array_equal(rewards[0], rewards[1])
 
 
 def test_too_few_labels_and_bad_params_are_rejected():
