@@ -1241,6 +1241,9 @@ def test_frozen_returns_score_each_seeds_finished_episodes_with_and_without_memo
         )
     fewer = frozen_returns(num_steps=20, num_envs=1)({"T-L/lstm": folder}, tmp_path)
     assert fewer["returns"]["T-L/lstm"]["episodes"] == 2 * 1 * 5  # evaluated in 1 environment, not the run's 2
+    by_level = frozen_returns(num_steps=20, levels=("tmaze/T-L",))({"T-L/lstm": folder}, tmp_path)
+    for table in ("returns", "returns_without_memory", "memory_gain"):  # its own level, by name: as before
+        assert by_level[table]["T-L/lstm"] == {"tmaze/T-L": results[table]["T-L/lstm"]}
 
 
 def test_htm_rl_control_trains_htm_as_amrl_tmaze_trains_its_models():

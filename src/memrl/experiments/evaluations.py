@@ -82,14 +82,22 @@ def batch_average(per_seed: list[list[float]], batch_size: int) -> dict:
     return seed_entry([np.mean(seed) for seed in seeds if seed], error, int(values.size * batch_size))
 
 
-def frozen_returns(num_steps: int, key_seed: int = 2020, num_envs: int | None = None, greedy: bool = False):
+def frozen_returns(
+    num_steps: int,
+    key_seed: int = 2020,
+    num_envs: int | None = None,
+    greedy: bool = False,
+    levels: tuple[str, ...] = (),
+):
     """An evaluation (``Experiment.evaluation``) of each run's final agents, frozen, acting ``num_steps``
     steps in fresh environments (``num_envs`` of them, or as many as the run trained with), sampling
     their actions (their most probable ones if ``greedy``): the tables "returns" and
     "returns_without_memory" (the same agents with their memory reset before every step), average
     entries of the finished episodes' returns (per seed the mean over its episodes; the standard
     error within the seeds beside), and "memory_gain", each seed's difference of the two (what its
-    memory adds; a paired comparison over the same fresh environments)."""
+    memory adds; a paired comparison over the same fresh environments). With ``levels`` (names of
+    environments that take the run's settings, ``EnvironmentRegistry.variant``) the agents act in
+    each of them instead, and each table holds per run an entry per level."""
     envs = {} if num_envs is None else {"num_envs": num_envs}
 
     def evaluate(folders: dict, out) -> dict:
@@ -100,19 +108,27 @@ def frozen_returns(num_steps: int, key_seed: int = 2020, num_envs: int | None = 
             config, params = folder.load_config(), final_params(folder)
             if not params:
                 continue
-            for table, amnesic in (("returns", False), ("returns_without_memory", True)):
-                evaluations = agent_evaluations(
-                    config, params, jax.random.PRNGKey(key_seed), num_steps, amnesic, greedy, **envs
+            for level in levels or (None,):
+                overrides = envs if level is None else {**envs, "env": ENVS.variant(config.env, level)}
+                entries = {}
+                for table, amnesic in (("returns", False), ("returns_without_memory", True)):
+                    evaluations = agent_evaluations(
+                        config, params, jax.random.PRNGKey(key_seed), num_steps, amnesic, greedy, **overrides
+                    )
+                    entries[table] = batch_average(
+                        [returns[done].tolist() for done, returns, _ in evaluations], batch_size=1
+                    )
+                with_memory, without = (entries[t]["per_seed"] for t in ("returns", "returns_without_memory"))
+                entries["memory_gain"] = seed_entry(np.subtract(with_memory, without))
+                for table, entry in entries.items():
+                    if level is None:
+                        results[table][run] = entry
+                    else:
+                        results[table].setdefault(run, {})[level] = entry
+                console.print(
+                    f"{run}{'' if level is None else f' on {level}'}: frozen return {entries['returns']['mean']:.2f}, "
+                    f"{entries['returns_without_memory']['mean']:.2f} with its memory reset before every step"
                 )
-                results[table][run] = batch_average(
-                    [returns[done].tolist() for done, returns, _ in evaluations], batch_size=1
-                )
-            with_memory, without = (results[t][run]["per_seed"] for t in ("returns", "returns_without_memory"))
-            results["memory_gain"][run] = seed_entry(np.subtract(with_memory, without))
-            console.print(
-                f"{run}: frozen return {results['returns'][run]['mean']:.2f}, "
-                f"{results['returns_without_memory'][run]['mean']:.2f} with its memory reset before every step"
-            )
         return results
 
     return evaluate
