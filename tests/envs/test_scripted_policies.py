@@ -3,6 +3,7 @@ finds each family's oracle, a memory-less policy and random play by name, and th
 than random play on the first episode of a few copies."""
 
 import jax
+import jax.numpy as jnp
 import pytest
 
 from memrl import envs
@@ -78,3 +79,54 @@ def test_the_boxworld_oracle_takes_every_gem_by_the_solution_path():
     rewards = episode_rewards(env, scripted_policy("boxworld/viewport", env, "oracle"), jax.random.PRNGKey(0), 32, 300)
     assert bool((rewards == env.default_params.gem_reward).any(axis=1).all())
     assert not bool((rewards < 0).any())  # no distractor box opened
+
+
+def driven_returns(env, policy, key, episodes: int, steps: int, driven: int):
+    """Returns of episodes whose first ``driven`` steps take uniformly random actions in place of the
+    policy's (its memory told of each by ``took``), as an agent's actions mixed into a teacher's do."""
+    params = env.default_params
+
+    def episode(key):
+        reset_key, key = jax.random.split(key)
+        obs, state = env.reset_env(reset_key, params)
+
+        def step(carry, inputs):
+            obs, state, memory = carry
+            t, key = inputs
+            policy_key, random_key, env_key = jax.random.split(key, 3)
+            action, memory = policy.act(policy_key, obs, memory)
+            random = jax.random.randint(random_key, action.shape, 0, jnp.asarray(env.action_dims))
+            action = jnp.where(t < driven, random, action)
+            memory = policy.took(memory, action)
+            obs, state, reward, terminated, truncated, _ = env.step_env(env_key, state, action, params)
+            return (obs, state, memory), reward
+
+        init = (obs, state, policy.initial_memory(state))
+        return jax.lax.scan(step, init, (jnp.arange(steps), jax.random.split(key, steps)))[1].sum()
+
+    return jax.vmap(episode)(jax.random.split(key, episodes))
+
+
+@pytest.mark.parametrize(
+    "name, policy, steps, driven",
+    [
+        ("object-permanence/delay0", "oracle", 60, 45),  # 36 frames of reveal, then 9 random moves
+        ("graph-nav/5", "transition_planner", 200, 50),
+        ("memory-planning/4x4", "explorer", 100, 30),
+        ("memory-planning/4x4", "transition_planner", 100, 30),
+    ],
+)
+def test_a_teacher_that_tracks_its_actions_follows_the_ones_the_environment_took(name, policy, steps, driven):
+    """Driven by other actions for a while (an agent's, mixed in while it clones), a teacher that
+    tracks its actions keeps a true belief (where it stands, which transitions it made) and does as
+    well afterwards as it can; told nothing of them, it believes it took its own and does worse."""
+    env = envs.make(name)
+    tracking = scripted_policy(name, env, policy)
+    assert tracking.tracks_action
+    returns = {
+        told: float(driven_returns(env, acting, jax.random.PRNGKey(5), 64, steps, driven).mean())
+        for told, acting in ((True, tracking), (False, tracking._replace(tracks_action=False)))
+    }
+    assert returns[True] > 1.2 * returns[False], returns
+    if name.startswith("object-permanence"):
+        assert returns[True] >= 1.0, returns  # on the named box in every episode

@@ -75,7 +75,7 @@ def _planner(env: GraphNav, forget_at_new_goal: bool) -> ScriptedPolicy:
         action = jnp.where(here == goal, COLLECT, step).astype(jnp.int32)
         return action[None], {**memory, "next_state": next_state, "state": here, "action": action}
 
-    return ScriptedPolicy(initial_memory, act)
+    return ScriptedPolicy(initial_memory, act, tracks_action=True)
 
 
 def _views(env: GraphNav, state) -> jax.Array:

@@ -69,7 +69,13 @@ def _explorer(env: MemoryPlanningGame, forget_at_new_goal: bool) -> ScriptedPoli
 
     def initial_memory(state):
         cell_of_label, visited = empty_map()
-        return {"cell": jnp.int32(0), "cell_of_label": cell_of_label, "visited": visited, "goal_label": jnp.int32(-1)}
+        return {
+            "cell": jnp.int32(0),
+            "action": jnp.int32(COLLECT),
+            "cell_of_label": cell_of_label,
+            "visited": visited,
+            "goal_label": jnp.int32(-1),
+        }
 
     def act(key, obs, memory):
         label, goal_label = jnp.argmax(obs["position"]), jnp.argmax(obs["goal"])
@@ -81,18 +87,24 @@ def _explorer(env: MemoryPlanningGame, forget_at_new_goal: bool) -> ScriptedPoli
                 jnp.where(forget, blank_map, cell_of_label),
                 jnp.where(forget, blank_visited, visited),
             )
-        here = memory["cell"]
+        moved = memory["action"] != COLLECT
+        here = jnp.where(moved, neighbors[memory["cell"], jnp.clip(memory["action"], 0, 3)], memory["cell"])
         cell_of_label, visited = cell_of_label.at[label].set(here), visited.at[here].set(True)
         search = breadth_first(neighbors, here)
         goal_cell = cell_of_label[goal_label]
         nearest_unvisited = jnp.argmin(jnp.where(visited, n + 1, search.rank))
         target = jnp.where(goal_cell >= 0, goal_cell, nearest_unvisited)
-        action = jnp.where(label == goal_label, COLLECT, search.first_action[target])
-        cell = jnp.where(action == COLLECT, here, neighbors[here, jnp.clip(action, 0, 3)])
-        memory = {"cell": cell, "cell_of_label": cell_of_label, "visited": visited, "goal_label": goal_label}
-        return action[None].astype(jnp.int32), memory
+        action = jnp.where(label == goal_label, COLLECT, search.first_action[target]).astype(jnp.int32)
+        memory = {
+            "cell": here,
+            "action": action,
+            "cell_of_label": cell_of_label,
+            "visited": visited,
+            "goal_label": goal_label,
+        }
+        return action[None], memory
 
-    return ScriptedPolicy(initial_memory, act)
+    return ScriptedPolicy(initial_memory, act, tracks_action=True)
 
 
 def explorer(env: MemoryPlanningGame) -> ScriptedPolicy:
@@ -128,7 +140,7 @@ def transition_planner(env: MemoryPlanningGame) -> ScriptedPolicy:
         action = jnp.where(label == goal_label, COLLECT, step).astype(jnp.int32)
         return action[None], {"next_label": next_label, "label": label, "action": action}
 
-    return ScriptedPolicy(initial_memory, act)
+    return ScriptedPolicy(initial_memory, act, tracks_action=True)
 
 
 def collect_or_move(draw_move) -> ScriptedPolicy:

@@ -2,8 +2,8 @@
 and the memory-less guesser (looks away, then a box at random: 0.3 + 1/N on average).
 
 Both read the layout at the episode start (where the boxes are, and for the oracle which one the
-instruction will name) and track the agent's cell by the room's wall rule; the phase comes from
-the instruction token.
+instruction will name) and track the agent's cell by the room's wall rule from the action the
+environment last took (``tracks_action``); the phase comes from the instruction token.
 """
 
 from __future__ import annotations
@@ -24,14 +24,15 @@ def _walk(pick):
     first step of the choice: along row 9 to its column, then north onto it."""
 
     def act(key, obs, memory):
-        language, agent = obs["language"], memory["agent"]
+        language, last = obs["language"], memory["action"]
+        moved = memory["free"] & ~blocked(memory["agent"], DELTAS[last])  # the agent is held during the reveal
+        agent = jnp.where(moved, memory["agent"] + DELTAS[last], memory["agent"])
         choice = jnp.where((language > LOOK_BACK) & (memory["choice"] < 0), pick(key, memory), memory["choice"])
         column = memory["box_cols"][jnp.maximum(choice, 0)]
         toward = jnp.where(agent[1] < column, EAST, jnp.where(agent[1] > column, WEST, NORTH))
-        action = jnp.where(language > LOOK_BACK, toward, SOUTH)
-        moved = (language != WATCH) & ~blocked(agent, DELTAS[action])  # the agent is held during the reveal
-        agent = jnp.where(moved, agent + DELTAS[action], agent)
-        return jnp.array([action], jnp.int32), {**memory, "agent": agent, "choice": choice}
+        action = jnp.where(language > LOOK_BACK, toward, SOUTH).astype(jnp.int32)
+        memory = {**memory, "agent": agent, "action": action, "free": language != WATCH, "choice": choice}
+        return action[None], memory
 
     return act
 
@@ -39,6 +40,8 @@ def _walk(pick):
 def _initial_memory(state):
     return {
         "agent": jnp.array(AGENT_START, jnp.int32),
+        "action": jnp.int32(SOUTH),
+        "free": jnp.bool_(False),
         "box_cols": state.box_cols,
         "target": state.target,
         "num_boxes": state.num_boxes,
@@ -48,13 +51,15 @@ def _initial_memory(state):
 
 def oracle(env: ObjectPermanence) -> ScriptedPolicy:
     """Looks away, then goes to the box of the named object."""
-    return ScriptedPolicy(_initial_memory, _walk(lambda key, memory: memory["target"]))
+    return ScriptedPolicy(_initial_memory, _walk(lambda key, memory: memory["target"]), tracks_action=True)
 
 
 def guesser(env: ObjectPermanence) -> ScriptedPolicy:
     """Looks away, then goes to a box drawn uniformly (what an agent without memory can do)."""
     return ScriptedPolicy(
-        _initial_memory, _walk(lambda key, memory: jax.random.randint(key, (), 0, memory["num_boxes"]))
+        _initial_memory,
+        _walk(lambda key, memory: jax.random.randint(key, (), 0, memory["num_boxes"])),
+        tracks_action=True,
     )
 
 

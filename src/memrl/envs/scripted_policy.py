@@ -18,11 +18,21 @@ import jax.numpy as jnp
 
 class ScriptedPolicy(NamedTuple):
     """``initial_memory(env_state)`` at an episode start, then ``act(key, obs, memory) -> (action,
-    memory)``; a policy that ``reads_state`` gets the environment state in place of ``obs``."""
+    memory)``; a policy that ``reads_state`` gets the environment state in place of ``obs``. A policy
+    that ``tracks_action`` keeps the action the environment last took as its memory's "action" (an
+    int32 scalar), from which it updates what it believes at its next step (where it stands, which
+    transition it made); ``took`` puts there another action when the environment took that one
+    instead (a learner mixing the agent's actions into the teacher's, ``ImpalaConfig.agent_share``)."""
 
     initial_memory: Callable[[Any], Any]
     act: Callable[[jax.Array, Any, Any], tuple[jax.Array, Any]]
     reads_state: bool = False
+    tracks_action: bool = False
+
+    def took(self, memory, action: jax.Array):
+        """``memory`` after the environment took ``action`` ([len(action_dims)]) in place of this
+        policy's own; unchanged where the policy does not track its actions."""
+        return {**memory, "action": action[0].astype(jnp.int32)} if self.tracks_action else memory
 
 
 def episode_rewards(env, policy: ScriptedPolicy, key, num_episodes: int, num_steps: int, params=None) -> jax.Array:

@@ -104,9 +104,9 @@ class Impala(ActorCriticLearner):
             memory = reset_carry(runner.teacher_memory, fresh, runner.reset)  # a new episode, a fresh memory
             seen = runner.env_state if self.teacher.reads_state else runner.obs
             taught, memory = jax.vmap(self.teacher.act)(jax.random.split(key, self.config.num_envs), seen, memory)
-            runner = runner.replace(teacher_memory=memory)
             own = jax.random.bernoulli(jax.random.fold_in(key, 1), share, (self.config.num_envs,))
             acted = jnp.where(own[:, None], action, taught)
+            runner = runner.replace(teacher_memory=jax.vmap(self.teacher.took)(memory, acted))
             same = jnp.all(acted == taught, axis=-1)
             mixed_logp = jnp.log(
                 (1 - share) * same + share * jnp.exp(dist.log_prob(logits, acted, self.env.action_dims))
