@@ -100,6 +100,23 @@ def frozen_returns(
     each of them instead, and each table holds per run an entry per level."""
     envs = {} if num_envs is None else {"num_envs": num_envs}
 
+    def entries(config, params, overrides: dict) -> dict:
+        """The three tables' entries of one run's agents acting with ``overrides``."""
+        entry = {
+            table: batch_average(
+                [
+                    returns[done].tolist()
+                    for done, returns, _ in agent_evaluations(
+                        config, params, jax.random.PRNGKey(key_seed), num_steps, amnesic, greedy, **overrides
+                    )
+                ],
+                batch_size=1,
+            )
+            for table, amnesic in (("returns", False), ("returns_without_memory", True))
+        }
+        with_memory, without = (entry[t]["per_seed"] for t in ("returns", "returns_without_memory"))
+        return {**entry, "memory_gain": seed_entry(np.subtract(with_memory, without))}
+
     def evaluate(folders: dict, out) -> dict:
         from memrl.console import console
 
@@ -110,24 +127,15 @@ def frozen_returns(
                 continue
             for level in levels or (None,):
                 overrides = envs if level is None else {**envs, "env": ENVS.variant(config.env, level)}
-                entries = {}
-                for table, amnesic in (("returns", False), ("returns_without_memory", True)):
-                    evaluations = agent_evaluations(
-                        config, params, jax.random.PRNGKey(key_seed), num_steps, amnesic, greedy, **overrides
-                    )
-                    entries[table] = batch_average(
-                        [returns[done].tolist() for done, returns, _ in evaluations], batch_size=1
-                    )
-                with_memory, without = (entries[t]["per_seed"] for t in ("returns", "returns_without_memory"))
-                entries["memory_gain"] = seed_entry(np.subtract(with_memory, without))
-                for table, entry in entries.items():
+                scored = entries(config, params, overrides)
+                for table, entry in scored.items():
                     if level is None:
                         results[table][run] = entry
                     else:
                         results[table].setdefault(run, {})[level] = entry
                 console.print(
-                    f"{run}{'' if level is None else f' on {level}'}: frozen return {entries['returns']['mean']:.2f}, "
-                    f"{entries['returns_without_memory']['mean']:.2f} with its memory reset before every step"
+                    f"{run}{'' if level is None else f' on {level}'}: frozen return {scored['returns']['mean']:.2f}, "
+                    f"{scored['returns_without_memory']['mean']:.2f} with its memory reset before every step"
                 )
         return results
 

@@ -20,8 +20,10 @@ With a ``teacher`` (a scripted policy of the environment) the first ``clone_upda
 it: the teacher acts, and the policy term becomes the cross-entropy −Σ log π(a_teacher) through the
 same unroll from the stored carries; the value keeps learning by V-trace (its loss weighted by
 ``clone_value_coef`` while cloning), with the teacher taken as deterministic (log μ = 0, so
-ρ = π(a_teacher) ≤ 1). With ``agent_share`` s > 0 (DAgger-style mixing) the agent's own sampled action drives the environment with a probability rising to s over the cloning
-updates; the target is still the teacher's action, and V-trace takes the mixture as the behaviour:
+ρ = π(a_teacher) ≤ 1). With ``agent_share`` s > 0 (DAgger-style mixing) the agent's own sampled
+action drives the environment with a probability rising to s over the cloning updates; the target is
+still the teacher's action (a teacher that tracks its moves is told the action taken,
+``ScriptedPolicy.took``), and V-trace takes the mixture as the behaviour:
 μ(a) = (1 − s_t)·[a = a_teacher] + s_t·π(a).
 """
 
