@@ -23,7 +23,7 @@ TINY = dict(
 
 
 def test_the_watch_phase_ends_at_the_first_choice_frame_and_the_label_is_the_target_slot():
-    env = ballet.Ballet.from_settings(((2, 16),), observation="cells")
+    env = ballet.Ballet(levels=((2, 16),), observation="cells")
     key = jax.random.PRNGKey(3)
     observations, labels = jax.jit(lambda key: watch_episodes(env, key, 4))(key)  # jitted: eager runs op by op
     assert observations["image"].shape == (2 * (15 + 16) + 1, 4, 11, 11, ballet.CELL_CHANNELS)

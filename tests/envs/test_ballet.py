@@ -116,9 +116,11 @@ def test_random_layouts_follow_the_official_rules():
 
 def test_bad_levels_and_observation_are_refused():
     with pytest.raises(ValueError, match="delays are \\[16, 48\\]"):
-        envs.ballet.Ballet.from_settings([(2, 20)])
+        envs.ballet.Ballet(levels=((2, 20),))
     with pytest.raises(ValueError, match="1..8 dancers"):
-        envs.ballet.Ballet.from_settings([(9, 16)])
+        envs.ballet.Ballet(levels=((9, 16),))
+    with pytest.raises(ValueError, match="at least one"):
+        envs.ballet.Ballet(levels=())
     with pytest.raises(ValueError, match="'image' or 'cells'"):
         envs.make("ballet/2_delay16", observation="pixels")
 

@@ -103,8 +103,10 @@ def test_settings_are_checked():
         envs.make("object-permanence/delay0", num_boxes=10)
     with pytest.raises(ValueError, match="observation must be"):
         envs.make("object-permanence/mixed", observation="rgb")
-    with pytest.raises(ValueError, match="delays must be >= 0"):
-        op.ObjectPermanence.from_settings((-1,))
+    with pytest.raises(ValueError, match="delays_seconds must be one or more delays >= 0"):
+        op.ObjectPermanence(delays_seconds=(-1,))
+    with pytest.raises(ValueError, match="delays_seconds must be one or more"):
+        op.ObjectPermanence(delays_seconds=())
 
 
 def test_the_oracle_gets_1_3_and_a_guess_0_3_plus_a_third():

@@ -113,9 +113,9 @@ def test_an_episode_is_truncated_at_450_seconds():
 
 def test_settings_and_observations():
     with pytest.raises(ValueError, match="sub_episodes must be in 1..10"):
-        wl.WordLearning.from_settings((0,), sub_episodes=11)
-    with pytest.raises(ValueError, match="distractor-phase counts must be >= 0"):
-        wl.WordLearning.from_settings((-1,))
+        wl.WordLearning(distractors=(0,), sub_episodes=11)
+    with pytest.raises(ValueError, match="distractor-phase counts >= 0"):
+        wl.WordLearning(distractors=(-1,))
     obs = ENV.observe(in_row(ENV, wl.LEARNING))
     assert obs["image"].shape == (11, 11, wl.CELL_CHANNELS) and obs["language"].shape == (2,)
     assert obs["image"][5, 5, 1] == 1 and obs["image"][5, 6, 2 + 0] == 1  # the agent, and kind 0 east of it

@@ -35,13 +35,10 @@ from memrl.nn.compiled_init import compiled_init
 
 def watch_frames(env: ballet.Ballet) -> int:
     """Observations from the reset one to the first choice frame, N·(15 + delay) + 1, of a one-level Ballet."""
-    levels = np.asarray(env.default_params.levels)
-    if len(levels) != 1:
-        raise ValueError(
-            f"the probe needs one Ballet level (its episodes have one length), got levels {levels[:, :2].tolist()}"
-        )
-    num_dancers, delay, _ = levels[0]
-    return int(num_dancers * (ballet.NUM_MOVES - 1 + delay) + 1)
+    if len(env.levels) != 1:
+        raise ValueError(f"the probe needs one Ballet level (its episodes have one length), got levels {env.levels}")
+    (num_dancers, delay), *_ = env.levels
+    return num_dancers * (ballet.NUM_MOVES - 1 + delay) + 1
 
 
 def watch_episodes(env: ballet.Ballet, key, batch_size: int):

@@ -33,7 +33,6 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 import numpy as np
-from flax import struct
 
 from memrl.envs import ballet_tables as tables
 from memrl.envs.base import Environment, register
@@ -78,13 +77,6 @@ SHAPE_MASKS = jnp.asarray([[[c == "#" for c in row] for row in mask] for mask in
 COLOR_RGB = jnp.asarray(list(tables.COLORS.values()), jnp.uint8)
 
 
-@struct.dataclass
-class BalletParams:
-    """Numeric settings: the levels an episode is drawn from, as (dancers, delay, max_steps) rows."""
-
-    levels: jax.Array = dataclasses.field(default_factory=lambda: jnp.array([[2, 16, 320]], jnp.int32))
-
-
 class BalletState(NamedTuple):
     """One episode's layout (dancer rows beyond ``num_dancers`` are unused) and its progress."""
 
@@ -100,33 +92,30 @@ class BalletState(NamedTuple):
     frame: jax.Array  # int32: observations since the reset one (frame 0)
 
 
-def level_rows(levels) -> jax.Array:
-    """(dancers, delay) pairs -> the [L, 3] ``levels`` param, checking each pair."""
-    rows = []
-    for dancers, delay in levels:
-        if not 1 <= dancers <= MAX_DANCERS:
-            raise ValueError(f"a ballet level has 1..{MAX_DANCERS} dancers, got {dancers}")
-        if delay not in MAX_STEPS:
-            raise ValueError(f"ballet delays are {sorted(MAX_STEPS)} (each has the official time limit), got {delay}")
-        rows.append((dancers, delay, MAX_STEPS[delay]))
-    return jnp.array(rows, jnp.int32)
-
-
 @dataclasses.dataclass(frozen=True)
 class Ballet(Environment):
     """Ballet with ``observation`` "image" (99×99×3 uint8) or "cells" ([11, 11, 36] one-hots)."""
 
     observation: str = "image"
-    params: BalletParams = BalletParams()
+    levels: tuple[tuple[int, int], ...] = ((2, 16),)
+    """the (dancers, delay) levels an episode is drawn from, uniformly (each registered name fixes them)"""
 
     def __post_init__(self):
         check_observation(self.observation)
+        if not self.levels:
+            raise ValueError("levels must name at least one (dancers, delay) level")
+        for dancers, delay in self.levels:
+            if not 1 <= dancers <= MAX_DANCERS:
+                raise ValueError(f"a ballet level has 1..{MAX_DANCERS} dancers, got {dancers}")
+            if delay not in MAX_STEPS:
+                raise ValueError(
+                    f"ballet delays are {sorted(MAX_STEPS)} (each has the official time limit), got {delay}"
+                )
 
-    @classmethod
-    def from_settings(cls, levels, **settings) -> Ballet:
-        """Ballet over the given (dancers, delay) ``levels``, drawn uniformly per episode (its params'
-        ``levels`` rows: ``level_rows``), with the other settings as ``Environment.from_settings``."""
-        return super().from_settings(levels=level_rows(levels), **settings)
+    @property
+    def level_table(self) -> jax.Array:
+        """[levels, 3] int32: each level's (dancers, delay, max_steps), its time limit the official one."""
+        return jnp.array([(dancers, delay, MAX_STEPS[delay]) for dancers, delay in self.levels], jnp.int32)
 
     @property
     def observation_shape(self):
@@ -195,7 +184,7 @@ class Ballet(Environment):
 
     def reset_env(self, key, params):
         level_key, slot_key, dance_key, shape_key, color_key, target_key = jax.random.split(key, 6)
-        num_dancers, delay, max_steps = jax.random.choice(level_key, params.levels)
+        num_dancers, delay, max_steps = jax.random.choice(level_key, self.level_table)
         draw = lambda k, n: jax.random.permutation(k, n)[:MAX_DANCERS]  # distinct per episode
         state = BalletState(
             slots=jnp.array(tables.DANCER_SLOTS, jnp.int32)[draw(slot_key, MAX_DANCERS)],
@@ -257,4 +246,4 @@ LEVEL_SETS = {
     "2-6_mixed": tuple((n, d) for n in (2, 4, 6) for d in (16, 48)),
 }
 for _name, _levels in LEVEL_SETS.items():
-    register(f"ballet/{_name}", Ballet.from_settings, fixed=dict(levels=_levels))
+    register(f"ballet/{_name}", Ballet, fixed=dict(levels=_levels))

@@ -156,7 +156,8 @@ def select(flag: jax.Array, on_true, on_false):
 
 class Environment:
     """Base class: subclasses implement ``reset_env``, ``step_env``, ``observation_shape`` and
-    ``action_dims``, and hold their numeric settings in a ``params`` field (or define ``default_params``)."""
+    ``action_dims``, and hold their numeric settings in a ``params`` field (or define
+    ``default_params``), or all their settings in fields (params None)."""
 
     made_as: ClassVar[tuple[str, dict] | None] = None
     """the registered name and the settings given that made this environment (``make`` sets it)"""
@@ -168,13 +169,18 @@ class Environment:
         its params' fields, each over the params' default."""
         own = {f.name for f in dataclasses.fields(cls) if f.init and f.name != "params"}
         fields = {k: settings.pop(k) for k in list(settings) if k in own}
-        defaults = next(f.default for f in dataclasses.fields(cls) if f.name == "params")
+        defaults = next((f.default for f in dataclasses.fields(cls) if f.name == "params"), None)
+        if defaults is None:  # every setting is a field
+            return cls(**fields, **settings)
         return cls(**fields, params=replace_params(defaults, cls.__name__, **settings))
 
     @property
     def default_params(self) -> Any:
         """The params ``reset`` and ``step`` use unless given: the environment's ``params`` field,
-        where its numeric settings live; an environment without one says what its defaults are."""
+        where its numeric settings live; None for a dataclass whose settings are all fields (Ballet's
+        levels); an environment of another kind says what its defaults are."""
+        if dataclasses.is_dataclass(self) and not hasattr(self, "params"):
+            return None
         if not hasattr(self, "params"):
             raise NotImplementedError(f"{type(self).__name__} has no params field: it must define default_params")
         return self.params

@@ -39,7 +39,6 @@ from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
-from flax import struct
 
 from memrl.envs import ballet_tables as tables
 from memrl.envs.ballet import COLOR_RGB, SHAPE_MASKS, SHAPE_NAMES
@@ -109,13 +108,6 @@ CLOSED_BOX_MASK = jnp.asarray(
 )
 
 
-@struct.dataclass
-class ObjectPermanenceParams:
-    """Numeric settings: the delays (frames after each reveal) an episode draws from, uniformly."""
-
-    delays: jax.Array = dataclasses.field(default_factory=lambda: jnp.array([0], jnp.int32))
-
-
 class ObjectPermanenceState(NamedTuple):
     """One episode's layout (rows beyond ``num_boxes`` unused) and progress."""
 
@@ -136,21 +128,20 @@ class ObjectPermanence(Environment):
 
     num_boxes: int = 3
     observation: str = "image"
-    params: ObjectPermanenceParams = ObjectPermanenceParams()
+    delays_seconds: tuple[int, ...] = (0,)
+    """the delays after each reveal, in seconds, an episode draws from uniformly (each level fixes them)"""
 
     def __post_init__(self):
         check_observation(self.observation)
         if not 1 <= self.num_boxes <= MAX_BOXES:
             raise ValueError(f"num_boxes must be in 1..{MAX_BOXES} (the cells of row {BOX_ROW}), got {self.num_boxes}")
+        if not self.delays_seconds or any(d < 0 for d in self.delays_seconds):
+            raise ValueError(f"delays_seconds must be one or more delays >= 0 seconds, got {self.delays_seconds}")
 
-    @classmethod
-    def from_settings(cls, delays_seconds, **settings) -> ObjectPermanence:
-        """Object permanence with delays drawn uniformly per episode from ``delays_seconds`` (its
-        params' ``delays``, in steps), the other settings as ``Environment.from_settings``."""
-        if any(d < 0 for d in delays_seconds):
-            raise ValueError(f"delays must be >= 0 seconds, got {delays_seconds}")
-        delays = jnp.array([d * STEPS_PER_SECOND for d in delays_seconds], jnp.int32)
-        return super().from_settings(delays=delays, **settings)
+    @property
+    def delays(self) -> jax.Array:
+        """[delays] int32: ``delays_seconds`` in steps."""
+        return jnp.array([d * STEPS_PER_SECOND for d in self.delays_seconds], jnp.int32)
 
     @property
     def observation_shape(self):
@@ -240,7 +231,7 @@ class ObjectPermanence(Environment):
             order=_first_permuted(order_key, self.num_boxes),
             target=jax.random.randint(target_key, (), 0, self.num_boxes),
             num_boxes=jnp.int32(self.num_boxes),
-            delay=jax.random.choice(delay_key, params.delays),
+            delay=jax.random.choice(delay_key, self.delays),
             agent=jnp.array(AGENT_START, jnp.int32),
             frame=jnp.int32(0),
             choosing=jnp.bool_(False),
@@ -296,4 +287,4 @@ def render_cells(crop: jax.Array) -> jax.Array:
 
 LEVEL_SETS = {**{f"delay{d}": (d,) for d in DELAYS_SECONDS}, "mixed": DELAYS_SECONDS}
 for _name, _delays in LEVEL_SETS.items():
-    register(f"object-permanence/{_name}", ObjectPermanence.from_settings, fixed=dict(delays_seconds=_delays))
+    register(f"object-permanence/{_name}", ObjectPermanence, fixed=dict(delays_seconds=_delays))

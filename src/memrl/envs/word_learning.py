@@ -43,7 +43,6 @@ from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
-from flax import struct
 
 from memrl.envs import ballet_tables as tables
 from memrl.envs.ballet import COLOR_RGB, SHAPE_MASKS, SHAPE_NAMES
@@ -82,13 +81,6 @@ INTERIOR = jnp.asarray(
 MAX_SUB_EPISODES = NUM_WORDS // 3
 
 
-@struct.dataclass
-class WordLearningParams:
-    """Numeric settings: the distractor-phase counts a sub-episode draws from, uniformly."""
-
-    distractors: jax.Array = dataclasses.field(default_factory=lambda: jnp.array([0, 1, 2], jnp.int32))
-
-
 class WordLearningState(NamedTuple):
     """One episode's words and objects (all sub-episodes drawn at the reset) and its progress."""
 
@@ -114,7 +106,8 @@ class WordLearning(Environment):
 
     sub_episodes: int = 1
     observation: str = "image"
-    params: WordLearningParams = WordLearningParams()
+    distractors: tuple[int, ...] = (0, 1, 2)
+    """the distractor-phase counts a sub-episode draws from, uniformly (each level fixes them)"""
 
     def __post_init__(self):
         check_observation(self.observation)
@@ -122,14 +115,8 @@ class WordLearning(Environment):
             raise ValueError(
                 f"sub_episodes must be in 1..{MAX_SUB_EPISODES} (3 new words each, of {NUM_WORDS}), got {self.sub_episodes}"
             )
-
-    @classmethod
-    def from_settings(cls, distractors, **settings) -> WordLearning:
-        """Word learning with each sub-episode's distractor-phase count drawn from ``distractors``
-        (its params' ``distractors``), the other settings as ``Environment.from_settings``."""
-        if any(d < 0 for d in distractors):
-            raise ValueError(f"distractor-phase counts must be >= 0, got {distractors}")
-        return super().from_settings(distractors=jnp.array(distractors, jnp.int32), **settings)
+        if not self.distractors or any(d < 0 for d in self.distractors):
+            raise ValueError(f"distractors must be one or more distractor-phase counts >= 0, got {self.distractors}")
 
     @property
     def observation_shape(self):
@@ -188,7 +175,7 @@ class WordLearning(Environment):
         subs = self.sub_episodes
         kinds = jax.vmap(lambda k: jax.random.permutation(k, LEARNED_KINDS)[:3])(jax.random.split(kind_key, subs))
         nouns = FIRST_WORD + jax.random.permutation(word_key, NUM_WORDS)[: 3 * subs].reshape(subs, 3)
-        counts = jax.random.choice(count_key, params.distractors, (subs,))
+        counts = jax.random.choice(count_key, jnp.array(self.distractors, jnp.int32), (subs,))
         state = WordLearningState(
             agent=jnp.zeros(2, jnp.int32),
             objects=jnp.zeros((3, 2), jnp.int32),
@@ -275,7 +262,7 @@ LEVELS = {
 for _name, (_distractors, _subs) in LEVELS.items():
     register(
         f"word-learning/{_name}",
-        WordLearning.from_settings,
+        WordLearning,
         fixed=dict(distractors=_distractors),
         defaults=dict(sub_episodes=_subs),
     )
