@@ -14,7 +14,7 @@ from memrl.cli import main
 from memrl.learn.learners import learner_for
 from memrl.learn.supervised_config import SupervisedConfig
 from memrl.run.folder import RunFolder
-from memrl.run.launch import train_seeds
+from memrl.run.seed_training import train_seeds
 
 
 def refused(argv, capsys) -> str:

@@ -221,7 +221,7 @@ def test_the_language_model_is_tested_at_its_checkpoint_of_lowest_validation_per
     """Issue 82 §9: every kept checkpoint is read on the validation split, the lowest is tested."""
     from memrl.experiments.rmc_language_model import chosen_checkpoint, evaluate_perplexity, perplexities, stream_loss
     from memrl.run.folder import RunFolder
-    from memrl.run.launch import train_seeds
+    from memrl.run.seed_training import train_seeds
 
     for preset in ("cpu", "paper"):
         assert all(c.keep_every > 0 for c in experiments.get("rmc-language-model", preset).runs.values())
@@ -588,7 +588,7 @@ def test_final_agents_run_on_another_environment_and_core_setting(tmp_path):
     from memrl.learn.impala_config import ImpalaConfig
     from memrl.run.final_agents import agent_rewards, final_params
     from memrl.run.folder import RunFolder
-    from memrl.run.launch import train_seeds
+    from memrl.run.seed_training import train_seeds
 
     config = ImpalaConfig(
         env="graph-nav/5",
@@ -750,7 +750,7 @@ def test_tlb_babyai_plays_each_final_model_in_the_real_level(tmp_path):
     from memrl.experiments.tlb_babyai import EVAL_SEED, evaluate_success, evaluation_seed
     from memrl.learn.supervised_config import SupervisedConfig
     from memrl.run.folder import RunFolder
-    from memrl.run.launch import train_seeds
+    from memrl.run.seed_training import train_seeds
 
     config = SupervisedConfig(
         task="babyai",
@@ -799,7 +799,7 @@ def test_tlb_decision_plays_each_final_model_asked_for_both_returns(tmp_path, mo
     from memrl.experiments import tlb_decision
     from memrl.learn.supervised_config import SupervisedConfig
     from memrl.run.folder import RunFolder
-    from memrl.run.launch import train_seeds
+    from memrl.run.seed_training import train_seeds
 
     monkeypatch.setattr(tlb_decision, "EVAL_EPISODES", 8)
     config = SupervisedConfig(
@@ -838,7 +838,7 @@ def test_held_out_evaluation_scores_the_final_model_on_fresh_held_out_sequences(
     from memrl.learn.supervised_config import SupervisedConfig
     from memrl.run.final_agents import final_params, held_out_batches
     from memrl.run.folder import RunFolder
-    from memrl.run.launch import train_seeds
+    from memrl.run.seed_training import train_seeds
 
     config = SupervisedConfig(
         task="nth-farthest",
@@ -994,7 +994,7 @@ def test_htm_ballet_evaluation_scores_each_test_level(tmp_path):
 
     from memrl.experiments.htm_ballet import TEST_LEVELS, evaluate_levels, preset_runs
     from memrl.run.folder import RunFolder
-    from memrl.run.launch import train_seeds
+    from memrl.run.seed_training import train_seeds
 
     config = dataclasses.replace(
         preset_runs("cpu")["mixed/lstm"],
@@ -1211,7 +1211,7 @@ def test_frozen_returns_score_each_seeds_finished_episodes_with_and_without_memo
     from memrl.experiments.evaluations import frozen_returns
     from memrl.learn.ppo_config import PPOConfig
     from memrl.run.folder import RunFolder
-    from memrl.run.launch import train_seeds
+    from memrl.run.seed_training import train_seeds
 
     config = PPOConfig(
         env="tmaze/T-L",

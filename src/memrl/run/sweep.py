@@ -257,7 +257,7 @@ def run_trial(params: dict, spec: SweepSpec, out: Path) -> None:
     from ray import tune
 
     from memrl.run.folder import RunFolder
-    from memrl.run.launch import train_seeds
+    from memrl.run.seed_training import train_seeds
 
     config = trial_config(spec, params)
     folder = RunFolder(out / "trials" / tune.get_context().get_trial_name())

@@ -47,7 +47,7 @@ def main(run_dir: str, seeds: str, cores: str, *options: str) -> None:
     settings = dict(o.split("=", 1) for o in options if "=" in o)
     if "hosts" in settings:  # before anything starts JAX's backend (importing the learners does)
         Hosts.from_option(settings["hosts"]).join()
-    from memrl.run.launch import train_seeds
+    from memrl.run.seed_training import train_seeds
 
     folder = RunFolder(Path(run_dir))
     config = folder.load_config()
