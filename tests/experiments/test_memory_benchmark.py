@@ -25,7 +25,7 @@ from memrl.experiments.memory_benchmark import (
 )
 from memrl.learn.ppo_config import PPOConfig
 from memrl.run.folder import RunFolder
-from memrl.run.launch import train_seeds
+from memrl.run.seed_training import train_seeds
 
 
 @pytest.mark.parametrize("preset", ["cpu", "paper"])

@@ -176,7 +176,7 @@ def test_lagged_run_resumes_from_its_checkpoint(tmp_path):
     """The behaviour parameters are part of the checkpoint: a resumed lagged run ends where an
     uninterrupted one does."""
     from memrl.run.folder import RunFolder
-    from memrl.run.launch import train_seeds
+    from memrl.run.seed_training import train_seeds
 
     config = tiny(total_steps=16 * 24 * 4, updates_per_chunk=2, policy_lag=1)
     resumed, straight = RunFolder(tmp_path / "resumed"), RunFolder(tmp_path / "straight")

@@ -10,7 +10,7 @@ from memrl.learn.learners import make_train
 from memrl.learn.ppo import PPO
 from memrl.learn.ppo_config import PPOConfig
 from memrl.run.folder import ConfigMismatch, RunFolder
-from memrl.run.launch import train_seeds
+from memrl.run.seed_training import train_seeds
 
 TINY = dict(
     env="tmaze/T-LN",

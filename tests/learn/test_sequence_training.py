@@ -74,7 +74,7 @@ def test_the_tasks_cover_token_and_vector_inputs():
 @pytest.mark.parametrize("task", sorted(TINY_TASKS))
 def test_an_interrupted_run_resumes_where_its_checkpoint_left_it(task, tmp_path):
     from memrl.run.folder import RunFolder
-    from memrl.run.launch import train_seeds
+    from memrl.run.seed_training import train_seeds
 
     config = tiny_config(task, "gru")
     folder = RunFolder(tmp_path)

@@ -18,7 +18,7 @@ from pathlib import Path
 import jax
 from memrl.learn.ppo_config import PPOConfig
 from memrl.run.folder import RunFolder
-from memrl.run.launch import train_seeds
+from memrl.run.seed_training import train_seeds
 
 config = PPOConfig(env="tmaze/T-LN", env_args={"maze_length": 4, "timeout": 10}, core="gru", core_args={"hidden": 8},
                    encoder_widths=(8,), head_widths=(8,), num_envs=8, rollout_len=8, num_minibatches=2, total_steps=8 * 8 * 3, updates_per_chunk=3)

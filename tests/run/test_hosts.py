@@ -11,7 +11,7 @@ import pytest
 
 from memrl.learn.ppo_config import PPOConfig
 from memrl.run.folder import RunFolder
-from memrl.run.launch import train_seeds
+from memrl.run.seed_training import train_seeds
 
 TRAIN = [
     "train",

@@ -9,7 +9,7 @@ from memrl.cli import main
 from memrl.learn.supervised_config import SupervisedConfig
 from memrl.run import train
 from memrl.run.folder import RunFolder
-from memrl.run.launch import train_seeds
+from memrl.run.seed_training import train_seeds
 
 TINY = [
     "--task",

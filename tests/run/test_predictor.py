@@ -10,7 +10,7 @@ from memrl.learn.learners import learner_for
 from memrl.learn.ppo_config import PPOConfig
 from memrl.learn.supervised_config import SupervisedConfig
 from memrl.run.folder import RunFolder
-from memrl.run.launch import train_seeds
+from memrl.run.seed_training import train_seeds
 
 
 @pytest.fixture(scope="module")

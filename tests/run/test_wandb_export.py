@@ -131,7 +131,7 @@ def test_the_real_wandb_writes_one_offline_run_per_seed(tmp_path, monkeypatch):
 
 def test_a_run_trained_with_wandb_logs_every_update_as_it_trains(tmp_path, monkeypatch):
     from memrl.learn.supervised_config import SupervisedConfig
-    from memrl.run.launch import train_seeds
+    from memrl.run.seed_training import train_seeds
 
     fake = FakeWandb()
     monkeypatch.setitem(sys.modules, "wandb", fake)
