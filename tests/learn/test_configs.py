@@ -15,6 +15,7 @@ from memrl.learn.learners import LEARNERS, learner_for
 from memrl.learn.ppo_config import PPOConfig
 from memrl.learn.run_config import ConfigRecord, RunConfig
 from memrl.learn.supervised_config import SupervisedConfig
+from memrl.run.config_upgrade import upgrade
 
 SHARED = {f.name for f in dataclasses.fields(ConfigRecord)}
 TINY = {
@@ -148,7 +149,9 @@ def test_a_config_holds_its_core_whole_and_records_it_by_name_and_settings():
         "weight_init": "fused",
     }
     assert PPOConfig(core=LSTM(hidden=8), core_args={"hidden": 16}).core == LSTM(hidden=16)  # settings over it
-    assert PPOConfig.from_dict({"core": "gru", "core_args": {"hidden": 4}}).core == cores.make("gru", hidden=4)
+    assert PPOConfig.from_dict(upgrade(PPOConfig, {"core": "gru", "core_args": {"hidden": 4}})).core == cores.make(
+        "gru", hidden=4
+    )
     with pytest.raises(ValueError, match="core must be a registered core"):
         PPOConfig(core=Unregistered())
     with pytest.raises(ValueError, match="fixes aggregator"):
@@ -169,7 +172,7 @@ def test_a_config_holds_its_environment_whole_and_records_it_by_name_and_the_set
     for spelled in (  # a name with settings by name, a record, a run folder's record from before
         PPOConfig(env="tmaze/T-LN", env_args={"maze_length": 5, "timeout": 20}),
         PPOConfig(env=record),
-        PPOConfig.from_dict({"env": "tmaze/T-LN", "env_args": {"maze_length": 5, "timeout": 20}}),
+        PPOConfig.from_dict(upgrade(PPOConfig, {"env": "tmaze/T-LN", "env_args": {"maze_length": 5, "timeout": 20}})),
         PPOConfig.from_dict(json.loads(config.to_json())),
     ):
         assert spelled.record() == config.record() and spelled.env.params.maze_length == 5

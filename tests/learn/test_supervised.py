@@ -11,6 +11,7 @@ from conftest import optimised, trained_scores
 
 from memrl.learn.supervised import SupervisedLearner, accuracies, sequence_loss
 from memrl.learn.supervised_config import SupervisedConfig
+from memrl.run.config_upgrade import upgrade
 from memrl.tasks.base import SequenceBatch
 
 SMALL_PAI_MODEL = {"num_layers": 1, "d_model": 16, "num_heads": 2, "mlp_dim": 16, "k": 2}
@@ -176,9 +177,11 @@ def test_a_record_with_a_warm_up_reads_as_one_stage():
     """Run folders written before the stages hold ``warmup_updates`` and ``warmup_task_args``."""
     record = json.loads(pai_config().to_json())
     del record["stages"]
-    warmed = SupervisedConfig.from_dict(record | {"warmup_updates": 2000, "warmup_task_args": {"direct_fraction": 1.0}})
+    warmed = record | {"warmup_updates": 2000, "warmup_task_args": {"direct_fraction": 1.0}}
+    warmed = SupervisedConfig.from_dict(upgrade(SupervisedConfig, warmed))
     assert warmed.stages == ("2000 direct_fraction=1.0",) and warmed.curriculum == ((2000, {"direct_fraction": 1.0}),)
-    assert SupervisedConfig.from_dict(record | {"warmup_updates": 0, "warmup_task_args": {}}).stages == ()
+    unwarmed = record | {"warmup_updates": 0, "warmup_task_args": {}}
+    assert SupervisedConfig.from_dict(upgrade(SupervisedConfig, unwarmed)).stages == ()
 
 
 def test_pai_accuracy_is_scored_per_kind_of_query():

@@ -17,11 +17,6 @@ for _learner in (PPO, Impala, SupervisedLearner):
     LEARNERS.register(_learner.config_class.learner, _learner)
 
 
-def config_from_dict(learner: str, data: dict) -> ConfigRecord:
-    """The config of a learner from its JSON record."""
-    return LEARNERS.factory(learner).config_class.from_dict(data)
-
-
 def learner_for(config: ConfigRecord) -> Learner:
     """The learner that runs ``config`` (its ``imports`` imported first: they register what it names)."""
     config.import_modules()

@@ -366,11 +366,10 @@ class ConfigRecord:
 
     @classmethod
     def from_dict(cls, data: dict):
-        """The config from a JSON record (``record``; a run folder's from before components were held
-        whole has ``"core": NAME`` and ``"core_args"``, ``"task": NAME`` and ``"task_args"``). Unknown
-        fields are refused, lists become tuples."""
+        """The config from its JSON record (``record``; earlier formats are read through
+        ``run.config_upgrade.upgrade``). Unknown fields are refused, lists become tuples."""
         data = dict(data)
-        known = {f.name for f in dataclasses.fields(cls)} | {f"{field}_args" for field in cls.COMPONENTS}
+        known = {f.name for f in dataclasses.fields(cls)}
         unknown = set(data) - known
         if unknown:
             raise ValueError(f"unknown {cls.__name__} fields {sorted(unknown)}")

@@ -161,17 +161,6 @@ class SupervisedConfig(ConfigRecord):
                 raise ValueError(f"stage {text!r}: {err}") from None
         return tuple(made)
 
-    @classmethod
-    def from_dict(cls, data: dict):
-        """As ``ConfigRecord.from_dict``; a record from before the stages (with ``warmup_updates`` and
-        ``warmup_task_args``) becomes the same run with one stage."""
-        data = dict(data)
-        if "warmup_updates" in data:
-            updates, settings = data.pop("warmup_updates"), data.pop("warmup_task_args", {})
-            if updates:
-                data["stages"] = [" ".join([str(updates), *(f"{key}={value}" for key, value in settings.items())])]
-        return super().from_dict(data)
-
     @property
     def trained_on(self) -> str:
         return self.task_name

@@ -27,6 +27,7 @@ import numpy as np
 from flax import serialization
 
 from memrl.learn.run_config import ConfigRecord
+from memrl.run.config_upgrade import upgrade
 
 
 class ConfigMismatch(ValueError):
@@ -62,12 +63,15 @@ def differences(there: dict, asked: dict) -> str:
 def restore_msgpack(path: Path, template):
     """The pytree saved at ``path`` with flax msgpack, checked to have ``template``'s structure and
     shapes. Top-level fields that the checkpoint holds empty and the template no longer has are
-    dropped (IMPALA's ``behaviour_params``, None without a policy lag, left the shared runner state)."""
+    dropped (IMPALA's ``behaviour_params``, None without a policy lag, left the shared runner state),
+    and those the template holds empty and the checkpoint predates are empty (a supervised run's
+    ``task_state``, from 2026-11-25)."""
     try:
         saved = serialization.msgpack_restore(path.read_bytes())
         if isinstance(saved, dict):
             fields = serialization.to_state_dict(template)
             saved = {k: v for k, v in saved.items() if v is not None or k in fields}
+            saved |= {k: None for k, v in fields.items() if v is None and k not in saved}
         restored = serialization.from_state_dict(template, saved)
     except (ValueError, KeyError, TypeError) as err:  # a cut or foreign file: msgpack raises ValueErrors
         raise ConfigMismatch(f"checkpoint {path} is unreadable or does not fit this run's config: {err!r}") from None
@@ -119,11 +123,13 @@ NOT_A_CONFIG = "is not a readable memrl run config (cut short, edited, or from a
 
 
 def config_from_record(record, where: str) -> ConfigRecord:
-    """The config of a config.json record ``{"learner": ..., "config": {...}}`` read from ``where``."""
-    from memrl.learn.learners import config_from_dict
+    """The config of a config.json record ``{"learner": ..., "config": {...}}`` read from ``where``,
+    in any format memrl has written (``config_upgrade.upgrade``)."""
+    from memrl.learn.learners import LEARNERS
 
     try:
-        return config_from_dict(record["learner"], record["config"])
+        config_class = LEARNERS.factory(record["learner"]).config_class
+        return config_class.from_dict(upgrade(config_class, record["config"]))
     except (ValueError, KeyError, TypeError) as err:
         raise ValueError(f"{where} {NOT_A_CONFIG}: {err!r}") from None
 
