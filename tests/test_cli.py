@@ -263,6 +263,8 @@ def test_an_actor_critic_run_evaluates_with_and_without_its_memory(tmp_path, cap
     main(["eval", str(tmp_path), "--steps", "40", "--deterministic"])
     greedy = capsys.readouterr().out
     assert re.search(rf"{line}\s+\(most probable actions\)", greedy, re.S)
+    main(["eval", str(tmp_path), "--steps", "3"])  # T-LN at length 4 takes at least 5 steps
+    assert re.search(r"no episode finished in 3 steps of 4\s+environments: give more --steps", capsys.readouterr().out)
 
 
 @pytest.mark.parametrize(

@@ -289,6 +289,11 @@ class ActorCriticLearner:
         """One line on what ``evaluate`` returned."""
         done, returns, _ = results
         episodes = np.asarray(returns)[np.asarray(done)]
+        if not len(episodes):
+            return (
+                f"no episode finished in {num_steps} steps of {np.shape(done)[1]} environments: "
+                "give more --steps to score one"
+            )
         error = episodes.std(ddof=1) / np.sqrt(len(episodes)) if len(episodes) > 1 else float("nan")
         return (
             f"mean return {episodes.mean():.3f} ± {error:.3f} (standard error of the mean) over {len(episodes)} episodes, "
