@@ -9,7 +9,7 @@ import pytest
 
 from memrl.learn.ppo_config import PPOConfig
 from memrl.learn.supervised_config import SupervisedConfig
-from memrl.run.config_upgrade import upgrade
+from memrl.run.config_upgrade import components_merged, upgrade
 from memrl.run.final_agents import evaluation_lines
 from memrl.run.folder import RunFolder
 from memrl.run.seed_training import train_seeds
@@ -54,13 +54,15 @@ def test_a_run_folder_of_an_earlier_format_reads_evaluates_and_trains_on(name, t
     assert resumed.checkpoint_update(0) == longer.num_updates == 2 * config.num_updates
 
 
-def test_upgrade_merges_settings_by_name_into_the_component_they_change():
-    """A sweep spec's base spells a change to a saved component so, over its record or a name."""
+def test_settings_by_name_merge_into_the_component_they_change():
+    """A sweep spec's base spells a change to a saved component so, over its record or a name; its
+    ``core: htm`` is today's HTM (only a run folder's record without embed_dim is the PAI model's)."""
     saved = {"core": {"kind": "gru", "hidden": 8}, "core_args": {"hidden": 16}}
-    assert upgrade(PPOConfig, saved) == {"core": {"kind": "gru", "hidden": 16}}
-    assert upgrade(PPOConfig, {"env_args": {"maze_length": 5}}) == {
+    assert components_merged(PPOConfig, saved) == {"core": {"kind": "gru", "hidden": 16}}
+    assert components_merged(PPOConfig, {"env_args": {"maze_length": 5}}) == {
         "env": {"kind": PPOConfig.default_name("env"), "maze_length": 5}
     }
+    assert components_merged(SupervisedConfig, {"core": "htm"}) == {"core": {"kind": "htm"}}
     assert upgrade(SupervisedConfig, {"warmup_updates": 0, "warmup_task_args": {}}) == {}
     with pytest.raises(ValueError, match="core_args must be settings by name"):
-        upgrade(PPOConfig, {"core_args": ["hidden", 8]})
+        components_merged(PPOConfig, {"core_args": ["hidden", 8]})

@@ -20,13 +20,23 @@ from __future__ import annotations
 
 
 def upgrade(config_class, record: dict) -> dict:
-    """``record`` (the fields of a ``config_class`` config, in any format above) as today's record:
-    each component a record ``{"kind": NAME, ...}`` with its ``NAME_args`` merged in (a component
-    left out is ``config_class``'s default name), a supervised warm-up as one stage, the PAI model
-    by its name."""
+    """A run folder's config ``record`` (the fields of a ``config_class`` config, in any format above)
+    as today's: a supervised warm-up as one stage, the PAI model by its name, each component a
+    record (``components_merged``)."""
     record = dict(record)
+    if "warmup_updates" in record:
+        updates, settings = record.pop("warmup_updates"), record.pop("warmup_task_args", None) or {}
+        if updates:
+            record["stages"] = [" ".join([str(updates), *(f"{key}={value}" for key, value in settings.items())])]
     if "task" in config_class.COMPONENTS and "embed_dim" not in record and record.get("core") == "htm":
-        record["core"] = "htm-pai"
+        record["core"] = "htm-pai"  # a config.json holds every field: without embed_dim it predates fa5a986
+    return components_merged(config_class, record)
+
+
+def components_merged(config_class, record: dict) -> dict:
+    """``record`` with each component a record ``{"kind": NAME, ...}``, its ``NAME_args`` merged in
+    (a component left out is ``config_class``'s default name): format 3 above, and a sweep spec's base."""
+    record = dict(record)
     for field in config_class.COMPONENTS:
         settings = record.pop(f"{field}_args", None) or {}
         if not isinstance(settings, dict):
@@ -38,8 +48,4 @@ def upgrade(config_class, record: dict) -> dict:
             held = {**held, **settings}
         if held is not None:
             record[field] = held
-    if "warmup_updates" in record:
-        updates, settings = record.pop("warmup_updates"), record.pop("warmup_task_args", None) or {}
-        if updates:
-            record["stages"] = [" ".join([str(updates), *(f"{key}={value}" for key, value in settings.items())])]
     return record

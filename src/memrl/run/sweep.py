@@ -36,7 +36,7 @@ import numpy as np
 import tyro
 
 from memrl.learn.run_config import ConfigRecord
-from memrl.run.config_upgrade import upgrade
+from memrl.run.config_upgrade import components_merged
 from memrl.run.folder_lock import check_output_folder, writing
 
 SPACES = ("grid", "choice", "uniform", "loguniform", "randint")
@@ -239,7 +239,7 @@ def trial_config(spec: SweepSpec, params: dict) -> ConfigRecord:
         raise ValueError(
             f"{spec.learner} configs have no field {', '.join(map(repr, unknown))}; their fields: {', '.join(sorted(known))}"
         )
-    return config_class.from_dict(upgrade(config_class, fields))
+    return config_class.from_dict(components_merged(config_class, fields))
 
 
 def latest_score(folder, config: ConfigRecord, metric: str) -> float | None:
