@@ -169,9 +169,7 @@ class Environment:
         its params' fields, each over the params' default."""
         own = {f.name for f in dataclasses.fields(cls) if f.init and f.name != "params"}
         fields = {k: settings.pop(k) for k in list(settings) if k in own}
-        defaults = next((f.default for f in dataclasses.fields(cls) if f.name == "params"), None)
-        if defaults is None:  # every setting is a field
-            return cls(**fields, **settings)
+        defaults = next(f.default for f in dataclasses.fields(cls) if f.name == "params")
         return cls(**fields, params=replace_params(defaults, cls.__name__, **settings))
 
     @property
