@@ -36,7 +36,7 @@ def main(preset: str, seeds: int, updates: int) -> None:
         next(name for name in runs if name.endswith("/epn"))
     ]  # the all-to-all planner (4x4 in the paper preset, 3x3 in the cpu one)
     for prefixes in (5, 1):
-        config = dataclasses.replace(base, core_args={"prefixes": prefixes})
+        config = dataclasses.replace(base, core=base.core.clone(prefixes=prefixes))
         compiled, seconds = updates_per_second(config, seeds, updates)
         print(
             f"prefixes {prefixes}: compile and first call {compiled:.1f} s, {1000 * seconds:.1f} ms per update of "

@@ -85,15 +85,18 @@ def pytest_unconfigure(config):
 
 
 DATA = Path(__file__).parent / "data"
-TINY_PPO = dict(  # a PPO run on a 4-cell T-maze that trains in seconds (`from conftest import TINY_PPO`)
-    env_args={"maze_length": 4, "timeout": 10},
-    core_args={"hidden": 8},
-    encoder_widths=(8,),
-    head_widths=(8,),
-    num_envs=4,
-    rollout_len=8,
-    total_steps=64,
-)
+TINY_PPO = dict(encoder_widths=(8,), head_widths=(8,), num_envs=4, rollout_len=8, total_steps=64)
+"""the agent and batch of ``tiny_ppo``"""
+
+
+def tiny_ppo(maze: str = "tmaze/T-LN", core: str = "gru", **fields):
+    """A PPO run of ``core`` (hidden 8) on a 4-cell ``maze`` that trains in seconds (`from conftest import tiny_ppo`)."""
+    from memrl import cores, envs
+    from memrl.learn.ppo_config import PPOConfig
+
+    made = dict(env=envs.make(maze, maze_length=4, timeout=10), core=cores.make(core, hidden=8))
+    return PPOConfig(**{**made, **TINY_PPO, **fields})
+
 
 D = 6  # input width of the core contract tests
 SMALL_CORES = {  # every registered core at test sizes (`from conftest import SMALL_CORES`)

@@ -7,7 +7,10 @@ import re
 
 import pytest
 
+from memrl import cores, envs, tasks
+from memrl.agents.supervised_models import TASK_MODELS
 from memrl.cli import main
+from memrl.envs.base import ENVS
 
 
 def test_list_names_cores_envs_and_experiments(capsys):
@@ -236,10 +239,8 @@ def test_an_actor_critic_run_evaluates_with_and_without_its_memory(tmp_path, cap
     from memrl.run.folder import RunFolder
 
     config = ImpalaConfig(
-        env="tmaze/T-LN",
-        env_args={"maze_length": 4, "timeout": 8},
-        core="gru",
-        core_args={"hidden": 8},
+        env=envs.make("tmaze/T-LN", maze_length=4, timeout=8),
+        core=cores.make("gru", hidden=8),
         encoder_widths=(8,),
         head_widths=(8,),
         num_envs=4,
@@ -293,10 +294,8 @@ def test_a_saved_config_trains_again_with_the_flags_given_changing_it(tmp_path, 
     from memrl.run.folder import RunFolder
 
     saved = PPOConfig(
-        env="tmaze/T-L",
-        env_args={"maze_length": 6},
-        core="gru",
-        core_args={"hidden": 16},
+        env=envs.make("tmaze/T-L", maze_length=6),
+        core=cores.make("gru", hidden=16),
         num_envs=4,
         num_minibatches=2,
     )
@@ -320,13 +319,13 @@ def test_a_saved_config_trains_again_with_the_flags_given_changing_it(tmp_path, 
     main(["train", "ppo", "--config", str(tmp_path / "saved"), "--core-args", "hidden", "8"])
     main(["train", "--config", str(tmp_path / "saved"), "--core", "lstm", "--out", str(tmp_path / "lstm")])
     assert trained[0] == (
-        dataclasses.replace(saved, lr=0.01, env_args={"maze_length": 6, "timeout": 30}),
+        dataclasses.replace(saved, lr=0.01, env=ENVS.changed(saved.env, maze_length=6, timeout=30)),
         tmp_path / "again",
     )
-    assert trained[1][0] == dataclasses.replace(saved, core_args={"hidden": 8})
-    assert trained[2][0] == dataclasses.replace(saved, core="lstm", core_args={})  # the GRU's settings stay with it
+    assert trained[1][0] == dataclasses.replace(saved, core=saved.core.clone(hidden=8))
+    assert trained[2][0] == dataclasses.replace(saved, core=cores.make("lstm"))  # the GRU's settings stay with it
     main(["train", "--config", str(tmp_path / "saved"), "--env", "tmaze/T-LS", "--out", str(tmp_path / "ls")])
-    assert trained[3][0] == dataclasses.replace(saved, env="tmaze/T-LS")  # T-L's settings stay with it
+    assert trained[3][0] == dataclasses.replace(saved, env=envs.make("tmaze/T-LS"))  # T-L's settings stay with it
     for argv, message in (
         (["train", "impala", "--config", str(tmp_path / "saved")], "holds a ppo run; train it with memrl train ppo"),
         (
@@ -387,7 +386,7 @@ def test_the_task_is_a_subcommand_too_and_its_batch_size_the_runs(tmp_path, monk
     monkeypatch.setattr(memrl.run.train, "train_run", lambda config, folder, *rest: trained.append((config, folder)))
     main(["train", "supervised", "task:copying", "--task.gap", "5", "core:gru", "--batch-size", "8"])
     main(["train", "supervised", "--task", "copying", "--task-args", "gap", "5", "--core", "gru", "--batch-size", "8"])
-    copying = SupervisedConfig(task=Copying(gap=5), core="gru", batch_size=8)
+    copying = SupervisedConfig(task=Copying(gap=5), core=cores.make("gru"), batch_size=8)
     assert trained[0] == trained[1] == (copying, Path("runs/copying/gru-supervised"))
     assert copying.task == Copying(gap=5, batch_size=8) and copying.record()["task"] == {
         "kind": "copying",
@@ -424,7 +423,7 @@ def test_the_environment_is_a_subcommand_too_whose_flags_are_its_settings(tmp_pa
     main(["train", "ppo", "env:tmaze/T-LS", "--env.maze-length", "20", "--env.timeout", "100", "core:gru"])
     main(["train", "ppo", "--env", "tmaze/T-LS", "--env-args", "maze_length", "20", "timeout", "100", "--core", "gru"])
     main(["train", "ppo", "core:gru", "env:tmaze/T-LS", "--env.maze_length", "20", "--env.timeout", "100"])
-    expected = PPOConfig(env=envs.make("tmaze/T-LS", maze_length=20, timeout=100), core="gru")
+    expected = PPOConfig(env=envs.make("tmaze/T-LS", maze_length=20, timeout=100), core=cores.make("gru"))
     assert trained[0] == trained[1] == trained[2] == (expected, Path("runs/tmaze_T-LS/gru"))
     assert trained[0][0].env.made_as == ("tmaze/T-LS", {"maze_length": 20, "timeout": 100})  # what differs from T-LS's
     main(["train", "ppo", "env:tmaze/T-LS", "--env.maze-length", "100"])  # its default: not a setting given
@@ -455,10 +454,8 @@ def test_evaluation_config_replaces_settings_and_drops_the_stages():
     from memrl.run.final_agents import changed_settings, evaluation_config
 
     config = SupervisedConfig(
-        task="pai",
-        core="htm-pai",
-        task_args={"num_chains": 3},
-        core_args={"k": 2, "d_model": 32},
+        task=tasks.make("pai", num_chains=3),
+        core=TASK_MODELS.make("htm-pai", k=2, d_model=32),
         stages=("5 direct_fraction=1.0",),
     )
     task, core = dataclasses.replace(config.task, num_chains=8), dataclasses.replace(config.core, k=16)
@@ -466,7 +463,7 @@ def test_evaluation_config_replaces_settings_and_drops_the_stages():
     assert evaluated.task.num_chains == 8 and evaluated.stages == ()
     assert (evaluated.core.k, evaluated.core.d_model) == (16, 32)
     assert changed_settings(config, evaluated) == {"num_chains": 8, "k": 16}
-    tmaze = PPOConfig(env="tmaze/T-LS", env_args={"timeout": 200})
+    tmaze = PPOConfig(env=envs.make("tmaze/T-LS", timeout=200))
     longer = envs.make("tmaze/T-LS", timeout=200, maze_length=150)
     evaluated = evaluation_config(tmaze, {"env": longer})
     assert evaluated.component_record("env") == {"kind": "tmaze/T-LS", "timeout": 200, "maze_length": 150}
@@ -484,7 +481,7 @@ def test_plot_labels_each_curve_by_its_core_and_folder(tmp_path, monkeypatch):
     monkeypatch.setattr(curves, "save_curves", lambda out, panels, *a: shown.update(panels) or out)
     folders = {"a/lstm": "lstm", "b/lstm": "lstm", "a/no-st": "amrl-max"}
     for name, core in folders.items():
-        RunFolder(tmp_path / name).prepare(PPOConfig(core=core))
+        RunFolder(tmp_path / name).prepare(PPOConfig(core=cores.make(core)))
         RunFolder(tmp_path / name).append_metrics(0, [{"env_steps": 64, "episode_return": 0.5}])
     main(["plot", *(str(tmp_path / name) for name in folders), "--out", str(tmp_path / "curves.png")])
     assert set(shown) == {PPOConfig().env_name}

@@ -10,6 +10,7 @@ import jax
 import numpy as np
 import pytest
 
+from memrl import cores, envs, tasks
 from memrl.cli import main
 from memrl.learn.learners import learner_for
 from memrl.learn.supervised_config import SupervisedConfig
@@ -292,9 +293,8 @@ def test_init_params_are_read_from_where_memrl_train_ran_and_named_there(tmp_pat
 
 
 TINY = SupervisedConfig(
-    task_args={"gap": 2, "num_digits": 2},
-    core="gru",
-    core_args={"hidden": 8},
+    task=tasks.make("copying", gap=2, num_digits=2),
+    core=cores.make("gru", hidden=8),
     embed_dim=8,
     batch_size=4,
     total_steps=4 * 3,
@@ -329,7 +329,7 @@ def test_a_config_of_the_wrong_types_is_refused_from_json_and_from_python(run_fo
     for wrong, message in [
         (dict(lr="1e-3"), "lr must be a number, got '1e-3'"),
         (dict(seeds=True), "seeds must be an integer, got True"),
-        (dict(core_args=[("hidden", 8)]), "core_args must be settings by name"),
+        (dict(core="lstm"), "core must be the core itself, made by its name"),
         (dict(head_widths=(2.5,)), "head_widths must be integers"),
     ]:
         with pytest.raises(ValueError, match=message):
@@ -392,7 +392,7 @@ def test_a_cut_or_foreign_checkpoint_names_its_file(run_folder, capsys):
     assert f"checkpoint {path} is unreadable or does not fit this run's config" in refused(
         ["eval", str(run_folder.path)], capsys
     )
-    other = dataclasses.replace(TINY, core_args={"hidden": 16})
+    other = dataclasses.replace(TINY, core=TINY.core.clone(hidden=16))
     run_folder.save_checkpoint(0, learner_for(other).init(jax.random.PRNGKey(0)))
     assert "its arrays have other shapes" in refused(["eval", str(run_folder.path)], capsys)
 
@@ -447,7 +447,7 @@ def test_every_other_librarys_flag_name_points_at_a_flag_of_a_learner():
 def test_eval_refuses_more_steps_than_the_machine_can_hold(tmp_path, capsys):
     from memrl.learn.ppo_config import PPOConfig
 
-    config = PPOConfig(env="tmaze/T-L", num_envs=2, num_minibatches=1, rollout_len=8, total_steps=16)
+    config = PPOConfig(env=envs.make("tmaze/T-L"), num_envs=2, num_minibatches=1, rollout_len=8, total_steps=16)
     folder = RunFolder(tmp_path / "rl")
     folder.prepare(config)
     folder.save_checkpoint(0, learner_for(config).init(jax.random.PRNGKey(0)))

@@ -22,7 +22,7 @@ def test_register_refuses_duplicates_and_make_lists_known_names():
 def test_core_registry_refuses_a_second_lstm_and_bad_fields():
     with pytest.raises(ValueError, match="already registered"):
         cores.register("lstm", cores.make)
-    with pytest.raises(TypeError, match="unexpected keyword argument 'size'"):
+    with pytest.raises(ValueError, match="core 'lstm' has no setting 'size'; its settings: hidden"):
         cores.make("lstm", size=3)
 
 

@@ -244,3 +244,25 @@ class Registry(Generic[T]):
         """``name``'s entry made with ``settings``; refuses a setting the name fixes."""
         self.refuse_fixed(name, settings)
         return self.factory(name)(**settings)
+
+
+class ComponentRegistry(Registry[T]):
+    """The registry of one kind of a run's components (cores, tasks, task models; environments:
+    ``envs.base.EnvironmentRegistry``), whose entries are made from settings by name: ``make``
+    refuses a setting the name does not have, listing those it has."""
+
+    def make(self, name: str, **settings) -> T:
+        """``name``'s entry made with ``settings``; refuses a setting the name does not have or fixes
+        (``check_settings``)."""
+        if settings:  # the name's default (``default``) has none to check
+            self.check_settings(name, settings)
+        return super().make(name, **settings)
+
+    def check_settings(self, name: str, settings: dict) -> None:
+        """Refuse ``settings`` that ``name`` does not have or fixes (``refuse_unknown``)."""
+        self.refuse_unknown(name, settings)
+
+    def changed(self, made: T, **settings) -> T:
+        """``made`` with ``settings`` over its own, made again by its name (``envs.ENVS.changed(env,
+        maze_length=120)``); refuses a setting its name does not have or fixes."""
+        return self.from_record(self.record(made) | settings)

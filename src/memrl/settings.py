@@ -161,15 +161,17 @@ def fits(value, hint) -> bool:
     return True  # arrays, tuples, pytrees: the entry checks them itself
 
 
-def check_settings(registry: Registry, name: str, given: dict, flag: str) -> None:
+def check_settings(registry: Registry, name: str, given: dict, where: str = "") -> None:
     """Refuse settings that ``name`` does not have or whose values do not fit their types, naming
-    the setting, the type and what is allowed (``memrl list`` shows them)."""
+    the setting, the type and what is allowed (``memrl list`` shows them); ``where`` says where they
+    were given ("--stages ...")."""
     if not given or registry.family(name):  # a family member's settings are its own (gymnasium.make checks them)
         return
-    registry.refuse_unknown(name, given, f" ({flag})")
+    at = f" ({where})" if where else ""
+    registry.refuse_unknown(name, given, at)
     known = {s.name: s for s in settings_of(registry, name)}
     for key, value in given.items():
         if not fits(value, known[key].hint):
             raise ValueError(
-                f"{registry.kind} {name!r} setting {key!r} must be {known[key].type_name}, got {value!r} ({flag})"
+                f"{registry.kind} {name!r} setting {key!r} must be {known[key].type_name}, got {value!r}{at}"
             )

@@ -5,7 +5,7 @@ import jax
 import numpy as np
 import pytest
 
-from memrl import tasks
+from memrl import cores, tasks
 from memrl.analysis.attention_maps import command, reference_steps
 from memrl.learn.learners import learner_for
 from memrl.learn.supervised_config import SupervisedConfig
@@ -32,10 +32,8 @@ def checkpointed(config, path) -> RunFolder:
 @pytest.fixture(scope="module")
 def rmc_run(tmp_path_factory):
     config = SupervisedConfig(
-        task="nth-farthest",
-        task_args=dict(num_objects=4, num_features=3),
-        core="rmc",
-        core_args=dict(mem_slots=2, head_size=4, num_heads=2, num_blocks=2),
+        task=tasks.make("nth-farthest", **dict(num_objects=4, num_features=3)),
+        core=cores.make("rmc", **dict(mem_slots=2, head_size=4, num_heads=2, num_blocks=2)),
         embed_dim=8,
         batch_size=8,
         total_steps=16,
@@ -58,10 +56,8 @@ def test_refuses_a_core_without_attention_and_a_missing_seed(rmc_run, tmp_path):
     with pytest.raises(ValueError, match="has seeds"):
         command(rmc_run.path, seed=3, out=tmp_path)
     config = SupervisedConfig(
-        task="nth-farthest",
-        task_args=dict(num_objects=3, num_features=2),
-        core="gru",
-        core_args=dict(hidden=4),
+        task=tasks.make("nth-farthest", **dict(num_objects=3, num_features=2)),
+        core=cores.make("gru", **dict(hidden=4)),
         batch_size=4,
         total_steps=4,
         updates_per_chunk=1,

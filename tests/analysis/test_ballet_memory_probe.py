@@ -2,6 +2,7 @@ import jax
 import numpy as np
 import pytest
 
+from memrl import cores, envs
 from memrl.analysis.ballet_memory import command, probe_config
 from memrl.analysis.ballet_memory_probe import BalletMemoryProbe, train_probe, watch_episodes
 from memrl.envs import ballet
@@ -10,9 +11,7 @@ from memrl.learn.impala_config import ImpalaConfig
 from memrl.run.folder import ConfigMismatch
 
 TINY = dict(
-    env_args={"observation": "cells"},
-    core="gru",
-    core_args={"hidden": 8},
+    core=cores.make("gru", hidden=8),
     encoder="conv",
     conv_channels=(4, 4, 4),
     conv_kernels=(1, 3, 3),
@@ -38,9 +37,9 @@ def test_the_watch_phase_ends_at_the_first_choice_frame_and_the_label_is_the_tar
 
 def test_the_probe_refuses_what_it_cannot_train_on():
     with pytest.raises(ValueError, match="one Ballet level"):
-        BalletMemoryProbe(ImpalaConfig(env="ballet/mixed", **TINY))
+        BalletMemoryProbe(ImpalaConfig(env=envs.make("ballet/mixed", observation="cells"), **TINY))
     with pytest.raises(ValueError, match="needs a Ballet environment"):
-        BalletMemoryProbe(ImpalaConfig(env="tmaze/T-LN", core="gru", core_args={"hidden": 8}))
+        BalletMemoryProbe(ImpalaConfig(env=envs.make("tmaze/T-LN"), core=cores.make("gru", hidden=8)))
     with pytest.raises(ValueError, match="htm-ballet cores"):
         probe_config("amrl-max", "2_delay16")
     with pytest.raises(ValueError, match="unknown Ballet level 'mixed'"):
@@ -56,7 +55,7 @@ class Interrupted(Exception):
 
 
 def test_an_interrupted_probe_training_resumes_to_the_same_parameters(tmp_path):
-    probe = BalletMemoryProbe(ImpalaConfig(env="ballet/2_delay16", **TINY))
+    probe = BalletMemoryProbe(ImpalaConfig(env=envs.make("ballet/2_delay16", observation="cells"), **TINY))
     train = lambda **kw: train_probe(probe, jax.random.PRNGKey(0), steps=3, batch_size=2, chunk=1, **kw)
     expected_params, expected_curve = train()
     assert expected_curve[0, 0] == pytest.approx(np.log(8), abs=0.1)  # near-uniform over the 8 slots at initialisation

@@ -4,6 +4,7 @@ import jax
 import numpy as np
 import pytest
 
+from memrl import cores, envs
 from memrl.analysis.chunk_selection import chunk_timeline, record_episode, relevance_by_chunk
 from memrl.cli import main
 from memrl.learn.impala_config import ImpalaConfig
@@ -13,10 +14,8 @@ from memrl.run.folder import RunFolder
 
 HTM = dict(num_layers=2, d_model=16, num_heads=2, mlp_dim=16, window=3, chunk_size=2, num_chunks=4, k=2)
 CONFIG = ImpalaConfig(
-    env="tmaze/T-LN",
-    env_args={"maze_length": 20, "timeout": 60},
-    core="htm",
-    core_args=HTM,
+    env=envs.make("tmaze/T-LN", maze_length=20, timeout=60),
+    core=cores.make("htm", **HTM),
     encoder_widths=(16,),
     head_widths=(16,),
     num_envs=2,
@@ -79,7 +78,7 @@ def test_the_command_draws_and_saves_per_layer(run_folder, tmp_path):
 
 def test_refuses_a_run_without_an_htm_core_and_a_missing_seed(tmp_path, capsys):
     gru = RunFolder(tmp_path / "gru")
-    gru.prepare(ImpalaConfig(env="tmaze/T-LN", core="gru"))
+    gru.prepare(ImpalaConfig(env=envs.make("tmaze/T-LN"), core=cores.make("gru")))
     htm = RunFolder(tmp_path / "htm")
     htm.prepare(CONFIG)
     for args, message in (

@@ -50,7 +50,7 @@ def test_a_seed_the_run_lacks_is_refused_with_the_seeds_it_has(tmp_path):
     from memrl.learn.impala_config import ImpalaConfig
     from memrl.run.folder import RunFolder
 
-    config = ImpalaConfig(env="memory-planning/3x3", core=cores.make("epn", capacity=40), seed=300, seeds=2)
+    config = ImpalaConfig(env=envs.make("memory-planning/3x3"), core=cores.make("epn", capacity=40), seed=300, seeds=2)
     RunFolder(tmp_path / "run").prepare(config)
     with pytest.raises(FileNotFoundError, match=r"no checkpoint for seed 0; its run trains seeds 300, 301 \(--seed\)"):
         command(tmp_path / "run", seed=0)

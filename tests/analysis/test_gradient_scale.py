@@ -6,11 +6,12 @@ import math
 import jax.numpy as jnp
 import pytest
 
+from memrl import cores, envs
 from memrl.analysis.gradient_scale import catch_first_gradient, gradient_scale, optimiser_floor
 from memrl.learn.impala_config import ImpalaConfig
 from memrl.learn.ppo_config import PPOConfig
 
-SMALL = dict(env="tmaze/T-L", num_envs=4, rollout_len=16, num_minibatches=1, update_epochs=1)
+SMALL = dict(env=envs.make("tmaze/T-L"), num_envs=4, rollout_len=16, num_minibatches=1, update_epochs=1)
 
 
 def test_the_first_gradient_is_kept_and_passed_through():
@@ -38,5 +39,5 @@ def test_s6s_scan_parameters_sit_orders_of_magnitude_below_ppos_eps_where_the_ls
         for r in gradient_scale(PPOConfig(core=core, **SMALL))
         if "/core/" in r["parameter"]
     }
-    s6, lstm = ratios("s6"), ratios("lstm")
+    s6, lstm = ratios(cores.make("s6")), ratios(cores.make("lstm"))
     assert s6["A_log"] < 1e-3 and min(lstm.values()) > 1e-2

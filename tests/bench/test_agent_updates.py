@@ -1,5 +1,6 @@
 """The agent update profiles (HTM's image agents, the EPN and RMC agents) run and report what they say (no timing assertions)."""
 
+from memrl import cores, envs
 from memrl.bench.agent_updates import AGENT_PROFILES
 from memrl.bench.htm_agents import PROFILED_RUNS
 from memrl.bench.update_cost import update_cost
@@ -10,10 +11,10 @@ from memrl.registry import held_settings
 
 def test_update_cost_measures_an_update_and_its_parts():
     config = ImpalaConfig(
-        env="pvm",
-        env_args=dict(room_size=4, num_choices=2, steps_per_second=1),
-        core="htm",
-        core_args=dict(num_layers=1, d_model=8, num_heads=2, mlp_dim=8, window=4, chunk_size=4, num_chunks=11, k=2),
+        env=envs.make("pvm", **dict(room_size=4, num_choices=2, steps_per_second=1)),
+        core=cores.make(
+            "htm", **dict(num_layers=1, d_model=8, num_heads=2, mlp_dim=8, window=4, chunk_size=4, num_chunks=11, k=2)
+        ),
         encoder="conv",
         encoder_widths=(),
         conv_channels=(4, 4),

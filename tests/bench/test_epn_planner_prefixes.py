@@ -16,7 +16,7 @@ def test_the_prefix_benchmark_reports_both_planners(capsys, monkeypatch):
         config,
         num_envs=2,
         rollout_len=4,
-        core_args={"capacity": 8, "embed_dim": 4, "width": 8, "iterations": 1},
+        core=config.core.clone(capacity=8, embed_dim=4, width=8, iterations=1),
         head_widths=(8,),
     )
     real_get = module.get

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from conftest import optimised, trained_scores
 
-from memrl import cores
+from memrl import cores, tasks
 from memrl.cores import dnc_addressing as addressing
 
 EPS = addressing.EPSILON
@@ -196,10 +196,8 @@ def test_learns_to_copy():
     from memrl.learn.supervised_config import SupervisedConfig
 
     config = SupervisedConfig(
-        task="copying",
-        task_args=dict(gap=8, num_digits=5),
-        core="dnc",
-        core_args=dict(hidden=64, output_size=64),
+        task=tasks.make("copying", **dict(gap=8, num_digits=5)),
+        core=cores.make("dnc", **dict(hidden=64, output_size=64)),
         embed_dim=16,
         batch_size=32,
         total_steps=32 * 1500,

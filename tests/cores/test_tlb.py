@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from conftest import optimised
 
-from memrl import cores
+from memrl import cores, envs
 from memrl.cores.tlb import AttentionBlock
 
 SIZES = dict(chunk_size=3, num_state=2, d_model=8, num_heads=2, mlp_dim=12)
@@ -193,10 +193,8 @@ def short_tmaze_returns():
     from memrl.learn.ppo_config import PPOConfig
 
     config = PPOConfig(
-        env="tmaze/T-LN",
-        env_args={"maze_length": 6, "timeout": 20},
-        core="tlb",
-        core_args=dict(chunk_size=4, num_state=2, d_model=32, num_heads=2, mlp_dim=32, self_per_read=1),
+        env=envs.make("tmaze/T-LN", maze_length=6, timeout=20),
+        core=cores.make("tlb", **dict(chunk_size=4, num_state=2, d_model=32, num_heads=2, mlp_dim=32, self_per_read=1)),
         encoder_widths=(32,),
         head_widths=(32,),
         num_envs=16,

@@ -6,7 +6,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from memrl import envs
+from memrl import cores, envs
 from memrl.envs.as_gymnax import AsGymnax
 from memrl.envs.gymnasium_adapter import GymnasiumEnv, make_vector
 
@@ -110,9 +110,8 @@ def test_memrl_ppo_trains_on_a_gymnax_env():
     from memrl.learn.ppo_config import PPOConfig
 
     config = PPOConfig(
-        env="gymnax/MemoryChain-bsuite",
-        core="gru",
-        core_args={"hidden": 16},
+        env=envs.make("gymnax/MemoryChain-bsuite"),
+        core=cores.make("gru", hidden=16),
         encoder_widths=(16,),
         head_widths=(16,),
         num_envs=8,

@@ -83,7 +83,7 @@ def test_left_recalls_red_and_right_green_and_anything_else_fails(at_the_choice,
 def test_settings_are_checked():
     with pytest.raises(ValueError, match="signal_steps must be >= 1"):
         envs.make("minecraft-maze/chicken", signal_steps=0)
-    with pytest.raises(TypeError, match="unknown MinecraftChicken params"):
+    with pytest.raises(ValueError, match="no setting 'chickens'; its settings: signal_steps"):
         envs.make("minecraft-maze/chicken", chickens=3)
 
 

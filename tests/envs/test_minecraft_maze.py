@@ -147,7 +147,7 @@ def test_settings_are_checked():
         envs.make("minecraft-maze/MC-LS", num_rooms=0)
     with pytest.raises(ValueError, match="noise_std must be >= 0"):
         envs.make("minecraft-maze/MC-LSN", noise_std=-0.1)
-    with pytest.raises(TypeError, match="unknown MinecraftMaze params"):
+    with pytest.raises(ValueError, match="no setting 'rooms'; its settings: num_rooms"):
         envs.make("minecraft-maze/MC-LS", rooms=3)
 
 

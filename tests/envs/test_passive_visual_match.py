@@ -108,6 +108,6 @@ def test_walls_block_and_bad_settings_are_refused(env):
         envs.make("pvm", room_size=4, num_choices=3)  # a 2×2 floor: the agent, the phase-1 square and 2 choices
     with pytest.raises(ValueError, match="num_colors must be at least 2"):
         envs.make("pvm", num_colors=1)
-    with pytest.raises(TypeError, match="unknown PassiveVisualMatch params"):
+    with pytest.raises(ValueError, match="no setting 'phase_seconds'; its settings: room_size"):
         envs.make("pvm", phase_seconds=3)
     assert len(MOVES) == env.action_dims[0]

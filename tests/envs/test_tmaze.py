@@ -103,7 +103,7 @@ def test_timeout_is_truncation_after_timeout_plus_one_steps():
 def test_longer_corridor_is_a_parameter():
     env = envs.make("tmaze/T-LN", maze_length=200, timeout=300)
     assert env.default_params.maze_length == 200
-    with pytest.raises(TypeError, match="allowed"):
+    with pytest.raises(ValueError, match="no setting 'corridor'; its settings: maze_length"):
         envs.make("tmaze/T-LN", corridor=3)
 
 

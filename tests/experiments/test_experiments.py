@@ -10,10 +10,11 @@ from pathlib import Path
 import jax
 import numpy as np
 import pytest
-from conftest import TINY_PPO
+from conftest import tiny_ppo
 from scipy import stats
 
-from memrl import cores, experiments
+from memrl import cores, envs, experiments, tasks
+from memrl.envs.base import ENVS
 from memrl.experiments.base import MIN_EPISODES, Expectation, Experiment
 from memrl.experiments.record import check_record
 from memrl.learn.learners import learner_for
@@ -70,9 +71,7 @@ def test_amrl_tmaze_adds_the_dnc_with_amrls_sizes():
     assert dnc.core == cores.make(
         "dnc", memory_size=16, word_size=16, num_reads=4, num_writes=1, hidden=256, output_size=256
     )
-    assert (
-        dataclasses.replace(dnc, core="lstm", core_args={}) == plain.runs["T-LN/lstm"]
-    )  # the LSTM's settings otherwise
+    assert dataclasses.replace(dnc, core=cores.make("lstm")) == plain.runs["T-LN/lstm"]  # the LSTM's settings otherwise
     assert with_dnc.expectations == plain.expectations
 
 
@@ -142,8 +141,8 @@ def test_rmc_boxworld_is_the_papers_agent_and_counts_solved_levels(tmp_path, mon
     config = experiments.get("rmc-boxworld", "cpu").runs["boxworld/rmc"]
     config = dataclasses.replace(
         config,
-        env_args=dict(max_steps=20),
-        core_args=dict(mem_slots=2, num_heads=1, head_size=4),
+        env=ENVS.changed(config.env, max_steps=20),
+        core=config.core.clone(mem_slots=2, num_heads=1, head_size=4),
         num_envs=4,
         total_steps=4 * 40,
         seeds=1,
@@ -205,7 +204,9 @@ def test_rmc_language_model_compares_models_of_equal_size_and_reads_fig_12():
     rmc, lstm = parameter_count(cpu["python-docs/rmc"]), parameter_count(cpu["python-docs/lstm"])
     assert abs(rmc - lstm) < 0.1 * rmc  # "at equal parameters"
     tiny = dataclasses.replace(
-        cpu["python-docs/rmc"], core_args=dict(mem_slots=1, num_heads=1, head_size=4), embed_dim=4
+        cpu["python-docs/rmc"],
+        core=cpu["python-docs/rmc"].core.clone(mem_slots=1, num_heads=1, head_size=4),
+        embed_dim=4,
     )
     learner = SupervisedLearner(tiny)
     result = perplexities(learner, learner.init(jax.random.PRNGKey(0)).params, words=60, unrolls=(1, 60))
@@ -227,7 +228,7 @@ def test_the_language_model_is_tested_at_its_checkpoint_of_lowest_validation_per
         assert all(c.keep_every > 0 for c in experiments.get("rmc-language-model", preset).runs.values())
     config = dataclasses.replace(
         experiments.get("rmc-language-model", "cpu").runs["python-docs/lstm"],
-        core_args=dict(hidden=4),
+        core=cores.make("lstm", hidden=4),
         embed_dim=4,
         batch_size=2,
         total_steps=2 * 6,
@@ -454,9 +455,9 @@ def test_reproduce_writes_table_figure_and_checks(tmp_path, capsys):
         version=1,
         description="tiny",
         runs={
-            "T-LN/gru": PPOConfig(env="tmaze/T-LN", core="gru", **TINY_PPO),
-            "T-LN/lstm": PPOConfig(env="tmaze/T-LN", core="lstm", **TINY_PPO),
-            "T-LN/gru-grown": PPOConfig(env="tmaze/T-LN", core="gru", init_params="T-LN/gru", **TINY_PPO),
+            "T-LN/gru": tiny_ppo(),
+            "T-LN/lstm": tiny_ppo(core="lstm"),
+            "T-LN/gru-grown": tiny_ppo(init_params="T-LN/gru"),
         },
         expectations=(
             Expectation("T-LN/gru", ">=", 100.0, "cannot pass", central=True),
@@ -591,10 +592,8 @@ def test_final_agents_run_on_another_environment_and_core_setting(tmp_path):
     from memrl.run.seed_training import train_seeds
 
     config = ImpalaConfig(
-        env="graph-nav/5",
-        env_args={"bank_size": 4},
-        core="epn",
-        core_args={"capacity": 8, "embed_dim": 4, "width": 8},
+        env=envs.make("graph-nav/5", bank_size=4),
+        core=cores.make("epn", capacity=8, embed_dim=4, width=8),
         head_widths=(8,),
         num_envs=2,
         rollout_len=4,
@@ -608,8 +607,8 @@ def test_final_agents_run_on_another_environment_and_core_setting(tmp_path):
         final_params(folder),
         jax.random.PRNGKey(0),
         6,
-        env="graph-nav/7",
-        core_args={"iterations": 4},
+        env=envs.make("graph-nav/7", bank_size=4),
+        core=config.core.clone(iterations=4),
     )
     assert len(rewards) == 1 and rewards[0].shape == (6, 2)
 
@@ -753,10 +752,8 @@ def test_tlb_babyai_plays_each_final_model_in_the_real_level(tmp_path):
     from memrl.run.seed_training import train_seeds
 
     config = SupervisedConfig(
-        task="babyai",
-        task_args=dict(levels="GoToLocal", episodes=4, test_episodes=2, max_steps=12),
-        core="gru",
-        core_args={"hidden": 8},
+        task=tasks.make("babyai", **dict(levels="GoToLocal", episodes=4, test_episodes=2, max_steps=12)),
+        core=cores.make("gru", hidden=8),
         embed_dim=8,
         batch_size=4,
         total_steps=16,
@@ -803,10 +800,8 @@ def test_tlb_decision_plays_each_final_model_asked_for_both_returns(tmp_path, mo
 
     monkeypatch.setattr(tlb_decision, "EVAL_EPISODES", 8)
     config = SupervisedConfig(
-        task="tmaze-returns",
-        task_args=dict(maze_length=3, episodes=8, test_episodes=4),
-        core="gru",
-        core_args={"hidden": 8},
+        task=tasks.make("tmaze-returns", **dict(maze_length=3, episodes=8, test_episodes=4)),
+        core=cores.make("gru", hidden=8),
         embed_dim=8,
         batch_size=4,
         total_steps=8,
@@ -841,10 +836,8 @@ def test_held_out_evaluation_scores_the_final_model_on_fresh_held_out_sequences(
     from memrl.run.seed_training import train_seeds
 
     config = SupervisedConfig(
-        task="nth-farthest",
-        task_args=dict(num_objects=4, num_features=4),
-        core="lstm",
-        core_args={"hidden": 8},
+        task=tasks.make("nth-farthest", **dict(num_objects=4, num_features=4)),
+        core=cores.make("lstm", hidden=8),
         embed_dim=8,
         head_widths=(8,),
         batch_size=8,
@@ -998,13 +991,13 @@ def test_htm_ballet_evaluation_scores_each_test_level(tmp_path):
 
     config = dataclasses.replace(
         preset_runs("cpu")["mixed/lstm"],
-        core_args={"hidden": 8},
+        core=preset_runs("cpu")["mixed/lstm"].core.clone(hidden=8),
         conv_channels=(2, 2, 2),
         head_widths=(8,),
         num_envs=2,
         rollout_len=4,
         total_steps=8,
-        env="ballet/2_delay16",
+        env=envs.make("ballet/2_delay16"),
     )
     folder = RunFolder(tmp_path / "run")
     folder.prepare(config)
@@ -1136,7 +1129,7 @@ def test_amrl_minecraft_is_figure_5_with_amrls_image_agent(preset):
     assert all(
         e.run in experiment.runs and (not e.against or e.against in experiment.runs) for e in experiment.expectations
     )
-    seeds, steps = {"cpu": (2, 64_000), "paper": (5, 1_000_000)}[preset]  # both with AMRL's batching (A.5) and lr 5e-4
+    seeds, steps = {"cpu": (3, 64_000), "paper": (5, 1_000_000)}[preset]  # both with AMRL's batching (A.5) and lr 5e-4
     assert all(
         (c.steps_per_update, c.minibatch_steps, c.update_epochs, c.lr) == (4000, 200, 30, 5e-4)
         for c in experiment.runs.values()
@@ -1214,10 +1207,8 @@ def test_frozen_returns_score_each_seeds_finished_episodes_with_and_without_memo
     from memrl.run.seed_training import train_seeds
 
     config = PPOConfig(
-        env="tmaze/T-L",
-        env_args={"maze_length": 4},
-        core="lstm",
-        core_args={"hidden": 8},
+        env=envs.make("tmaze/T-L", maze_length=4),
+        core=cores.make("lstm", hidden=8),
         encoder_widths=(8,),
         head_widths=(8,),
         num_envs=2,
@@ -1253,12 +1244,12 @@ def test_htm_rl_control_trains_htm_as_amrl_tmaze_trains_its_models():
     assert htm["num_chunks"] * htm["chunk_size"] >= 100  # the store holds a whole T-maze episode
     for env in ("T-L", "T-LN"):
         assert control.runs[f"{env}/htm-ppo"] == dataclasses.replace(
-            tmaze.runs[f"{env}/lstm"], core="htm", core_args=htm
+            tmaze.runs[f"{env}/lstm"], core=cores.make("htm", **htm)
         )
     htm_vtrace, amrl_vtrace = control.runs["T-L/htm-vtrace"], control.runs["T-L/amrl-max-vtrace"]
     assert htm_vtrace.learner == "impala" and htm_vtrace.core_name == "htm" and held_settings(htm_vtrace.core) == htm
     # the V-trace path's positive control: AMRL-Max under the same V-trace, on seeds apart from the pilots'
-    assert amrl_vtrace == dataclasses.replace(htm_vtrace, core="amrl-max", core_args={})
+    assert amrl_vtrace == dataclasses.replace(htm_vtrace, core=cores.make("amrl-max"))
     assert htm_vtrace.seed == 200 and htm_vtrace.lr == 1e-3  # the pilots' seeds were 0-1 and 100-102
     assert htm_vtrace.total_steps // (htm_vtrace.num_envs * htm_vtrace.rollout_len) == 2500  # gradient steps
     checked = {(e.run, e.evaluated) for e in control.expectations}

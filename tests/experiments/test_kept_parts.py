@@ -4,16 +4,13 @@ import dataclasses
 import json
 
 import pytest
-from conftest import TINY_PPO
+from conftest import tiny_ppo
 
 from memrl.experiments.base import Expectation, Experiment
 from memrl.experiments.record import load_records
 from memrl.experiments.runner import reproduce
-from memrl.learn.ppo_config import PPOConfig
 from memrl.run.folder import ConfigMismatch, RunFolder
 from memrl.run.train import train_folders
-
-TINY = dict(env="tmaze/T-L", core="gru", **TINY_PPO)
 
 
 def parted(keeps_results: bool = True) -> Experiment:
@@ -21,7 +18,7 @@ def parted(keeps_results: bool = True) -> Experiment:
         name="tiny-parts",
         version=1,
         description="tiny",
-        runs={"A/gru": PPOConfig(**TINY), "B/gru": PPOConfig(**{**TINY, "lr": 1e-3})},
+        runs={"A/gru": tiny_ppo("tmaze/T-L"), "B/gru": tiny_ppo("tmaze/T-L", lr=1e-3)},
         expectations=(Expectation("A/gru", ">=", -100.0, "passes", central=True),),
         reproduces="-",
         finding="-",
@@ -71,7 +68,7 @@ def test_a_part_kept_in_one_sitting_is_restored_in_the_next_and_makes_one_record
     assert (records / "tiny-parts" / "kept" / "default" / "B.json").exists()  # kept too, and A's file unchanged
     assert json.loads(kept.read_text())["sittings"] == sitting
 
-    other = dataclasses.replace(parted(), runs={**parted().runs, "A/gru": PPOConfig(**{**TINY, "seed": 5})})
+    other = dataclasses.replace(parted(), runs={**parted().runs, "A/gru": tiny_ppo("tmaze/T-L", seed=5)})
     reproduce(other, tmp_path / "third", workers=1, record_dir=records)
     assert "trained with another config (seed: 0 there, 5 asked); it trains here" in " ".join(
         capsys.readouterr().out.split()
@@ -88,6 +85,6 @@ def test_only_a_finished_run_is_kept(tmp_path):
     from memrl.run.kept_results import keep_run
 
     folder = RunFolder(tmp_path / "run")
-    folder.prepare(PPOConfig(**TINY))
+    folder.prepare(tiny_ppo("tmaze/T-L"))
     with pytest.raises(ValueError, match="seed 0 of .* is at update 0 of 2: only a finished run's results are kept"):
         keep_run(folder)

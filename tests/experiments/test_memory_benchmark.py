@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from memrl import experiments
+from memrl import cores, envs, experiments
 from memrl.experiments.base import Experiment
 from memrl.experiments.memory_benchmark import (
     ADDED_MEMORIES,
@@ -38,7 +38,7 @@ def test_every_memory_on_every_task_with_one_agent_and_learner_each_at_its_tuned
     for task in TASKS:
         configs = {memory: experiment.runs[f"{task}/{memory}"] for memory in memories}
         # apart from the memory and its optimiser setting, each task's runs are one config
-        same = lambda c: dataclasses.replace(c, core="gru", core_args={}, lr=0.1, adam_eps=0.1)
+        same = lambda c: dataclasses.replace(c, core=cores.make("gru"), lr=0.1, adam_eps=0.1)
         assert all(same(c) == same(shared[f"{task}/lstm"]) for c in configs.values())
         for memory, config in configs.items():
             assert config.core == memories[memory]
@@ -87,7 +87,10 @@ def test_the_parts_name_every_task_once_and_select_its_runs():
 
 
 def test_a_part_must_name_panels_of_the_experiment_once():
-    runs = {"T-L/gru": PPOConfig(env="tmaze/T-L", core="gru"), "T-LN/gru": PPOConfig(env="tmaze/T-LN", core="gru")}
+    runs = {
+        "T-L/gru": PPOConfig(env=envs.make("tmaze/T-L"), core=cores.make("gru")),
+        "T-LN/gru": PPOConfig(env=envs.make("tmaze/T-LN"), core=cores.make("gru")),
+    }
     for parts in ({"a": ("T-L", "T-X")}, {"a": ("T-L",), "b": ("T-L",)}):
         with pytest.raises(ValueError, match="parts must name each of its panels at most once"):
             Experiment(name="x", version=1, description="x", reproduces="x", runs=runs, parts=parts)
@@ -104,7 +107,6 @@ def test_the_random_references_are_what_random_play_scores():
 def test_the_evaluation_normalises_each_seed_and_times_the_throughput_task(tmp_path):
     pytest.importorskip("popgym")
     tiny = dict(
-        core_args={"hidden": 8},
         encoder_widths=(8,),
         head_widths=(8,),
         feed_prev_action=True,
@@ -116,8 +118,12 @@ def test_the_evaluation_normalises_each_seed_and_times_the_throughput_task(tmp_p
         seeds=2,
     )
     runs = {
-        f"{THROUGHPUT_TASK}/gru": PPOConfig(env=TASKS[THROUGHPUT_TASK].env, core="gru", **tiny),
-        "T-L/lstm": PPOConfig(env="tmaze/T-L", env_args={"maze_length": 4}, core="lstm", **tiny),
+        f"{THROUGHPUT_TASK}/gru": PPOConfig(
+            env=envs.make(TASKS[THROUGHPUT_TASK].env),
+            core=cores.make("gru", hidden=8),
+            **tiny,
+        ),
+        "T-L/lstm": PPOConfig(env=envs.make("tmaze/T-L", maze_length=4), core=cores.make("lstm", hidden=8), **tiny),
     }
     folders = {}
     for run, config in runs.items():
@@ -155,8 +161,8 @@ def test_the_tuning_runs_every_memory_on_each_kind_of_demand_at_every_setting_on
         task = panel.split(" ")[0]
         assert (config.seed, config.seeds, config.core) == (PILOT_SEED, 1, memories[memory])
         assert PILOT_SEED not in benchmark[f"{task}/lstm"].seed_list()  # never a reported seed
-        assert dataclasses.replace(config, core="gru", core_args={}, lr=0.1, adam_eps=0.1, seed=0, seeds=3) == (
-            dataclasses.replace(benchmark[f"{task}/lstm"], core="gru", core_args={}, lr=0.1, adam_eps=0.1)
+        assert dataclasses.replace(config, core=cores.make("gru"), lr=0.1, adam_eps=0.1, seed=0, seeds=3) == (
+            dataclasses.replace(benchmark[f"{task}/lstm"], core=cores.make("gru"), lr=0.1, adam_eps=0.1)
         )
     assert experiment.kind == "benchmark" and experiment.keeps_results
     if preset == "cpu":  # sittings: each part at most 90 min on 2 cores; every panel in one

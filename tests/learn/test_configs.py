@@ -8,7 +8,7 @@ import json
 import jax
 import pytest
 
-from memrl import cores
+from memrl import cores, envs, tasks
 from memrl.learn.impala_config import ImpalaConfig
 from memrl.learn.learner import Learner
 from memrl.learn.learners import LEARNERS, learner_for
@@ -20,10 +20,8 @@ from memrl.run.config_upgrade import upgrade
 SHARED = {f.name for f in dataclasses.fields(ConfigRecord)}
 TINY = {
     "ppo": PPOConfig(
-        env="tmaze/T-LN",
-        env_args={"maze_length": 4, "timeout": 10},
-        core="gru",
-        core_args={"hidden": 4},
+        env=envs.make("tmaze/T-LN", maze_length=4, timeout=10),
+        core=cores.make("gru", hidden=4),
         encoder_widths=(4,),
         head_widths=(4,),
         num_envs=2,
@@ -32,10 +30,8 @@ TINY = {
         total_steps=8,
     ),
     "impala": ImpalaConfig(
-        env="tmaze/T-LN",
-        env_args={"maze_length": 4, "timeout": 10},
-        core="gru",
-        core_args={"hidden": 4},
+        env=envs.make("tmaze/T-LN", maze_length=4, timeout=10),
+        core=cores.make("gru", hidden=4),
         encoder_widths=(4,),
         head_widths=(4,),
         num_envs=2,
@@ -43,10 +39,8 @@ TINY = {
         total_steps=8,
     ),
     "supervised": SupervisedConfig(
-        task="copying",
-        task_args={"gap": 2},
-        core="gru",
-        core_args={"hidden": 4},
+        task=tasks.make("copying", gap=2),
+        core=cores.make("gru", hidden=4),
         embed_dim=4,
         batch_size=2,
         total_steps=4,
@@ -80,9 +74,17 @@ def test_a_learner_default_must_name_a_shared_field():
 @pytest.mark.parametrize(
     "config_class, settings, message",
     [
-        (PPOConfig, dict(env="tmaze/T-XX"), "unknown environment 'tmaze/T-XX'"),
+        (
+            PPOConfig,
+            dict(env="tmaze/T-LN"),
+            r"env must be the env itself, made by its name: env=memrl.envs.make\('tmaze/T-LN'",
+        ),
         (ImpalaConfig, dict(optimizer="sgd"), "optimizer must be one of 'rmsprop', 'adam', got 'sgd'"),
-        (SupervisedConfig, dict(task="copying", core="nope"), "unknown core or task model 'nope'"),
+        (
+            SupervisedConfig,
+            dict(core={"kind": "lstm"}),
+            "got a record {'kind': 'lstm'}; SupervisedConfig.from_dict reads",
+        ),
         (PPOConfig, dict(total_steps=10), "total_steps \\(10\\) is less than one update \\(3200 environment steps\\)"),
         (SupervisedConfig, dict(head_widths=(0,)), "head_widths must be positive integers"),
     ],
@@ -139,23 +141,26 @@ def test_a_config_holds_its_core_whole_and_records_it_by_name_and_settings():
     class Unregistered(LSTM):
         pass
 
-    assert PPOConfig(core=LSTM(hidden=8)) == PPOConfig(core="lstm", core_args={"hidden": 8})
+    assert PPOConfig(core=LSTM(hidden=8)) == PPOConfig(core=cores.make("lstm", hidden=8))
     assert PPOConfig(core=AMRL(aggregator="max", hidden=8)).core_name == "amrl-max"
-    gtrxl = SupervisedConfig(task="copying", core=TransformerXL(gated=True, num_layers=1)).core
+    gtrxl = SupervisedConfig(task=tasks.make("copying"), core=TransformerXL(gated=True, num_layers=1)).core
     assert cores.CORES.name_of(gtrxl) == ("gtrxl", {"num_layers": 1})
     assert json.loads(PPOConfig(core=LSTM()).to_json())["core"] == {
         "kind": "lstm",
         "hidden": 256,
         "weight_init": "fused",
     }
-    assert PPOConfig(core=LSTM(hidden=8), core_args={"hidden": 16}).core == LSTM(hidden=16)  # settings over it
     assert PPOConfig.from_dict(upgrade(PPOConfig, {"core": "gru", "core_args": {"hidden": 4}})).core == cores.make(
         "gru", hidden=4
     )
     with pytest.raises(ValueError, match="core must be a registered core"):
         PPOConfig(core=Unregistered())
     with pytest.raises(ValueError, match="fixes aggregator"):
-        PPOConfig(core=AMRL(aggregator="max"), core_args={"aggregator": "avg"})
+        cores.CORES.changed(AMRL(aggregator="max"), aggregator="avg")
+    with pytest.raises(ValueError, match=r"'lstm' has no setting 'hiden'; its settings: hidden"):
+        PPOConfig.from_dict({"core": {"kind": "lstm", "hiden": 8}})
+    with pytest.raises(ValueError, match="unknown core or task model 'nope'"):
+        SupervisedConfig.from_dict({"core": {"kind": "nope"}})
 
 
 def test_a_config_holds_its_environment_whole_and_records_it_by_name_and_the_settings_given(tmp_path):
@@ -169,28 +174,28 @@ def test_a_config_holds_its_environment_whole_and_records_it_by_name_and_the_set
     assert config.env is made and config.env_name == config.trained_on == "tmaze/T-LN"
     record = {"kind": "tmaze/T-LN", "maze_length": 5, "timeout": 20}
     assert json.loads(config.to_json())["env"] == record
-    for spelled in (  # a name with settings by name, a record, a run folder's record from before
-        PPOConfig(env="tmaze/T-LN", env_args={"maze_length": 5, "timeout": 20}),
-        PPOConfig(env=record),
+    for spelled in (  # made with the settings given, a record, a run folder's record from before
+        PPOConfig(env=envs.make("tmaze/T-LN", maze_length=5, timeout=20)),
+        PPOConfig.from_dict({"env": record}),
         PPOConfig.from_dict(upgrade(PPOConfig, {"env": "tmaze/T-LN", "env_args": {"maze_length": 5, "timeout": 20}})),
         PPOConfig.from_dict(json.loads(config.to_json())),
     ):
         assert spelled.record() == config.record() and spelled.env.params.maze_length == 5
-    assert PPOConfig(env=made, env_args={"maze_length": 7}).component_record("env") == record | {"maze_length": 7}
+    assert PPOConfig(env=envs.ENVS.changed(made, maze_length=7)).component_record("env") == record | {"maze_length": 7}
     with pytest.raises(ValueError, match="constructed directly; a run needs an environment by its registered name"):
         PPOConfig(env=TMaze(noise=True))
     with pytest.raises(ValueError, match="'tmaze/T-LN' has no setting 'maze_lenght'.*its settings: maze_length"):
-        PPOConfig(env_args={"maze_lenght": 5})
+        envs.make("tmaze/T-LN", maze_lenght=5)
     with pytest.raises(ValueError, match="setting 'maze_length' must be int, got 'long'"):
-        PPOConfig(env_args={"maze_length": "long"})
+        envs.make("tmaze/T-LN", maze_length="long")
     with pytest.raises(ValueError, match="fixes noise by its name"):
-        PPOConfig(env=made, env_args={"noise": False})
+        envs.ENVS.changed(made, noise=False)
     with pytest.raises(
         ValueError, match=r"timeout \(20\) must be >= maze_length \(30\)"
     ):  # the environment's own check
-        PPOConfig(env=made, env_args={"maze_length": 30})
+        envs.ENVS.changed(made, maze_length=30)
     with pytest.raises(ValueError, match=r"env setting success_reward \(--env.success_reward\) must be a finite"):
-        PPOConfig(env_args={"success_reward": float("inf")})
+        PPOConfig(env=envs.make("tmaze/T-LN", success_reward=float("inf")))
 
 
 @pytest.mark.parametrize("learner", sorted(TINY))
@@ -213,6 +218,6 @@ def test_configs_are_equal_when_recorded_alike_and_differ_in_any_field(learner):
         other = copy.copy(config)  # changed past the constructor's check (value + 1 may be out of range)
         object.__setattr__(other, field.name, changed)
         assert other != config, field.name
-    host = dict(env="gymnasium/CartPole-v1", num_envs=2, rollout_len=4, num_minibatches=1, total_steps=8)
+    host = dict(env=envs.make("gymnasium/CartPole-v1"), num_envs=2, rollout_len=4, num_minibatches=1, total_steps=8)
     if learner == "ppo":
         assert PPOConfig(**host) == PPOConfig(**host)

@@ -5,15 +5,14 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
+from memrl import cores, envs
 from memrl.learn.impala import Impala
 from memrl.learn.impala_config import ImpalaConfig
 from memrl.learn.learners import make_train
 
 TINY = dict(
-    env="tmaze/T-LN",
-    env_args={"maze_length": 6, "timeout": 20},
-    core="gru",
-    core_args={"hidden": 32},
+    env=envs.make("tmaze/T-LN", maze_length=6, timeout=20),
+    core=cores.make("gru", hidden=32),
     encoder_widths=(32,),
     head_widths=(32,),
     num_envs=16,
@@ -127,10 +126,10 @@ def test_htm_agent_on_ballet_trains_with_the_reconstruction_loss():
     """The HTM agent's whole path: Ballet cells + instruction -> CNN and language LSTM -> htm ->
     heads, with the reconstruction decoders' loss in the update."""
     config = ImpalaConfig(
-        env="ballet/2_delay16",
-        env_args={"observation": "cells"},
-        core="htm",
-        core_args=dict(num_layers=1, d_model=16, num_heads=2, mlp_dim=16, window=4, chunk_size=4, num_chunks=4, k=2),
+        env=envs.make("ballet/2_delay16", observation="cells"),
+        core=cores.make(
+            "htm", **dict(num_layers=1, d_model=16, num_heads=2, mlp_dim=16, window=4, chunk_size=4, num_chunks=4, k=2)
+        ),
         encoder="conv",
         conv_channels=(4, 8, 8),
         conv_kernels=(1, 3, 3),
@@ -151,10 +150,8 @@ def test_htm_agent_on_ballet_trains_with_the_reconstruction_loss():
 def test_epn_on_graph_nav_views_trains_through_the_shared_cnn():
     """EPN on procedural street views: both views through one CNN, the current one reconstructed."""
     config = ImpalaConfig(
-        env="graph-nav/5",
-        env_args={"observation": "images", "image_size": 8, "bank_size": 4},
-        core="epn",
-        core_args=dict(capacity=16, embed_dim=8, width=8, iterations=1),
+        env=envs.make("graph-nav/5", observation="images", image_size=8, bank_size=4),
+        core=cores.make("epn", **dict(capacity=16, embed_dim=8, width=8, iterations=1)),
         encoder="conv",
         conv_channels=(4, 4),
         conv_kernels=(2, 3),
@@ -229,10 +226,8 @@ def test_the_reconstruction_loss_decodes_every_image_part_whatever_its_name_and_
     """pvm's grid is the part "observation", Ballet's cells the part "image": both are decoded (HTM
     App. D.4), so the loss is above zero and falls as the decoder learns."""
     config = ImpalaConfig(
-        env=env,
-        env_args=env_args,
-        core="lstm",
-        core_args={"hidden": 16},
+        env=envs.make(env, **env_args),
+        core=cores.make("lstm", hidden=16),
         encoder="conv",
         conv_channels=(8, 8, 8),
         conv_kernels=(1, 3, 3),
@@ -256,7 +251,7 @@ def test_a_reconstruction_that_would_decode_nothing_is_refused_naming_the_parts(
     with pytest.raises(
         ValueError, match=r"pvm's observation parts are \{'observation': \(7, 7, 11\)\}, read by encoder 'mlp'"
     ):
-        Impala(ImpalaConfig(env="pvm", core="gru", core_args={"hidden": 4}, reconstruction_coef=1.0))
+        Impala(ImpalaConfig(env=envs.make("pvm"), core=cores.make("gru", hidden=4), reconstruction_coef=1.0))
 
 
 def test_while_cloning_the_teacher_acts_and_the_policy_loss_is_its_cross_entropy():
@@ -358,8 +353,8 @@ def test_an_lstm_cloning_the_oracle_with_dagger_solves_t_l_and_amnesic_it_guesse
     memory reset before every step is back at a guess at the junction (+4 or -3, less the steps' cost:
     0.38 for the greedy amnesic agent, which always turns the same way; 4.0 with its memory, 2026-12-03)."""
     config = tiny(
-        env="tmaze/T-L",
-        core="lstm",
+        env=envs.make("tmaze/T-L", maze_length=6, timeout=20),
+        core=cores.make("lstm", hidden=32),
         total_steps=16 * 24 * 120,
         lr=6e-3,
         teacher="oracle",
@@ -383,7 +378,7 @@ def test_an_lstm_cloning_the_oracle_with_dagger_solves_t_l_and_amnesic_it_guesse
         (dict(clone_updates=3), "teacher and clone_updates go together"),
         (dict(teacher="planner", clone_updates=3), "tmaze/T-LN has no scripted policy 'planner'; its policies: oracle"),
         (
-            dict(env="gymnax/CartPole-v1", env_args={}, teacher="oracle", clone_updates=3),
+            dict(env=envs.make("gymnax/CartPole-v1"), teacher="oracle", clone_updates=3),
             "gymnax/CartPole-v1 has no scripted policies",
         ),
         (dict(teacher="oracle", clone_updates=3, policy_lag=1), "policy_lag must be 0 with a teacher"),

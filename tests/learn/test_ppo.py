@@ -6,6 +6,7 @@ import jax
 import numpy as np
 import pytest
 
+from memrl import cores, envs
 from memrl.learn.learners import make_train
 from memrl.learn.ppo import PPO
 from memrl.learn.ppo_config import PPOConfig
@@ -13,10 +14,8 @@ from memrl.run.folder import ConfigMismatch, RunFolder
 from memrl.run.seed_training import train_seeds
 
 TINY = dict(
-    env="tmaze/T-LN",
-    env_args={"maze_length": 6, "timeout": 20},
-    core="gru",
-    core_args={"hidden": 32},
+    env=envs.make("tmaze/T-LN", maze_length=6, timeout=20),
+    core=cores.make("gru", hidden=32),
     encoder_widths=(32,),
     head_widths=(32,),
     num_envs=16,
@@ -108,7 +107,7 @@ def test_checkpoint_of_another_shape_is_refused(tmp_path):
     folder = RunFolder(tmp_path / "run")
     small = tiny(total_steps=16 * 24)
     folder.save_checkpoint(0, PPO(small).init(jax.random.PRNGKey(0)))
-    other = PPO(tiny(total_steps=16 * 24, core_args={"hidden": 16})).init(jax.random.PRNGKey(0))
+    other = PPO(tiny(total_steps=16 * 24, core=cores.make("gru", hidden=16))).init(jax.random.PRNGKey(0))
     with pytest.raises(ConfigMismatch, match="does not fit"):
         folder.load_checkpoint(0, other)
 
@@ -116,12 +115,9 @@ def test_checkpoint_of_another_shape_is_refused(tmp_path):
 @pytest.mark.parametrize(
     "overrides, message",
     [
-        (dict(core="lstmx"), "unknown core 'lstmx'; did you mean 'lstm' or 'mlstm'\\? \\(`memrl list` names all"),
-        (dict(env="tmaze/T-X"), "unknown env"),
         (dict(num_envs=10, num_minibatches=4), "divisible"),
         (dict(gamma=1.5), r"gamma must lie in \[0.0, 1.0\]"),
         (dict(num_envs=0), "num_envs must be a positive integer"),
-        (dict(core_args={"width": 3}), r"core 'gru' has no setting 'width' \(--core-args\); its settings: hidden"),
         (dict(total_steps=10), "less than one update"),
         (
             dict(advantage_normalization="episode"),
@@ -136,6 +132,23 @@ def test_checkpoint_of_another_shape_is_refused(tmp_path):
 def test_bad_config_values_say_what_is_allowed(overrides, message):
     with pytest.raises(ValueError, match=message):
         tiny(**overrides).validate()
+
+
+@pytest.mark.parametrize(
+    "make, message",
+    [
+        (
+            lambda: cores.make("lstmx"),
+            "unknown core 'lstmx'; did you mean 'lstm' or 'mlstm'\\? \\(`memrl list` names all",
+        ),
+        (lambda: envs.make("tmaze/T-X"), "unknown environment 'tmaze/T-X'"),
+        (lambda: cores.make("gru", width=3), r"core 'gru' has no setting 'width'; its settings: hidden"),
+        (lambda: tiny(core="gru"), r"core must be the core itself, made by its name: core=memrl.cores.make\('gru'"),
+    ],
+)
+def test_a_bad_component_says_what_is_allowed(make, message):
+    with pytest.raises(ValueError, match=message):
+        make()
 
 
 @pytest.mark.slow
@@ -216,7 +229,7 @@ def test_a_run_starts_from_another_runs_parameters(tmp_path):
     jax.tree.map(
         lambda a, b: np.testing.assert_allclose(a, b, atol=1e-6), seed_params(second, 0), seed_params(first, 0)
     )
-    narrow = tiny(core_args={"hidden": 16}, init_params=str(first.path))
+    narrow = tiny(core=cores.make("gru", hidden=16), init_params=str(first.path))
     with pytest.raises(ValueError, match="parameters differ from this run's at"):
         check_starting_params(narrow, jax.eval_shape(PPO(narrow).init, jax.random.PRNGKey(0)).params)
     with pytest.raises(FileNotFoundError, match="has no checkpoint of seed"):

@@ -10,6 +10,7 @@ import pytest
 from conftest import SMALL_CORES
 
 from memrl import tasks
+from memrl.agents.supervised_models import registry_of
 from memrl.learn.supervised import SupervisedLearner
 from memrl.learn.supervised_config import SupervisedConfig
 
@@ -31,10 +32,8 @@ def tiny_config(task: str, core: str, **kwargs) -> SupervisedConfig:
     """One layer for the transformer cores (their layers are tested in tests/cores): one compile per pair stays short."""
     core_args = SMALL_CORES[core] | ({"num_layers": 1} if "num_layers" in SMALL_CORES[core] else {})
     return SupervisedConfig(
-        task=task,
-        task_args=TINY_TASKS[task],
-        core=core,
-        core_args=core_args,
+        task=tasks.make(task, **TINY_TASKS[task]),
+        core=registry_of(core).make(core, **core_args),
         embed_dim=6,
         batch_size=4,
         total_steps=16,

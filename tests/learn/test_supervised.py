@@ -9,6 +9,8 @@ import numpy as np
 import pytest
 from conftest import optimised, trained_scores
 
+from memrl import cores, tasks
+from memrl.agents.supervised_models import TASK_MODELS
 from memrl.learn.supervised import SupervisedLearner, accuracies, sequence_loss
 from memrl.learn.supervised_config import SupervisedConfig
 from memrl.run.config_upgrade import upgrade
@@ -18,13 +20,12 @@ SMALL_PAI_MODEL = {"num_layers": 1, "d_model": 16, "num_heads": 2, "mlp_dim": 16
 SMALL_PAI = {"num_chains": 3, "stimulus_dim": 8, "pool_size": 50}
 
 
-def pai_config(**kwargs) -> SupervisedConfig:
+def pai_config(model: dict | None = None, task: dict | None = None, **kwargs) -> SupervisedConfig:
+    """The small PAI model on the small PAI task, with ``model`` and ``task`` settings over theirs."""
     return SupervisedConfig(
         **{
-            "task": "pai",
-            "core": "htm-pai",
-            "core_args": SMALL_PAI_MODEL,
-            "task_args": SMALL_PAI,
+            "task": tasks.make("pai", **{**SMALL_PAI, **(task or {})}),
+            "core": TASK_MODELS.make("htm-pai", **{**SMALL_PAI_MODEL, **(model or {})}),
             "batch_size": 8,
             **kwargs,
         }
@@ -67,25 +68,30 @@ def test_bit_targets_score_a_step_right_only_when_every_bit_is():
 @pytest.mark.parametrize(
     "kwargs, message",
     [
-        (dict(task="copyin"), "unknown task 'copyin'; did you mean 'copying'\\? known: babyai, copying"),
-        (dict(core="lstmm"), "unknown core or task model 'lstmm'; did you mean 'lstm'.*\\? \\(`memrl list` names all"),
-        (dict(core="epn"), "takes named inputs"),
-        (dict(task="pai"), "task 'pai'.s inputs are 'trials': train it with a task model \\(htm-pai\\)"),
-        (dict(core="htm-pai"), "task model 'htm-pai' reads only the task\\(s\\) pai, not 'copying'"),
         (
-            dict(task="pai", core="htm-pai", embed_dim=32),
+            lambda: dict(task=tasks.make("copyin")),
+            "unknown task 'copyin'; did you mean 'copying'\\? known: babyai, copying",
+        ),
+        (
+            lambda: dict(core=cores.make("lstmm")),
+            "unknown core 'lstmm'; did you mean 'lstm'.*\\? \\(`memrl list` names all",
+        ),
+        (dict(core=cores.make("epn")), "takes named inputs"),
+        (dict(task=tasks.make("pai")), "task 'pai'.s inputs are 'trials': train it with a task model \\(htm-pai\\)"),
+        (dict(core=TASK_MODELS.make("htm-pai")), "task model 'htm-pai' reads only the task\\(s\\) pai, not 'copying'"),
+        (
+            dict(task=tasks.make("pai"), core=TASK_MODELS.make("htm-pai"), embed_dim=32),
             "embed_dim, head_widths, readout, unroll_length set the sequence model",
         ),
         (dict(readout="pooled"), r"readout must be one of \('steps', 'state'\), got 'pooled'"),
         (
-            dict(task="digits", readout="state"),
+            dict(task=tasks.make("digits"), readout="state"),
             'readout "state" reads the core.s final state vectors; core LSTM has none',
         ),
-        (dict(task="digits", core="transformer", readout="state"), "has none"),
-        (dict(core="tlb", readout="state"), "task 'copying' is scored at other steps too"),
-        (dict(core_args={"layers": 2}), "layers"),
-        (dict(task_args={"gap": 0}), "gap must be a positive integer"),
-        (dict(task_args={"batch_size": 4}), "give the batch size with --batch-size"),
+        (dict(task=tasks.make("digits"), core=cores.make("transformer"), readout="state"), "has none"),
+        (dict(core=cores.make("tlb"), readout="state"), "task 'copying' is scored at other steps too"),
+        (lambda: dict(core=cores.make("lstm", layers=2)), "core 'lstm' has no setting 'layers'"),
+        (lambda: dict(task=tasks.make("copying", gap=0)), "gap must be a positive integer"),
         (dict(batch_size=0), "batch_size must be a positive integer"),
         (dict(embed_dim=0), "embed_dim must be a positive integer"),
         (dict(head_widths=(8, 0)), "head_widths must be positive integers"),
@@ -93,7 +99,10 @@ def test_bit_targets_score_a_step_right_only_when_every_bit_is():
         (dict(lr_warmup=-1), "lr_warmup must be >= 0"),
         (dict(weight_decay=-0.1), "weight_decay must be >= 0"),
         (dict(unroll_length=-4), "unroll_length must be >= 0"),
-        (dict(task="pai", core="htm-pai", unroll_length=16), "unroll_length set the sequence model"),
+        (
+            dict(task=tasks.make("pai"), core=TASK_MODELS.make("htm-pai"), unroll_length=16),
+            "unroll_length set the sequence model",
+        ),
         (dict(total_steps=16, batch_size=32), "less than one update \\(32 sequences\\)"),
         (dict(stages=("gap=3",)), r"'UPDATES key=value ...'.*UPDATES must be a positive integer"),
         (dict(stages=("0 gap=3",)), "UPDATES must be a positive integer"),
@@ -110,7 +119,7 @@ def test_bit_targets_score_a_step_right_only_when_every_bit_is():
 )
 def test_bad_config_is_refused(kwargs, message):
     with pytest.raises(ValueError, match=message):
-        SupervisedConfig(**kwargs).validate()
+        SupervisedConfig(**(kwargs() if callable(kwargs) else kwargs)).validate()
 
 
 def test_the_learning_rate_warms_up_linearly():
@@ -146,7 +155,9 @@ def test_weight_decay_is_decoupled_from_the_gradient():
 
 
 def test_runs_are_deterministic_count_sequences_and_score_held_out_batches_per_chunk():
-    learner = SupervisedLearner(SupervisedConfig(task_args={"gap": 2}, core_args={"hidden": 8}, batch_size=8))
+    learner = SupervisedLearner(
+        SupervisedConfig(task=tasks.make("copying", gap=2), core=cores.make("lstm", hidden=8), batch_size=8)
+    )
     run = jax.jit(learner.run, static_argnums=1)
     (a, metrics), (b, _) = run(learner.init(jax.random.PRNGKey(3)), 3), run(learner.init(jax.random.PRNGKey(3)), 3)
     jax.tree.map(np.testing.assert_array_equal, a.params, b.params)
@@ -162,7 +173,7 @@ def test_runs_are_deterministic_count_sequences_and_score_held_out_batches_per_c
 
 def test_stages_train_on_their_own_task_settings_in_order_then_on_the_task():
     config = pai_config(
-        task_args={**SMALL_PAI, "num_chains": 4, "direct_fraction": 0.0},
+        task={"num_chains": 4, "direct_fraction": 0.0},
         stages=("2 direct_fraction=1.0 stored_chains=2", "1 stored_chains=3"),
     )
     assert config.curriculum == ((2, {"direct_fraction": 1.0, "stored_chains": 2}), (1, {"stored_chains": 3}))
@@ -198,18 +209,18 @@ def test_pai_accuracy_is_scored_per_kind_of_query():
 def test_a_curriculum_that_follows_learning_moves_up_after_held_out_evaluations():
     """Learning to Execute's naive curriculum: the learner carries its state and hands it each chunk's held-out loss."""
     config = SupervisedConfig(
-        task="learn-to-execute",
-        task_args={
-            "program": "addition",
-            "max_length": 3,
-            "max_nesting": 1,
-            "curriculum": "naive",
-            "min_tries": 1,
-            "loss_threshold": 1e9,
-            "programs_per_level": 8,
-            "test_programs": 4,
-        },
-        core_args={"hidden": 8},
+        task=tasks.make(
+            "learn-to-execute",
+            program="addition",
+            max_length=3,
+            max_nesting=1,
+            curriculum="naive",
+            min_tries=1,
+            loss_threshold=1e9,
+            programs_per_level=8,
+            test_programs=4,
+        ),
+        core=cores.make("lstm", hidden=8),
         embed_dim=8,
         batch_size=4,
     )
@@ -232,8 +243,8 @@ def test_one_layer_htm_learns_direct_recall_of_held_out_pairs():
     accuracy = optimised(
         trained_scores,
         pai_config(
-            core_args={"num_layers": 1, "d_model": 64, "mlp_dim": 128, "k": 2},
-            task_args={"chain_length": 2, "num_chains": 4, "stimulus_dim": 32},
+            model={"num_layers": 1, "d_model": 64, "mlp_dim": 128, "k": 2},
+            task={"chain_length": 2, "num_chains": 4, "stimulus_dim": 32},
             lr=1e-3,
             batch_size=32,
         ),
@@ -252,9 +263,8 @@ def test_an_lstm_learns_nth_farthests_rank_0_shortcut_with_4_vectors_of_4_dims()
     accuracy = optimised(
         trained_scores,
         SupervisedConfig(
-            task="nth-farthest",
-            task_args={"num_objects": 4, "num_features": 4},
-            core_args={"hidden": 128},
+            task=tasks.make("nth-farthest", num_objects=4, num_features=4),
+            core=cores.make("lstm", hidden=128),
             head_widths=(128, 128),
             batch_size=256,
             lr=1e-3,

@@ -16,11 +16,12 @@ SCRIPT = """
 import json, sys
 from pathlib import Path
 import jax
+from memrl import cores, envs
 from memrl.learn.ppo_config import PPOConfig
 from memrl.run.folder import RunFolder
 from memrl.run.seed_training import train_seeds
 
-config = PPOConfig(env="tmaze/T-LN", env_args={"maze_length": 4, "timeout": 10}, core="gru", core_args={"hidden": 8},
+config = PPOConfig(env=envs.make("tmaze/T-LN", maze_length=4, timeout=10), core=cores.make("gru", hidden=8),
                    encoder_widths=(8,), head_widths=(8,), num_envs=8, rollout_len=8, num_minibatches=2, total_steps=8 * 8 * 3, updates_per_chunk=3)
 metrics = {}
 for devices in (1, 4):

@@ -3,10 +3,13 @@
 import numpy as np
 import pytest
 
+from memrl import cores, envs
 from memrl.learn.ppo_config import PPOConfig
 from memrl.run.folder import RunFolder
 
-CONFIG = PPOConfig(env="tmaze/T-LN", core="gru", num_envs=4, rollout_len=5, total_steps=20 * 20, seeds=2)
+CONFIG = PPOConfig(
+    env=envs.make("tmaze/T-LN"), core=cores.make("gru"), num_envs=4, rollout_len=5, total_steps=20 * 20, seeds=2
+)
 
 
 def update(step: int, mean: float, std: float, episodes: int) -> dict:

@@ -9,6 +9,7 @@ import sys
 
 import pytest
 
+from memrl import cores, envs
 from memrl.learn.ppo_config import PPOConfig
 from memrl.run.folder import RunFolder
 from memrl.run.seed_training import train_seeds
@@ -74,10 +75,8 @@ def test_two_processes_resume_a_run_and_train_like_one(tmp_path):
     checkpoint) and ends as one process does uninterrupted (in this process: one program fewer to
     start and compile)."""
     config = PPOConfig(
-        env="tmaze/T-LN",
-        env_args={"maze_length": 4, "timeout": 10},
-        core="gru",
-        core_args={"hidden": 8},
+        env=envs.make("tmaze/T-LN", maze_length=4, timeout=10),
+        core=cores.make("gru", hidden=8),
         encoder_widths=(8,),
         head_widths=(8,),
         num_envs=8,

@@ -5,6 +5,7 @@ import dataclasses
 
 import pytest
 
+from memrl import cores, tasks
 from memrl.cli import main
 from memrl.learn.supervised_config import SupervisedConfig
 from memrl.run import train
@@ -41,10 +42,8 @@ def test_ctrl_c_says_where_the_run_is_saved_and_how_to_resume(tmp_path, monkeypa
     out = tmp_path / "run"
     args = ["train", "supervised", *TINY, "--out", str(out)]
     config = SupervisedConfig(
-        task="copying",
-        task_args={"gap": 2, "num_digits": 2},
-        core="gru",
-        core_args={"hidden": 8},
+        task=tasks.make("copying", gap=2, num_digits=2),
+        core=cores.make("gru", hidden=8),
         embed_dim=8,
         batch_size=4,
         total_steps=16,

@@ -5,6 +5,7 @@ import jax
 import numpy as np
 import pytest
 
+from memrl import cores, envs
 from memrl.learn.impala import Impala
 from memrl.learn.impala_config import ImpalaConfig
 from memrl.learn.ppo import PPO
@@ -12,10 +13,8 @@ from memrl.learn.ppo_config import PPOConfig
 from memrl.run.pipeline import Pipeline, chunk_runner
 
 TINY = dict(
-    env="tmaze/T-LN",
-    env_args={"maze_length": 4, "timeout": 12},
-    core="gru",
-    core_args={"hidden": 8},
+    env=envs.make("tmaze/T-LN", maze_length=4, timeout=12),
+    core=cores.make("gru", hidden=8),
     encoder_widths=(8,),
     head_widths=(8,),
     num_envs=4,

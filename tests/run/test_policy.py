@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import memrl
+from memrl import cores, envs, tasks
 from memrl.agents import distributions as dist
 from memrl.envs.gymnasium_adapter import GymnasiumEnv
 from memrl.learn.learners import learner_for
@@ -21,10 +22,8 @@ ENV_ARGS = {"maze_length": 3, "timeout": 8}
 @pytest.fixture(scope="module")
 def run_folder(tmp_path_factory):
     config = PPOConfig(
-        env="tmaze/T-LN",
-        env_args=ENV_ARGS,
-        core="gru",
-        core_args={"hidden": 8},
+        env=envs.make("tmaze/T-LN", **ENV_ARGS),
+        core=cores.make("gru", hidden=8),
         encoder_widths=(8,),
         head_widths=(8,),
         feed_prev_action=True,
@@ -92,10 +91,8 @@ def test_a_supervised_run_is_not_a_policy(tmp_path):
     folder = RunFolder(tmp_path / "run")
     folder.prepare(
         SupervisedConfig(
-            task="copying",
-            task_args={"gap": 2},
-            core="gru",
-            core_args={"hidden": 4},
+            task=tasks.make("copying", gap=2),
+            core=cores.make("gru", hidden=4),
             embed_dim=4,
             batch_size=2,
             total_steps=4,

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import memrl
+from memrl import cores, envs, tasks
 from memrl.learn.learners import learner_for
 from memrl.learn.ppo_config import PPOConfig
 from memrl.learn.supervised_config import SupervisedConfig
@@ -16,10 +17,8 @@ from memrl.run.seed_training import train_seeds
 @pytest.fixture(scope="module")
 def run_folder(tmp_path_factory):
     config = SupervisedConfig(
-        task="copying",
-        task_args={"gap": 2, "num_digits": 3},
-        core="gru",
-        core_args={"hidden": 16},
+        task=tasks.make("copying", gap=2, num_digits=3),
+        core=cores.make("gru", hidden=16),
         embed_dim=8,
         batch_size=16,
         total_steps=16 * 200,
@@ -49,10 +48,8 @@ def test_what_load_predictor_cannot_load_is_refused(run_folder, tmp_path):
     folder = RunFolder(tmp_path / "ppo")
     folder.prepare(
         PPOConfig(
-            env="tmaze/T-LN",
-            env_args={"maze_length": 3, "timeout": 8},
-            core="gru",
-            core_args={"hidden": 4},
+            env=envs.make("tmaze/T-LN", maze_length=3, timeout=8),
+            core=cores.make("gru", hidden=4),
             num_envs=2,
             rollout_len=4,
             num_minibatches=1,

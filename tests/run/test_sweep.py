@@ -9,7 +9,9 @@ import pytest
 
 pytest.importorskip("ray.tune")
 
+from memrl import cores, envs
 from memrl.cli import main  # noqa: E402
+from memrl.envs.base import ENVS
 
 SPEC = """
 learner: supervised
@@ -105,7 +107,7 @@ def test_a_spec_can_start_from_a_saved_run(tmp_path):
     from memrl.run.folder import RunFolder
     from memrl.run.sweep import load_spec, trial_config
 
-    saved = PPOConfig(env="tmaze/T-L", env_args={"maze_length": 6}, core="gru", core_args={"hidden": 16}, num_envs=4)
+    saved = PPOConfig(env=envs.make("tmaze/T-L", maze_length=6), core=cores.make("gru", hidden=16), num_envs=4)
     RunFolder(tmp_path / "saved").prepare(saved)
     path = tmp_path / "spec.yaml"
     path.write_text(
@@ -113,7 +115,7 @@ def test_a_spec_can_start_from_a_saved_run(tmp_path):
     )
     spec = load_spec(path)
     assert spec.learner == "ppo" and trial_config(spec, {"lr": 0.01}) == dataclasses.replace(
-        saved, lr=0.01, env_args={"maze_length": 6, "timeout": 30}
+        saved, lr=0.01, env=ENVS.changed(saved.env, maze_length=6, timeout=30)
     )
     path.write_text(f"config: {tmp_path / 'saved'}\nlearner: impala\nspace: {{lr: {{grid: [0.01]}}}}\n")
     with pytest.raises(ValueError, match="its config holds a ppo run, not 'impala'"):

@@ -6,6 +6,7 @@ import sys
 
 import pytest
 
+from memrl import cores, tasks
 from memrl.cli import main
 from memrl.learn.supervised_config import SupervisedConfig
 from memrl.run.folder import RunFolder
@@ -59,9 +60,8 @@ def test_a_figure_is_written_as_an_image_of_its_size(tmp_path):
 def test_a_run_writes_every_metric_of_every_update_as_a_scalar_at_the_steps_done(tmp_path):
     pytest.importorskip("tensorboardX")
     config = SupervisedConfig(
-        task_args={"gap": 2, "num_digits": 2},
-        core="gru",
-        core_args={"hidden": 8},
+        task=tasks.make("copying", gap=2, num_digits=2),
+        core=cores.make("gru", hidden=8),
         embed_dim=8,
         batch_size=4,
         total_steps=4 * 4,

@@ -5,6 +5,7 @@ import types
 
 import pytest
 
+from memrl import cores, envs, tasks
 from memrl.cli import main
 from memrl.learn.ppo_config import PPOConfig
 from memrl.run.folder import RunFolder
@@ -14,7 +15,7 @@ ROWS = [{"episode_return": 0.5, "env_steps": 64, "loss": None}, {"episode_return
 
 def make_run(path, seeds=2, metrics_for=(0,)):
     folder = RunFolder(path)
-    folder.prepare(PPOConfig(env="tmaze/T-LN", core="gru", core_args={"hidden": 8}, seeds=seeds))
+    folder.prepare(PPOConfig(env=envs.make("tmaze/T-LN"), core=cores.make("gru", hidden=8), seeds=seeds))
     for seed in metrics_for:
         folder.append_metrics(seed, ROWS)
     return folder
@@ -137,9 +138,8 @@ def test_a_run_trained_with_wandb_logs_every_update_as_it_trains(tmp_path, monke
     monkeypatch.setitem(sys.modules, "wandb", fake)
     monkeypatch.delenv("WANDB_MODE", raising=False)
     config = SupervisedConfig(
-        task_args={"gap": 2, "num_digits": 2},
-        core="gru",
-        core_args={"hidden": 8},
+        task=tasks.make("copying", gap=2, num_digits=2),
+        core=cores.make("gru", hidden=8),
         embed_dim=8,
         batch_size=4,
         total_steps=4 * 4,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from memrl import envs
 from memrl.cores.conv_lstm import ConvLSTM
 from memrl.cores.htm import HierarchicalTransformerMemory
 from memrl.cores.lstm import LSTM
@@ -25,11 +26,23 @@ HTM_AGENT = dict(encoder="conv", encoder_widths=(), head_widths=(512,), gamma=0.
 """the image agent of HTM's 3D-room tasks: the conv encoder straight into the memory, policy and
 value MLPs of one hidden layer of 512 (Table 1); γ is not stated"""
 HTM_VISUAL = {
-    "cells": dict(env_args={"observation": "cells"}, conv_kernels=(1, 3, 3), conv_strides=(1, 1, 1)),
-    "frames": dict(env_args={}, conv_kernels=(9, 3, 3), conv_strides=(9, 1, 1)),
+    "cells": dict(conv_kernels=(1, 3, 3), conv_strides=(1, 1, 1)),
+    "frames": dict(conv_kernels=(9, 3, 3), conv_strides=(9, 1, 1)),
 }
 """the conv encoder on Ballet-room views: Table 1's 9×9 stride-9 first layer on the 99×99 frames, or a
 1×1 one on the 11×11 grid of cell codes the frames are drawn from (what a CPU can afford)"""
+HTM_VIEW_SETTINGS = {"cells": {"observation": "cells"}, "frames": {}}
+"""the room environments' settings that give each ``HTM_VISUAL`` encoder its view"""
+
+
+def htm_view(preset: str) -> str:
+    """The view of HTM's room tasks in ``preset``: the paper's frames, else the cells they are drawn from."""
+    return "frames" if preset == "paper" else "cells"
+
+
+def htm_room(name: str, preset: str):
+    """The room environment ``name`` (Ballet, object permanence, word learning) in ``preset``'s view."""
+    return envs.make(name, **HTM_VIEW_SETTINGS[htm_view(preset)])
 
 
 @dataclasses.dataclass(frozen=True)
@@ -84,17 +97,17 @@ BALLET_BATCH = {
 fill one GPU, about half an hour a run on an H100; paper: Table 1's batch of 32, 3 seeds (Fig. 8)"""
 
 
-def htm_ballet_agents(preset: str) -> dict[str, dict]:
-    """core -> every config field but the environment of HTM's three Ballet agents in ``preset``
+def htm_ballet_agents(preset: str, level: str) -> dict[str, dict]:
+    """core -> the config fields of HTM's three Ballet agents on the Ballet ``level`` in ``preset``
     ("cpu", "gpu" or "paper"; Table 1's Ballet column at ``paper``)."""
     size = HTM_SIZES["paper" if preset == "paper" else "cpu"]
     chunk_size, k, memory_length = (32, 8, 256) if preset == "paper" else (16, 4, 128)
     memories = size.memories(
         memory_length, chunk_size=chunk_size, num_chunks=BALLET_LONGEST_EPISODE // chunk_size + 1, k=k
     )
-    visual = HTM_VISUAL["frames" if preset == "paper" else "cells"]
+    visual, env = HTM_VISUAL[htm_view(preset)], htm_room(level, preset)
     return {
-        name: dict(core=core, **HTM_AGENT, **BALLET_LOSSES, **visual, **BALLET_BATCH[preset])
+        name: dict(core=core, env=env, **HTM_AGENT, **BALLET_LOSSES, **visual, **BALLET_BATCH[preset])
         for name, core in memories.items()
     }
 

@@ -10,13 +10,13 @@ from __future__ import annotations
 from memrl import cores
 from memrl.agents.associative_inference import HTMAssociativeInference
 from memrl.agents.sequence_model import SEQUENCE_INPUT_KINDS, SequenceModel
-from memrl.registry import Registry
+from memrl.registry import ComponentRegistry
 
-TASK_MODELS: Registry = Registry("task model")
+TASK_MODELS: ComponentRegistry = ComponentRegistry("task model")
 TASK_MODELS.register("htm-pai", HTMAssociativeInference)
 
 
-def registry_of(name: str) -> Registry:
+def registry_of(name: str) -> ComponentRegistry:
     """The registry that ``name`` names an entry of: the task models', else the cores'."""
     return TASK_MODELS if name in TASK_MODELS.names() else cores.CORES
 

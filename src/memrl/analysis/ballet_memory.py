@@ -20,10 +20,10 @@ from memrl.settings import Count, LearningRate, OutputFolder, Seed
 
 def probe_config(core: str, level: str) -> ImpalaConfig:
     """The ``cpu`` preset's agent of ``memrl reproduce htm-ballet`` for ``core``, on ``ballet/{level}``."""
-    agents = htm_ballet_agents("cpu")
+    agents = htm_ballet_agents("cpu", f"ballet/{level}")
     if core not in agents:
         raise ValueError(f"core must be one of the htm-ballet cores {sorted(agents)}, got {core!r}")
-    return ImpalaConfig(env=f"ballet/{level}", **agents[core])
+    return ImpalaConfig(**agents[core])
 
 
 def command(

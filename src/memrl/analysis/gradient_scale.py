@@ -90,13 +90,15 @@ def gradient_scale(config, seed: int = 0) -> list[dict]:
 
 def run_config(learner: str, core: str, env: str, task: str):
     """The learner's default config with ``core`` on ``env`` (or, supervised, ``task``)."""
+    from memrl import envs, tasks
+    from memrl.agents.supervised_models import registry_of
     from memrl.learn.impala_config import ImpalaConfig
     from memrl.learn.ppo_config import PPOConfig
     from memrl.learn.supervised_config import SupervisedConfig
 
     if learner == "supervised":
-        return SupervisedConfig(task=task, core=core)
-    return {"ppo": PPOConfig, "impala": ImpalaConfig}[learner](env=env, core=core)
+        return SupervisedConfig(task=tasks.make(task), core=registry_of(core).make(core))
+    return {"ppo": PPOConfig, "impala": ImpalaConfig}[learner](env=envs.make(env), core=registry_of(core).make(core))
 
 
 def command(

@@ -8,6 +8,7 @@ import time
 import jax
 from rich.table import Table
 
+from memrl import envs
 from memrl.console import console
 from memrl.run.timing import time_training
 
@@ -19,7 +20,7 @@ def measure_vtrace(core: str, updates: int, **core_args) -> tuple[float, float]:
     from memrl.learn.impala_config import ImpalaConfig
 
     config = ImpalaConfig(
-        env="memory-planning/4x4",
+        env=envs.make("memory-planning/4x4"),
         core=cores.make(core, **core_args),
         head_widths=(64, 64),
         num_envs=16,

@@ -9,20 +9,22 @@ from memrl.console import console
 from memrl.run.timing import time_training
 
 SUPERVISED_SHAPES = {
-    "copying": dict(task_args={"gap": 100}, batch_size=100),  # TLB's batch, gap 100: 121 steps
+    "copying": dict(task_settings={"gap": 100}, batch_size=100),  # TLB's batch, gap 100: 121 steps
     "nth-farthest": dict(
-        task_args={}, batch_size=1600, head_widths=(256, 256, 256, 256)
+        task_settings={}, batch_size=1600, head_widths=(256, 256, 256, 256)
     ),  # RMC's batch and MLP, 8 x 16
 }
 
 
 def measure_supervised(task: str, core: str, updates: int) -> tuple[float, float, float]:
     """(compile seconds, sequences/s, tokens/s after compile) of ``updates`` supervised updates."""
+    from memrl import cores, tasks
     from memrl.learn.supervised import SupervisedLearner
     from memrl.learn.supervised_config import SupervisedConfig
 
-    shapes = SUPERVISED_SHAPES[task]
-    config = SupervisedConfig(task=task, core=core, total_steps=updates * shapes["batch_size"], **shapes)
+    shapes = dict(SUPERVISED_SHAPES[task])
+    made = tasks.make(task, **shapes.pop("task_settings"))
+    config = SupervisedConfig(task=made, core=cores.make(core), total_steps=updates * shapes["batch_size"], **shapes)
     learner = SupervisedLearner(config)
     compile_s, sequences_per_s = time_training(learner, updates)
     length = jax.eval_shape(learner.task.sample, jax.random.PRNGKey(0)).target_mask.shape[0]

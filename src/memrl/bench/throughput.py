@@ -10,6 +10,7 @@ import os
 import jax
 from rich.table import Table
 
+from memrl import envs
 from memrl.bench import minimal_ppo_gru
 from memrl.console import console
 from memrl.cores import CORES
@@ -18,13 +19,14 @@ from memrl.learn.ppo import PPO
 from memrl.learn.ppo_config import PPOConfig
 from memrl.run.timing import time_training
 
-BENCH_SHAPES = dict(env="tmaze/T-LN", num_envs=64, rollout_len=128, num_minibatches=4, update_epochs=4)
+BENCH_SHAPES = dict(num_envs=64, rollout_len=128, num_minibatches=4, update_epochs=4)
 
 
 def measure_memrl(core: str, updates: int, separate_critic: bool = False, **core_args) -> tuple[float, float]:
     """PPO on T-LN with the benchmark shapes (and, with ``separate_critic``, a critic network of its own)."""
     config = PPOConfig(
         core=CORES.make(core, **core_args),
+        env=envs.make("tmaze/T-LN"),
         total_steps=updates * 64 * 128,
         separate_critic=separate_critic,
         **BENCH_SHAPES,
@@ -63,7 +65,6 @@ def host_rows() -> dict[str, tuple[str, dict, dict]]:
 
     import gymnasium
 
-    from memrl import envs
     from memrl.envs.gymnasium_adapter import GymnasiumEnv
 
     if "memrl-bench/TLN-v0" not in gymnasium.registry:
@@ -112,9 +113,9 @@ def host_table(updates: int) -> None:
     for label, (env, env_args, settings) in host_rows().items():
         config = PPOConfig(
             core=GRU(hidden=128),
-            env_args=env_args,
             total_steps=updates * 64 * 128,
-            **{**BENCH_SHAPES, "env": env, **settings},
+            env=envs.make(env, **env_args),
+            **{**BENCH_SHAPES, **settings},
         )
         compile_s, sps, share = time_host_share(PPO(config), updates)
         jax_sps = jax_sps or sps

@@ -21,7 +21,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from memrl.registry import Registry
+from memrl.registry import ComponentRegistry
 
 CORE_MODULES = (
     "amrl",
@@ -45,7 +45,7 @@ CORE_MODULES = (
     "transformer_xl",
 )
 """the modules of memrl's own cores, each registering its names"""
-CORES: Registry = Registry("core", modules=tuple(f"memrl.cores.{module}" for module in CORE_MODULES))
+CORES: ComponentRegistry = ComponentRegistry("core", modules=tuple(f"memrl.cores.{module}" for module in CORE_MODULES))
 
 
 register = CORES.register  # register(name, build, fixed=..., defaults=..., small=...); refuses duplicates

@@ -18,10 +18,10 @@ from typing import Any, ClassVar
 import jax
 import jax.numpy as jnp
 
-from memrl.registry import Registry, recordable, refuse_unrecordable
+from memrl.registry import ComponentRegistry, recordable, refuse_unrecordable
 
 
-class EnvironmentRegistry(Registry):
+class EnvironmentRegistry(ComponentRegistry):
     """The environments by name. An environment is made by a function of its settings (rules and
     params alike, ``maze_length=120``), so what it is made of is not its fields: ``make`` marks each
     environment it makes with its name and the settings given (``made_as``), and a config records
@@ -38,14 +38,16 @@ class EnvironmentRegistry(Registry):
         object.__setattr__(env, "made_as", (name, dict(settings)))  # frozen dataclasses too
         return env
 
-    def from_record(self, record: dict) -> Environment:
-        """As ``Registry.from_record``, the settings checked first (names, types, those the name
-        fixes), as a config gives them (``--env-args``), and an environment's own refusal of them (its
-        factory's TypeError) a ValueError, as a setting's is."""
+    def check_settings(self, name: str, settings: dict) -> None:
+        """Refuse settings that ``name`` does not have or fixes, or whose values do not fit their
+        types (``settings.check_settings``)."""
         from memrl.settings import check_settings
 
-        if isinstance(record, dict) and isinstance(record.get("kind"), str):  # else Registry.from_record refuses it
-            check_settings(self, record["kind"], {k: v for k, v in record.items() if k != "kind"}, "--env-args")
+        check_settings(self, name, settings)
+
+    def from_record(self, record: dict) -> Environment:
+        """As ``Registry.from_record``, an environment's own refusal of its settings (its factory's
+        TypeError) a ValueError, as a setting's is."""
         try:
             return super().from_record(record)
         except TypeError as err:

@@ -22,6 +22,7 @@ AMRL-Max's left it within the first 250 and acted at the optimum (10.10; 6.05 an
 
 from __future__ import annotations
 
+from memrl import cores, envs
 from memrl.experiments.amrl_minecraft import AGENT, CORES, MEMORYLESS, OPTIMA, RANDOM_PLAY, SETTINGS, SIZED_CORES
 from memrl.experiments.base import Expectation, Experiment, PaperSetting, register
 from memrl.experiments.evaluations import frozen_returns
@@ -51,7 +52,9 @@ EVALUATION_STEPS, EVALUATION_ENVS = 1000, 16
 def runs() -> dict[str, ImpalaConfig]:
     """Each of the paper's six memories cloning the oracle on MC-LSN."""
     return {
-        f"{ENV}/{core}": ImpalaConfig(env=f"minecraft-maze/{ENV}", core=SIZED_CORES.get(core, core), **AGENT, **CLONING)
+        f"{ENV}/{core}": ImpalaConfig(
+            env=envs.make(f"minecraft-maze/{ENV}"), core=SIZED_CORES.get(core) or cores.make(core), **AGENT, **CLONING
+        )
         for core in CORES
     }
 

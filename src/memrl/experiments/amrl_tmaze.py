@@ -22,6 +22,7 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
+from memrl import cores, envs
 from memrl.cores.dnc import DNC
 from memrl.experiments.base import Expectation, Experiment, PaperSetting, register
 from memrl.experiments.evaluations import seed_entry
@@ -62,23 +63,23 @@ ENVS = ("T-LS", "T-LN", "T-L")  # longest jobs first
 SEEDS = {"cpu": 3, "paper": 5}
 
 
-def tmaze_runs(envs, cores, preset: str, seeds: int) -> dict[str, PPOConfig]:
-    """The runs "<env>/<core>" of ``preset`` on the T-mazes ``envs`` (optional cores with their
+def tmaze_runs(mazes, memories, preset: str, seeds: int) -> dict[str, PPOConfig]:
+    """The runs "<env>/<core>" of ``preset`` on the T-mazes ``mazes`` (optional cores with their
     ``OPTIONAL_CORES`` sizes), every one with AMRL's PPO batching (``amrl_reference``)."""
 
     def steps(env: str) -> int:
         return PAPER_STEPS if preset == "paper" else CPU_STEPS[env]
 
     return {
-        f"{env}/{core}": amrl_reference(
-            env=f"tmaze/{env}",
-            core=OPTIONAL_CORES.get(core, core),  # a name: that core with its defaults
+        f"{maze}/{core}": amrl_reference(
+            env=envs.make(f"tmaze/{maze}"),
+            core=OPTIONAL_CORES.get(core) or cores.make(core),  # else that core with its defaults
             seeds=seeds,
-            total_steps=steps(env),
+            total_steps=steps(maze),
             lr=LR,
         )
-        for env in envs
-        for core in cores
+        for maze in mazes
+        for core in memories
     }
 
 

@@ -14,6 +14,7 @@ Presets: ``cpu`` (epn-memory-planning's small-budget settings, 300k steps per ru
 
 from __future__ import annotations
 
+from memrl import envs
 from memrl.agents.paper_agents import EPN_AGENT, EPN_LSTM_BASELINE, EPN_PLANNER, EPN_TRAINING
 from memrl.cores.epn import EPN
 from memrl.envs.graph_nav_policies import RANDOM_PLAY
@@ -28,7 +29,7 @@ PRESETS = ("cpu", "paper")
 def preset_runs(preset: str) -> dict[str, ImpalaConfig]:
     """EPN and the LSTM with the EPN agent's ``preset`` settings, a store for whole episodes."""
     budget = {"cpu": 300_000, "paper": 100_000_000}[preset]
-    common = dict(env="graph-nav/5", **EPN_AGENT, **dict(EPN_TRAINING[preset], total_steps=budget))
+    common = dict(env=envs.make("graph-nav/5"), **EPN_AGENT, **dict(EPN_TRAINING[preset], total_steps=budget))
     planner = {"capacity": GRAPH_NAV_EPISODE, "iterations": 2, **EPN_PLANNER[preset]}
     return {
         "5 junctions/epn": ImpalaConfig(core=EPN(**planner), **common),

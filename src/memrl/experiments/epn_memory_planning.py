@@ -23,6 +23,7 @@ from pathlib import Path
 import jax
 import numpy as np
 
+from memrl import envs
 from memrl.agents.paper_agents import EPN_AGENT, EPN_LSTM_BASELINE, EPN_PLANNER, EPN_TRAINING
 from memrl.analysis.planning_metrics import episodes_from_stream, late_episode_fraction, steps_to_nth_goal
 from memrl.cores.epn import EPN
@@ -49,7 +50,7 @@ def preset_runs(preset: str) -> dict[str, ImpalaConfig]:
     """EPN and the LSTM (and on the paper's 4×4 game EPN-N×k) with ``preset``'s settings; the policy
     head is the paper's 2-layer 64-unit MLP."""
     size = GAME_SIZE[preset]
-    common = dict(env=f"memory-planning/{size}", **EPN_AGENT, **EPN_TRAINING[preset])
+    common = dict(env=envs.make(f"memory-planning/{size}"), **EPN_AGENT, **EPN_TRAINING[preset])
     planner = {"capacity": EPISODE_LENGTH, **EPN_PLANNER[preset]}
     runs = {f"{size}/epn": ImpalaConfig(core=EPN(**planner), **common)}
     if (

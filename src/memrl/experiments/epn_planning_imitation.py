@@ -19,6 +19,7 @@ reached 14.1 frozen and 10.0 without its memory, EPN's 8-, 24- and 100-row clone
 
 from __future__ import annotations
 
+from memrl import envs
 from memrl.agents.paper_agents import EPN_AGENT, EPN_LSTM_BASELINE, EPN_TRAINING
 from memrl.cores.epn import EPN
 from memrl.envs.memory_planning_policies import RETURNS
@@ -29,7 +30,7 @@ from memrl.learn.impala_config import ImpalaConfig
 
 STEPS_PER_UPDATE = 16 * 20
 COMMON = dict(
-    env="memory-planning/3x3",
+    env=envs.make("memory-planning/3x3"),
     **EPN_AGENT,
     **{name: value for name, value in EPN_TRAINING["cpu"].items() if name != "total_steps"},
     teacher="transition_planner",

@@ -16,6 +16,7 @@ parts: ``8-rows`` (17 minutes on 2 idle cores), then ``24-rows-vtrace``.
 
 from __future__ import annotations
 
+from memrl import envs
 from memrl.agents.paper_agents import EPN_AGENT, EPN_TRAINING
 from memrl.cores.epn import EPN
 from memrl.envs.memory_planning_policies import RETURNS
@@ -26,7 +27,7 @@ from memrl.learn.impala_config import ImpalaConfig
 
 STEPS_PER_UPDATE = 16 * 20
 COMMON = dict(
-    env="memory-planning/3x3",
+    env=envs.make("memory-planning/3x3"),
     seed=200,
     **EPN_AGENT,
     **{name: value for name, value in EPN_TRAINING["cpu"].items() if name != "total_steps"},

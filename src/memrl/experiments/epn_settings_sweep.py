@@ -18,6 +18,7 @@ decided by its own one-sided test over the seeds (two one-sided tests: equivalen
 
 from __future__ import annotations
 
+from memrl import envs
 from memrl.agents.paper_agents import EPN_AGENT, EPN_LSTM_BASELINE, EPN_RMSPROP
 from memrl.envs.memory_planning_policies import RETURNS_4X4
 from memrl.experiments.base import Expectation, Experiment, PaperSetting, register
@@ -27,7 +28,7 @@ LEARNING_RATES = (1e-4, 4e-4)
 ENTROPY_COSTS = (1e-3, 1e-2)
 BATCHES = (32, 128)
 LSTM = dict(
-    env="memory-planning/4x4",
+    env=envs.make("memory-planning/4x4"),
     **EPN_LSTM_BASELINE,
     **dict(EPN_AGENT, seeds=1),
     total_steps=5_000_000,

@@ -250,7 +250,7 @@ def graph_nav_generalisation(folders: dict, out: Path, episodes_per_env: int = 2
         settings = [None] if config.core_name != "epn" else list(ITERATIONS)
         for iterations in settings:
             label = run.split("/", 1)[1] + ("" if iterations is None else f" ({iterations} iterations)")
-            core_args = {} if iterations is None else {"iterations": iterations}
+            core = config.core if iterations is None else config.core.clone(iterations=iterations)
             rows[label] = {}
             for junctions in TEST_JUNCTIONS:
                 per_seed = agent_rewards(
@@ -259,7 +259,7 @@ def graph_nav_generalisation(folders: dict, out: Path, episodes_per_env: int = 2
                     key,
                     episodes_per_env * GRAPH_NAV_EPISODE,
                     env=ENVS.variant(config.env, f"graph-nav/{junctions}"),
-                    core_args=core_args,
+                    core=core,
                 )
                 if per_seed:
                     returns = np.concatenate([episodes_from_stream(r, GRAPH_NAV_EPISODE) for r in per_seed]).sum(1)

@@ -44,11 +44,10 @@ PRESETS = ("cpu", "gpu", "paper")
 
 def preset_runs(preset: str) -> dict[str, ImpalaConfig]:
     """HTM's three Ballet agents in ``preset``, trained on each training set."""
-    agents = htm_ballet_agents(preset)
     return {
-        f"{panel}/{core}": ImpalaConfig(env=env, **fields)
-        for panel, env in TRAINING_SETS.items()
-        for core, fields in agents.items()
+        f"{panel}/{core}": ImpalaConfig(**fields)
+        for panel, level in TRAINING_SETS.items()
+        for core, fields in htm_ballet_agents(preset, level).items()
     }
 
 

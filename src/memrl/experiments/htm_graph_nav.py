@@ -18,6 +18,7 @@ paper's memory sizes, batch 32, 2 seeds as the paper's HTM, 1e8 steps).
 
 from __future__ import annotations
 
+from memrl import envs
 from memrl.agents.paper_agents import HTM_SIZES, HTM_STREETS_LOSSES
 from memrl.cores.epn import EPN
 from memrl.envs.graph_nav_policies import RANDOM_PLAY
@@ -30,7 +31,6 @@ CHUNK_SIZE = 4
 """Table 1's HTM chunk size for Streets (swept over 2, 4, 8, 16, Table 2)"""
 OBSERVATION = {
     "cpu": dict(
-        env_args={},
         encoder="mlp",
         encoder_widths=(64,),
         reconstruction_coef=0.0,
@@ -39,7 +39,6 @@ OBSERVATION = {
         total_steps=300_000,
     ),
     "paper": dict(
-        env_args={"observation": "images"},
         encoder="resnet",
         encoder_widths=(),
         conv_channels=(16, 32, 32),
@@ -51,6 +50,8 @@ OBSERVATION = {
 }
 """cpu: one-hot observations through an MLP, 16 environments, one seed; paper: the procedural street
 views through the ResNet with Table 1's reconstruction weight 0.3 for Streets, batch 32, 2 seeds as the paper's HTM"""
+OBSERVED = {"cpu": {}, "paper": {"observation": "images"}}
+"""graph-nav/5's settings for each preset's observation (``OBSERVATION``'s encoder reads it)"""
 ORACLE = 46.3
 """the shortest-path oracle's mean return per 200-step episode on graph-nav/5 (256 episodes)"""
 PARITY = round(ORACLE / 10, 2)
@@ -66,7 +67,7 @@ def preset_runs(preset: str) -> dict[str, ImpalaConfig]:
     )
     cores = {"htm": memories["htm"], "epn": EPN(capacity=GRAPH_NAV_EPISODE, iterations=2), "gtrxl": memories["gtrxl"]}
     common = dict(
-        env="graph-nav/5",
+        env=envs.make("graph-nav/5", **OBSERVED[preset]),
         head_widths=(512,),
         gamma=0.95,
         updates_per_chunk=25,

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import jax
 
-from memrl.agents.paper_agents import HTM_AGENT, HTM_SIZES, HTM_TABLE_1_LOSSES, HTM_VISUAL
+from memrl.agents.paper_agents import HTM_AGENT, HTM_SIZES, HTM_TABLE_1_LOSSES, HTM_VISUAL, htm_room, htm_view
 from memrl.envs.base import ENVS
 from memrl.envs.object_permanence import CHOICE_FRAMES, REVEAL_FRAMES
 from memrl.envs.room_view import STEPS_PER_SECOND
@@ -52,12 +52,12 @@ def preset_runs(preset: str) -> dict[str, ImpalaConfig]:
     memories = HTM_SIZES[preset].memories(
         MEMORY_LENGTH[preset], chunk_size=CHUNK_SIZE, num_chunks=LONGEST_EPISODE // CHUNK_SIZE + 1, k=TOP_K
     )
-    common = dict(
-        **HTM_AGENT, **OBJECTS_LOSSES, **HTM_VISUAL["frames" if preset == "paper" else "cells"], **BATCH[preset]
-    )
+    common = dict(**HTM_AGENT, **OBJECTS_LOSSES, **HTM_VISUAL[htm_view(preset)], **BATCH[preset])
     runs = [("mixed", "htm"), ("mixed", "gtrxl"), ("mixed", "lstm"), ("delay30", "htm")]
     return {
-        f"{level}/{core}": ImpalaConfig(env=f"object-permanence/{level}", core=memories[core], **common)
+        f"{level}/{core}": ImpalaConfig(
+            env=htm_room(f"object-permanence/{level}", preset), core=memories[core], **common
+        )
         for level, core in runs
     }
 

@@ -25,6 +25,7 @@ from pathlib import Path
 import jax
 import numpy as np
 
+from memrl import envs
 from memrl.agents.paper_agents import HTM_AGENT, HTM_SIZES, HTM_TABLE_1_LOSSES
 from memrl.experiments.base import Expectation, Experiment, PaperSetting, register
 from memrl.learn.impala_config import ImpalaConfig
@@ -50,7 +51,7 @@ def preset_runs(preset: str) -> dict[str, ImpalaConfig]:
     size = HTM_SIZES["paper" if preset == "paper" else "cpu"]
     k, memory_length = (16, 512) if preset == "paper" else (4, 128)
     memories = size.memories(memory_length, chunk_size=16, num_chunks=EPISODE_STEPS // 16 + 1, k=k)
-    common = dict(env="pvm", **HTM_AGENT, **GRID_ENCODER, **PAPER_LOSSES, **BATCH[preset])
+    common = dict(env=envs.make("pvm"), **HTM_AGENT, **GRID_ENCODER, **PAPER_LOSSES, **BATCH[preset])
     return {f"pvm/{name}": ImpalaConfig(core=core, **common) for name, core in memories.items()}
 
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from memrl import cores, envs
 from memrl.agents.paper_agents import HTM_SIZES, HTM_TABLE_1_LOSSES
 from memrl.cores.htm import HierarchicalTransformerMemory
 from memrl.experiments.amrl_tmaze import OPTIMA, T_L_SOLVED, tmaze_runs
@@ -53,8 +54,10 @@ def runs() -> dict:
         for run, config in tmaze_runs(("T-L", "T-LN"), ("htm",), "cpu", SEEDS).items()
     }
     vtrace = {
-        f"T-L/{name}-vtrace": ImpalaConfig(env="tmaze/T-L", core=core, seeds=SEEDS, **{**HTM_TABLE_1_LOSSES, **VTRACE})
-        for name, core in (("htm", HTM_TMAZE), ("amrl-max", "amrl-max"))
+        f"T-L/{name}-vtrace": ImpalaConfig(
+            env=envs.make("tmaze/T-L"), core=core, seeds=SEEDS, **{**HTM_TABLE_1_LOSSES, **VTRACE}
+        )
+        for name, core in (("htm", HTM_TMAZE), ("amrl-max", cores.make("amrl-max")))
     }
     return {**ppo, **vtrace}
 

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import jax
 
-from memrl.agents.paper_agents import HTM_AGENT, HTM_SIZES, HTM_TABLE_1_LOSSES, HTM_VISUAL
+from memrl.agents.paper_agents import HTM_AGENT, HTM_SIZES, HTM_TABLE_1_LOSSES, HTM_VISUAL, htm_room, htm_view
 from memrl.envs.base import ENVS
 from memrl.envs.word_learning import TIME_LIMIT
 from memrl.experiments.base import Expectation, Experiment, PaperSetting, register
@@ -58,11 +58,10 @@ def preset_runs(preset: str) -> dict[str, ImpalaConfig]:
         num_chunks=TIME_LIMIT // stride + 1,
         k=TOP_K,
     )
-    common = dict(
-        **HTM_AGENT, **WORDS_LOSSES, **HTM_VISUAL["frames" if preset == "paper" else "cells"], **BATCH[preset]
-    )
+    common = dict(**HTM_AGENT, **WORDS_LOSSES, **HTM_VISUAL[htm_view(preset)], **BATCH[preset])
     return {
-        f"train/{name}": ImpalaConfig(env="word-learning/train", core=core, **common) for name, core in memories.items()
+        f"train/{name}": ImpalaConfig(env=htm_room("word-learning/train", preset), core=core, **common)
+        for name, core in memories.items()
     }
 
 

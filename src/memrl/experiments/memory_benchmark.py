@@ -32,6 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
+from memrl import envs
 from memrl.cores.amrl import AMRL
 from memrl.cores.delta_net import DeltaNet
 from memrl.cores.dnc import DNC
@@ -233,8 +234,7 @@ def memory_benchmark_runs(preset: str) -> dict[str, PPOConfig]:
     preset's learner at its one optimiser setting."""
     return {
         f"{name}/{memory}": PPOConfig(
-            env=task.env,
-            env_args=task.env_args,
+            env=envs.make(task.env, **task.env_args),
             core=core,
             feed_prev_action=True,
             **LEARNER[preset],

@@ -22,6 +22,7 @@ from pathlib import Path
 import jax
 import numpy as np
 
+from memrl import envs
 from memrl.agents.paper_agents import RMC_BOXWORLD_AGENT, RMC_BOXWORLD_CORES, RMC_BOXWORLD_LOSSES, RMC_RMSPROP
 from memrl.experiments.base import Expectation, Experiment, PaperSetting, register
 from memrl.learn.impala_config import ImpalaConfig
@@ -44,7 +45,7 @@ TRAINING = {
 def boxworld_runs(preset: str) -> dict[str, ImpalaConfig]:
     return {
         f"boxworld/{name}": ImpalaConfig(
-            env="boxworld/viewport",
+            env=envs.make("boxworld/viewport"),
             core=core,
             **RMC_BOXWORLD_AGENT,
             **RMC_BOXWORLD_LOSSES,

@@ -16,6 +16,7 @@ baseline replaces the RMC by an LSTM of 256 units (its size is not stated). Pres
 
 from __future__ import annotations
 
+from memrl import envs
 from memrl.agents.paper_agents import RMC_BOXWORLD_AGENT, RMC_BOXWORLD_CORES, RMC_BOXWORLD_LOSSES, RMC_RMSPROP
 from memrl.cores.lstm import LSTM
 from memrl.experiments.base import Expectation, Experiment, PaperSetting, register
@@ -39,7 +40,7 @@ key 0; the same in both views): the learning checks' level"""
 def pacman_runs(preset: str) -> dict[str, ImpalaConfig]:
     return {
         f"{observation}/{label}": ImpalaConfig(
-            env=f"minipacman/{observation}",
+            env=envs.make(f"minipacman/{observation}"),
             core=core,
             **RMC_BOXWORLD_AGENT,
             **RMC_BOXWORLD_LOSSES,

@@ -72,6 +72,21 @@ def import_modules(modules) -> None:
             raise ImportError(f"imports: importing {module!r} raised {type(err).__name__}: {err}") from None
 
 
+COMPONENT_MODULES = {"core": "cores", "env": "envs", "task": "tasks"}
+"""each component field's module of memrl, whose ``make`` makes it by its registered name"""
+
+
+def made_by_default(field: str, name: str):
+    """The component field ``field``'s default: what ``name`` makes unless told (``Registry.default``:
+    made once a process), the name kept in the field's metadata (``ConfigRecord.default_name``)."""
+
+    def made():
+        registry = importlib.import_module(f"memrl.{COMPONENT_MODULES[field]}").make.__self__
+        return registry.default(name)
+
+    return dataclasses.field(default_factory=made, metadata={"default_name": name})
+
+
 @dataclasses.dataclass(frozen=True, eq=False)  # equal when recorded alike: ConfigRecord.__eq__
 class ConfigRecord:
     """The settings every learner shares, the metrics it names, and the JSON record of its config.
@@ -81,13 +96,10 @@ class ConfigRecord:
     summarises a run (mean over its last updates); the labels name them in tables and figures. A
     learner whose defaults differ for some shared field lists them in ``DEFAULTS``."""
 
-    core: nn.Module | str = "amrl-max"
-    """the memory core, held as the module (``LSTM(hidden=128)``); a registered name (memrl list)
-    stands for its defaults, and config.json's record of it (``{"kind": "lstm", "hidden": 128}``) for
-    what it records. A supervised run also takes a task model (htm-pai)."""
-    core_args: dataclasses.InitVar[dict | None] = None
-    """settings over the core's, by name (``{"hidden": 128}``): the spelling of configs before the
-    core was held whole, kept for scripts and saved runs (on the command line ``--core.hidden 128``)"""
+    core: nn.Module = made_by_default("core", "amrl-max")
+    """the memory core, as its registered name makes it (``cores.make("lstm", hidden=128)``; memrl
+    list names them); config.json records it as ``{"kind": "lstm", "hidden": 128}`` (``from_dict``).
+    A supervised run also takes a task model (htm-pai)."""
     seed: int = 0
     """seed of the first run; the others use seed + 1, seed + 2, ..."""
     seeds: int = 1
@@ -162,39 +174,25 @@ class ConfigRecord:
         """The settings of the component ``field`` that the config's own fields give (``SET_BY_THE_RUN``)."""
         return cls.SET_BY_THE_RUN.get(field, ())
 
-    def __post_init__(self, core_args=None):
-        self.hold_components({"core": core_args})
-
-    def hold_components(self, settings_by_name: dict) -> None:
-        """Hold each component (``COMPONENTS``) as ``component_of`` makes it with its settings by name,
-        then check the config (``validate``)."""
-        for field, settings in settings_by_name.items():
-            object.__setattr__(self, field, self.component_of(field, getattr(self, field), settings or {}))
+    def __post_init__(self):
         self.validate()
 
-    def component_of(self, field: str, value, settings: dict):
-        """What the component ``value`` of ``field`` stands for (itself; a registered name's with its
-        defaults; a record's, ``Registry.record``) with ``settings`` over its own; refuses a setting it
-        does not have."""
-        if not isinstance(settings, dict):
-            raise ValueError(f"{field}_args must be settings by name (a dict), got {settings!r}")
-        if isinstance(value, (str, dict)):
-            self.import_modules()  # they may register it
-            record = {"kind": value} if isinstance(value, str) else dict(value)
-            kind = str(record.setdefault("kind", self.default_name(field)))
-            registry, record = self.registry_for(field, kind), record | settings
-        elif not settings:
-            return value
-        else:
-            registry = self.registry_of(field, value)
-            kind, own = registry.name_of(value)
-            record = {"kind": kind, **own, **settings}
-        registry.refuse_unknown(kind, [k for k in record if k != "kind"], f" (--{field}-args)")
-        return registry.from_record(record)
-
     def check_component(self, field: str) -> None:
-        """Refuse a component that no registry here makes."""
-        self.registry_of(field, self.component_of(field, getattr(self, field), {}))
+        """Refuse a component that no registry here makes: its name or its record in its place say how
+        to make it."""
+        value = getattr(self, field)
+        module = COMPONENT_MODULES[field]
+        if isinstance(value, str):
+            raise ValueError(
+                f"{field} must be the {field} itself, made by its name: {field}=memrl.{module}.make({value!r}, "
+                f"SETTING=VALUE, ...), got the name {value!r}"
+            )
+        if isinstance(value, dict):
+            raise ValueError(
+                f"{field} must be the {field} itself, made by its name (memrl.{module}.make), got a record {value!r}; "
+                f"{type(self).__name__}.from_dict reads a config.json's"
+            )
+        self.registry_of(field, value)
 
     @classmethod
     def registries(cls, field: str) -> tuple:
@@ -206,7 +204,7 @@ class ConfigRecord:
     @classmethod
     def default_name(cls, field: str) -> str:
         """The name of the component ``field`` that a config of this class has unless told."""
-        return next(f.default for f in dataclasses.fields(cls) if f.name == field)
+        return next(f.metadata["default_name"] for f in dataclasses.fields(cls) if f.name == field)
 
     @classmethod
     def registry_for(cls, field: str, name: str):
@@ -367,7 +365,8 @@ class ConfigRecord:
     @classmethod
     def from_dict(cls, data: dict):
         """The config from its JSON record (``record``; earlier formats are read through
-        ``run.config_upgrade.upgrade``). Unknown fields are refused, lists become tuples."""
+        ``run.config_upgrade.upgrade``): each component made from its record (``Registry.from_record``).
+        Unknown fields are refused, lists become tuples."""
         data = dict(data)
         known = {f.name for f in dataclasses.fields(cls)}
         unknown = set(data) - known
@@ -376,7 +375,21 @@ class ConfigRecord:
         for f in dataclasses.fields(cls):
             if f.name in data and isinstance(data[f.name], list):
                 data[f.name] = tuple(data[f.name])
+        import_modules(data.get("imports", ()))  # they may register the components named
+        for field in cls.COMPONENTS:
+            record = data.get(field)
+            if isinstance(record, dict):
+                kind = record.get("kind")
+                if not isinstance(kind, str):
+                    raise ValueError(f'a {field} record is {{"kind": NAME, settings...}}, got {record!r}')
+                data[field] = cls.made_from_record(field, record)
         return cls(**data)
+
+    @classmethod
+    def made_from_record(cls, field: str, record: dict):
+        """The component ``field`` that its config record (``{"kind": NAME, SETTING: VALUE, ...}``)
+        describes (its registry's ``make`` refuses a setting the name does not have)."""
+        return cls.registry_for(field, record["kind"]).from_record(record)
 
 
 @dataclasses.dataclass(frozen=True, eq=False)  # equal when recorded alike: ConfigRecord.__eq__
@@ -384,13 +397,9 @@ class RunConfig(AgentSpec, ConfigRecord):
     """One environment, one memory core, one actor-critic agent, several seeds (PPO's and IMPALA's
     shared settings; the agent's are ``AgentSpec``'s fields)."""
 
-    env: Environment | str = "tmaze/T-LN"
-    """the environment, held as made by its registered name (``envs.make("tmaze/T-LN",
-    maze_length=120)``); a registered name (memrl list) stands for its defaults, and config.json's
-    record of it (``{"kind": "tmaze/T-LN", "maze_length": 120}``) for what it records"""
-    env_args: dataclasses.InitVar[SettingsByName | None] = None
-    """environment settings over the environment's, by name, e.g. ``maze_length 120`` or (Ballet)
-    ``observation cells`` (on the command line ``--env.maze-length 120``)"""
+    env: Environment = made_by_default("env", "tmaze/T-LN")
+    """the environment, as its registered name makes it (``envs.make("tmaze/T-LN", maze_length=120)``;
+    memrl list names them); config.json records it as ``{"kind": "tmaze/T-LN", "maze_length": 120}``"""
     num_envs: int = 32
     """parallel environments per seed"""
     rollout_len: int = 100
@@ -428,9 +437,6 @@ class RunConfig(AgentSpec, ConfigRecord):
     __hash__ = ConfigRecord.__hash__
 
     COMPONENTS: ClassVar[tuple[str, ...]] = ("core", "env")
-
-    def __post_init__(self, core_args=None, env_args=None):
-        self.hold_components({"core": core_args, "env": env_args})
 
     @classmethod
     def registries(cls, field: str) -> tuple:

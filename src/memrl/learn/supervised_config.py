@@ -9,7 +9,7 @@ from typing import ClassVar
 
 import jax
 
-from memrl.learn.run_config import ConfigRecord, is_of_type
+from memrl.learn.run_config import ConfigRecord, is_of_type, made_by_default
 from memrl.tasks.base import SequenceTask
 
 
@@ -27,16 +27,13 @@ class SupervisedConfig(ConfigRecord):
     final_metric: ClassVar[str] = "test_accuracy"
     final_label: ClassVar[str] = "final held-out accuracy"
     DEFAULTS: ClassVar[dict] = dict(
-        core="lstm", total_steps=1_000_000, lr=3e-4, max_grad_norm=1.0, updates_per_chunk=100
+        core=made_by_default("core", "lstm"), total_steps=1_000_000, lr=3e-4, max_grad_norm=1.0, updates_per_chunk=100
     )
 
-    task: SequenceTask | str = "copying"
-    """the sequence task, held whole (``Copying(gap=30)``); a registered name (memrl list) stands for
-    its defaults, and config.json's record of it (``{"kind": "copying", "gap": 30}``) for what it
-    records. Its batch size is the run's ``batch_size`` (the task's own is replaced)"""
-    task_args: dataclasses.InitVar[dict | None] = None
-    """settings over the task's, by name (``{"gap": 30}``): the spelling of configs before the task
-    was held whole (on the command line ``--task.gap 30``)"""
+    task: SequenceTask = made_by_default("task", "copying")
+    """the sequence task, as its registered name makes it (``tasks.make("copying", gap=30)``; memrl
+    list names them); config.json records it as ``{"kind": "copying", "gap": 30}``. Its batch size is
+    the run's ``batch_size`` (the task's own is replaced)"""
     embed_dim: int = 64
     """width of the sequence model's input embedding (token embedding or linear map)"""
     head_widths: tuple[int, ...] = ()
@@ -47,7 +44,7 @@ class SupervisedConfig(ConfigRecord):
     state vectors, TLB's image classifier; for tasks scored at their final step, e.g. digits)"""
     stages: tuple[str, ...] = ()
     """curriculum stages, trained in order before the task as configured, each "UPDATES key=value ...":
-    UPDATES updates with these task settings in place of those in ``task_args``; e.g. "2000 direct_fraction=1.0"
+    UPDATES updates with these task settings in place of the task's own; e.g. "2000 direct_fraction=1.0"
     "28000 stored_chains=2". A stage must keep the trials' shapes (for pai: not num_chains or chain_length)"""
     unroll_length: int = 0
     """steps per segment of truncated backpropagation through time: the sequence runs in segments of
@@ -67,8 +64,15 @@ class SupervisedConfig(ConfigRecord):
     COMPONENTS: ClassVar[tuple[str, ...]] = ("core", "task")
     SET_BY_THE_RUN: ClassVar[dict[str, tuple[str, ...]]] = {"task": ("batch_size",)}
 
-    def __post_init__(self, core_args=None, task_args=None):
-        self.hold_components({"core": core_args, "task": task_args})
+    def __post_init__(self):
+        """The task draws the run's ``batch_size`` sequences per batch (the config owns the batch size:
+        a task's own is replaced, as ``dataclasses.replace(config, batch_size=...)`` needs); then the
+        checks (``validate``)."""
+        task, batch_size = self.task, self.batch_size
+        sized = is_of_type(batch_size, int) and batch_size >= 1  # else validate refuses it
+        if isinstance(task, SequenceTask) and sized and task.batch_size != batch_size:
+            object.__setattr__(self, "task", task.with_batch_size(batch_size))
+        self.validate()
 
     @classmethod
     def registries(cls, field: str) -> tuple:
@@ -78,18 +82,12 @@ class SupervisedConfig(ConfigRecord):
 
         return {"core": (cores.CORES, TASK_MODELS), "task": (tasks.TASKS,)}[field]
 
-    def component_of(self, field: str, value, settings: dict):
-        """As ``ConfigRecord.component_of``; the task draws the run's ``batch_size`` sequences per
-        batch (the config owns the batch size: a task's own is replaced, as ``dataclasses.replace(config,
-        batch_size=...)`` needs)."""
-        if field == "task" and "batch_size" in settings:
-            raise ValueError("give the batch size with --batch-size, not in task_args")
-        made = super().component_of(field, value, settings)
-        if field != "task" or made.batch_size == self.batch_size:
-            return made
-        if not is_of_type(self.batch_size, int) or self.batch_size < 1:
-            return made  # ``validate`` refuses it under its own flag
-        return made.with_batch_size(self.batch_size)
+    @classmethod
+    def made_from_record(cls, field: str, record: dict):
+        """As ``ConfigRecord.made_from_record``; a task record holds no batch size (the run's ``batch_size``)."""
+        if field == "task" and "batch_size" in record:
+            raise ValueError("a task record holds no batch_size: the run's batch_size (--batch-size) gives it")
+        return super().made_from_record(field, record)
 
     @property
     def task_name(self) -> str:
@@ -156,7 +154,7 @@ class SupervisedConfig(ConfigRecord):
         for text, (_, settings) in zip(self.stages, self.curriculum):
             check_settings(tasks.TASKS, self.task_name, settings, f"--stages {text!r}")
             try:
-                made.append(self.component_of("task", self.task, settings))
+                made.append(tasks.TASKS.changed(self.task, **settings))
             except (TypeError, ValueError) as err:
                 raise ValueError(f"stage {text!r}: {err}") from None
         return tuple(made)

@@ -111,7 +111,7 @@ def agent_evaluations(
 ) -> list[tuple[np.ndarray, ...]]:
     """Per entry of ``params``: (done, episode return where done, reward), each [num_steps,
     num_envs], of that agent acting (sampling; its most probable action if ``greedy``) in fresh
-    environments of ``config`` with ``overrides`` (e.g. ``env``, ``core_args``); one compile.
+    environments of ``config`` with ``overrides`` (fields: e.g. ``env``, ``core``); one compile.
     ``amnesic``: with its memory reset before every step (``Actor.evaluate``)."""
     learner = learner_for(dataclasses.replace(config, **overrides))
     evaluate = jax.jit(learner.evaluate, static_argnums=(2, 3, 4))

@@ -26,7 +26,7 @@ from typing import Any, ClassVar, NamedTuple
 
 import jax
 
-from memrl.registry import Registry
+from memrl.registry import ComponentRegistry
 
 TASK_MODULES = (
     "babyai",
@@ -40,7 +40,7 @@ TASK_MODULES = (
     "tmaze_returns",
 )
 """the modules of memrl's own tasks, each registering its names"""
-TASKS: Registry = Registry("task", modules=tuple(f"memrl.tasks.{module}" for module in TASK_MODULES))
+TASKS: ComponentRegistry = ComponentRegistry("task", modules=tuple(f"memrl.tasks.{module}" for module in TASK_MODULES))
 SPLITS = ("train", "test")
 
 register = TASKS.register
