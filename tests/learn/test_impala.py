@@ -317,6 +317,36 @@ def test_dagger_mixing_lets_the_agent_act_more_often_and_still_learns_the_teache
     )  # the cross-entropy of the teacher's actions, not of those taken
 
 
+def test_the_teachers_decision_steps_weigh_clone_decision_weight_in_the_cloning_loss():
+    """Passive Visual Match's oracle marks its choice-phase steps: with clone_decision_weight w the
+    cloning loss is −mean(w_t log π(a_teacher)), w_t = w there and 1 elsewhere (NumPy reference)."""
+    from memrl.agents import distributions as dist
+    from memrl.envs.passive_visual_match import CHOICE_PHASE
+
+    env = envs.make("pvm", steps_per_second=2, color_seconds=1, distractor_seconds=1, choice_seconds=3)
+    config = tiny(
+        env=env, rollout_len=16, total_steps=16 * 16 * 2, teacher="oracle", clone_updates=2, clone_decision_weight=8.0
+    )
+    learner = Impala(config)
+    runner = learner.init(jax.random.PRNGKey(0))
+    states = []
+    step = jax.jit(lambda r: learner.env_step(r, learner.acting_params(r), teach=learner.teach(r)))
+    transitions = []
+    for _ in range(config.rollout_len):
+        states.append(runner.env_state)
+        runner, (transition, *_) = step(runner)
+        transitions.append(transition)
+    choosing = np.stack([np.asarray(jax.vmap(learner.env.phase, (0, None))(s, learner.env_params)) for s in states])
+    weights = np.stack([np.asarray(t.target_weight) for t in transitions])
+    assert (choosing == CHOICE_PHASE).any() and (choosing != CHOICE_PHASE).any()
+    np.testing.assert_array_equal(weights, np.where(choosing == CHOICE_PHASE, 8.0, 1.0))
+    _, segment = jax.jit(lambda r: learner.rollout(r, learner.acting_params(r), learner.teach(r)))(runner)
+    logits, _, _ = learner.unroll(runner.params, segment.initial_carry, segment.transitions)
+    logp = np.asarray(dist.log_prob(logits, segment.transitions.target, learner.env.action_dims))
+    loss = jax.jit(learner._loss)(runner.params, segment, True)[1]["policy_loss"]
+    np.testing.assert_allclose(float(loss), -np.mean(np.asarray(segment.transitions.target_weight) * logp), rtol=1e-5)
+
+
 def test_clone_value_coef_weighs_the_value_loss_while_cloning_and_value_coef_after():
     """With clone_value_coef 0 the value loss moves nothing while cloning (the value head's gradient is
     0, the loss is the cross-entropy's and the entropy's alone); after cloning, value_coef weighs it again."""
@@ -387,6 +417,12 @@ def test_an_lstm_cloning_the_oracle_with_dagger_solves_t_l_and_amnesic_it_guesse
         (dict(teacher="oracle", clone_updates=3, agent_share=1.5), r"agent_share must lie in \[0.0, 1.0\], got 1.5"),
         (dict(clone_value_coef=0.0), r"clone_value_coef \(0.0\) weighs the value loss while cloning: give a teacher"),
         (dict(teacher="oracle", clone_updates=3, clone_value_coef=-1.0), "clone_value_coef must be >= 0, got -1.0"),
+        (dict(clone_decision_weight=5.0), r"clone_decision_weight \(5.0\) weighs a teacher's decisions while cloning"),
+        (
+            dict(teacher="oracle", clone_updates=3, clone_decision_weight=5.0),
+            r"clone_decision_weight \(5.0\) weighs the steps a teacher marks as its decisions; tmaze/T-LN's 'oracle' marks none",
+        ),
+        (dict(teacher="oracle", clone_updates=3, clone_decision_weight=0.0), "clone_decision_weight must be > 0"),
     ],
 )
 def test_a_teacher_is_refused_where_it_cannot_teach(settings, message):

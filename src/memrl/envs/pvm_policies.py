@@ -42,15 +42,21 @@ def _matcher(env: PassiveVisualMatch, pick):
     return act
 
 
+def choosing(env: PassiveVisualMatch):
+    """``decides``: the choice phase's steps, where the action picks the square."""
+    return lambda state: env.phase(state, env.default_params) == CHOICE_PHASE
+
+
 def oracle(env: PassiveVisualMatch) -> ScriptedPolicy:
     """Collects apples, then steps onto the square of the phase-1 colour (choice 0)."""
-    return ScriptedPolicy(lambda state: jnp.int32(-1), _matcher(env, lambda key, state: jnp.int32(0)), reads_state=True)
+    act = _matcher(env, lambda key, state: jnp.int32(0))
+    return ScriptedPolicy(lambda state: jnp.int32(-1), act, reads_state=True, decides=choosing(env))
 
 
 def guesser(env: PassiveVisualMatch) -> ScriptedPolicy:
     """Collects apples, then steps onto a square drawn at random."""
     pick = lambda key, state: jax.random.randint(key, (), 0, env.num_choices)
-    return ScriptedPolicy(lambda state: jnp.int32(-1), _matcher(env, pick), reads_state=True)
+    return ScriptedPolicy(lambda state: jnp.int32(-1), _matcher(env, pick), reads_state=True, decides=choosing(env))
 
 
 POLICIES = {"oracle": oracle, "guesser": guesser, "random": uniform_random}

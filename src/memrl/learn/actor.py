@@ -61,6 +61,7 @@ class Transition(NamedTuple):
     reward: jax.Array
     done: jax.Array
     target: Any = None  # a teacher's action at this step while the agent clones it (``teach``), else None
+    target_weight: Any = None  # the weight of that action in the cloning loss (``teach``), else None
 
 
 class Segment(NamedTuple):
@@ -178,9 +179,9 @@ class ActorCriticLearner:
         if ``greedy``, else sampled). Returns the runner and (transition, done, episode return where
         done, recorded): with ``record``, recorded is what the agent sowed in ``intermediates`` at this
         step (an analysis reads it), else {}. ``teach(runner, action, logp, logits, key) -> (runner,
-        action, logp, target)`` may put another policy's action (and the acting mixture's
-        log-probability) in the agent's place, and gives the action the agent learns
-        (``Transition.target``)."""
+        action, logp, target, target_weight)`` may put another policy's action (and the acting
+        mixture's log-probability) in the agent's place, and gives the action the agent learns and its
+        weight (``Transition.target``, ``Transition.target_weight``)."""
         key, act_key, env_key = jax.random.split(runner.key, 3)
         inputs = (runner.carry, runner.obs, runner.prev_action, runner.prev_reward, runner.reset)
         if record:
@@ -191,16 +192,28 @@ class ActorCriticLearner:
         action = (
             dist.greedy(logits, self.env.action_dims) if greedy else dist.sample(act_key, logits, self.env.action_dims)
         )
-        logp, target = dist.log_prob(logits, action, self.env.action_dims), None
+        logp, target, target_weight = dist.log_prob(logits, action, self.env.action_dims), None, None
         if teach is not None:  # its key folded from the agent's, so that runs without a teacher keep their streams
-            runner, action, logp, target = teach(runner, action, logp, logits, jax.random.fold_in(act_key, 1))
+            runner, action, logp, target, target_weight = teach(
+                runner, action, logp, logits, jax.random.fold_in(act_key, 1)
+            )
         env_keys = jax.random.split(env_key, self.config.num_envs)
         obs, env_state, reward, done, _ = jax.vmap(self.env.step, (0, 0, 0, None))(
             env_keys, runner.env_state, action, self.env_params
         )
         episode_return = runner.episode_return + reward
         transition = Transition(
-            runner.obs, runner.prev_action, runner.prev_reward, runner.reset, action, logp, value, reward, done, target
+            runner.obs,
+            runner.prev_action,
+            runner.prev_reward,
+            runner.reset,
+            action,
+            logp,
+            value,
+            reward,
+            done,
+            target,
+            target_weight,
         )
         runner = runner.replace(
             key=key,

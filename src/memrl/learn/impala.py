@@ -18,7 +18,8 @@ importance weights π/μ differ from 1 and the off-policy correction matters.
 
 With a ``teacher`` (a scripted policy of the environment) the first ``clone_updates`` updates clone
 it: the teacher acts, and the policy term becomes the cross-entropy −Σ log π(a_teacher) through the
-same unroll from the stored carries; the value keeps learning by V-trace (its loss weighted by
+same unroll from the stored carries (a teacher that marks its decision steps, ``ScriptedPolicy.decides``,
+has those weighted by ``clone_decision_weight``); the value keeps learning by V-trace (its loss weighted by
 ``clone_value_coef`` while cloning), with the teacher taken as deterministic (log μ = 0, so
 ρ = π(a_teacher) ≤ 1). With ``agent_share`` s > 0 (DAgger-style mixing) the agent's own sampled
 action drives the environment with a probability rising to s over the cloning updates; the target is
@@ -113,11 +114,16 @@ class Impala(ActorCriticLearner):
             mixed_logp = jnp.log(
                 (1 - share) * same + share * jnp.exp(dist.log_prob(logits, acted, self.env.action_dims))
             )
+            decided = jnp.zeros(self.config.num_envs, bool)
+            if self.teacher.decides is not None:
+                decided = jax.vmap(self.teacher.decides)(seen)
+            weight = jnp.where(cloning & decided, self.config.clone_decision_weight, 1.0)
             return (
                 runner,
                 jnp.where(cloning, acted, action),
                 jnp.where(cloning, mixed_logp, logp),
                 jnp.where(cloning, taught, action),
+                weight,
             )
 
         return act
@@ -139,6 +145,8 @@ class Impala(ActorCriticLearner):
             c.c_bar,
         )  # vtrace's outputs carry no gradient
         taught = logp if traj.target is None else dist.log_prob(logits, traj.target, self.env.action_dims)
+        if traj.target_weight is not None:
+            taught = traj.target_weight * taught
         policy_loss = jnp.where(cloning, -jnp.mean(taught), -jnp.mean(targets.pg_advantage * logp))
         value_loss = 0.5 * jnp.mean(jnp.square(targets.vs - values))
         entropy = dist.entropy(logits, self.env.action_dims).mean()

@@ -43,6 +43,12 @@ class ImpalaConfig(RunConfig):
     cross-entropy alone shape the memory: with the value loss at 0.5 an LSTM cloning the Minecraft
     maze's oracle stayed on the memory-less plateau on every seed tried, and with 0 it carried the
     indicator (docs/results/amrl.md)"""
+    clone_decision_weight: float = 1.0
+    """the weight, in the cloning cross-entropy, of the steps the teacher marks as its decisions
+    (``ScriptedPolicy.decides``: Passive Visual Match's choice phase), against 1 for every other
+    step: where the decisions are a few steps of long episodes, the plain cross-entropy (1) leaves
+    them a small share of each update, and a clone copies the walk long before the choice
+    (docs/results/htm.md)"""
     agent_share: float = 0.0
     """DAgger-style mixing while cloning (Ross et al. 2011): the probability that the agent's own
     action drives the environment, rising linearly from 0 at the first cloning update to this at the
@@ -50,7 +56,12 @@ class ImpalaConfig(RunConfig):
     action at every step (0: the teacher always acts)"""
 
     UNIT_INTERVAL: ClassVar[tuple[str, ...]] = RunConfig.UNIT_INTERVAL + ("rmsprop_decay", "agent_share")
-    POSITIVE: ClassVar[tuple[str, ...]] = RunConfig.POSITIVE + ("rmsprop_eps", "rho_bar", "c_bar")
+    POSITIVE: ClassVar[tuple[str, ...]] = RunConfig.POSITIVE + (
+        "rmsprop_eps",
+        "rho_bar",
+        "c_bar",
+        "clone_decision_weight",
+    )
     NON_NEGATIVE: ClassVar[tuple[str, ...]] = RunConfig.NON_NEGATIVE + (
         "rmsprop_momentum",
         "rmsprop_initial_scale",
@@ -80,5 +91,14 @@ class ImpalaConfig(RunConfig):
                 raise ValueError("a teacher acts while the agent clones it: policy_lag must be 0 with a teacher")
             from memrl.envs.scripted_policy import scripted_policy
 
-            scripted_policy(self.env_name, self.env, self.teacher)
+            policy = scripted_policy(self.env_name, self.env, self.teacher)
+            if self.clone_decision_weight != 1.0 and policy.decides is None:
+                raise ValueError(
+                    f"clone_decision_weight ({self.clone_decision_weight}) weighs the steps a teacher marks as its "
+                    f"decisions; {self.env_name}'s {self.teacher!r} marks none"
+                )
+        elif self.clone_decision_weight != 1.0:
+            raise ValueError(
+                f"clone_decision_weight ({self.clone_decision_weight}) weighs a teacher's decisions while cloning: give a teacher"
+            )
         return self
