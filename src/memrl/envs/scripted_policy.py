@@ -18,12 +18,12 @@ import jax.numpy as jnp
 
 class ScriptedPolicy(NamedTuple):
     """``initial_memory(env_state)`` at an episode start, then ``act(key, obs, memory) -> (action,
-        memory)``; a policy that ``reads_state`` gets the environment state in place of ``obs``, and one that
-    ``decides`` marks the steps whose action the task scores. A policy
-        that ``tracks_action`` keeps the action the environment last took as its memory's "action" (an
-        int32 scalar), from which it updates what it believes at its next step (where it stands, which
-        transition it made); ``took`` puts there another action when the environment took that one
-        instead (a learner mixing the agent's actions into the teacher's, ``ImpalaConfig.agent_share``)."""
+    memory)``; a policy that ``reads_state`` gets the environment state in place of ``obs``, and one
+    that ``decides`` marks the steps whose action the task scores. A policy that ``tracks_action``
+    keeps the action the environment last took as its memory's "action" (an int32 scalar), from which
+    it updates what it believes at its next step (where it stands, which transition it made); ``took``
+    puts there another action when the environment took that one instead (a learner mixing the
+    agent's actions into the teacher's, ``ImpalaConfig.agent_share``)."""
 
     initial_memory: Callable[[Any], Any]
     act: Callable[[jax.Array, Any, Any], tuple[jax.Array, Any]]

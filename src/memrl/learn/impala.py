@@ -114,10 +114,8 @@ class Impala(ActorCriticLearner):
             mixed_logp = jnp.log(
                 (1 - share) * same + share * jnp.exp(dist.log_prob(logits, acted, self.env.action_dims))
             )
-            decided = jnp.zeros(self.config.num_envs, bool)
-            if self.teacher.decides is not None:
-                decided = jax.vmap(self.teacher.decides)(seen)
-            weight = jnp.where(cloning & decided, self.config.clone_decision_weight, 1.0)
+            decided = jax.vmap(self.teacher.decides)(seen) if self.teacher.decides is not None else False
+            weight = jnp.where(cloning & decided, self.config.clone_decision_weight, jnp.ones(self.config.num_envs))
             return (
                 runner,
                 jnp.where(cloning, acted, action),
