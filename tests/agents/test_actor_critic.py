@@ -123,3 +123,26 @@ def test_a_separate_critic_is_a_network_of_its_own_and_steps_as_it_unrolls():
         stepped.append(out)
     np.testing.assert_allclose(jnp.stack([s[0] for s in stepped]), logits, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(jnp.stack([s[1] for s in stepped]), values, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("scale", [0.01, 1.0])
+def test_the_policy_layer_is_orthogonal_with_its_configured_gain(scale):
+    """``policy_init_scale`` is the gain of the policy layer's orthogonal init: its kernel's
+    singular values are all that gain (the layer maps 8 features to 3 logits)."""
+    agent = ActorCritic(
+        core=cores.make("gru", hidden=8),
+        action_dims=(3,),
+        spec=AgentSpec(encoder_widths=(8,), head_widths=(8,), policy_init_scale=scale),
+    )
+    carry = agent.initialize_carry((2,))
+    obs, zeros = jnp.ones((2, 4)), jnp.zeros((2, 1), jnp.int32)
+    kernel = agent.init(jax.random.PRNGKey(0), carry, obs, zeros, jnp.zeros(2), jnp.ones(2, bool))["params"]["policy"][
+        "kernel"
+    ]
+    np.testing.assert_allclose(np.linalg.svd(np.asarray(kernel), compute_uv=False), scale, rtol=1e-5)
+
+
+@pytest.mark.parametrize("scale", [0.0, -1.0])
+def test_a_policy_init_scale_that_is_not_positive_is_refused(scale):
+    with pytest.raises(ValueError, match="policy_init_scale must be a number > 0"):
+        AgentSpec(policy_init_scale=scale).check_agent()

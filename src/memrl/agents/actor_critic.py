@@ -190,7 +190,11 @@ class ActorCritic(nn.Module):
         logits = (
             None
             if self.critic_only
-            else nn.Dense(sum(self.action_dims), kernel_init=nn.initializers.orthogonal(0.01), name="policy")(y)
+            else nn.Dense(
+                sum(self.action_dims),
+                kernel_init=nn.initializers.orthogonal(self.spec.policy_init_scale),
+                name="policy",
+            )(y)
         )
         value = (
             None

@@ -35,6 +35,9 @@ class AgentSpec:
     """(kernels and strides are the "conv" encoder's; the ResNet's are fixed: 3×3, pooling stride 2)"""
     conv_coordinates: bool = False
     """tag the "conv" encoder's last feature grid with two channels of x and y positions in [-1, 1] (the RMC's BoxWorld agent)"""
+    policy_init_scale: float = 0.01
+    """gain of the policy layer's orthogonal initialisation (0.01: near-uniform first policies, as
+    CleanRL's and most PPO agents start)"""
     separate_critic: bool = False
     """give the value its own encoder, memory core and head (as memorax, CleanRL's recurrent PPO and
     many papers do) instead of a value head on the policy's network"""
@@ -52,5 +55,7 @@ class AgentSpec:
             raise ValueError(
                 "conv_kernels and conv_strides set the 'conv' encoder; the 'resnet' encoder uses 3×3 convolutions and stride-2 pooling"
             )
+        if not self.policy_init_scale > 0:
+            raise ValueError(f"policy_init_scale must be a number > 0, got {self.policy_init_scale!r}")
         if self.conv_coordinates and self.encoder != "conv":
             raise ValueError(f"conv_coordinates tags the 'conv' encoder's features; encoder is {self.encoder!r}")
