@@ -8,7 +8,7 @@ import pytest
 
 from memrl import envs
 from memrl.envs.passive_visual_match import MOVES, NUM_COLORS
-from memrl.envs.scripted_policy import ScriptedPolicy, episode_rewards
+from memrl.envs.scripted_policy import ScriptedPolicy, episode_rewards, scripted_policy
 
 SHORT = dict(steps_per_second=2)  # phases of 10, 60 and 10 steps
 
@@ -111,3 +111,40 @@ def test_walls_block_and_bad_settings_are_refused(env):
     with pytest.raises(ValueError, match="no setting 'phase_seconds'; its settings: room_size"):
         envs.make("pvm", phase_seconds=3)
     assert len(MOVES) == env.action_dims[0]
+
+
+def test_around_sets_the_agent_at_the_centre_among_one_square_per_move():
+    """choice_layout "around": when the squares appear the agent is at the centre and each of the
+    four lies one move away (in an order drawn per episode), so the oracle's first choice move
+    steps onto the matching square (10), the guesser's right a quarter of the time."""
+    env = envs.make("pvm", num_choices=4, choice_layout="around", apple_density=0.0, **SHORT)
+    centre = np.full(2, env.room_size // 2)
+    step = jax.jit(env.step_env)
+    first_squares = set()
+    for seed in range(6):
+        obs, state = env.reset(jax.random.PRNGKey(seed))
+        for t in range(70):  # the colour and distractor phases, wandering
+            obs, state, *_ = step(jax.random.PRNGKey(t), state, jnp.array([t % 4]), env.default_params)
+        assert np.array_equal(state.agent, centre) and obs[..., 3:].sum() == 4
+        offsets = {tuple(c) for c in np.asarray(state.choice_cells) - centre}
+        assert offsets == {tuple(m) for m in np.asarray(MOVES)}
+        first_squares.add(tuple(np.asarray(state.choice_cells[0])))
+        move = int(np.argmax(np.all(np.asarray(MOVES) == np.asarray(state.choice_cells[0]) - centre, -1)))
+        _, _, reward, terminated, *_ = step(jax.random.PRNGKey(0), state, jnp.array([move]), env.default_params)
+        assert float(reward) == 10.0 and bool(terminated)
+    assert len(first_squares) > 1  # the matching square's place is drawn
+    oracle, guesser = (scripted_policy("pvm", env, name) for name in ("oracle", "guesser"))
+    right = [
+        float(np.mean(jax.jit(lambda k, p=p: episode_rewards(env, p, k, 400, 80))(jax.random.PRNGKey(5)).sum(1) >= 10))
+        for p in (oracle, guesser)
+    ]
+    assert right[0] == 1.0 and 0.17 <= right[1] <= 0.33
+
+
+def test_around_refuses_more_squares_than_moves_and_a_room_without_a_centre():
+    with pytest.raises(ValueError, match=r"num_choices must be between 2 and 4"):
+        envs.make("pvm", choice_layout="around", num_choices=5)
+    with pytest.raises(ValueError, match="choice_layout 'around' needs room_size >= 5"):
+        envs.make("pvm", choice_layout="around", room_size=4, num_choices=2)
+    with pytest.raises(ValueError, match="choice_layout"):
+        envs.make("pvm", choice_layout="ring")

@@ -16,12 +16,18 @@ action repeat of 4): phases of 75, 450 and 75 steps. The original is a first-per
 here the observation is the whole room as [size, size, 3 + colours] one-hots (wall, agent, apple,
 square colour), so what is tested is the memory across the distractor phase, not 3-D vision.
 Actions: North, East, South, West; walls block.
+
+``choice_layout="around"`` (not the original's) sets the choice phase as one move: the agent stands at
+the room's centre when the squares appear and they lie around it, one per move (up to four), so
+choosing is one move toward the remembered colour wherever it lies. With squares anywhere (the
+default, "random") the choice is the remembered colour joined with where each square lies, which
+memrl's agents did not learn even one step after seeing the colour (docs/results/htm.md).
 """
 
 from __future__ import annotations
 
 import dataclasses
-from typing import NamedTuple
+from typing import Literal, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -66,6 +72,9 @@ class PassiveVisualMatch(Environment):
     room_size: int = 7
     num_choices: int = 3
     num_colors: int = NUM_COLORS
+    choice_layout: Literal["random", "around"] = "random"
+    """where the choice phase's squares lie: on random floor cells ("random"), or around the room's
+    centre, one per move, with the agent set at the centre when they appear ("around")"""
     params: PVMParams = PVMParams()
 
     def __post_init__(self):
@@ -76,6 +85,12 @@ class PassiveVisualMatch(Environment):
         most = min(
             self.num_colors, (self.room_size - 2) ** 2 - 2
         )  # the floor holds the agent, the phase-1 square and the choices apart
+        if self.choice_layout not in ("random", "around"):
+            raise ValueError(f"choice_layout must be 'random' or 'around', got {self.choice_layout!r}")
+        if self.choice_layout == "around":
+            if self.room_size < 5:
+                raise ValueError(f"choice_layout 'around' needs room_size >= 5 (a 3×3 floor), got {self.room_size}")
+            most = min(most, len(MOVES))  # one square per move
         if not 2 <= self.num_choices <= most:
             raise ValueError(
                 f"num_choices must be between 2 and {most} (num_colors {self.num_colors}, room_size {self.room_size}), got {self.num_choices}"
@@ -101,6 +116,18 @@ class PassiveVisualMatch(Environment):
         return jnp.where(
             state.step < color_end, COLOR_PHASE, jnp.where(state.step < distractor_end, DISTRACTOR_PHASE, CHOICE_PHASE)
         )
+
+    def centre(self) -> jax.Array:
+        return jnp.full(2, self.room_size // 2, jnp.int32)
+
+    def choice_cells(self, order: jax.Array) -> jax.Array:
+        """[num_choices, 2] the squares' cells: floor cells after the agent's and the phase-1 square's
+        in ``order`` (a permutation of the floor), or (``around``) the centre's neighbours, in an order
+        drawn from it."""
+        if self.choice_layout == "around":
+            around = self.centre() + MOVES
+            return around[jnp.argsort(order[: len(MOVES)])[: self.num_choices]]
+        return self.floor_cells()[order[2 : 2 + self.num_choices]]
 
     def floor_cells(self) -> jax.Array:
         inner = jnp.arange(1, self.room_size - 1)
@@ -132,7 +159,7 @@ class PassiveVisualMatch(Environment):
             target_color=colors[0],
             target_cell=floor[order[1]],
             apples=jax.random.bernoulli(apple_key, params.apple_density, (self.room_size, self.room_size)),
-            choice_cells=floor[order[2 : 2 + self.num_choices]],
+            choice_cells=self.choice_cells(order),
             choice_colors=colors,
             step=jnp.int32(0),
         )
@@ -142,6 +169,8 @@ class PassiveVisualMatch(Environment):
         moved = state.agent + MOVES[action[0]]
         inside = jnp.all((moved >= 1) & (moved <= self.room_size - 2))
         agent = jnp.where(inside, moved, state.agent)
+        if self.choice_layout == "around":  # set at the centre, among the squares, as they appear
+            agent = jnp.where(state.step + 1 == self.phase_ends(params)[1], self.centre(), agent)
         state = state._replace(agent=agent, step=state.step + 1)
         phase_before = self.phase(state._replace(step=state.step - 1), params)
         apple = state.apples[agent[0], agent[1]] & (phase_before == DISTRACTOR_PHASE)
