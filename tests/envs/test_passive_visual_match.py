@@ -133,6 +133,9 @@ def test_around_sets_the_agent_at_the_centre_among_one_square_per_move():
         _, _, reward, terminated, *_ = step(jax.random.PRNGKey(0), state, jnp.array([move]), env.default_params)
         assert float(reward) == 10.0 and bool(terminated)
     assert len(first_squares) > 1  # the matching square's place is drawn
+    last = state._replace(step=jnp.int32(69), agent=jnp.array([1, 1]), apples=state.apples.at[3, 3].set(True))
+    _, moved, reward, *_ = step(jax.random.PRNGKey(0), last, jnp.array([1]), env.default_params)
+    assert np.array_equal(moved.agent, centre) and float(reward) == 0.0  # set there, not walking onto its apple
     oracle, guesser = (scripted_policy("pvm", env, name) for name in ("oracle", "guesser"))
     right = [
         float(np.mean(jax.jit(lambda k, p=p: episode_rewards(env, p, k, 400, 80))(jax.random.PRNGKey(5)).sum(1) >= 10))

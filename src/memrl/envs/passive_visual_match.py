@@ -169,8 +169,6 @@ class PassiveVisualMatch(Environment):
         moved = state.agent + MOVES[action[0]]
         inside = jnp.all((moved >= 1) & (moved <= self.room_size - 2))
         agent = jnp.where(inside, moved, state.agent)
-        if self.choice_layout == "around":  # set at the centre, among the squares, as they appear
-            agent = jnp.where(state.step + 1 == self.phase_ends(params)[1], self.centre(), agent)
         state = state._replace(agent=agent, step=state.step + 1)
         phase_before = self.phase(state._replace(step=state.step - 1), params)
         apple = state.apples[agent[0], agent[1]] & (phase_before == DISTRACTOR_PHASE)
@@ -180,6 +178,9 @@ class PassiveVisualMatch(Environment):
         state = state._replace(
             apples=state.apples.at[agent[0], agent[1]].set(state.apples[agent[0], agent[1]] & ~apple)
         )
+        if self.choice_layout == "around":  # set at the centre, among the squares, as they appear
+            entering = state.step == self.phase_ends(params)[1]
+            state = state._replace(agent=jnp.where(entering, self.centre(), state.agent))
         truncated = ~terminated & (state.step >= self.phase_ends(params)[2])
         return self.observe(state, params), state, reward.astype(jnp.float32), terminated, truncated, {}
 
