@@ -118,6 +118,7 @@ class PassiveVisualMatch(Environment):
         )
 
     def centre(self) -> jax.Array:
+        """[2] the room's centre cell (row, column): where "around" sets the agent among the squares."""
         return jnp.full(2, self.room_size // 2, jnp.int32)
 
     def choice_cells(self, order: jax.Array) -> jax.Array:

@@ -17,7 +17,7 @@ from memrl.envs.scripted_policy import ScriptedPolicy, register_policies, unifor
 def _matcher(env: PassiveVisualMatch, pick):
     """Apples in the distractor phase, then the square ``pick(key, state)`` chooses (once)."""
     params, floor = env.default_params, env.floor_cells()
-    centre, distractor_end = jnp.full(2, env.room_size // 2), env.phase_ends(params)[1]
+    centre, distractor_end = env.centre(), env.phase_ends(params)[1]
     size = env.room_size
     cells = jnp.stack(jnp.meshgrid(jnp.arange(size), jnp.arange(size), indexing="ij"), -1)
     inside = jnp.zeros((size, size), bool).at[floor[:, 0], floor[:, 1]].set(True)
