@@ -151,3 +151,31 @@ def test_around_refuses_more_squares_than_moves_and_a_room_without_a_centre():
         envs.make("pvm", choice_layout="around", room_size=4, num_choices=2)
     with pytest.raises(ValueError, match="choice_layout"):
         envs.make("pvm", choice_layout="ring")
+
+
+def test_a_mix_of_delays_draws_each_episodes_distractor_phase_and_the_oracle_still_matches():
+    """shortest_distractor_seconds: each episode's distractor phase lasts a whole number of seconds
+    from it to distractor_seconds, drawn uniformly; the squares appear when it ends, and the oracle
+    (which reads the episode's own end) chooses right in every episode."""
+    env = envs.make(
+        "pvm", num_choices=4, choice_layout="around", distractor_seconds=4, shortest_distractor_seconds=1, **SHORT
+    )
+    color_end = 10
+    ends = np.array(jax.vmap(lambda k: env.reset(k)[1].distractor_end)(jax.random.split(jax.random.PRNGKey(0), 400)))
+    assert set(ends.tolist()) == {color_end + 2 * s for s in range(1, 5)}
+    assert np.all(np.bincount(ends)[ends.min() :: 2] > 70)  # about 100 each
+    _, state = env.reset(jax.random.PRNGKey(1))
+    step = jax.jit(env.step_env)
+    for t in range(int(state.distractor_end)):
+        obs, state, *_ = step(jax.random.PRNGKey(t), state, jnp.array([t % 4]), env.default_params)
+        assert (obs[..., 3:].sum() == 4) == (t + 1 == int(state.distractor_end))  # squares only from its end
+    oracle = scripted_policy("pvm", env, "oracle")
+    rewards = jax.jit(lambda k: episode_rewards(env, oracle, k, 200, 60))(jax.random.PRNGKey(5)).sum(1)
+    assert np.mean(np.asarray(rewards) >= 10) == 1.0
+    fixed = envs.make("pvm", distractor_seconds=4, **SHORT)
+    assert int(fixed.reset(jax.random.PRNGKey(0))[1].distractor_end) == color_end + 8
+    for shortest in (-1, 5):
+        with pytest.raises(
+            ValueError, match=r"shortest_distractor_seconds must be between 0 and distractor_seconds \(4\)"
+        ):
+            envs.make("pvm", distractor_seconds=4, shortest_distractor_seconds=shortest)

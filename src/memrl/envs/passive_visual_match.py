@@ -52,6 +52,10 @@ class PVMParams:
     apple_reward: float = 1.0
     match_reward: float = 10.0
     apple_density: float = 0.3
+    shortest_distractor_seconds: int | None = None
+    """None: every distractor phase lasts ``distractor_seconds``; else each episode's lasts a whole
+    number of seconds drawn uniformly from this to ``distractor_seconds`` (not the original's: a mix
+    of delays, as Ballet's mixed level, so that short ones teach storing the colour)"""
 
 
 class PVMState(NamedTuple):
@@ -61,6 +65,7 @@ class PVMState(NamedTuple):
     apples: jax.Array  # bool [size, size]
     choice_cells: jax.Array  # int32 [num_choices, 2]
     choice_colors: jax.Array  # int32 [num_choices]; entry 0 is the target colour
+    distractor_end: jax.Array  # int32: the step at which this episode's distractor phase ends
     step: jax.Array  # int32
 
 
@@ -91,6 +96,11 @@ class PassiveVisualMatch(Environment):
             if self.room_size < 5:
                 raise ValueError(f"choice_layout 'around' needs room_size >= 5 (a 3×3 floor), got {self.room_size}")
             most = min(most, len(MOVES))  # one square per move
+        longest, shortest = self.params.distractor_seconds, self.params.shortest_distractor_seconds
+        if shortest is not None and not 0 <= shortest <= longest:
+            raise ValueError(
+                f"shortest_distractor_seconds must be between 0 and distractor_seconds ({longest}) or None, got {shortest}"
+            )
         if not 2 <= self.num_choices <= most:
             raise ValueError(
                 f"num_choices must be between 2 and {most} (num_colors {self.num_colors}, room_size {self.room_size}), got {self.num_choices}"
@@ -106,15 +116,22 @@ class PassiveVisualMatch(Environment):
 
     @staticmethod
     def phase_ends(params: PVMParams) -> tuple[jax.Array, jax.Array, jax.Array]:
-        """The steps at which the colour, distractor and choice phases end."""
+        """The steps at which the colour, distractor and choice phases end in the longest episode."""
         color = params.color_seconds * params.steps_per_second
         distractor = color + params.distractor_seconds * params.steps_per_second
         return color, distractor, distractor + params.choice_seconds * params.steps_per_second
 
+    @staticmethod
+    def episode_end(state: PVMState, params: PVMParams) -> jax.Array:
+        """The step at which this episode's choice phase runs out."""
+        return state.distractor_end + params.choice_seconds * params.steps_per_second
+
     def phase(self, state: PVMState, params: PVMParams) -> jax.Array:
-        color_end, distractor_end, _ = self.phase_ends(params)
+        color_end = self.phase_ends(params)[0]
         return jnp.where(
-            state.step < color_end, COLOR_PHASE, jnp.where(state.step < distractor_end, DISTRACTOR_PHASE, CHOICE_PHASE)
+            state.step < color_end,
+            COLOR_PHASE,
+            jnp.where(state.step < state.distractor_end, DISTRACTOR_PHASE, CHOICE_PHASE),
         )
 
     def centre(self) -> jax.Array:
@@ -151,7 +168,15 @@ class PassiveVisualMatch(Environment):
         return jnp.concatenate([wall[..., None], agent[..., None], apples[..., None], colors], -1).astype(jnp.float32)
 
     def reset_env(self, key, params):
-        cells_key, color_key, apple_key = jax.random.split(key, 3)
+        cells_key, color_key, apple_key, delay_key = jax.random.split(key, 4)
+        color_end, longest_end, _ = self.phase_ends(params)
+        if params.shortest_distractor_seconds is None:
+            distractor_end = jnp.int32(longest_end)
+        else:
+            seconds = jax.random.randint(
+                delay_key, (), params.shortest_distractor_seconds, params.distractor_seconds + 1
+            )
+            distractor_end = (color_end + seconds * params.steps_per_second).astype(jnp.int32)
         floor = self.floor_cells()
         order = jax.random.permutation(cells_key, len(floor))
         colors = jax.random.permutation(color_key, self.num_colors)[: self.num_choices]
@@ -162,6 +187,7 @@ class PassiveVisualMatch(Environment):
             apples=jax.random.bernoulli(apple_key, params.apple_density, (self.room_size, self.room_size)),
             choice_cells=self.choice_cells(order),
             choice_colors=colors,
+            distractor_end=distractor_end,
             step=jnp.int32(0),
         )
         return self.observe(state, params), state
@@ -180,9 +206,9 @@ class PassiveVisualMatch(Environment):
             apples=state.apples.at[agent[0], agent[1]].set(state.apples[agent[0], agent[1]] & ~apple)
         )
         if self.choice_layout == "around":  # set at the centre, among the squares, as they appear
-            entering = state.step == self.phase_ends(params)[1]
+            entering = state.step == state.distractor_end
             state = state._replace(agent=jnp.where(entering, self.centre(), state.agent))
-        truncated = ~terminated & (state.step >= self.phase_ends(params)[2])
+        truncated = ~terminated & (state.step >= self.episode_end(state, params))
         return self.observe(state, params), state, reward.astype(jnp.float32), terminated, truncated, {}
 
 

@@ -17,7 +17,7 @@ from memrl.envs.scripted_policy import ScriptedPolicy, register_policies, unifor
 def _matcher(env: PassiveVisualMatch, pick):
     """Apples in the distractor phase, then the square ``pick(key, state)`` chooses (once)."""
     params, floor = env.default_params, env.floor_cells()
-    centre, distractor_end = env.centre(), env.phase_ends(params)[1]
+    centre = env.centre()
     size = env.room_size
     cells = jnp.stack(jnp.meshgrid(jnp.arange(size), jnp.arange(size), indexing="ij"), -1)
     inside = jnp.zeros((size, size), bool).at[floor[:, 0], floor[:, 1]].set(True)
@@ -28,7 +28,7 @@ def _matcher(env: PassiveVisualMatch, pick):
         apples = state.apples[floor[:, 0], floor[:, 1]]
         nearest_apple = floor[jnp.argmin(jnp.where(apples, jnp.abs(floor - state.agent).sum(-1), 10_000))]
         # the room's centre before the squares appear: in a corner two wrong squares can box it in
-        collecting = apples.any() & (state.step < distractor_end - size)
+        collecting = apples.any() & (state.step < state.distractor_end - size)
         distractor_goal = jnp.where(collecting, nearest_apple, centre)
         square = state.choice_cells[jnp.maximum(choice, 0)]
         others = jnp.where((jnp.arange(len(state.choice_cells)) != choice)[:, None], state.choice_cells, -1)
