@@ -1312,3 +1312,62 @@ def test_amrl_minecraft_imitation_clones_the_oracle_into_the_six_memories_alike(
     }
     assert all(e.paired for e in experiment.expectations if e.against)
     assert [e.run for e in experiment.expectations if e.learning] == ["MC-LSN/amrl-max"]
+
+
+def test_htm_pvm_imitation_clones_the_oracle_on_a_mix_of_delays_and_tests_each_fixed_delay():
+    from memrl.experiments.htm_pvm_imitation import LONGEST, SHORTEST, TEST_DELAYS, test_env
+
+    experiment = experiments.get("htm-pvm-imitation")
+    assert experiment.kind == "imitation analogue"
+    configs = experiment.runs
+    assert {c.core_name for c in configs.values()} == {"htm", "gtrxl", "lstm"}
+    assert all(c.teacher == "oracle" and c.clone_updates == c.num_updates for c in configs.values())
+    settings = {name: value for name, value in vars(configs["mixed/lstm"]).items() if name != "core"}
+    assert all({n: v for n, v in vars(c).items() if n != "core"} == settings for c in configs.values())  # alike
+    params = configs["mixed/htm"].env.params
+    assert (params.shortest_distractor_seconds, params.distractor_seconds) == (SHORTEST, LONGEST)
+    for delay in TEST_DELAYS:  # the same room, every distractor phase one length
+        env = test_env(delay)
+        assert env.observation_shape == configs["mixed/htm"].env.observation_shape
+        assert env.params.shortest_distractor_seconds is None and env.params.distractor_seconds == delay
+    assert {tuple(c.seed_list()) for c in configs.values()} == {(500, 501, 502)}  # fresh: the pilots took 0-1
+    central = {(e.run, e.against, e.evaluated) for e in experiment.expectations if e.central}
+    long = ("fraction_correct", f"delay{TEST_DELAYS[1]}")  # the longest trained delay
+    assert central == {("mixed/htm", "", long), ("mixed/htm", "mixed/lstm", long), ("mixed/htm", "mixed/gtrxl", long)}
+    assert all(e.paired for e in experiment.expectations if e.against)
+    assert [e.run for e in experiment.expectations if e.learning] == ["mixed/htm"]
+
+
+def test_htm_pvm_imitation_scores_the_right_choices_at_each_delay_with_and_without_memory(tmp_path):
+    """A barely trained clone chooses in fresh episodes of each fixed delay (every one ends within 400
+    steps: a 20 s distractor's episode is 390 long), scored 0/1 per finished episode; HTM's store
+    holds the longest test episode."""
+    import dataclasses
+
+    from memrl.experiments.htm_pvm_imitation import TEST_DELAYS, right_choices, runs
+    from memrl.run.folder import RunFolder
+    from memrl.run.seed_training import train_seeds
+
+    config = runs()["mixed/lstm"]
+    config = dataclasses.replace(
+        config,
+        core=config.core.clone(hidden=8),
+        conv_channels=(2, 2, 2),
+        head_widths=(8,),
+        num_envs=2,
+        rollout_len=4,
+        total_steps=8,
+        clone_updates=1,
+        seeds=1,
+    )
+    folder = RunFolder(tmp_path / "run")
+    folder.prepare(config)
+    train_seeds(config, folder, config.seed_list())
+    assert runs()["mixed/htm"].core.num_chunks * 16 >= (1 + max(TEST_DELAYS) + 5) * 15
+    results = right_choices({"mixed/lstm": folder}, tmp_path, steps=400)
+    for table in ("fraction_correct", "fraction_correct_without_memory"):
+        scored = results[table]["mixed/lstm"]
+        assert set(scored) == {f"delay{d}" for d in TEST_DELAYS}
+        assert all(
+            0.0 <= e["correct"] <= 1.0 and e["episodes"] >= 2 and len(e["per_seed"]) == 1 for e in scored.values()
+        )

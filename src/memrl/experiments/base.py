@@ -28,6 +28,7 @@ EXPERIMENT_MODULES = (
     "htm_object_permanence",
     "htm_pai",
     "htm_pvm",
+    "htm_pvm_imitation",
     "htm_rl_control",
     "htm_word_learning",
     "memory_benchmark",
