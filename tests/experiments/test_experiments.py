@@ -1135,6 +1135,8 @@ def test_amrl_minecraft_is_figure_5_with_amrls_image_agent(preset):
         for c in experiment.runs.values()
     )
     assert all((c.seeds, c.total_steps) == (seeds, steps) for c in experiment.runs.values())
+    assert experiment.keeps_results  # a maze's results survive the sitting that trained it
+    assert experiment.parts == ({m: (m,) for m in ("MC-LS", "MC-LSO", "MC-LSN")} if preset == "cpu" else {})
 
 
 def test_amrl_minecraft_measures_learning_speed_as_the_mean_return_over_training(tmp_path):
