@@ -22,6 +22,8 @@ the room's centre when the squares appear and they lie around it, one per move (
 choosing is one move toward the remembered colour wherever it lies. With squares anywhere (the
 default, "random") the choice is the remembered colour joined with where each square lies, which
 memrl's agents did not learn even one step after seeing the colour (docs/results/htm.md).
+``shortest_distractor_seconds`` (not the original's either) draws each episode's distractor length
+from a range of whole seconds, so that one agent trains on short delays and long ones alike.
 """
 
 from __future__ import annotations
