@@ -49,14 +49,20 @@ def breadth_first(neighbors: jax.Array, source: jax.Array) -> BFSResult:
 
 
 def grid_first_move(agent: jax.Array, goal: jax.Array, free: jax.Array, moves: jax.Array) -> jax.Array:
-    """The first of ``moves`` [A, 2] on a shortest path from ``agent`` to ``goal`` over the cells of
-    the grid where ``free`` [H, W] (the goal is always reached), by relaxing every cell's distance to
-    the goal; ties go to the lower move. A move off the grid or onto a cell that is not free is never
-    taken unless no move is free (then the first)."""
+    """The first of ``moves`` [A, 2] on a shortest path from ``agent`` to the cell ``goal`` [2] over
+    the cells of the grid where ``free`` [H, W] (the goal is always reached); see ``grid_first_move_to_any``."""
+    return grid_first_move_to_any(agent, jnp.zeros(free.shape, bool).at[goal[0], goal[1]].set(True), free, moves)
+
+
+def grid_first_move_to_any(agent: jax.Array, goals: jax.Array, free: jax.Array, moves: jax.Array) -> jax.Array:
+    """The first of ``moves`` [A, 2] on a shortest path from ``agent`` to the nearest of the cells
+    where ``goals`` [H, W] over the cells where ``free`` (goals are always reached), by relaxing every
+    cell's distance to the goals; ties go to the lower move. A move off the grid or onto a cell that
+    is not free is never taken unless no move is free (then the first)."""
     height, width = free.shape
     far = height * width
-    free = free.at[goal[0], goal[1]].set(True)
-    start = jnp.full((height, width), far).at[goal[0], goal[1]].set(0)
+    free = free | goals
+    start = jnp.where(goals, 0, far)
 
     def relax(distance, _):
         padded = jnp.pad(distance, 1, constant_values=far)
