@@ -180,6 +180,7 @@ def refused(argv, capsys) -> str:
         (["reproduce", "htm-pai", "--num-envs", "8"], "has runs without a 'num_envs' setting"),
         (["reproduce", "tln-demo", "--num-envs", "0"], "num_envs must be a positive integer"),
         (["reproduce", "tln-demo", "--seeds", "0"], "seeds must be a positive integer"),
+        (["reproduce", "tln-demo", "--seed", "-1"], "seed must lie in [0, "),
         (["reproduce", "amrl-tmaze", "--runs", "T-LS/lstmx"], "experiment 'amrl-tmaze' has runs T-LS/amrl-max, "),
         (["eval", "/nonexistent/run"], "is not a run folder"),
         (

@@ -402,6 +402,7 @@ def reproduce(
     devices: int | None = None,
     runs: tuple[str, ...] = (),
     seeds: int | None = None,
+    seed: int | None = None,
     record_dir: Path | None = None,
     wandb: bool = False,
 ) -> None:
@@ -410,7 +411,7 @@ def reproduce(
     Args:
         name: experiment name (see memrl list).
         out: output folder (default runs/reproduce/NAME, with -<steps>, -<preset>, -<envs>envs,
-            -<seeds>seeds and -with-<core> appended for the options below that are given).
+            -<seeds>seeds, -seed<seed> and -with-<core> appended for the options below that are given).
         workers: processes at once (default: one per CPU core, one on a GPU).
         total_steps: run every config at this budget (env steps per run) instead of the experiment's.
         num_envs: run every config with this many parallel environments per seed (RL experiments).
@@ -425,6 +426,8 @@ def reproduce(
         runs: run only these of the experiment's runs ("<panel>/<label>", as its table names them),
             checking only the checks between them; the others can run later into the same folder.
         seeds: run every config with this many seeds instead of the experiment's.
+        seed: run every config's seeds from this one (seed, seed + 1, ...) instead of the
+            experiment's: a pilot on seeds its records do not use (--runs R --seeds 1 --seed 0).
         record_dir: also write the record there (docs/results for the project's scoreboard:
             memrl results --write then regenerates it); it is always written to OUT/record.json.
     """
@@ -436,7 +439,7 @@ def reproduce(
         experiment = experiment.with_runs(runs)
     settings = {
         key: value
-        for key, value in (("total_steps", total_steps), ("num_envs", num_envs), ("seeds", seeds))
+        for key, value in (("total_steps", total_steps), ("num_envs", num_envs), ("seeds", seeds), ("seed", seed))
         if value is not None
     }
     if settings:
@@ -446,6 +449,7 @@ def reproduce(
         for value, unit in ((total_steps, ""), (preset, ""), (num_envs, "envs"), (seeds, "seeds"))
         if value is not None
     ]
+    tags += [] if seed is None else [f"seed{seed}"]
     tags += [f"with-{core}" for core in dict.fromkeys(add_cores)]
     run_experiment(
         experiment,
