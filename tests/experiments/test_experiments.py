@@ -1317,7 +1317,7 @@ def test_amrl_minecraft_imitation_clones_the_oracle_into_the_six_memories_alike(
 
 
 def test_htm_pvm_imitation_clones_the_oracle_on_a_mix_of_delays_and_tests_each_fixed_delay():
-    from memrl.experiments.htm_pvm_imitation import LONGEST, SHORTEST, TEST_DELAYS, test_env
+    from memrl.experiments.htm_pvm_imitation import LONGEST, SHORTEST, TEST_DELAYS, fixed_delay_env
 
     experiment = experiments.get("htm-pvm-imitation")
     assert experiment.kind == "imitation analogue"
@@ -1329,7 +1329,7 @@ def test_htm_pvm_imitation_clones_the_oracle_on_a_mix_of_delays_and_tests_each_f
     params = configs["mixed/htm"].env.params
     assert (params.shortest_distractor_seconds, params.distractor_seconds) == (SHORTEST, LONGEST)
     for delay in TEST_DELAYS:  # the same room, every distractor phase one length
-        env = test_env(delay)
+        env = fixed_delay_env(delay)
         assert env.observation_shape == configs["mixed/htm"].env.observation_shape
         assert env.params.shortest_distractor_seconds is None and env.params.distractor_seconds == delay
     assert {tuple(c.seed_list()) for c in configs.values()} == {(500, 501, 502)}  # fresh: the pilots took 0-1
