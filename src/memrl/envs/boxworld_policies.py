@@ -69,10 +69,11 @@ def viewport_oracle(env: BoxWorld) -> ScriptedPolicy:
         content = jnp.pad(cells[:, :-1], ((0, 0), (1, 0)))
         other_locks = jnp.isin(content, jnp.where(locks, cells, -1))
         good = locks & inside_seen & ((content == GEM) | other_locks)
-        boxed = jnp.pad(state.locks[:, 1:], ((0, 0), (0, 1)))
-        gem = (cells == GEM) & ~boxed & seen
+        right_seen = jnp.pad(seen[:, 1:], ((0, 0), (0, 1)))  # loose only if the cell right of it was seen
+        loose = seen & right_seen & ~jnp.pad(locks[:, 1:], ((0, 0), (0, 1))) & ~locks
+        gem = (cells == GEM) & loose
         held_opens = good & (cells == state.held) & (state.held >= FIRST_KEY)
-        loose_keys = (cells >= FIRST_KEY) & ~state.locks & ~boxed & seen
+        loose_keys = (cells >= FIRST_KEY) & loose
         wanted_keys = loose_keys & jnp.isin(cells, jnp.where(good, cells, -1))
         free_seen = seen & (cells == FLOOR) & ~state.locks
         frontier = free_seen & within(~seen, half)
