@@ -245,15 +245,22 @@ class BoxWorld(Environment):
         return jnp.concatenate([image, jnp.broadcast_to(held, image.shape)], axis=-1)
 
 
+def within(cells: jax.Array, radius: int) -> jax.Array:
+    """[G, G] the cells within ``radius`` (in both directions) of any of ``cells`` [G, G]: a square dilation."""
+    g = cells.shape[0]
+    padded = jnp.pad(cells, radius)
+    near = jnp.zeros_like(cells)
+    for dr in range(2 * radius + 1):
+        for dc in range(2 * radius + 1):
+            near = near | padded[dr : dr + g, dc : dc + g]
+    return near
+
+
 def _clear_cells(occupied: jax.Array, width: int) -> jax.Array:
     """Floor cells where an object ``width`` cells wide may start: its cells and their 8
     neighbours hold no object, and it lies inside the wall."""
     g = occupied.shape[0]
-    padded = jnp.pad(occupied, 1)
-    near = jnp.zeros_like(occupied)
-    for dr in (-1, 0, 1):
-        for dc in (-1, 0, 1):
-            near = near | padded[1 + dr : 1 + dr + g, 1 + dc : 1 + dc + g]
+    near = within(occupied, 1)
     inside = jnp.zeros((g, g), bool).at[1:-1, 1 : g - width].set(True)
     clear = inside & ~near
     for offset in range(1, width):

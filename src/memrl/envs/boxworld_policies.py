@@ -11,7 +11,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from memrl.envs.boxworld import FIRST_KEY, FLOOR, GEM, MOVES, BoxWorld, BoxWorldState
+from memrl.envs.boxworld import FIRST_KEY, FLOOR, GEM, MOVES, BoxWorld, BoxWorldState, within
 from memrl.envs.graph_search import grid_first_move, grid_first_move_to_any
 from memrl.envs.scripted_policy import ScriptedPolicy, register_policies, uniform_random
 
@@ -37,17 +37,6 @@ def oracle(env: BoxWorld) -> ScriptedPolicy:
         return grid_first_move(state.agent, next_object(state), free, MOVES)[None], memory
 
     return ScriptedPolicy(lambda state: jnp.int32(0), act, reads_state=True)
-
-
-def within(cells: jax.Array, radius: int) -> jax.Array:
-    """[G, G] the cells within ``radius`` (in both directions) of any of ``cells`` [G, G]: a square dilation."""
-    g = cells.shape[0]
-    padded = jnp.pad(cells, radius)
-    near = jnp.zeros_like(cells)
-    for dr in range(2 * radius + 1):
-        for dc in range(2 * radius + 1):
-            near = near | padded[dr : dr + g, dc : dc + g]
-    return near
 
 
 def viewport_oracle(env: BoxWorld) -> ScriptedPolicy:

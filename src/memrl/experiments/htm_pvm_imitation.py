@@ -33,6 +33,7 @@ import jax
 
 from memrl import envs
 from memrl.agents.paper_agents import HTM_AGENT, HTM_SIZES
+from memrl.envs.passive_visual_match import PVMParams
 from memrl.experiments.base import Expectation, Experiment, PaperSetting, register
 from memrl.experiments.htm_pvm import GRID_ENCODER, MATCH_REWARD
 from memrl.learn.impala_config import ImpalaConfig
@@ -44,7 +45,7 @@ TEST_DELAYS = (1, 10, 20)
 NUM_CHOICES = 4
 CHANCE = 1 / NUM_CHOICES
 PHASES = dict(color_seconds=1, choice_seconds=5, num_choices=NUM_CHOICES, choice_layout="around")
-STEPS_PER_SECOND = 15
+STEPS_PER_SECOND = PVMParams().steps_per_second
 LONGEST_EPISODE = (1 + max(LONGEST, *TEST_DELAYS) + 5) * STEPS_PER_SECOND
 UPDATES, NUM_ENVS, ROLLOUT_LEN = 1000, 16, 128
 CLONING = dict(
