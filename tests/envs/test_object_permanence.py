@@ -119,3 +119,22 @@ def test_the_oracle_gets_1_3_and_a_guess_0_3_plus_a_third():
     ).sum(-1)
     assert np.all(np.isclose(guessed, 0.3) | np.isclose(guessed, 1.3))
     assert abs(float(guessed.mean()) - (0.3 + 1 / 3)) < 0.08  # 400 episodes: the mean's standard deviation is 0.024
+
+
+def test_the_oracles_decisions_are_its_walk_to_a_box_after_the_instruction():
+    """``decides`` (what cloning weighs, clone_decision_weight) marks the steps from the instruction
+    on, each a move toward the named box; the reveal and the look away are not marked."""
+    policy, state = oracle(ENV), ENV.initial_state(**LAYOUT)
+    obs, memory, marked, named = ENV.observe(state), policy.initial_memory(state), [], []
+    for _ in range(LIDS_CLOSE + 20):
+        action, memory = policy.act(jax.random.PRNGKey(0), obs, memory)
+        marked.append(bool(policy.decides(obs)))
+        named.append(int(obs["language"]) > op.LOOK_BACK)
+        obs, state, reward, terminated, _, _ = step(state, int(action[0]))
+        if terminated:
+            break
+    assert reward == 1.0 and marked == named
+    assert marked.index(True) > LIDS_CLOSE and all(
+        marked[marked.index(True) :]
+    )  # the walk: (9, 5) to box 2 at column 8
+    assert sum(marked) == 3 + 6  # three steps east, six north onto the box

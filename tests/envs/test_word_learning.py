@@ -133,3 +133,10 @@ def test_the_oracle_gets_every_reward_and_a_guess_a_third_of_the_tests():
     guessed = jax.jit(lambda k: episode_rewards(ENV, guesser(ENV), k, 300, 300))(jax.random.PRNGKey(1))
     tests = np.asarray(guessed.max(-1))  # the test's reward (the distractor phase's is 0.1)
     assert abs(float((tests == 1.0).mean()) - 1 / 3) < 0.085  # 300 episodes: the mean's standard deviation is 0.027
+
+
+def test_the_policies_decisions_are_the_test_phases_steps():
+    """``decides`` (what cloning weighs) marks a state in the test phase only."""
+    for policy in (oracle(ENV), guesser(ENV)):
+        marks = [bool(policy.decides(in_row(ENV, phase))) for phase in (wl.LEARNING, wl.DISTRACTOR, wl.TEST)]
+        assert marks == [False, False, True]

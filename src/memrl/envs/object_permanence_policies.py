@@ -49,9 +49,17 @@ def _initial_memory(state):
     }
 
 
+def choosing(obs) -> jax.Array:
+    """``decides``: the steps after the instruction names the object, where each move walks to a box
+    (before it the agent is held, or looks away, whatever it remembers)."""
+    return obs["language"] > LOOK_BACK
+
+
 def oracle(env: ObjectPermanence) -> ScriptedPolicy:
     """Looks away, then goes to the box of the named object."""
-    return ScriptedPolicy(_initial_memory, _walk(lambda key, memory: memory["target"]), tracks_action=True)
+    return ScriptedPolicy(
+        _initial_memory, _walk(lambda key, memory: memory["target"]), tracks_action=True, decides=choosing
+    )
 
 
 def guesser(env: ObjectPermanence) -> ScriptedPolicy:
@@ -60,6 +68,7 @@ def guesser(env: ObjectPermanence) -> ScriptedPolicy:
         _initial_memory,
         _walk(lambda key, memory: jax.random.randint(key, (), 0, memory["num_boxes"])),
         tracks_action=True,
+        decides=choosing,
     )
 
 

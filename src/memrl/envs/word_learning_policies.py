@@ -30,15 +30,25 @@ def _lifter(pick):
     return act
 
 
+def testing(state: WordLearningState) -> jax.Array:
+    """``decides``: the test phase's steps, where the walk picks the object (what the task scores)."""
+    return state.phase == TEST
+
+
 def oracle(env: WordLearning) -> ScriptedPolicy:
     """Lifts the named object in every phase (and every object while learning)."""
-    return ScriptedPolicy(lambda state: jnp.int32(-1), _lifter(lambda key, state: state.target), reads_state=True)
+    return ScriptedPolicy(
+        lambda state: jnp.int32(-1), _lifter(lambda key, state: state.target), reads_state=True, decides=testing
+    )
 
 
 def guesser(env: WordLearning) -> ScriptedPolicy:
     """The oracle but for the test, where it lifts a uniformly drawn object."""
     return ScriptedPolicy(
-        lambda state: jnp.int32(-1), _lifter(lambda key, state: jax.random.randint(key, (), 0, 3)), reads_state=True
+        lambda state: jnp.int32(-1),
+        _lifter(lambda key, state: jax.random.randint(key, (), 0, 3)),
+        reads_state=True,
+        decides=testing,
     )
 
 

@@ -45,7 +45,8 @@ class ImpalaConfig(RunConfig):
     indicator (docs/results/amrl.md)"""
     clone_decision_weight: float = 1.0
     """the weight, in the cloning cross-entropy, of the steps the teacher marks as its decisions
-    (``ScriptedPolicy.decides``: Passive Visual Match's choice phase), against 1 for every other
+    (``ScriptedPolicy.decides``: Passive Visual Match's choice phase, object permanence's walk to a box
+    after the instruction, word learning's test phase), against 1 for every other
     step: where the decisions are a few steps of long episodes, the plain cross-entropy (1) leaves
     them a small share of each update, and a clone copies the walk long before the choice
     (docs/results/htm.md)"""
