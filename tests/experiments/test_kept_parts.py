@@ -13,7 +13,7 @@ from memrl.run.folder import ConfigMismatch, RunFolder
 from memrl.run.train import train_folders
 
 
-def parted(keeps_results: bool = True) -> Experiment:
+def parted(keeps_results: bool = True, **fields) -> Experiment:
     return Experiment(
         name="tiny-parts",
         version=1,
@@ -26,6 +26,7 @@ def parted(keeps_results: bool = True) -> Experiment:
         kind="benchmark",
         parts={"a": ("A",), "b": ("B",)},
         keeps_results=keeps_results,
+        **fields,
     )
 
 
@@ -73,6 +74,34 @@ def test_a_part_kept_in_one_sitting_is_restored_in_the_next_and_makes_one_record
     assert "trained with another config (seed: 0 there, 5 asked); it trains here" in " ".join(
         capsys.readouterr().out.split()
     )
+
+
+@pytest.mark.slow
+def test_an_evaluation_of_the_agents_is_kept_with_each_run_and_merged_into_the_record(tmp_path):
+    """A run restored in a later sitting has no parameters: with evaluation_reads_agents its frozen
+    evaluation, made as it was kept, comes back from its kept file, and no run is evaluated twice."""
+    from memrl.experiments.evaluations import frozen_returns
+
+    records, evaluated = tmp_path / "records", []
+    frozen = frozen_returns(16)
+
+    def evaluation(folders, out):
+        evaluated.append(sorted(folders))
+        return frozen(folders, out)
+
+    experiment = parted(evaluation=evaluation, evaluation_reads_agents=True)
+    reproduce(experiment.with_runs(["a"]), tmp_path / "first", workers=1, record_dir=records)
+    kept = json.loads((records / "tiny-parts" / "kept" / "default" / "A.json").read_text())["runs"]["A/gru"]
+    assert evaluated == [["A/gru"]] and set(kept["evaluation"]) == {"returns", "returns_without_memory", "memory_gain"}
+
+    results = reproduce(experiment, tmp_path / "second", workers=1, record_dir=records)  # A restored, B trained
+    assert evaluated == [["A/gru"], ["B/gru"]]  # B as it was kept; A not again (it has no parameters here)
+    assert results["evaluation"]["returns"]["A/gru"] == kept["evaluation"]["returns"]
+    assert set(results["evaluation"]["returns"]) == {"A/gru", "B/gru"}
+    first = json.loads((tmp_path / "first" / "results.json").read_text())["evaluation"]
+    assert first["returns"]["A/gru"] == kept["evaluation"]["returns"]
+    with pytest.raises(ValueError, match="reads its agents in an evaluation \\(evaluation_reads_agents\\) it lacks"):
+        parted(evaluation_reads_agents=True)
 
 
 def test_a_record_dir_with_some_runs_is_refused_unless_the_experiment_keeps_its_parts(tmp_path):

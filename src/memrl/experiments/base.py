@@ -257,9 +257,13 @@ class Experiment:
     subset: bool = False
     """some of the experiment's runs only (``with_runs``): their record is not the experiment's"""
     keeps_results: bool = False
-    """with ``--record-dir``, each finished panel's results (metrics, not parameters) are kept there
+    """with ``--record-dir``, each finished run's results (metrics, not parameters) are kept there
     and restored in a later sitting (``kept_parts.py``), so that parts trained in different sittings
-    make one record; only for an experiment whose evaluation reads no agent's parameters"""
+    make one record"""
+    evaluation_reads_agents: bool = False
+    """the evaluation acts with the runs' final parameters (frozen agents), and gives tables keyed by
+    run ({table: {run: entry}}): an experiment that ``keeps_results`` then evaluates each run as it
+    is kept and keeps its entries beside its metrics (a restored run has no parameters)"""
 
     def __post_init__(self):
         if self.kind not in KINDS:
@@ -267,6 +271,10 @@ class Experiment:
         parted = [panel for chosen in self.parts.values() for panel in chosen]
         if len(parted) != len(set(parted)) or not set(parted) <= set(self.panels()):
             raise ValueError(f"experiment {self.name!r}: its parts must name each of its panels at most once")
+        if self.evaluation_reads_agents and self.evaluation is None:
+            raise ValueError(
+                f"experiment {self.name!r} reads its agents in an evaluation (evaluation_reads_agents) it lacks"
+            )
 
     def with_run_settings(self, **settings) -> Experiment:
         """The same experiment with these config fields set in every run (e.g. ``total_steps``, the

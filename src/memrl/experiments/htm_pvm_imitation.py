@@ -224,6 +224,8 @@ HTM_PVM_IMITATION = Experiment(
     runs=runs(),
     expectations=expectations(),
     evaluation=right_choices,
+    evaluation_reads_agents=True,
+    keeps_results=True,  # a run (3 seeds) is about 35 min on 2 cores: ``--runs mixed/htm`` is a part
     settings=SETTINGS,
 )
 

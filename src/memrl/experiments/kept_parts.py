@@ -3,7 +3,10 @@ sitting keeps every panel it finished in ``RECORD_DIR/NAME/kept/PRESET/PANEL.jso
 results without their parameters, ``run/kept_results.py``: small enough to commit), and a later
 sitting restores them into its output folder before it trains, so that its table, figure, checks
 and record cover every part. A kept run is restored only into a run folder that holds nothing yet
-and only where it trained with the config asked for; otherwise it trains again, and says why."""
+and only where it trained with the config asked for; otherwise it trains again, and says why. An
+experiment whose evaluation acts with the final agents (``Experiment.evaluation_reads_agents``)
+evaluates each run as it is kept and keeps its entries beside its results, since a restored run
+has no parameters to evaluate."""
 
 from __future__ import annotations
 
@@ -23,10 +26,13 @@ def kept_file(record_dir: Path, experiment: Experiment, panel: str) -> Path:
     return Path(record_dir) / experiment.name / KEPT / (experiment.preset or "default") / f"{panel}.json"
 
 
-def restore_panels(experiment: Experiment, folders: dict[str, RunFolder], record_dir: Path) -> float:
+def restore_panels(
+    experiment: Experiment, folders: dict[str, RunFolder], record_dir: Path
+) -> tuple[float, dict[str, dict]]:
     """Restore the kept results of every run whose folder holds nothing yet; returns the wall time
-    of the sittings that trained them (each counted once, at the most its files hold)."""
-    sittings = {}
+    of the sittings that trained them (each counted once, at the most its files hold) and the kept
+    evaluation entries of the runs restored (run -> table -> entry)."""
+    sittings, evaluations = {}, {}
     for panel, runs in experiment.panels().items():
         path = kept_file(record_dir, experiment, panel)
         kept = json.loads(path.read_text()) if path.exists() else {"runs": {}}
@@ -41,33 +47,65 @@ def restore_panels(experiment: Experiment, folders: dict[str, RunFolder], record
                 )
                 continue
             restore_run(folders[run], kept["runs"][run], path)
+            if "evaluation" in kept["runs"][run]:
+                evaluations[run] = kept["runs"][run]["evaluation"]
             for sitting, wall in kept["sittings"].items():  # a sitting's panels hold its time so far
                 sittings[sitting] = max(wall, sittings.get(sitting, 0.0))
             console.print(f"{run}: restored from {path}")
-    return sum(sittings.values())
+    return sum(sittings.values()), evaluations
 
 
 def keep_panels(
-    experiment: Experiment, folders: dict[str, RunFolder], record_dir: Path, sitting: str, wall_time_s: float
-) -> list[Path]:
-    """Keep every panel whose runs have all finished (trained, or restored) where its kept file
-    lacks one of them or holds another config; ``sitting`` names this invocation and
-    ``wall_time_s`` is its training time so far, added to the sittings the file names (so the
-    largest of a sitting's files is its time). Returns the files written."""
-    written = []
+    experiment: Experiment,
+    folders: dict[str, RunFolder],
+    record_dir: Path,
+    sitting: str,
+    wall_time_s: float,
+    out: Path,
+) -> tuple[list[Path], dict[str, dict]]:
+    """Keep every finished run (trained, or restored) that its panel's kept file lacks or holds with
+    another config, beside the runs the file holds already (a part may be some of a panel's runs);
+    ``sitting`` names this invocation and ``wall_time_s`` is its training time so far, added to the
+    sittings the file names (so the largest of a sitting's files is its time). Where the evaluation
+    reads the agents, each run kept is evaluated now (``out``: the evaluation's output folder) and
+    its entries kept with it. Returns the files written and those entries (run -> table -> entry)."""
+    written, evaluations = [], {}
     for panel, runs in experiment.panels().items():
-        if not all(folders[run].finished() for run in runs):
-            continue
         path = kept_file(record_dir, experiment, panel)
         earlier = json.loads(path.read_text()) if path.exists() else {"sittings": {}, "runs": {}}
-        kept = {run: keep_run(folders[run]) for run in runs}
-        if all(run in earlier["runs"] and earlier["runs"][run]["config"] == kept[run]["config"] for run in runs):
+        kept = {run: keep_run(folders[run]) for run in runs if folders[run].finished()}
+        kept = {
+            run: result
+            for run, result in kept.items()
+            if run not in earlier["runs"] or earlier["runs"][run]["config"] != result["config"]
+        }
+        if not kept:
             continue
-        record = {"sittings": {**earlier["sittings"], sitting: round(wall_time_s, 1)}, "runs": kept}
+        if experiment.evaluation_reads_agents:
+            evaluated = experiment.evaluation({run: folders[run] for run in kept}, out)
+            for run, result in kept.items():
+                result["evaluation"] = evaluations[run] = entries_of(evaluated, run)
+        record = {"sittings": {**earlier["sittings"], sitting: round(wall_time_s, 1)}, "runs": earlier["runs"] | kept}
         path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write(path, json.dumps(record).encode())
         written.append(path)
-    return written
+    return written, evaluations
+
+
+def entries_of(evaluation: dict, run: str) -> dict:
+    """``run``'s entry in each table of an evaluation's results ({table: {run: entry}})."""
+    return {table: rows[run] for table, rows in evaluation.items() if isinstance(rows, dict) and run in rows}
+
+
+def evaluation_with_kept(experiment: Experiment, folders: dict[str, RunFolder], out: Path, kept: dict) -> dict:
+    """The experiment's evaluation of the runs without ``kept`` entries (run -> table -> entry),
+    those entries merged into its tables."""
+    rest = {run: folder for run, folder in folders.items() if run not in kept}
+    results = experiment.evaluation(rest, out) if rest else {}
+    for run, tables in kept.items():
+        for table, entry in tables.items():
+            results.setdefault(table, {})[run] = entry
+    return results
 
 
 def sitting_now() -> str:

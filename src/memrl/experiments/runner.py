@@ -13,7 +13,7 @@ from rich.table import Table
 
 from memrl.console import console
 from memrl.experiments.base import Experiment
-from memrl.experiments.kept_parts import keep_panels, restore_panels, sitting_now
+from memrl.experiments.kept_parts import evaluation_with_kept, keep_panels, restore_panels, sitting_now
 from memrl.experiments.record import make_record, write_record
 from memrl.learn.learners import learner_for
 from memrl.run.curves import save_curves
@@ -104,7 +104,7 @@ def _reproduce_checked(
 ) -> dict:
     folders = {run: RunFolder(out / run) for run in experiment.runs}
     sitting, keeps = sitting_now(), record_dir is not None and experiment.keeps_results
-    earlier_wall = restore_panels(experiment, folders, record_dir) if keeps else 0.0
+    earlier_wall, evaluated = restore_panels(experiment, folders, record_dir) if keeps else (0.0, {})
     for run, config in experiment.runs.items():
         folders[run].prepare(config)
     (out / "experiment.json").write_text(json.dumps(experiment.describe(), indent=2))
@@ -127,7 +127,9 @@ def _reproduce_checked(
         for group in [panel for panel in panels if panel] if keeps else [stage]:
             wall += train_folders([folders[run] for run in group], workers, tensorboard, devices, wandb=wandb)
             if keeps:
-                for path in keep_panels(experiment, folders, record_dir, sitting, wall):
+                written, evaluated_now = keep_panels(experiment, folders, record_dir, sitting, wall, out)
+                evaluated |= evaluated_now
+                for path in written:
                     console.print(f"kept: {path}")
     wall += earlier_wall
     if train_only:
@@ -186,7 +188,7 @@ def _reproduce_checked(
         "figure": str(figure),
     }
     if experiment.evaluation is not None:
-        results["evaluation"] = experiment.evaluation(folders, out)
+        results["evaluation"] = evaluation_with_kept(experiment, folders, out, evaluated)
     rounded = lambda x: x if x is None else round(x, 3)
     for e in experiment.expectations:
         outcome = e.outcome(summaries, results.get("evaluation"))
