@@ -9,7 +9,7 @@ DOC = Path(__file__).parents[1] / "docs" / "python-api.md"
 def test_every_python_example_runs(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     blocks = re.findall(r"```python\n(.*?)```", DOC.read_text(), flags=re.S)
-    assert len(blocks) == 9
+    assert len(blocks) == 10
     namespace: dict = {}
     for block in blocks:
         exec(compile(block, str(DOC), "exec"), namespace)
@@ -19,3 +19,5 @@ def test_every_python_example_runs(tmp_path, monkeypatch):
         namespace["metrics"]["env_steps"].shape == (2,)
         and namespace["predictions"].shape == namespace["batch"].targets.shape
     )
+    held_out = namespace["held_out"]  # the recorded oracle's held-out episodes: 3 scored steps and the turn
+    assert held_out.inputs.shape == (6, 8, 3 + 4) and held_out.target_mask.sum() == 8 * 4

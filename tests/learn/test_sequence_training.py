@@ -4,6 +4,9 @@ sizes (a core sees only the embedded sequence [T, B, D], so which task it learns
 concern: one task per core and one core per task cover the pairs); and a run folder (chunks with
 their held-out evaluation) resumes."""
 
+import tempfile
+from pathlib import Path
+
 import jax
 import numpy as np
 import pytest
@@ -14,6 +17,10 @@ from memrl.agents.supervised_models import registry_of
 from memrl.learn.supervised import SupervisedLearner
 from memrl.learn.supervised_config import SupervisedConfig
 
+DEMONSTRATIONS = Path(tempfile.mkdtemp()) / "demonstrations.npz"
+np.savez(
+    DEMONSTRATIONS, observations=np.eye(3)[np.arange(24) % 3].reshape(8, 3, 3), actions=np.arange(24).reshape(8, 3) % 2
+)
 TINY_TASKS = {
     "copying": dict(gap=2, num_digits=3),
     "nth-farthest": dict(num_objects=3, num_features=2),
@@ -23,6 +30,7 @@ TINY_TASKS = {
     "digits": dict(patch_size=4, test_size=10),
     "babyai": dict(levels="GoToLocal", episodes=4, test_episodes=2, max_steps=12),
     "tmaze-returns": dict(maze_length=3, episodes=8, test_episodes=4),
+    "demonstrations": dict(path=str(DEMONSTRATIONS), held_out_episodes=2),
 }
 NAMED_INPUTS = {"epn", "epn-nxk"}  # refused by the sequence model (test_supervised)
 TASK_MODEL_TASKS = {"pai"}  # read only by a task model (htm-pai)

@@ -60,6 +60,38 @@ def episode_rewards(env, policy: ScriptedPolicy, key, num_episodes: int, num_ste
     return jax.vmap(episode)(jax.random.split(key, num_episodes))
 
 
+def recorded_episodes(env, policy: ScriptedPolicy, key, num_episodes: int, num_steps: int) -> dict[str, jax.Array]:
+    """``num_episodes`` independent episodes of ``policy``, each cut at ``num_steps`` steps, as the
+    ``demonstrations`` task reads them: observations [N, T, D] (flattened), actions [N, T] (its
+    first action component) and lengths [N] (steps up to and with the episode's last, ``num_steps``
+    where it had not ended); the steps after an episode's end are zeros."""
+    if isinstance(env.observation_shape, dict) or len(env.action_dims) != 1:
+        raise ValueError(
+            f"recorded_episodes records one observation array and one discrete action a step; {type(env).__name__} "
+            f"observes {env.observation_shape} and acts with {len(env.action_dims)} components"
+        )
+    params = env.default_params
+
+    def episode(key):
+        reset_key, key = jax.random.split(key)
+        obs, state = env.reset_env(reset_key, params)
+
+        def step(carry, key):
+            obs, state, memory, ended = carry
+            policy_key, env_key = jax.random.split(key)
+            action, memory = policy.act(policy_key, state if policy.reads_state else obs, memory)
+            seen = jnp.where(ended, 0.0, jnp.ravel(obs).astype(jnp.float32))
+            obs, state, _, terminated, truncated, _ = env.step_env(env_key, state, action, params)
+            return (obs, state, memory, ended | terminated | truncated), (seen, jnp.where(ended, 0, action[0]), ended)
+
+        init = (obs, state, policy.initial_memory(state), jnp.bool_(False))
+        observations, actions, after_end = jax.lax.scan(step, init, jax.random.split(key, num_steps))[1]
+        return observations, actions, num_steps - after_end.sum()
+
+    observations, actions, lengths = jax.vmap(episode)(jax.random.split(key, num_episodes))
+    return {"observations": observations, "actions": actions.astype(jnp.int32), "lengths": lengths.astype(jnp.int32)}
+
+
 def uniform_random(env) -> ScriptedPolicy:
     """Every component of the action uniformly at random: the reference of no skill at all."""
     dims = jnp.asarray(env.action_dims)

@@ -31,6 +31,7 @@ from memrl.registry import ComponentRegistry
 TASK_MODULES = (
     "babyai",
     "copying",
+    "demonstrations",
     "digits",
     "language_model",
     "learn_to_execute",
