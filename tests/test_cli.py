@@ -551,3 +551,21 @@ def test_parsing_a_command_builds_what_it_names_once_and_no_other_component(monk
         monkeypatch.setattr(cls, "__post_init__", counted)
     main(command)
     assert built == {("LSTM", 24): 2, ("TMaze", None): 1}
+
+
+def test_a_pilot_of_other_settings_sets_them_in_every_run_and_names_its_folder_by_them(monkeypatch):
+    """``--run-settings FIELD VALUE ...``: each value read as a setting (an integer a float where the
+    field holds one), set in every run's config, and written in the output folder's name."""
+    import memrl.experiments.runner
+
+    ran = {}
+    monkeypatch.setattr(
+        memrl.experiments.runner, "reproduce", lambda experiment, out, *args: ran.update(e=experiment, out=out)
+    )
+    pilot = "--seeds 1 --run-settings lr 1 update_epochs 2 feed_prev_reward True"
+    main(["reproduce", "tln-demo", *pilot.split()])
+    configs = list(ran["e"].runs.values())
+    assert all(
+        c.lr == 1.0 and type(c.lr) is float and c.update_epochs == 2 and c.feed_prev_reward is True for c in configs
+    )
+    assert ran["out"].name == "tln-demo-1seeds-lr1.0-update_epochs2-feed_prev_rewardTrue"

@@ -181,6 +181,13 @@ def refused(argv, capsys) -> str:
         (["reproduce", "tln-demo", "--num-envs", "0"], "num_envs must be a positive integer"),
         (["reproduce", "tln-demo", "--seeds", "0"], "seeds must be a positive integer"),
         (["reproduce", "tln-demo", "--seed", "-1"], "seed must lie in [0, "),
+        (["reproduce", "tln-demo", "--run-settings", "lr"], "--run-settings takes FIELD VALUE pairs, got 1 words: lr"),
+        (["reproduce", "tln-demo", "--run-settings", "lrr", "1e-3"], "has runs without a 'lrr' setting"),
+        (["reproduce", "tln-demo", "--run-settings", "lr", "-1"], "lr must be"),
+        (
+            ["reproduce", "tln-demo", "--run-settings", "lr", "1e-3", "--record-dir", "/tmp/records"],
+            "--run-settings runs a pilot of other settings than the experiment's, whose record is not the experiment's",
+        ),
         (["reproduce", "amrl-tmaze", "--runs", "T-LS/lstmx"], "experiment 'amrl-tmaze' has runs T-LS/amrl-max, "),
         (["eval", "/nonexistent/run"], "is not a run folder"),
         (

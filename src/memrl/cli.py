@@ -403,6 +403,7 @@ def reproduce(
     runs: tuple[str, ...] = (),
     seeds: int | None = None,
     seed: int | None = None,
+    run_settings: tuple[str, ...] = (),
     record_dir: Path | None = None,
     wandb: bool = False,
 ) -> None:
@@ -428,6 +429,8 @@ def reproduce(
         seeds: run every config with this many seeds instead of the experiment's.
         seed: run every config's seeds from this one (seed, seed + 1, ...) instead of the
             experiment's: a pilot on seeds its records do not use (--runs R --seeds 1 --seed 0).
+        run_settings: FIELD VALUE pairs set in every run's config (a pilot of other settings:
+            --run-settings teacher oracle clone_decision_weight 30); refused with --record-dir.
         record_dir: also write the record there (docs/results for the project's scoreboard:
             memrl results --write then regenerates it); it is always written to OUT/record.json.
     """
@@ -442,6 +445,8 @@ def reproduce(
         for key, value in (("total_steps", total_steps), ("num_envs", num_envs), ("seeds", seeds), ("seed", seed))
         if value is not None
     }
+    piloted = pilot_settings(run_settings, experiment, record_dir)
+    settings |= piloted
     if settings:
         experiment = experiment.with_run_settings(**settings)
     tags = [
@@ -450,6 +455,7 @@ def reproduce(
         if value is not None
     ]
     tags += [] if seed is None else [f"seed{seed}"]
+    tags += [f"{field}{value}" for field, value in piloted.items()]
     tags += [f"with-{core}" for core in dict.fromkeys(add_cores)]
     run_experiment(
         experiment,
@@ -460,6 +466,28 @@ def reproduce(
         record_dir,
         wandb,
     )
+
+
+def pilot_settings(words: tuple[str, ...], experiment, record_dir: Path | None) -> dict:
+    """``--run-settings FIELD VALUE ...`` as config fields: each value read as the command line reads
+    a setting (``setting_value``), an integer made a float where the field holds one."""
+    from memrl.learn.supervised_config import setting_value
+
+    if not words:
+        return {}
+    if record_dir is not None:
+        raise ValueError(
+            "--run-settings runs a pilot of other settings than the experiment's, whose record is not the "
+            "experiment's: give it without --record-dir"
+        )
+    if len(words) % 2:
+        raise ValueError(f"--run-settings takes FIELD VALUE pairs, got {len(words)} words: {' '.join(words)}")
+    settings = dict(zip(words[::2], map(setting_value, words[1::2])))
+    held = next(iter(experiment.runs.values()))
+    return {
+        field: float(value) if isinstance(getattr(held, field, None), float) and type(value) is int else value
+        for field, value in settings.items()
+    }
 
 
 def results(records: Path = Path("docs/results"), write: bool = False) -> None:

@@ -183,11 +183,13 @@ def parse_stage(text: str) -> tuple[int, dict[str, int | float | bool | str]]:
             raise ValueError(f"{usage}: {word!r} is not key=value")
         if key in settings:
             raise ValueError(f"{usage}: {key!r} is set twice")
-        settings[key] = _setting_value(value)
+        settings[key] = setting_value(value)
     return int(words[0]), settings
 
 
-def _setting_value(text: str) -> int | float | bool | str:
+def setting_value(text: str) -> int | float | bool | str:
+    """A setting written as text, read as the command line reads one: True/False, an integer, a
+    float, else the text."""
     if text in ("True", "False"):
         return text == "True"
     for kind in (int, float):
