@@ -39,8 +39,10 @@ class ScriptedPolicy(NamedTuple):
         return {**memory, "action": action[0].astype(jnp.int32)} if self.tracks_action else memory
 
 
-def episode_rewards(env, policy: ScriptedPolicy, key, num_episodes: int, num_steps: int, params=None) -> jax.Array:
-    """Rewards [num_episodes, num_steps] of independent episodes, 0 after an episode has ended."""
+def scripted_episodes(env, policy: ScriptedPolicy, key, num_episodes: int, num_steps: int, emit, params=None):
+    """``emit(obs, action, reward, ended)`` at each of ``num_steps`` steps of ``num_episodes``
+    independent episodes of ``policy`` (``obs`` the observation acted on, ``ended`` whether the
+    episode had ended before the step: no reset), stacked [num_episodes, num_steps, ...]."""
     params = env.default_params if params is None else params
 
     def episode(key):
@@ -48,16 +50,22 @@ def episode_rewards(env, policy: ScriptedPolicy, key, num_episodes: int, num_ste
         obs, state = env.reset_env(reset_key, params)
 
         def step(carry, key):
-            obs, state, memory, done = carry
+            obs, state, memory, ended = carry
             policy_key, env_key = jax.random.split(key)
             action, memory = policy.act(policy_key, state if policy.reads_state else obs, memory)
-            obs, state, reward, terminated, truncated, _ = env.step_env(env_key, state, action, params)
-            return (obs, state, memory, done | terminated | truncated), jnp.where(done, 0.0, reward)
+            next_obs, state, reward, terminated, truncated, _ = env.step_env(env_key, state, action, params)
+            return (next_obs, state, memory, ended | terminated | truncated), emit(obs, action, reward, ended)
 
         init = (obs, state, policy.initial_memory(state), jnp.bool_(False))
         return jax.lax.scan(step, init, jax.random.split(key, num_steps))[1]
 
     return jax.vmap(episode)(jax.random.split(key, num_episodes))
+
+
+def episode_rewards(env, policy: ScriptedPolicy, key, num_episodes: int, num_steps: int, params=None) -> jax.Array:
+    """Rewards [num_episodes, num_steps] of independent episodes, 0 after an episode has ended."""
+    rewarded = lambda obs, action, reward, ended: jnp.where(ended, 0.0, reward)
+    return scripted_episodes(env, policy, key, num_episodes, num_steps, rewarded, params)
 
 
 def recorded_episodes(env, policy: ScriptedPolicy, key, num_episodes: int, num_steps: int) -> dict[str, jax.Array]:
@@ -70,26 +78,16 @@ def recorded_episodes(env, policy: ScriptedPolicy, key, num_episodes: int, num_s
             f"recorded_episodes records one observation array and one discrete action a step; {type(env).__name__} "
             f"observes {env.observation_shape} and acts with {len(env.action_dims)} components"
         )
-    params = env.default_params
 
-    def episode(key):
-        reset_key, key = jax.random.split(key)
-        obs, state = env.reset_env(reset_key, params)
+    def recorded(obs, action, reward, ended):
+        return jnp.where(ended, 0.0, jnp.ravel(obs).astype(jnp.float32)), jnp.where(ended, 0, action[0]), ended
 
-        def step(carry, key):
-            obs, state, memory, ended = carry
-            policy_key, env_key = jax.random.split(key)
-            action, memory = policy.act(policy_key, state if policy.reads_state else obs, memory)
-            seen = jnp.where(ended, 0.0, jnp.ravel(obs).astype(jnp.float32))
-            obs, state, _, terminated, truncated, _ = env.step_env(env_key, state, action, params)
-            return (obs, state, memory, ended | terminated | truncated), (seen, jnp.where(ended, 0, action[0]), ended)
-
-        init = (obs, state, policy.initial_memory(state), jnp.bool_(False))
-        observations, actions, after_end = jax.lax.scan(step, init, jax.random.split(key, num_steps))[1]
-        return observations, actions, num_steps - after_end.sum()
-
-    observations, actions, lengths = jax.vmap(episode)(jax.random.split(key, num_episodes))
-    return {"observations": observations, "actions": actions.astype(jnp.int32), "lengths": lengths.astype(jnp.int32)}
+    observations, actions, after_end = scripted_episodes(env, policy, key, num_episodes, num_steps, recorded)
+    return {
+        "observations": observations,
+        "actions": actions.astype(jnp.int32),
+        "lengths": (num_steps - after_end.sum(-1)).astype(jnp.int32),
+    }
 
 
 def uniform_random(env) -> ScriptedPolicy:
