@@ -555,17 +555,20 @@ def test_parsing_a_command_builds_what_it_names_once_and_no_other_component(monk
 
 def test_a_pilot_of_other_settings_sets_them_in_every_run_and_names_its_folder_by_them(monkeypatch):
     """``--run-settings FIELD VALUE ...``: each value read as a setting (an integer a float where the
-    field holds one), set in every run's config, and written in the output folder's name."""
+    field holds one), set in every run's config, a component's as ``env.SETTING`` (each run's
+    environment keeps its name), and written in the output folder's name."""
     import memrl.experiments.runner
 
     ran = {}
     monkeypatch.setattr(
         memrl.experiments.runner, "reproduce", lambda experiment, out, *args: ran.update(e=experiment, out=out)
     )
-    pilot = "--seeds 1 --run-settings lr 1 update_epochs 2 feed_prev_reward True"
+    pilot = "--seeds 1 --run-settings lr 1 update_epochs 2 feed_prev_reward True env.maze_length 12"
     main(["reproduce", "tln-demo", *pilot.split()])
     configs = list(ran["e"].runs.values())
     assert all(
         c.lr == 1.0 and type(c.lr) is float and c.update_epochs == 2 and c.feed_prev_reward is True for c in configs
     )
-    assert ran["out"].name == "tln-demo-1seeds-lr1.0-update_epochs2-feed_prev_rewardTrue"
+    assert {ENVS.name_of(c.env)[0] for c in configs} == {"tmaze/T-L", "tmaze/T-LN"}
+    assert all(c.env.params.maze_length == 12 for c in configs)
+    assert ran["out"].name == "tln-demo-1seeds-lr1.0-update_epochs2-feed_prev_rewardTrue-env.maze_length12"

@@ -183,6 +183,10 @@ def refused(argv, capsys) -> str:
         (["reproduce", "tln-demo", "--seed", "-1"], "seed must lie in [0, "),
         (["reproduce", "tln-demo", "--run-settings", "lr"], "--run-settings takes FIELD VALUE pairs, got 1 words: lr"),
         (["reproduce", "tln-demo", "--run-settings", "lrr", "1e-3"], "has runs without a 'lrr' setting"),
+        (
+            ["reproduce", "tln-demo", "--run-settings", "env.maze_lengthh", "12"],
+            "environment 'tmaze/T-L' has no setting 'maze_lengthh'; its settings: maze_length",
+        ),
         (["reproduce", "tln-demo", "--run-settings", "lr", "-1"], "lr must be"),
         (
             ["reproduce", "tln-demo", "--run-settings", "lr", "1e-3", "--record-dir", "/tmp/records"],

@@ -429,8 +429,9 @@ def reproduce(
         seeds: run every config with this many seeds instead of the experiment's.
         seed: run every config's seeds from this one (seed, seed + 1, ...) instead of the
             experiment's: a pilot on seeds its records do not use (--runs R --seeds 1 --seed 0).
-        run_settings: FIELD VALUE pairs set in every run's config (a pilot of other settings:
-            --run-settings teacher oracle clone_decision_weight 30); refused with --record-dir.
+        run_settings: FIELD VALUE pairs set in every run's config, a component's setting as
+            env.SETTING (core.SETTING, task.SETTING): a pilot of other settings, --run-settings
+            teacher oracle clone_decision_weight 30 env.grid_size 8; refused with --record-dir.
         record_dir: also write the record there (docs/results for the project's scoreboard:
             memrl results --write then regenerates it); it is always written to OUT/record.json.
     """

@@ -278,15 +278,26 @@ class Experiment:
 
     def with_run_settings(self, **settings) -> Experiment:
         """The same experiment with these config fields set in every run (e.g. ``total_steps``, the
-        budget in env steps per run, or ``num_envs``), all at once so that they are checked together."""
-        for field in settings:
+        budget in env steps per run, or ``num_envs``), all at once so that they are checked together;
+        a setting of a component is named after it, ``env.grid_size`` (its registry remakes it
+        with that setting over its own, ``changed``)."""
+        fields = {field.split(".")[0] for field in settings}
+        for field in fields:
             lacking = sorted(name for name, config in self.runs.items() if not hasattr(config, field))
             if lacking:
                 raise ValueError(
                     f"experiment {self.name!r} has runs without a {field!r} setting ({', '.join(lacking)})"
                 )
-        runs = {name: dataclasses.replace(config, **settings) for name, config in self.runs.items()}
-        return dataclasses.replace(self, runs=runs)
+
+        def changed(config):
+            components = {}
+            for field in sorted(f for f in fields if any(k.startswith(f + ".") for k in settings)):
+                made = getattr(config, field)
+                own = {k.split(".", 1)[1]: v for k, v in settings.items() if k.startswith(field + ".")}
+                components[field] = type(config).registry_of(field, made).changed(made, **own)
+            return dataclasses.replace(config, **{k: v for k, v in settings.items() if "." not in k}, **components)
+
+        return dataclasses.replace(self, runs={name: changed(config) for name, config in self.runs.items()})
 
     def with_runs(self, names: Sequence[str]) -> Experiment:
         """The same experiment with only the runs ``names`` name (a run "<panel>/<label>", a panel:
