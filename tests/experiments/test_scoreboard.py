@@ -17,7 +17,7 @@ ROOT = Path(__file__).parents[2]
 mean = lambda values: sum(values) / len(values)
 variance = lambda values: sum((v - mean(values)) ** 2 for v in values) / (len(values) - 1)
 RECORDS = ROOT / "docs" / "results"
-DEFINED_NOT_RUN = ("htm-pvm-imitation",)
+DEFINED_NOT_RUN = ()
 """the experiments defined in this revision whose first record has not landed yet (an empty tuple
 once each has run): any other experiment without a record fails the test"""
 
@@ -322,7 +322,7 @@ def test_an_imitation_analogue_is_counted_apart_from_the_rl_rows_in_a_table_of_i
     assert amrl in after  # the paper's line counts its reproductions only
     line = next(line for line in after if line.startswith("- **imitation analogues**"))
     reproduced = [r for r in newest(records) if r["kind"] == "imitation analogue" and r["verdict"] == "reproduced"]
-    assert f"{len(reproduced) + 1} reproduced (" in line and "`amrl-minecraft-imitation`)" in line
+    assert f": {len(reproduced) + 1} reproduced" in line and "`amrl-minecraft-imitation`)" in line
     assert "amrl-minecraft-imitation" in table([*records, imitation], "results/", "imitation analogue")
     assert "amrl-minecraft-imitation" not in table([*records, imitation], "results/")
     assert "## Imitation analogues" in document(records)
