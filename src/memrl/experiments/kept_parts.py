@@ -1,6 +1,6 @@
 """The parts of an experiment trained in different sittings (``Experiment.keeps_results``): each
-sitting keeps every panel it finished in ``RECORD_DIR/NAME/kept/PRESET/PANEL.json`` (the runs'
-results without their parameters, ``run/kept_results.py``: small enough to commit), and a later
+sitting keeps every run it finished in its panel's ``RECORD_DIR/NAME/kept/PRESET/PANEL.json`` (the
+runs' results without their parameters, ``run/kept_results.py``: small enough to commit), and a later
 sitting restores them into its output folder before it trains, so that its table, figure, checks
 and record cover every part. A kept run is restored only into a run folder that holds nothing yet
 and only where it trained with the config asked for; otherwise it trains again, and says why. An
