@@ -25,6 +25,7 @@ import dataclasses
 from typing import Any, ClassVar, NamedTuple
 
 import jax
+import jax.numpy as jnp
 
 from memrl.registry import ComponentRegistry
 
@@ -63,6 +64,13 @@ def check_split(split: str) -> int:
     if split not in SPLITS:
         raise ValueError(f"split must be one of {SPLITS}, got {split!r}")
     return SPLITS.index(split)
+
+
+def previous_actions(actions: jax.Array, num_actions: int) -> jax.Array:
+    """[T, ...] actions -> [T, ..., num_actions]: step t holds a_{t-1} one-hot, zeros at t = 0 (what
+    an agent reads of its previous action)."""
+    one_hot = jax.nn.one_hot(actions, num_actions)
+    return jnp.concatenate([jnp.zeros_like(one_hot[:1]), one_hot[:-1]])
 
 
 def split_key(key: jax.Array, split: str) -> jax.Array:

@@ -25,7 +25,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from memrl.settings import check_positive
-from memrl.tasks.base import SequenceBatch, SequenceTask, check_split, register
+from memrl.tasks.base import SequenceBatch, SequenceTask, check_split, previous_actions, register
 
 
 @dataclasses.dataclass(frozen=True)
@@ -55,54 +55,15 @@ class Demonstrations(SequenceTask):
                 f"Demonstrations.num_actions must be an integer >= 0 (0: from the file), got {self.num_actions!r}"
             )
 
-    @functools.cached_property
+    @property
     def episodes(self) -> dict[str, np.ndarray]:
-        """The file's arrays, checked: observations [N, T, D] float32, actions [N, T] int32, lengths [N]."""
+        """The file's arrays, checked: observations [N, T, D] float32, actions [N, T] int32, lengths [N]
+        (read once per file version: every batch size's copy of the task shares them)."""
         if not self.path:
             raise ValueError("the demonstrations task needs the file of recorded episodes: path=FILE.npz (--task.path)")
         if not Path(self.path).is_file():
             raise ValueError(f"demonstrations file {self.path!r} does not exist")
-        with np.load(self.path) as saved:
-            missing = {"observations", "actions"} - set(saved.files)
-            if missing:
-                raise ValueError(
-                    f"{self.path} lacks {', '.join(sorted(missing))}: it must hold observations [N, T, D], "
-                    f"actions [N, T] and optionally lengths [N]; it holds {', '.join(saved.files) or 'nothing'}"
-                )
-            observations, actions = saved["observations"], saved["actions"]
-            lengths = saved["lengths"] if "lengths" in saved.files else np.full(len(actions), actions.shape[-1])
-        if observations.ndim != 3 or actions.shape != observations.shape[:2] or lengths.shape != actions.shape[:1]:
-            raise ValueError(
-                f"{self.path}: observations must be [N, T, D], actions [N, T] and lengths [N] for N episodes of T "
-                f"steps; got {observations.shape}, {actions.shape} and {lengths.shape}"
-            )
-        if not np.issubdtype(observations.dtype, np.number) or not np.isfinite(observations).all():
-            raise ValueError(f"{self.path}: observations must be finite numbers (one-hot a discrete observation)")
-        if not np.issubdtype(actions.dtype, np.integer) or not np.issubdtype(lengths.dtype, np.integer):
-            raise ValueError(
-                f"{self.path}: actions and lengths must be integers, got {actions.dtype} and {lengths.dtype}"
-            )
-        episodes, steps = actions.shape
-        if not ((lengths >= 1) & (lengths <= steps)).all():
-            raise ValueError(f"{self.path}: every length must lie in 1..{steps} (the steps each episode has)")
-        scored = actions[np.arange(steps)[None] < lengths[:, None]]
-        largest = self.num_actions or int(scored.max()) + 1
-        if scored.min() < 0 or scored.max() >= largest:
-            raise ValueError(
-                f"{self.path}: actions must lie in 0..{largest - 1} (num_actions {largest}); "
-                f"recorded {scored.min()}..{scored.max()}"
-            )
-        if self.held_out_episodes >= episodes:
-            raise ValueError(
-                f"held_out_episodes ({self.held_out_episodes}) must leave episodes to train on: {self.path} holds {episodes}"
-            )
-        actions = np.where(np.arange(steps)[None] < lengths[:, None], actions, 0)  # padding: any valid class
-        return {
-            "observations": observations.astype(np.float32),
-            "actions": actions.astype(np.int32),
-            "lengths": lengths.astype(np.int32),
-            "num_actions": largest,
-        }
+        return checked_episodes(self.path, Path(self.path).stat().st_mtime_ns, self.num_actions, self.held_out_episodes)
 
     @property
     def input_size(self) -> int:
@@ -119,12 +80,54 @@ class Demonstrations(SequenceTask):
         rows = jax.random.randint(key, (self.batch_size,), low, high)
         observations, actions, lengths = (jnp.asarray(data[k])[rows] for k in ("observations", "actions", "lengths"))
         observations, actions = jnp.swapaxes(observations, 0, 1), actions.T  # time-major
-        inputs = observations
         if self.previous_action:
-            one_hot = jax.nn.one_hot(actions, self.num_outputs)
-            inputs = jnp.concatenate([observations, jnp.concatenate([jnp.zeros_like(one_hot[:1]), one_hot[:-1]])], -1)
+            observations = jnp.concatenate([observations, previous_actions(actions, self.num_outputs)], -1)
         mask = jnp.arange(actions.shape[0])[:, None] < lengths[None]
-        return SequenceBatch(inputs, actions, mask)
+        return SequenceBatch(observations, actions, mask)
+
+
+@functools.cache
+def checked_episodes(path: str, modified_ns: int, num_actions: int, held_out_episodes: int) -> dict:
+    """``Demonstrations.episodes`` of the file at ``path`` as last modified at ``modified_ns``."""
+    with np.load(path) as saved:
+        missing = {"observations", "actions"} - set(saved.files)
+        if missing:
+            raise ValueError(
+                f"{path} lacks {', '.join(sorted(missing))}: it must hold observations [N, T, D], "
+                f"actions [N, T] and optionally lengths [N]; it holds {', '.join(saved.files) or 'nothing'}"
+            )
+        observations, actions = saved["observations"], saved["actions"]
+        lengths = saved["lengths"] if "lengths" in saved.files else np.full(len(actions), actions.shape[-1])
+    if observations.ndim != 3 or actions.shape != observations.shape[:2] or lengths.shape != actions.shape[:1]:
+        raise ValueError(
+            f"{path}: observations must be [N, T, D], actions [N, T] and lengths [N] for N episodes of T "
+            f"steps; got {observations.shape}, {actions.shape} and {lengths.shape}"
+        )
+    if not np.issubdtype(observations.dtype, np.number) or not np.isfinite(observations).all():
+        raise ValueError(f"{path}: observations must be finite numbers (one-hot a discrete observation)")
+    if not np.issubdtype(actions.dtype, np.integer) or not np.issubdtype(lengths.dtype, np.integer):
+        raise ValueError(f"{path}: actions and lengths must be integers, got {actions.dtype} and {lengths.dtype}")
+    episodes, steps = actions.shape
+    if not ((lengths >= 1) & (lengths <= steps)).all():
+        raise ValueError(f"{path}: every length must lie in 1..{steps} (the steps each episode has)")
+    scored = actions[np.arange(steps)[None] < lengths[:, None]]
+    largest = num_actions or int(scored.max()) + 1
+    if scored.min() < 0 or scored.max() >= largest:
+        raise ValueError(
+            f"{path}: actions must lie in 0..{largest - 1} (num_actions {largest}); "
+            f"recorded {scored.min()}..{scored.max()}"
+        )
+    if held_out_episodes >= episodes:
+        raise ValueError(
+            f"held_out_episodes ({held_out_episodes}) must leave episodes to train on: {path} holds {episodes}"
+        )
+    actions = np.where(np.arange(steps)[None] < lengths[:, None], actions, 0)  # padding: any valid class
+    return {
+        "observations": observations.astype(np.float32),
+        "actions": actions.astype(np.int32),
+        "lengths": lengths.astype(np.int32),
+        "num_actions": largest,
+    }
 
 
 register("demonstrations", Demonstrations)

@@ -27,15 +27,9 @@ import jax.numpy as jnp
 from memrl import envs
 from memrl.envs.tmaze import DOWN, RIGHT, UP
 from memrl.settings import check_positive
-from memrl.tasks.base import SequenceBatch, SequenceTask, check_split, register
+from memrl.tasks.base import SequenceBatch, SequenceTask, check_split, previous_actions, register
 
 ACTIONS = 4
-
-
-def previous_actions(actions: jax.Array) -> jax.Array:
-    """[T, ...] actions -> [T, ..., 4]: step t holds a_{t-1} one-hot, zeros at t = 0."""
-    one_hot = jax.nn.one_hot(actions, ACTIONS)
-    return jnp.concatenate([jnp.zeros_like(one_hot[:1]), one_hot[:-1]])
 
 
 @dataclasses.dataclass(frozen=True)
@@ -118,7 +112,7 @@ class TMazeReturns(SequenceTask):
             data["rewards"][:, rows],
         )
         returns_to_go = jnp.cumsum(rewards[::-1], axis=0)[::-1]
-        inputs = self.step_inputs(observations, returns_to_go, previous_actions(actions))
+        inputs = self.step_inputs(observations, returns_to_go, previous_actions(actions, ACTIONS))
         return SequenceBatch(inputs, actions, jnp.ones(actions.shape, bool))
 
     def play(
