@@ -105,6 +105,27 @@ def test_a_super_episodes_last_test_asks_for_a_word_of_its_first_sub_episode():
     assert int(state.nouns[state.target]) in first_nouns.tolist()
 
 
+def test_around_lays_each_test_out_as_one_move_and_the_oracle_takes_it():
+    """``test_layout="around"``: every test's objects on three of the agent's eight neighbours (the
+    agent off the walls), the other phases as before; the oracle lifts the named one in one move."""
+    around = envs.make("word-learning/distractors1", observation="cells", test_layout="around")
+    tests = jax.vmap(lambda key: around.next_phase(in_row(around, wl.DISTRACTOR), key))(
+        jax.random.split(jax.random.PRNGKey(5), 200)
+    )
+    agent, objects = np.asarray(tests.agent), np.asarray(tests.objects)
+    assert np.all(tests.phase == wl.TEST) and agent.min() == 2 and agent.max() == wl.tables.ROOM_SIZE - 3
+    offsets = objects - agent[:, None]
+    assert np.all(np.abs(offsets).max(-1) == 1) and all(len({tuple(o) for o in each}) == 3 for each in offsets)
+    assert len({tuple(o) for o in offsets.reshape(-1, 2)}) == 8  # every neighbour is used
+    distract = around.next_phase(in_row(around, wl.LEARNING, distractors_left=1), jax.random.PRNGKey(6))
+    random = ENV.next_phase(in_row(ENV, wl.LEARNING, distractors_left=1), jax.random.PRNGKey(6))
+    assert np.array_equal(distract.objects, random.objects)  # a distractor phase is laid out as before
+    rewards = jax.jit(lambda k: episode_rewards(around, oracle(around), k, 64, 300))(jax.random.PRNGKey(7))
+    assert np.all(np.asarray(rewards.max(-1)) == 1.0)
+    with pytest.raises(ValueError, match="test_layout must be one of"):
+        wl.WordLearning(test_layout="ring")
+
+
 def test_an_episode_is_truncated_at_450_seconds():
     state = in_row(ENV, wl.LEARNING, frame=jnp.int32(wl.TIME_LIMIT - 2))
     _, seen = play(STEP, state, [WEST, WEST])

@@ -20,6 +20,10 @@ and rocket), the others are the objects that get new names. A sub-episode:
    gives nothing; after 100 frames (20 s) the next phase starts anyway.
 3. test: the three named objects at new random cells, "lift the <one of the new names>": lifting
    an object ends the sub-episode, with 1 for the named one and 0 for another.
+``test_layout="around"`` (not the paper's) sets the test as one move: the agent at a cell away from
+the walls and the three objects on three of its eight neighbours, so that lifting the named object
+is the remembered word's kind joined with one step (the 2-D room's version of what made Passive
+Visual Match's choice learnable by imitation, docs/results/htm.md).
 A super-episode (``sub_episodes`` = n > 1) is n sub-episodes in one episode, the last one's test
 asking for a word of the first (its objects are the first's): the paper's multi-episode
 evaluation, where the memory is kept across the intervening episodes. An episode not over after
@@ -39,7 +43,7 @@ Levels: ``word-learning/train`` (0, 1 or 2 distractor phases, as the paper's tra
 from __future__ import annotations
 
 import dataclasses
-from typing import NamedTuple
+from typing import Literal, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -78,7 +82,11 @@ CELL_CHANNELS = 2 + NUM_KINDS
 INTERIOR = jnp.asarray(
     [(r, c) for r in range(1, tables.ROOM_SIZE - 1) for c in range(1, tables.ROOM_SIZE - 1)], jnp.int32
 )
+INNER = jnp.asarray(
+    [(r, c) for r in range(2, tables.ROOM_SIZE - 2) for c in range(2, tables.ROOM_SIZE - 2)], jnp.int32
+)  # the cells whose eight neighbours are all floor
 MAX_SUB_EPISODES = NUM_WORDS // 3
+TEST_LAYOUTS = ("random", "around")
 
 
 class WordLearningState(NamedTuple):
@@ -108,9 +116,14 @@ class WordLearning(Environment):
     observation: str = "image"
     distractors: tuple[int, ...] = (0, 1, 2)
     """the distractor-phase counts a sub-episode draws from, uniformly (each level fixes them)"""
+    test_layout: Literal["random", "around"] = "random"
+    """where a test's objects lie: with the agent on random distinct cells ("random", as every other
+    phase), or on three of the eight cells around the agent ("around": the test is one move)"""
 
     def __post_init__(self):
         check_observation(self.observation)
+        if self.test_layout not in TEST_LAYOUTS:
+            raise ValueError(f"test_layout must be one of {TEST_LAYOUTS}, got {self.test_layout!r}")
         if not 1 <= self.sub_episodes <= MAX_SUB_EPISODES:
             raise ValueError(
                 f"sub_episodes must be in 1..{MAX_SUB_EPISODES} (3 new words each, of {NUM_WORDS}), got {self.sub_episodes}"
@@ -170,6 +183,15 @@ class WordLearning(Environment):
             phase_frame=jnp.int32(0),
         )
 
+    def laid_out_test(self, state: WordLearningState, key, kinds, nouns) -> WordLearningState:
+        """``state`` with its test phase laid out by ``test_layout``."""
+        state = self.laid_out(state, key, TEST, kinds, nouns)
+        if self.test_layout == "random":
+            return state
+        cell_key, side_key = jax.random.split(jax.random.fold_in(key, 1))
+        agent = INNER[jax.random.randint(cell_key, (), 0, len(INNER))]
+        return state._replace(agent=agent, objects=agent + DELTAS[jax.random.permutation(side_key, len(DELTAS))[:3]])
+
     def reset_env(self, key, params):
         kind_key, word_key, count_key, layout_key = jax.random.split(key, 4)
         subs = self.sub_episodes
@@ -202,7 +224,7 @@ class WordLearning(Environment):
         distract = self.laid_out(state, key, DISTRACTOR, fixed_kinds, 3 + jnp.arange(3, dtype=jnp.int32))
         distract = distract._replace(distractors_left=state.distractors_left - 1)
         asked = jnp.where((state.sub == self.sub_episodes - 1) & (self.sub_episodes > 1), 0, state.sub)
-        test = self.laid_out(state, key, TEST, state.learned_kinds[asked], state.learned_nouns[asked])
+        test = self.laid_out_test(state, key, state.learned_kinds[asked], state.learned_nouns[asked])
         return jax.tree.map(lambda d, t: jnp.where(state.distractors_left > 0, d, t), distract, test)
 
     def next_sub_episode(self, state: WordLearningState, key) -> WordLearningState:
