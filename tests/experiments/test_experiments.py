@@ -1340,6 +1340,34 @@ def test_htm_pvm_imitation_clones_the_oracle_on_a_mix_of_delays_and_tests_each_f
     assert [e.run for e in experiment.expectations if e.learning] == ["mixed/htm"]
 
 
+def test_htm_word_learning_imitation_clones_the_oracle_on_one_move_tests_and_scores_each_level():
+    from memrl.envs.word_learning import TIME_LIMIT
+    from memrl.experiments.htm_word_learning_imitation import CENTRAL, POSITIVE_CONTROL, TEST_LEVELS
+
+    experiment = experiments.get("htm-word-learning-imitation")
+    assert experiment.kind == "imitation analogue" and experiment.keeps_results
+    configs = experiment.runs
+    assert {c.core_name for c in configs.values()} == {"htm", "gtrxl", "lstm"}
+    assert all(c.teacher == "oracle" and c.clone_updates == c.num_updates for c in configs.values())
+    settings = {name: value for name, value in vars(configs["train/lstm"]).items() if name != "core"}
+    assert all({n: v for n, v in vars(c).items() if n != "core"} == settings for c in configs.values())  # alike
+    env = configs["train/htm"].env
+    assert (env.distractors, env.test_layout, env.observation) == ((0, 1, 2), "around", "cells")
+    for level in TEST_LEVELS:  # each test level keeps the runs' layout and view
+        tested = ENVS.variant(env, f"word-learning/{level}")
+        assert (tested.test_layout, tested.observation) == ("around", "cells")
+    htm = configs["train/htm"].core
+    assert htm.num_chunks * (htm.chunk_size - htm.chunk_overlap) >= TIME_LIMIT  # the store holds an episode
+    assert {tuple(c.seed_list()) for c in configs.values()} == {(500, 501, 502)}
+    central = {(e.run, e.against, e.evaluated) for e in experiment.expectations if e.central}
+    at = ("fraction_correct", CENTRAL)
+    assert central == {("train/htm", "", at), ("train/htm", "train/lstm", at), ("train/htm", "train/gtrxl", at)}
+    controls = {e.run for e in experiment.expectations if e.evaluated == ("fraction_correct", POSITIVE_CONTROL)}
+    assert controls == set(configs)
+    assert all(e.paired for e in experiment.expectations if e.against)
+    assert [e.run for e in experiment.expectations if e.learning] == ["train/htm"]
+
+
 def test_htm_pvm_imitation_scores_the_right_choices_at_each_delay_with_and_without_memory(tmp_path):
     """A barely trained clone chooses in fresh episodes of each fixed delay (every one ends within 400
     steps: a 20 s distractor's episode is 390 long), scored 0/1 per finished episode; HTM's store

@@ -31,6 +31,7 @@ EXPERIMENT_MODULES = (
     "htm_pvm_imitation",
     "htm_rl_control",
     "htm_word_learning",
+    "htm_word_learning_imitation",
     "memory_benchmark",
     "memory_tuning",
     "popgym_suite",

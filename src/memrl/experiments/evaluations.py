@@ -57,6 +57,25 @@ def fraction_correct_by_level(folders: dict, levels, right_per_episode, title: s
     return {"fraction_correct": rows}
 
 
+def frozen_choices(folders: dict, levels, env_of, right, steps: int, title: str, key_seed: int = 2021) -> dict:
+    """{"fraction_correct": ..., "fraction_correct_without_memory": ...}: per run and level, the
+    fraction of finished episodes whose last reward is ``right`` (a predicate on rewards: a choice
+    scored right), each run's final agents frozen and greedy for ``steps`` steps in
+    ``env_of(config, level)``, with their memory and with it reset before every step (what the same
+    network does without memory); ``title`` names the measure and its chance level."""
+    key = jax.random.PRNGKey(key_seed)
+    results = {}
+    for table, amnesic in (("fraction_correct", False), ("fraction_correct_without_memory", True)):
+
+        def right_episodes(config, params, level, amnesic=amnesic):
+            scored = agent_evaluations(config, params, key, steps, amnesic, True, env=env_of(config, level))
+            return [right(reward[done]) for done, _, reward in scored]
+
+        shown = f"{title}, frozen and greedy{', memory reset every step' if amnesic else ''}"
+        results[table] = fraction_correct_by_level(folders, levels, right_episodes, shown)["fraction_correct"]
+    return results
+
+
 def seed_entry(per_seed: list[float], standard_error: float | None = None, episodes: int | None = None) -> dict:
     """An average entry {"mean", "standard_error", "episodes", "per_seed"} of one value per seed:
     the mean over seeds, with the noise within the seeds where known (else None)."""

@@ -29,8 +29,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import jax
-
 from memrl import envs
 from memrl.agents.paper_agents import HTM_AGENT, HTM_SIZES
 from memrl.envs.passive_visual_match import PVMParams
@@ -89,24 +87,16 @@ def right_choices(folders: dict, out: Path | None = None, steps: int = EVALUATIO
     """{"fraction_correct": ..., "fraction_correct_without_memory": ...}: per run and test delay
     ("delay<s>"), the fraction of finished episodes whose choice was the matching square, the
     final agents frozen and greedy, with their memory and with it reset before every step."""
-    from memrl.experiments.evaluations import fraction_correct_by_level
-    from memrl.run.final_agents import agent_evaluations
+    from memrl.experiments.evaluations import frozen_choices
 
-    key = jax.random.PRNGKey(2021)
-    levels = tuple(f"delay{d}" for d in TEST_DELAYS)
-    results = {}
-    for table, amnesic in (("fraction_correct", False), ("fraction_correct_without_memory", True)):
-
-        def right(config, params, level, amnesic=amnesic):
-            env = fixed_delay_env(int(level.removeprefix("delay")))
-            return [
-                reward[done] >= MATCH_REWARD
-                for done, _, reward in agent_evaluations(config, params, key, steps, amnesic, True, env=env)
-            ]
-
-        title = f"right square, frozen and greedy{', memory reset every step' if amnesic else ''} (chance {CHANCE})"
-        results[table] = fraction_correct_by_level(folders, levels, right, title)["fraction_correct"]
-    return results
+    return frozen_choices(
+        folders,
+        tuple(f"delay{d}" for d in TEST_DELAYS),
+        lambda config, level: fixed_delay_env(int(level.removeprefix("delay"))),
+        lambda reward: reward >= MATCH_REWARD,
+        steps,
+        f"right square (chance {CHANCE})",
+    )
 
 
 def expectations() -> tuple[Expectation, ...]:
