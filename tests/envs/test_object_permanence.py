@@ -109,6 +109,24 @@ def test_settings_are_checked():
         op.ObjectPermanence(delays_seconds=())
 
 
+def test_adjacent_boxes_stand_around_the_start_column_and_the_oracle_takes_them():
+    """``box_layout="adjacent"``: the boxes on the columns around the agent's start, every episode
+    (only their objects, the order and the target drawn); the oracle's first choice move decides."""
+    for boxes, columns in ((3, [4, 5, 6]), (2, [5, 6]), (9, list(range(1, 10)))):
+        adjacent = envs.make("object-permanence/delay0", observation="cells", num_boxes=boxes, box_layout="adjacent")
+        states = jax.vmap(lambda k: adjacent.reset_env(k, adjacent.default_params)[1])(
+            jax.random.split(jax.random.PRNGKey(2), 64)
+        )
+        assert np.all(np.asarray(states.box_cols)[:, :boxes] == columns)
+        assert len({tuple(k) for k in np.asarray(states.kinds)[:, :boxes]}) > 32  # the objects are drawn
+    adjacent = envs.make("object-permanence/mixed", observation="cells", box_layout="adjacent")
+    longest = 3 * (op.REVEAL_FRAMES + 30 * op.STEPS_PER_SECOND) + op.CHOICE_FRAMES
+    best = jax.jit(lambda k: episode_rewards(adjacent, oracle(adjacent), k, 16, longest))(jax.random.PRNGKey(0))
+    np.testing.assert_allclose(np.asarray(best.sum(-1)), 1.3, rtol=1e-6)
+    with pytest.raises(ValueError, match="box_layout must be one of"):
+        op.ObjectPermanence(box_layout="row")
+
+
 def test_the_oracle_gets_1_3_and_a_guess_0_3_plus_a_third():
     mixed = envs.make("object-permanence/mixed", observation="cells")
     longest = 3 * (op.REVEAL_FRAMES + 30 * op.STEPS_PER_SECOND) + op.CHOICE_FRAMES

@@ -25,6 +25,13 @@ objects as their shape in their colour) or, with ``observation="cells"``, [11, 1
 one-hots (wall, agent, open box, closed box, 15 object kinds); ``language`` is one int32 token:
 0 "watch", 1 "look backward", 2 + kind for "go to the box containing the <kind>".
 
+``box_layout="adjacent"`` (not the paper's) stands the boxes side by side on the columns around the
+agent's start (3 boxes: columns 4, 5 and 6), so that after looking away (straight south) the choice
+is one move west, north or east and then north: which box holds the object is what is remembered,
+not where a box stands as well (the 2-D room's version of what made Passive Visual Match's choice
+learnable by imitation, docs/results/htm.md). Only which object each box holds, the reveal order
+and the named object are drawn.
+
 Delays: the paper trains on delays of 0, 10, 20 and 30 seconds after each reveal; its agent's step
 rate is not stated. memrl takes 5 steps a second, so that the longest episodes (3 boxes with 30-second
 delays: 486 reveal frames and the choice) fill about the 512-step TrXL memory Table 1 gives the
@@ -35,7 +42,7 @@ the four, the paper's training with varying delays).
 from __future__ import annotations
 
 import dataclasses
-from typing import NamedTuple
+from typing import Literal, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -67,6 +74,7 @@ AGENT_START = (7, 5)
 BOX_COLUMNS = tuple(range(1, tables.ROOM_SIZE - 1))
 NUM_KINDS = len(SHAPE_NAMES)
 MAX_BOXES = len(BOX_COLUMNS)
+BOX_LAYOUTS = ("random", "adjacent")
 VIEW = tables.CROP_SIZE // 2  # a cell is in view within this many cells in row and column
 WATCH, LOOK_BACK = 0, 1  # language tokens; kind k is named by 2 + k
 FLOOR, WALL, AGENT, OPEN_BOX, CLOSED_BOX, FIRST_OBJECT = range(6)  # board codes; object kind k is FIRST_OBJECT + k
@@ -130,11 +138,16 @@ class ObjectPermanence(Environment):
     observation: str = "image"
     delays_seconds: tuple[int, ...] = (0,)
     """the delays after each reveal, in seconds, an episode draws from uniformly (each level fixes them)"""
+    box_layout: Literal["random", "adjacent"] = "random"
+    """where the boxes stand in their row: on random distinct columns ("random"), or side by side on
+    the columns around the agent's start column, the same every episode ("adjacent")"""
 
     def __post_init__(self):
         check_observation(self.observation)
         if not 1 <= self.num_boxes <= MAX_BOXES:
             raise ValueError(f"num_boxes must be in 1..{MAX_BOXES} (the cells of row {BOX_ROW}), got {self.num_boxes}")
+        if self.box_layout not in BOX_LAYOUTS:
+            raise ValueError(f"box_layout must be one of {BOX_LAYOUTS}, got {self.box_layout!r}")
         if not self.delays_seconds or any(d < 0 for d in self.delays_seconds):
             raise ValueError(f"delays_seconds must be one or more delays >= 0 seconds, got {self.delays_seconds}")
 
@@ -223,10 +236,17 @@ class ObjectPermanence(Environment):
             jnp.bool_(False),
         )
 
+    def box_columns(self, key) -> jax.Array:
+        """[9] int32: the columns of an episode's boxes (the first ``num_boxes`` are used) by ``box_layout``."""
+        if self.box_layout == "adjacent":
+            first = AGENT_START[1] - (self.num_boxes - 1) // 2
+            return jnp.asarray(BOX_COLUMNS, jnp.int32)[(jnp.arange(MAX_BOXES) + first - BOX_COLUMNS[0]) % MAX_BOXES]
+        return jnp.asarray(BOX_COLUMNS, jnp.int32)[jax.random.permutation(key, MAX_BOXES)]
+
     def reset_env(self, key, params):
         delay_key, col_key, kind_key, order_key, target_key = jax.random.split(key, 5)
         state = ObjectPermanenceState(
-            box_cols=jnp.asarray(BOX_COLUMNS, jnp.int32)[jax.random.permutation(col_key, MAX_BOXES)],
+            box_cols=self.box_columns(col_key),
             kinds=jax.random.permutation(kind_key, NUM_KINDS)[:MAX_BOXES],
             order=_first_permuted(order_key, self.num_boxes),
             target=jax.random.randint(target_key, (), 0, self.num_boxes),
