@@ -46,25 +46,33 @@ PHASES = dict(color_seconds=1, choice_seconds=5, num_choices=NUM_CHOICES, choice
 STEPS_PER_SECOND = PVMParams().steps_per_second
 LONGEST_EPISODE = (1 + max(LONGEST, *TEST_DELAYS) + 5) * STEPS_PER_SECOND
 UPDATES, NUM_ENVS, ROLLOUT_LEN = 1000, 16, 128
-CLONING = dict(
-    teacher="oracle",
-    clone_updates=UPDATES,
-    clone_value_coef=0.0,
-    clone_decision_weight=30.0,
-    num_envs=NUM_ENVS,
-    rollout_len=ROLLOUT_LEN,
-    total_steps=UPDATES * NUM_ENVS * ROLLOUT_LEN,
-    policy_coef=1.0,
-    value_coef=1.0,
-    entropy_coef=1e-3,
-    reconstruction_coef=1.0,
-    optimizer="adam",
-    lr=1e-3,
-    adam_eps=1e-8,
-    seed=500,
-    seeds=3,
-)
-"""every memory's cloning: the pilots' settings, on 3 fresh seeds (500-502; the pilots took seed 0)"""
+
+
+def cloning(updates: int) -> dict:
+    """HTM's imitation analogues' learner settings: every memory clones the task's oracle, the
+    teacher acting, for ``updates`` updates of 16 environments × 128 steps, its decisions weighed 30
+    and the value loss 0, Adam 1e-3 (the pvm pilots' settings), on 3 fresh seeds (500-502; pilots
+    take seed 0)."""
+    return dict(
+        teacher="oracle",
+        clone_updates=updates,
+        clone_value_coef=0.0,
+        clone_decision_weight=30.0,
+        num_envs=NUM_ENVS,
+        rollout_len=ROLLOUT_LEN,
+        total_steps=updates * NUM_ENVS * ROLLOUT_LEN,
+        policy_coef=1.0,
+        value_coef=1.0,
+        entropy_coef=1e-3,
+        reconstruction_coef=1.0,
+        optimizer="adam",
+        lr=1e-3,
+        adam_eps=1e-8,
+        seed=500,
+        seeds=3,
+    )
+
+
 EVALUATION_STEPS = 4000
 """each final agent acts 4,000 steps in its 16 environments at each delay: about 2,000 episodes at 1 s, 190 at 20 s"""
 
@@ -79,7 +87,7 @@ def runs(**overrides) -> dict[str, ImpalaConfig]:
     fields, for pilots)."""
     env = envs.make("pvm", **PHASES, distractor_seconds=LONGEST, shortest_distractor_seconds=SHORTEST)
     memories = HTM_SIZES["cpu"].memories(128, chunk_size=16, num_chunks=LONGEST_EPISODE // 16 + 1, k=4)
-    common = dict(HTM_AGENT, **GRID_ENCODER, **CLONING) | overrides
+    common = dict(HTM_AGENT, **GRID_ENCODER, **cloning(UPDATES)) | overrides
     return {f"mixed/{name}": ImpalaConfig(env=env, core=core, **common) for name, core in memories.items()}
 
 

@@ -82,6 +82,11 @@ def evaluate_levels(folders: dict, out: Path, steps: int = EVALUATION_STEPS) -> 
     )
 
 
+CHUNK_SETTINGS = (
+    PaperSetting("HTM chunk size", "16 (Table 1)", "core.chunk_size"),
+    PaperSetting("HTM chunk overlap", "1 (Table 1, as read from its layout)", "core.chunk_overlap"),
+    PaperSetting("HTM top-k", "16 (Table 1)", "core.k"),
+)
 SETTINGS = (
     PaperSetting(
         "task",
@@ -103,9 +108,7 @@ SETTINGS = (
         "",
         fixed="word embedding 32, LSTM 256 over (verb, noun)",
     ),
-    PaperSetting("HTM chunk size", "16 (Table 1)", "core.chunk_size"),
-    PaperSetting("HTM chunk overlap", "1 (Table 1, as read from its layout)", "core.chunk_overlap"),
-    PaperSetting("HTM top-k", "16 (Table 1)", "core.k"),
+    *CHUNK_SETTINGS,
     PaperSetting(
         "TrXL memory (extra length)",
         "256 (Table 1)",

@@ -30,32 +30,14 @@ from memrl.agents.paper_agents import HTM_AGENT, HTM_SIZES, HTM_VISUAL
 from memrl.envs.base import ENVS
 from memrl.envs.word_learning import TEST_REWARD, TIME_LIMIT
 from memrl.experiments.base import Expectation, Experiment, PaperSetting, register
-from memrl.experiments.htm_word_learning import CHUNK_OVERLAP, CHUNK_SIZE, MEMORY_LENGTH, TOP_K
+from memrl.experiments.htm_pvm_imitation import cloning
+from memrl.experiments.htm_word_learning import CHUNK_OVERLAP, CHUNK_SETTINGS, CHUNK_SIZE, MEMORY_LENGTH, TOP_K
 from memrl.learn.impala_config import ImpalaConfig
 
 CHANCE = 1 / 3
 TEST_LEVELS = ("distractors0", "distractors2", "distractors10", "distractors20", "episodes2")
 POSITIVE_CONTROL, CENTRAL = "distractors0", "distractors20"
-UPDATES, NUM_ENVS, ROLLOUT_LEN = 600, 16, 128
-CLONING = dict(
-    teacher="oracle",
-    clone_updates=UPDATES,
-    clone_value_coef=0.0,
-    clone_decision_weight=30.0,
-    num_envs=NUM_ENVS,
-    rollout_len=ROLLOUT_LEN,
-    total_steps=UPDATES * NUM_ENVS * ROLLOUT_LEN,
-    policy_coef=1.0,
-    value_coef=1.0,
-    entropy_coef=1e-3,
-    reconstruction_coef=1.0,
-    optimizer="adam",
-    lr=1e-3,
-    adam_eps=1e-8,
-    seed=500,
-    seeds=3,
-)
-"""every memory's cloning: htm-pvm-imitation's settings, on 3 fresh seeds (500-502; pilots take seed 0)"""
+UPDATES = 600
 EVALUATION_STEPS = TIME_LIMIT
 """each final agent acts one time limit in its 16 environments at each level: every environment
 finishes at least one episode (an episode cut off by the time limit counts as wrong)"""
@@ -73,7 +55,7 @@ def runs(**overrides) -> dict[str, ImpalaConfig]:
         num_chunks=TIME_LIMIT // stride + 1,
         k=TOP_K,
     )
-    common = dict(HTM_AGENT, **HTM_VISUAL["cells"], **CLONING) | overrides
+    common = dict(HTM_AGENT, **HTM_VISUAL["cells"], **cloning(UPDATES)) | overrides
     return {f"train/{name}": ImpalaConfig(env=env, core=core, **common) for name, core in memories.items()}
 
 
@@ -160,9 +142,7 @@ SETTINGS = (
     PaperSetting("training distractor phases", "0, 1 or 2 (Sec. 3.3)", "env"),
     PaperSetting("memory width (state dimension)", "512 (Table 1)", "core.d_model", "htm-word-learning's cpu size"),
     PaperSetting("memory layers", "4 (Table 1)", "core.num_layers", "htm-word-learning's cpu size"),
-    PaperSetting("HTM chunk size", "16 (Table 1)", "core.chunk_size"),
-    PaperSetting("HTM chunk overlap", "1 (Table 1, as read from its layout)", "core.chunk_overlap"),
-    PaperSetting("HTM top-k", "16 (Table 1)", "core.k"),
+    *CHUNK_SETTINGS,
     PaperSetting(
         "TrXL memory (extra length)",
         "256 (Table 1)",
