@@ -20,10 +20,12 @@ and rocket), the others are the objects that get new names. A sub-episode:
    gives nothing; after 100 frames (20 s) the next phase starts anyway.
 3. test: the three named objects at new random cells, "lift the <one of the new names>": lifting
    an object ends the sub-episode, with 1 for the named one and 0 for another.
+
 ``test_layout="around"`` (not the paper's) sets the test as one move: the agent at a cell away from
 the walls and the three objects on three of its eight neighbours, so that lifting the named object
 is the remembered word's kind joined with one step (the 2-D room's version of what made Passive
 Visual Match's choice learnable by imitation, docs/results/htm.md).
+
 A super-episode (``sub_episodes`` = n > 1) is n sub-episodes in one episode, the last one's test
 asking for a word of the first (its objects are the first's): the paper's multi-episode
 evaluation, where the memory is kept across the intervening episodes. An episode not over after
