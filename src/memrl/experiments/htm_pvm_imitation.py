@@ -34,6 +34,7 @@ from memrl.agents.paper_agents import HTM_AGENT, HTM_SIZES
 from memrl.envs.passive_visual_match import PVMParams
 from memrl.experiments.base import Expectation, Experiment, PaperSetting, register
 from memrl.experiments.htm_pvm import GRID_ENCODER, MATCH_REWARD
+from memrl.experiments.paper_settings import HTM_CLONING_SETTINGS
 from memrl.learn.impala_config import ImpalaConfig
 
 SHORTEST, LONGEST = 0, 10
@@ -202,11 +203,8 @@ SETTINGS = (
         "construction, as 450 steps are beyond the paper's",
     ),
     PaperSetting("LSTM size", "state dimension 512 (Table 1)", "core.hidden", "htm-pvm's cpu size"),
-    PaperSetting("reconstruction loss weight", "1 (Table 1)", "reconstruction_coef"),
-    PaperSetting("optimiser", "Adam (Table 1)", "optimizer"),
-    PaperSetting("learning rate", "2e-4 (Table 1)", "lr", "1e-3, the pilots' (cloning, not V-trace)"),
     PaperSetting("batch (trajectories per update)", "32 (Table 1)", "num_envs", "16 on 2 cores, htm-pvm's cpu batch"),
-    PaperSetting("unroll length", "128 (Table 1)", "rollout_len"),
+    *HTM_CLONING_SETTINGS,
     PaperSetting("seeds", "6 (Fig. 6a)", "seeds", "3 fresh seeds, 500-502"),
 )
 

@@ -32,6 +32,7 @@ from memrl.envs.word_learning import TEST_REWARD, TIME_LIMIT
 from memrl.experiments.base import Expectation, Experiment, PaperSetting, register
 from memrl.experiments.htm_pvm_imitation import cloning
 from memrl.experiments.htm_word_learning import CHUNK_OVERLAP, CHUNK_SETTINGS, CHUNK_SIZE, MEMORY_LENGTH, TOP_K
+from memrl.experiments.paper_settings import HTM_CLONING_SETTINGS
 from memrl.learn.impala_config import ImpalaConfig
 
 CHANCE = 1 / 3
@@ -150,11 +151,8 @@ SETTINGS = (
         "128, htm-word-learning's cpu size",
     ),
     PaperSetting("LSTM size", "state dimension 512 (Table 1)", "core.hidden", "htm-word-learning's cpu size"),
-    PaperSetting("reconstruction loss weight", "1 (Table 1)", "reconstruction_coef"),
-    PaperSetting("optimiser", "Adam (Table 1)", "optimizer"),
-    PaperSetting("learning rate", "2e-4 (Table 1)", "lr", "1e-3, htm-pvm-imitation's (cloning, not V-trace)"),
     PaperSetting("batch (trajectories per update)", "32 (Table 1)", "num_envs", "16 on 2 cores"),
-    PaperSetting("unroll length", "128 (Table 1)", "rollout_len"),
+    *HTM_CLONING_SETTINGS,
     PaperSetting("seeds", "3 (Fig. 5)", "seeds", "3 fresh seeds, 500-502"),
 )
 

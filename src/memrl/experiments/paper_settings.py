@@ -11,6 +11,13 @@ HTM_ROOM_VISUAL_ENCODER = PaperSetting(
     "conv_kernels",
     "Ballet's CNN, as the view is Ballet's (paper preset: kernels 9, 3, 3 with strides 9, 1, 1)",
 )
+HTM_CLONING_SETTINGS = (
+    PaperSetting("reconstruction loss weight", "1 (Table 1)", "reconstruction_coef"),
+    PaperSetting("optimiser", "Adam (Table 1)", "optimizer"),
+    PaperSetting("learning rate", "2e-4 (Table 1)", "lr", "1e-3, the PVM clone pilots' (cloning, not V-trace)"),
+    PaperSetting("unroll length", "128 (Table 1)", "rollout_len"),
+)
+"""the learner rows of HTM's imitation analogues (``htm_pvm_imitation.cloning``)"""
 HTM_ROOM_AGENT_SETTINGS = (
     PaperSetting("memory width (state dimension)", "512 (Table 1)", "core.d_model", HTM_SMALL),
     PaperSetting("memory layers", "4 (Table 1)", "core.num_layers", HTM_SMALL),
