@@ -36,18 +36,21 @@ def test_a_part_kept_in_one_sitting_is_restored_in_the_next_and_makes_one_record
 
     records, trained = tmp_path / "records", []
 
-    def stopped_at_the_second_panel(folders, *args, **kwargs):
+    def cut_after_the_first_run(folders, *args, on_job_done, **kwargs):
         trained.append([folder.path.parent.name for folder in folders])
-        if len(trained) == 2:
-            raise KeyboardInterrupt
-        return train_folders(folders, *args, **kwargs)
 
-    monkeypatch.setattr(runner, "train_folders", stopped_at_the_second_panel)
-    with pytest.raises(KeyboardInterrupt):  # a sitting cut short keeps the panels it finished
+        def kept_then_cut():
+            on_job_done()
+            raise KeyboardInterrupt
+
+        return train_folders(folders, *args, on_job_done=kept_then_cut, **kwargs)
+
+    monkeypatch.setattr(runner, "train_folders", cut_after_the_first_run)
+    with pytest.raises(KeyboardInterrupt):  # a sitting cut short keeps each run it finished, as it finished
         reproduce(parted(), tmp_path / "first", workers=1, record_dir=records)
     monkeypatch.undo()
     kept = records / "tiny-parts" / "kept" / "default" / "A.json"
-    assert trained == [["A"], ["B"]] and kept.exists() and not kept.with_name("B.json").exists()
+    assert trained == [["A", "B"]] and kept.exists() and not kept.with_name("B.json").exists()
     reproduce(parted().with_runs(["a"]), tmp_path / "first", workers=1, record_dir=records)  # trained: nothing to do
     assert not (records / "tiny-parts" / "v1.json").exists()  # a part's record is not the experiment's
     sitting = json.loads(kept.read_text())["sittings"]

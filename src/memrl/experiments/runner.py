@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import json
 import os
+import time
 from pathlib import Path
 
 import jax
@@ -116,21 +118,33 @@ def _reproduce_checked(
         if note := config.rounding_note():
             console.print(f"{run}: {note}")
     wall = 0.0
+
+    def keep_finished(wall_before: float, started: float) -> None:
+        """Keep every run finished so far (the sitting's training time: ``wall_before`` and the time
+        since ``started``), so that a sitting cut short loses only the runs it was training."""
+        written, evaluated_now = keep_panels(
+            experiment, folders, record_dir, sitting, wall_before + time.time() - started, out
+        )
+        evaluated.update(evaluated_now)
+        for path in written:
+            console.print(f"kept: {path}")
+
     for stage in stages(experiment, out):
         for run in stage:
             config = experiment.runs[run]
             if config.init_params:  # a stage trained before (another part): refused clearly if it has not
                 check_starting_params(config, jax.eval_shape(learner_for(config).init, jax.random.PRNGKey(0)).params)
-        # an experiment that keeps its results trains a panel at a time and keeps each as it finishes,
-        # so that a sitting cut short loses at most the panel it was training
-        panels = [[run for run in runs if run in stage] for runs in experiment.panels().values()]
-        for group in [panel for panel in panels if panel] if keeps else [stage]:
-            wall += train_folders([folders[run] for run in group], workers, tensorboard, devices, wandb=wandb)
-            if keeps:
-                written, evaluated_now = keep_panels(experiment, folders, record_dir, sitting, wall, out)
-                evaluated |= evaluated_now
-                for path in written:
-                    console.print(f"kept: {path}")
+        trained = train_folders(
+            [folders[run] for run in stage],
+            workers,
+            tensorboard,
+            devices,
+            wandb=wandb,
+            on_job_done=functools.partial(keep_finished, wall, time.time()) if keeps else None,
+        )
+        wall += trained
+        if keeps:  # and the runs finished before this sitting that its files lack
+            keep_finished(wall, time.time())
     wall += earlier_wall
     if train_only:
         return {"wall_time_s": wall}

@@ -86,6 +86,7 @@ def run_jobs(
     workers: int,
     pin: bool = True,
     on_progress: Callable[[], None] | None = None,
+    on_job_done: Callable[[], None] | None = None,
     poll: float = 1.0,
     tensorboard: bool = False,
     devices: int = 1,
@@ -97,7 +98,8 @@ def run_jobs(
     ``cores_for``;
     logging TensorBoard scalars if ``tensorboard``; on ``devices`` local devices; joining the
     other processes of ``hosts``). ``on_progress`` is called while waiting (it reads the metrics
-    files). A failed job stops the others and raises with the end of its log."""
+    files), ``on_job_done`` after each job that finished. A failed job stops the others and raises
+    with the end of its log."""
     free = least_used_cores(workers)
     pending = list(jobs)
     running: dict[tuple[int, ...], tuple[subprocess.Popen, Job, Path]] = {}
@@ -139,6 +141,8 @@ def run_jobs(
                         raise TrainingFailed(
                             f"training job {job.run_dir} seeds {job.seeds} failed (exit {proc.returncode}): {failure_reason(log)}"
                         )
+                    if on_job_done:
+                        on_job_done()
     finally:
         for proc, _, _ in running.values():
             proc.kill()

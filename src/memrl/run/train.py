@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import jax
@@ -78,10 +79,11 @@ def train_folders(
     devices: int = 1,
     hosts: Hosts = Hosts(),
     wandb: bool = False,
+    on_job_done: Callable[[], None] | None = None,
 ) -> float:
     """Train every seed of every folder (already prepared, by process 0 of ``hosts``) on ``devices``
-    local devices, logging TensorBoard scalars too if ``tensorboard`` and W&B runs if ``wandb``; returns the wall time in
-    seconds. Ctrl-C raises ``RunInterrupted``, whose message says where the checkpoints stand. A
+    local devices, logging TensorBoard scalars too if ``tensorboard`` and W&B runs if ``wandb``, calling
+    ``on_job_done`` as each worker's job finishes; returns the wall time in seconds. Ctrl-C raises ``RunInterrupted``, whose message says where the checkpoints stand. A
     process of several trains all seeds of its one folder in one worker, unpinned."""
     on_cpu = jax.default_backend() == "cpu"
     if hosts.owns_folder:
@@ -112,6 +114,7 @@ def train_folders(
                 devices=devices,
                 hosts=hosts,
                 wandb=wandb,
+                on_job_done=on_job_done,
             )
     except KeyboardInterrupt:
         if not hosts.owns_folder:
