@@ -100,6 +100,21 @@ def test_the_boxworld_oracles_take_every_gem_by_the_solution_path_the_viewport_o
         )
 
 
+def test_the_viewport_oracle_solves_rmc_boxworld_imitations_levels_where_random_play_seldom_does():
+    """The teacher of ``rmc-boxworld-imitation`` solves every level of the size its clones learn, with
+    no distractor box, and random play solves the fraction the experiment's learning check states."""
+    from memrl.experiments.rmc_boxworld_imitation import LEVEL, RANDOM_SOLVED
+
+    env = envs.make("boxworld/viewport", **LEVEL)
+    gem = env.default_params.gem_reward
+    teacher = episode_rewards(
+        env, scripted_policy("boxworld/viewport", env, "viewport_oracle"), jax.random.PRNGKey(1), 64, 300
+    )
+    assert bool((teacher == gem).any(axis=1).all()) and not bool((teacher < 0).any())
+    random = episode_rewards(env, scripted_policy("boxworld/viewport", env, "random"), jax.random.PRNGKey(0), 1000, 300)
+    assert round(float((random == gem).any(axis=1).mean()), 3) == RANDOM_SOLVED["trained"]
+
+
 def driven_returns(env, policy, key, episodes: int, steps: int, driven: int):
     """Returns of episodes whose first ``driven`` steps take uniformly random actions in place of the
     policy's (its memory told of each by ``took``), as an agent's actions mixed into a teacher's do."""

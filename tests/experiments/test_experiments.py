@@ -1368,6 +1368,51 @@ def test_htm_word_learning_imitation_clones_the_oracle_on_one_move_tests_and_sco
     assert [e.run for e in experiment.expectations if e.learning] == ["train/htm"]
 
 
+def test_rmc_boxworld_imitation_clones_the_viewport_oracle_and_scores_solved_levels_of_each_size(tmp_path):
+    """Both agents clone the teacher that sees only the viewport, alike but for their memory, on the
+    smaller levels; a barely trained clone is scored 0/1 per finished level at the trained size and
+    the paper's, with and without its memory; the central check is paired."""
+    import dataclasses
+
+    from memrl.experiments.rmc_boxworld_imitation import LEVEL, TEST_LEVELS, runs, solved_levels
+    from memrl.run.folder import RunFolder
+    from memrl.run.seed_training import train_seeds
+
+    experiment = experiments.get("rmc-boxworld-imitation")
+    assert experiment.kind == "imitation analogue" and experiment.keeps_results
+    configs = experiment.runs
+    assert {c.core_name for c in configs.values()} == {"rmc", "conv-lstm"}
+    assert all(c.teacher == "viewport_oracle" and c.clone_updates == c.num_updates for c in configs.values())
+    settings = {name: value for name, value in vars(configs["boxworld/rmc"]).items() if name != "core"}
+    assert all({n: v for n, v in vars(c).items() if n != "core"} == settings for c in configs.values())
+    assert {k: getattr(configs["boxworld/rmc"].env, k) for k in ("grid_size", "path_capacity")} == {
+        "grid_size": LEVEL["grid_size"],
+        "path_capacity": LEVEL["path_capacity"],
+    }
+    central = [(e.run, e.against, e.evaluated, e.paired) for e in experiment.expectations if e.central]
+    assert central == [("boxworld/rmc", "boxworld/conv-lstm", ("fraction_correct", "trained"), True)]
+    assert [e.run for e in experiment.expectations if e.learning] == ["boxworld/rmc"]
+
+    config = dataclasses.replace(
+        runs()["boxworld/conv-lstm"],
+        core=configs["boxworld/conv-lstm"].core.clone(channels=4),
+        conv_channels=(2, 2),
+        num_envs=2,
+        rollout_len=4,
+        total_steps=8,
+        clone_updates=1,
+        seeds=1,
+    )
+    folder = RunFolder(tmp_path / "run")
+    folder.prepare(config)
+    train_seeds(config, folder, config.seed_list())
+    results = solved_levels({"boxworld/conv-lstm": folder}, tmp_path, steps=301)  # every level ends by 300 steps
+    for table in ("fraction_correct", "fraction_correct_without_memory"):
+        scored = results[table]["boxworld/conv-lstm"]
+        assert set(scored) == set(TEST_LEVELS)
+        assert all(0.0 <= e["correct"] <= 1.0 and e["episodes"] >= 2 for e in scored.values())
+
+
 def test_htm_pvm_imitation_scores_the_right_choices_at_each_delay_with_and_without_memory(tmp_path):
     """A barely trained clone chooses in fresh episodes of each fixed delay (every one ends within 400
     steps: a 20 s distractor's episode is 390 long), scored 0/1 per finished episode; HTM's store

@@ -36,6 +36,7 @@ EXPERIMENT_MODULES = (
     "memory_tuning",
     "popgym_suite",
     "rmc_boxworld",
+    "rmc_boxworld_imitation",
     "rmc_language_model",
     "rmc_lte",
     "rmc_nth_farthest",
