@@ -18,7 +18,9 @@ word-learning ``oracle``, the teacher acting, with the test's step weighed ``clo
 level (0, 1 or 2 distractor phases). Each final agent then acts frozen and greedy in fresh episodes
 with 0, 2, 10 and 20 distractor phases and in super-episodes of 2 (the last test asks for a word of
 the first sub-episode), with its memory and with it reset before every step. 0 phases is the
-positive control; 20 phases, ten times the longest trained, is the central level (Fig. 5c).
+positive control for HTM and the GTrXL (Fig. 11a: HTM and TrXL learn the training tasks; the paper's
+LSTMs "fail to even learn the train tasks", so the LSTM's clone is checked below HTM's there, not
+above chance); 20 phases, ten times the longest trained, is the central level (Fig. 5c).
 """
 
 from __future__ import annotations
@@ -39,7 +41,8 @@ CHANCE = 1 / 3
 TEST_LEVELS = ("distractors0", "distractors2", "distractors10", "distractors20", "episodes2")
 POSITIVE_CONTROL, CENTRAL = "distractors0", "distractors20"
 UPDATES = 600
-"""not yet sized: the first pilot's LSTM clone lifted the named object at chance after 480 updates (docs/results/htm.md)"""
+"""not yet sized: the first pilot's LSTM clone lifted the named object at chance after 480 updates, as
+the paper's LSTMs fail the training tasks (docs/results/htm.md); HTM's and the GTrXL's are not piloted yet"""
 EVALUATION_STEPS = TIME_LIMIT
 """each final agent acts one time limit in its 16 environments at each level: every environment
 finishes at least one episode (an episode cut off by the time limit counts as wrong)"""
@@ -86,11 +89,22 @@ def expectations() -> tuple[Expectation, ...]:
                 f"train/{core}",
                 ">",
                 CHANCE,
-                f"{name}'s clone lifts a word's object with no distractor phase, above chance: the positive control",
+                f"{name}'s clone lifts a word's object with no distractor phase, above chance: the positive control "
+                "(Fig. 11a: HTM and TrXL learn the training tasks)",
                 evaluated=at(POSITIVE_CONTROL),
                 learning=core == "htm",
             )
-            for core, name in memories
+            for core, name in memories[:2]
+        ),
+        Expectation(
+            "train/htm",
+            ">",
+            None,
+            "HTM's clone lifts a word's object with no distractor phase more often than the LSTM's (Fig. 11: "
+            "LSTMs fail to learn even the training tasks), over the same seeds and episodes",
+            evaluated=at(POSITIVE_CONTROL),
+            against="train/lstm",
+            paired=True,
         ),
         Expectation(
             "train/htm",
