@@ -71,6 +71,8 @@ def test_a_part_kept_in_one_sitting_is_restored_in_the_next_and_makes_one_record
         restored.load_checkpoint(0, None)
     assert (records / "tiny-parts" / "kept" / "default" / "B.json").exists()  # kept too, and A's file unchanged
     assert json.loads(kept.read_text())["sittings"] == sitting
+    again = reproduce(parted(), tmp_path / "second", workers=1, record_dir=records)  # every run there: none restored
+    assert again["wall_time_s"] == results["wall_time_s"] > 0  # still every sitting's training time
 
     other = dataclasses.replace(parted(), runs={**parted().runs, "A/gru": tiny_ppo("tmaze/T-L", seed=5)})
     reproduce(other, tmp_path / "third", workers=1, record_dir=records)

@@ -26,13 +26,10 @@ def kept_file(record_dir: Path, experiment: Experiment, panel: str) -> Path:
     return Path(record_dir) / experiment.name / KEPT / (experiment.preset or "default") / f"{panel}.json"
 
 
-def restore_panels(
-    experiment: Experiment, folders: dict[str, RunFolder], record_dir: Path
-) -> tuple[float, dict[str, dict]]:
-    """Restore the kept results of every run whose folder holds nothing yet; returns the wall time
-    of the sittings that trained them (each counted once, at the most its files hold) and the kept
+def restore_panels(experiment: Experiment, folders: dict[str, RunFolder], record_dir: Path) -> dict[str, dict]:
+    """Restore the kept results of every run whose folder holds nothing yet; returns the kept
     evaluation entries of the runs restored (run -> table -> entry)."""
-    sittings, evaluations = {}, {}
+    evaluations = {}
     for panel, runs in experiment.panels().items():
         path = kept_file(record_dir, experiment, panel)
         kept = json.loads(path.read_text()) if path.exists() else {"runs": {}}
@@ -49,10 +46,19 @@ def restore_panels(
             restore_run(folders[run], kept["runs"][run], path)
             if "evaluation" in kept["runs"][run]:
                 evaluations[run] = kept["runs"][run]["evaluation"]
-            for sitting, wall in kept["sittings"].items():  # a sitting's panels hold its time so far
-                sittings[sitting] = max(wall, sittings.get(sitting, 0.0))
             console.print(f"{run}: restored from {path}")
-    return sum(sittings.values()), evaluations
+    return evaluations
+
+
+def kept_wall_time(experiment: Experiment, record_dir: Path) -> float:
+    """The training time of every sitting named in the kept files of the experiment's panels, each
+    counted once, at the most its files hold (a sitting's files hold its time so far as it kept each)."""
+    sittings = {}
+    for panel in experiment.panels():
+        path = kept_file(record_dir, experiment, panel)
+        for sitting, wall in (json.loads(path.read_text())["sittings"] if path.exists() else {}).items():
+            sittings[sitting] = max(wall, sittings.get(sitting, 0.0))
+    return sum(sittings.values())
 
 
 def keep_panels(

@@ -15,7 +15,13 @@ from rich.table import Table
 
 from memrl.console import console
 from memrl.experiments.base import Experiment
-from memrl.experiments.kept_parts import evaluation_with_kept, keep_panels, restore_panels, sitting_now
+from memrl.experiments.kept_parts import (
+    evaluation_with_kept,
+    keep_panels,
+    kept_wall_time,
+    restore_panels,
+    sitting_now,
+)
 from memrl.experiments.record import make_record, write_record
 from memrl.learn.learners import learner_for
 from memrl.run.curves import save_curves
@@ -106,7 +112,7 @@ def _reproduce_checked(
 ) -> dict:
     folders = {run: RunFolder(out / run) for run in experiment.runs}
     sitting, keeps = sitting_now(), record_dir is not None and experiment.keeps_results
-    earlier_wall, evaluated = restore_panels(experiment, folders, record_dir) if keeps else (0.0, {})
+    evaluated = restore_panels(experiment, folders, record_dir) if keeps else {}
     for run, config in experiment.runs.items():
         folders[run].prepare(config)
     (out / "experiment.json").write_text(json.dumps(experiment.describe(), indent=2))
@@ -145,7 +151,8 @@ def _reproduce_checked(
         wall += trained
         if keeps:  # and the runs finished before this sitting that its files lack
             keep_finished(wall, time.time())
-    wall += earlier_wall
+    if keeps:  # every sitting's, this one's included (kept with its runs), wherever its runs are now
+        wall = kept_wall_time(experiment, record_dir)
     if train_only:
         return {"wall_time_s": wall}
 
