@@ -82,9 +82,10 @@ def train_folders(
     on_job_done: Callable[[], None] | None = None,
 ) -> float:
     """Train every seed of every folder (already prepared, by process 0 of ``hosts``) on ``devices``
-    local devices, logging TensorBoard scalars too if ``tensorboard`` and W&B runs if ``wandb``, calling
-    ``on_job_done`` as each worker's job finishes; returns the wall time in seconds. Ctrl-C raises ``RunInterrupted``, whose message says where the checkpoints stand. A
-    process of several trains all seeds of its one folder in one worker, unpinned."""
+    local devices, logging TensorBoard scalars too if ``tensorboard`` and W&B runs if ``wandb``,
+    calling ``on_job_done`` as each worker's job finishes; returns the wall time in seconds. Ctrl-C
+    raises ``RunInterrupted``, whose message says where the checkpoints stand. A process of several
+    trains all seeds of its one folder in one worker, unpinned."""
     on_cpu = jax.default_backend() == "cpu"
     if hosts.owns_folder:
         announce_discarded_rows(folders)
