@@ -1370,15 +1370,24 @@ def test_htm_word_learning_imitation_clones_the_oracle_on_one_move_tests_and_sco
     assert [e.run for e in experiment.expectations if e.learning] == ["train/htm"]
 
 
+def barely_trained_clone(config, tmp_path, **smaller):
+    """The run folder of ``config`` made tiny (two environments, one cloning update of 4 steps, one
+    seed; ``smaller``: other config fields, a smaller core or encoder), trained."""
+    from memrl.run.folder import RunFolder
+    from memrl.run.seed_training import train_seeds
+
+    config = dataclasses.replace(config, num_envs=2, rollout_len=4, total_steps=8, clone_updates=1, seeds=1, **smaller)
+    folder = RunFolder(tmp_path / "run")
+    folder.prepare(config)
+    train_seeds(config, folder, config.seed_list())
+    return folder
+
+
 def test_rmc_boxworld_imitation_clones_the_viewport_oracle_and_scores_solved_levels_of_each_size(tmp_path):
     """Both agents clone the teacher that sees only the viewport, alike but for their memory, on the
     smaller levels; a barely trained clone is scored 0/1 per finished level at the trained size and
     the paper's, with and without its memory; the central check is paired."""
-    import dataclasses
-
     from memrl.experiments.rmc_boxworld_imitation import LEVEL, TEST_LEVELS, runs, solved_levels
-    from memrl.run.folder import RunFolder
-    from memrl.run.seed_training import train_seeds
 
     experiment = experiments.get("rmc-boxworld-imitation")
     assert experiment.kind == "imitation analogue" and experiment.keeps_results
@@ -1395,19 +1404,8 @@ def test_rmc_boxworld_imitation_clones_the_viewport_oracle_and_scores_solved_lev
     assert central == [("boxworld/rmc", "boxworld/conv-lstm", ("fraction_correct", "trained"), True)]
     assert [e.run for e in experiment.expectations if e.learning] == ["boxworld/rmc"]
 
-    config = dataclasses.replace(
-        runs()["boxworld/conv-lstm"],
-        core=configs["boxworld/conv-lstm"].core.clone(channels=4),
-        conv_channels=(2, 2),
-        num_envs=2,
-        rollout_len=4,
-        total_steps=8,
-        clone_updates=1,
-        seeds=1,
-    )
-    folder = RunFolder(tmp_path / "run")
-    folder.prepare(config)
-    train_seeds(config, folder, config.seed_list())
+    config = runs()["boxworld/conv-lstm"]
+    folder = barely_trained_clone(config, tmp_path, core=config.core.clone(channels=4), conv_channels=(2, 2))
     results = solved_levels({"boxworld/conv-lstm": folder}, tmp_path, steps=301)  # every level ends by 300 steps
     for table in ("fraction_correct", "fraction_correct_without_memory"):
         scored = results[table]["boxworld/conv-lstm"]
@@ -1419,27 +1417,12 @@ def test_htm_pvm_imitation_scores_the_right_choices_at_each_delay_with_and_witho
     """A barely trained clone chooses in fresh episodes of each fixed delay (every one ends within 400
     steps: a 20 s distractor's episode is 390 long), scored 0/1 per finished episode; HTM's store
     holds the longest test episode."""
-    import dataclasses
-
     from memrl.experiments.htm_pvm_imitation import TEST_DELAYS, right_choices, runs
-    from memrl.run.folder import RunFolder
-    from memrl.run.seed_training import train_seeds
 
     config = runs()["mixed/lstm"]
-    config = dataclasses.replace(
-        config,
-        core=config.core.clone(hidden=8),
-        conv_channels=(2, 2, 2),
-        head_widths=(8,),
-        num_envs=2,
-        rollout_len=4,
-        total_steps=8,
-        clone_updates=1,
-        seeds=1,
+    folder = barely_trained_clone(
+        config, tmp_path, core=config.core.clone(hidden=8), conv_channels=(2, 2, 2), head_widths=(8,)
     )
-    folder = RunFolder(tmp_path / "run")
-    folder.prepare(config)
-    train_seeds(config, folder, config.seed_list())
     assert runs()["mixed/htm"].core.num_chunks * 16 >= (1 + max(TEST_DELAYS) + 5) * 15
     results = right_choices({"mixed/lstm": folder}, tmp_path, steps=400)
     for table in ("fraction_correct", "fraction_correct_without_memory"):
