@@ -29,6 +29,7 @@ from pathlib import Path
 from memrl import envs
 from memrl.agents.paper_agents import RMC_BOXWORLD_AGENT, RMC_BOXWORLD_CORES, RMC_BOXWORLD_LOSSES
 from memrl.envs.boxworld import BoxWorldParams
+from memrl.experiments import rmc_boxworld
 from memrl.experiments.base import Expectation, Experiment, PaperSetting, register
 from memrl.learn.impala_config import ImpalaConfig
 
@@ -37,9 +38,9 @@ LEVEL = dict(grid_size=10, max_path=3, path_capacity=3, max_distractors=2, distr
 TEST_LEVELS = {"trained": LEVEL, "paper": {}}
 """the levels the final agents are scored on: the trained size, and the paper's 14×14 levels of 1-5
 boxes and 0-5 distractor branches (``boxworld/viewport``'s defaults)"""
-RANDOM_SOLVED = {"trained": 0.129, "paper": 0.014}
+RANDOM_SOLVED = {"trained": 0.129, "paper": rmc_boxworld.RANDOM_SOLVED}
 """the fraction of levels that uniformly random play solves within the 300-step limit (1,000 levels
-of each, key 0; tests/experiments/test_rmc_boxworld_imitation.py measures the trained one)"""
+of each, key 0; tests/envs/test_scripted_policies.py measures the trained one)"""
 UPDATES, NUM_ENVS, AGENT_SHARE = 3000, 32, 0.5
 """sized by two pilots on seed 0 (docs/results/rmc.md): after 1,000 updates with the teacher always
 acting both clones solved 0.18-0.21 of the trained levels; after 3,000 with the agent's own action
