@@ -79,12 +79,16 @@ def keep_panels(
     for panel, runs in experiment.panels().items():
         path = kept_file(record_dir, experiment, panel)
         earlier = json.loads(path.read_text()) if path.exists() else {"sittings": {}, "runs": {}}
-        kept = {run: keep_run(folders[run]) for run in runs if folders[run].finished()}
-        kept = {
-            run: result
-            for run, result in kept.items()
-            if run not in earlier["runs"] or earlier["runs"][run]["config"] != result["config"]
-        }
+        new = [  # read only these runs' metrics: this is called as each worker's job ends
+            run
+            for run in runs
+            if folders[run].finished()
+            and (
+                run not in earlier["runs"]
+                or earlier["runs"][run]["config"] != json.loads(folders[run].config_path.read_text())
+            )
+        ]
+        kept = {run: keep_run(folders[run]) for run in new}
         if not kept:
             continue
         if experiment.evaluation_reads_agents:
