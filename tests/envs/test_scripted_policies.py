@@ -7,6 +7,7 @@ import jax.numpy as jnp
 import pytest
 
 from memrl import envs
+from memrl.envs.room_view import DELTAS
 from memrl.envs.scripted_policy import episode_rewards, register_policies, registered_policies, scripted_policy
 
 TESTED_APART = {"ballet", "pvm", "boxworld"}
@@ -59,6 +60,30 @@ def test_the_ballet_oracle_always_touches_the_named_dancer_and_the_guesser_one_i
         for policy in ("oracle", "guesser")
     }
     assert float(returns["oracle"]) == 1.0 and 0.1 < float(returns["guesser"]) < 0.45, returns  # 1/4 expected
+
+
+def test_the_ballet_walkers_answer_one_fixed_move_while_watching_and_decide_only_in_the_choice_phase():
+    """While the dancers dance no move counts, and no learner could guess the target yet: the walkers
+    answer north there, and only the choice phase's steps are marked as decisions (what a clone weighs)."""
+    from memrl.envs.ballet_policies import WATCHING_MOVE
+
+    env = envs.make("ballet/8_delay16")
+    _, state = env.reset_env(jax.random.PRNGKey(3), env.default_params)
+    for name in ("oracle", "guesser"):
+        policy = scripted_policy("ballet/8_delay16", env, name)
+        memory = policy.initial_memory(state)
+        watching = [state._replace(frame=jnp.int32(f)) for f in (0, 100, int(env.choice_frame(state)) - 1)]
+        for watched in watching:
+            assert int(policy.act(jax.random.PRNGKey(0), watched, memory)[0][0]) == WATCHING_MOVE
+            assert not bool(policy.decides(watched))
+        choosing = state._replace(frame=env.choice_frame(state))
+        assert bool(policy.decides(choosing))
+    oracle = scripted_policy("ballet/8_delay16", env, "oracle")
+    choosing = state._replace(frame=env.choice_frame(state))
+    target = env.dancer_positions(choosing)[choosing.target]
+    move = int(oracle.act(jax.random.PRNGKey(0), choosing, oracle.initial_memory(choosing))[0][0])
+    before = int(jnp.abs(choosing.agent - target).max())
+    assert int(jnp.abs(choosing.agent + DELTAS[move] - target).max()) == before - 1  # toward the named dancer
 
 
 def test_the_pvm_oracle_matches_the_colour_after_the_apples_and_the_guesser_one_in_three():
