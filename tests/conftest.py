@@ -130,6 +130,7 @@ SMALL_CORES = {  # every registered core at test sizes (`from conftest import SM
     "gated-delta-net": dict(hidden=8, num_heads=2, head_size=4),
     "mlstm": dict(hidden=8, num_heads=2, head_size=4),
     "s5": dict(hidden=8, state=4, blocks=2),
+    "memoryless": dict(hidden=8),
 }
 
 

@@ -274,12 +274,16 @@ def bit_accuracy(name: str, optimiser: str = "adam") -> float:
 @pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(LEARN))
 def test_learns_to_remember_a_bit_for_21_steps(name):
+    """Every memory learns the bit; the memoryless control guesses (the check needs a memory)."""
     accuracy = optimised(bit_accuracy, name)
-    assert accuracy >= ACCURACY_THRESHOLD, f"{name}: accuracy {accuracy:.3f}"
+    if name == "memoryless":
+        assert accuracy < 0.6, f"the memoryless control remembers the bit: accuracy {accuracy:.3f}"
+    else:
+        assert accuracy >= ACCURACY_THRESHOLD, f"{name}: accuracy {accuracy:.3f}"
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", sorted(LEARN))
+@pytest.mark.parametrize("name", sorted(set(LEARN) - {"memoryless"}))
 def test_learns_the_bit_under_ppos_default_optimiser_too(name):
     """PPO's Adam ε (1e-5) is a thousand times Adam's usual: a core whose gradients start below it is
     frozen under PPO (S6, issue 83), which the check at ε 1e-8 cannot see."""

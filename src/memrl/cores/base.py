@@ -36,6 +36,7 @@ CORE_MODULES = (
     "linear_attention",
     "lru",
     "lstm",
+    "memoryless",
     "min_gru",
     "mlstm",
     "rmc",
