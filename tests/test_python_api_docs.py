@@ -9,15 +9,16 @@ DOC = Path(__file__).parents[1] / "docs" / "python-api.md"
 def test_every_python_example_runs(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     blocks = re.findall(r"```python\n(.*?)```", DOC.read_text(), flags=re.S)
-    assert len(blocks) == 10
+    assert len(blocks) == 11
     namespace: dict = {}
     for block in blocks:
         exec(compile(block, str(DOC), "exec"), namespace)
-    assert namespace["logits"].shape == (12, 2, 3) and namespace["policy"].action_dims == (4,)
+    assert namespace["logits"].shape == (12, 2, 3) and namespace["policy"].actions.dims == (4,)
     assert namespace["done"].shape == namespace["returns"].shape == (40, 4)  # the amnesic cloned agent's play
     assert (
         namespace["metrics"]["env_steps"].shape == (2,)
         and namespace["predictions"].shape == namespace["batch"].targets.shape
     )
+    assert namespace["pendulum"].agent.actions.action_shape == (1,)  # a Gaussian over Pendulum's torque
     held_out = namespace["held_out"]  # the recorded oracle's held-out episodes: 3 scored steps and the turn
     assert held_out.inputs.shape == (6, 8, 3 + 4) and held_out.target_mask.sum() == 8 * 4

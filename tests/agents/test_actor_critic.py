@@ -7,6 +7,7 @@ import pytest
 
 from memrl import cores
 from memrl.agents import ActorCritic, AgentSpec
+from memrl.agents.distributions import Categorical
 
 
 @pytest.mark.parametrize(
@@ -22,7 +23,7 @@ def test_previous_action_and_reward_do_not_leak_across_episodes(core_name, obs):
     )
     agent = ActorCritic(
         core=core,
-        action_dims=(4,),
+        actions=Categorical((4,)),
         spec=AgentSpec(encoder_widths=(8,), head_widths=(8,), feed_prev_action=True, feed_prev_reward=True),
     )
     carry = agent.initialize_carry((2,))
@@ -36,7 +37,7 @@ def test_previous_action_and_reward_do_not_leak_across_episodes(core_name, obs):
 
 
 def test_named_input_core_needs_a_goal():
-    agent = ActorCritic(core=cores.make("epn", capacity=4, embed_dim=4, width=8), action_dims=(4,))
+    agent = ActorCritic(core=cores.make("epn", capacity=4, embed_dim=4, width=8), actions=Categorical((4,)))
     with pytest.raises(ValueError, match="needs dict observations with a 'goal' part"):
         agent.init(
             jax.random.PRNGKey(0),
@@ -57,7 +58,7 @@ def test_image_parts_share_one_cnn(core_name):
     )
     agent = ActorCritic(
         core=core,
-        action_dims=(4,),
+        actions=Categorical((4,)),
         spec=AgentSpec(
             encoder="conv",
             conv_channels=(2, 4),
@@ -92,7 +93,7 @@ def test_a_separate_critic_is_a_network_of_its_own_and_steps_as_it_unrolls():
     only on the critic's; stepping gives what the unroll gives, resets included."""
     agent = ActorCritic(
         core=cores.make("gru", hidden=8),
-        action_dims=(3,),
+        actions=Categorical((3,)),
         spec=AgentSpec(encoder_widths=(8,), head_widths=(8,), feed_prev_action=True, separate_critic=True),
     )
     steps, batch = 5, 2
@@ -131,7 +132,7 @@ def test_the_policy_layer_is_orthogonal_with_its_configured_gain(scale):
     singular values are all that gain (the layer maps 8 features to 3 logits)."""
     agent = ActorCritic(
         core=cores.make("gru", hidden=8),
-        action_dims=(3,),
+        actions=Categorical((3,)),
         spec=AgentSpec(encoder_widths=(8,), head_widths=(8,), policy_init_scale=scale),
     )
     carry = agent.initialize_carry((2,))

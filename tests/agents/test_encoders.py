@@ -8,6 +8,7 @@ import pytest
 
 from memrl import cores, envs
 from memrl.agents import ActorCritic, AgentSpec
+from memrl.agents.distributions import Categorical, for_env
 from memrl.agents.encoders import (
     ConvEncoder,
     ImageDecoder,
@@ -65,7 +66,7 @@ def conv_agent(env, reconstruct):
     )
     return ActorCritic(
         core=core,
-        action_dims=env.action_dims,
+        actions=for_env(env),
         token_vocab=tuple(env.token_vocab.items()),
         reconstruct=reconstruct,
         spec=AgentSpec(encoder_widths=(16,), head_widths=(16,), encoder="conv", conv_channels=(4, 8, 8), **CELLS),
@@ -123,7 +124,7 @@ def test_without_reconstruct_the_loss_is_zero_and_no_decoder_exists(ballet_batch
 
 
 def test_conv_encoder_needs_an_image():
-    agent = ActorCritic(core=cores.make("gru", hidden=4), action_dims=(2,), spec=AgentSpec(encoder="conv"))
+    agent = ActorCritic(core=cores.make("gru", hidden=4), actions=Categorical((2,)), spec=AgentSpec(encoder="conv"))
     with pytest.raises(
         ValueError,
         match=r"needs an image part \(\[height, width, channels\]\) in the observation; its parts are \['observation'\]",
@@ -153,7 +154,7 @@ def test_resnet_agent_encodes_and_reconstructs(ballet_batch):
     env, obs = ballet_batch
     agent = ActorCritic(
         core=cores.make("gru", hidden=16),
-        action_dims=env.action_dims,
+        actions=for_env(env),
         token_vocab=tuple(env.token_vocab.items()),
         reconstruct=True,
         spec=AgentSpec(encoder="resnet", encoder_widths=(), conv_channels=(4, 8, 8)),

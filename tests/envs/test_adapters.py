@@ -50,6 +50,16 @@ def test_ballet_spaces_keep_the_image_and_token_types():
     assert obs["image"].dtype == np.uint8 and int(obs["language"]) == 0  # "watch"
 
 
+def test_a_continuous_memrl_env_is_a_gymnasium_box_and_passes_the_checker():
+    from gymnasium.utils.env_checker import check_env
+
+    env = GymnasiumEnv("gymnax/Pendulum-v1/positions")
+    assert env.action_space == gymnasium.spaces.Box(-2.0, 2.0, (1,), np.float32)
+    check_env(env, skip_render_check=True)
+    with pytest.raises(ValueError, match="actions are continuous"):
+        AsGymnax("gymnax/Pendulum-v1")
+
+
 def test_gymnasium_env_plays_an_oracle_episode():
     env = GymnasiumEnv("tmaze/T-LN", maze_length=5)
     assert env.action_space == gymnasium.spaces.Discrete(4)
@@ -82,21 +92,21 @@ def test_gymnax_env_is_a_memrl_env_and_keeps_truncation_apart():
     assert bool(done) and bool(info["truncated"]) and not bool(info["terminated"])
 
 
-def test_every_discrete_gymnax_env_is_registered_or_said_why_not():
+def test_every_gymnax_env_is_registered_or_said_why_not():
     import gymnax
 
-    from memrl.envs.gymnax_adapter import DISCRETE_GYMNAX_ENVS, UNWRAPPED_GYMNAX_ENVS
-
-    discrete = {
-        name
-        for name in gymnax.registered_envs
-        if name not in UNWRAPPED_GYMNAX_ENVS and hasattr(gymnax.make(name)[0].action_space(), "n")
-    }
-    assert (
-        discrete
-        == set(DISCRETE_GYMNAX_ENVS)
-        == {name.removeprefix("gymnax/") for name in envs.ENVS.names() if name.startswith("gymnax/")}
+    from memrl.envs.gymnax_adapter import (
+        CONTINUOUS_GYMNAX_ENVS,
+        DISCRETE_GYMNAX_ENVS,
+        POSITIONS_ONLY,
+        UNWRAPPED_GYMNAX_ENVS,
     )
+
+    wrapped = [name for name in gymnax.registered_envs if name not in UNWRAPPED_GYMNAX_ENVS]
+    discrete = {name for name in wrapped if hasattr(gymnax.make(name)[0].action_space(), "n")}
+    assert discrete == set(DISCRETE_GYMNAX_ENVS) and set(wrapped) - discrete == set(CONTINUOUS_GYMNAX_ENVS)
+    registered = {name.removeprefix("gymnax/") for name in envs.ENVS.names() if name.startswith("gymnax/")}
+    assert registered == set(wrapped) | {f"{name}/positions" for name in POSITIONS_ONLY}
     assert set(UNWRAPPED_GYMNAX_ENVS) <= set(gymnax.registered_envs)
     for name in ("Seaquest-MinAtar", "Pong-misc", "BernoulliBandit-misc"):  # some of those added last: one step each
         env = envs.make(f"gymnax/{name}")
@@ -180,7 +190,7 @@ def test_a_gymnax_rollout_runs_unchanged_on_as_gymnax_and_matches_gymnax():
 
     native, params = gymnax.make("CartPole-v1")
     params = params.replace(max_steps_in_episode=15)  # truncations as well as terminations
-    ours = AsGymnax(GymnaxEnv(native, params))
+    ours = AsGymnax(GymnaxEnv("CartPole-v1", params=params))
     theirs = jax.jit(lambda key: random_rollout(native, params, key))(jax.random.PRNGKey(3))
     mine = jax.jit(lambda key: random_rollout(ours, params, key))(jax.random.PRNGKey(3))
     for a, b in zip(theirs, mine):  # the same episodes; the floats of two programs, to rounding

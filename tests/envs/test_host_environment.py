@@ -17,6 +17,16 @@ SHORT_TLN = dict(maze_length=6, timeout=10)
 gymnasium.register("memrl-test/ShortTLN-v0", entry_point=lambda: GymnasiumEnv("tmaze/T-LN", **SHORT_TLN))
 
 
+class MatrixActions(gymnasium.Env):
+    """An environment whose actions are a 2×2 matrix, which memrl's agents cannot take."""
+
+    observation_space = gymnasium.spaces.Box(0.0, 1.0, (2,), np.float32)
+    action_space = gymnasium.spaces.Box(-1.0, 1.0, (2, 2), np.float32)
+
+
+gymnasium.register("memrl-test/MatrixActions-v0", entry_point=MatrixActions)
+
+
 def batched(env):
     return jax.jit(jax.vmap(env.reset, (0, None))), jax.jit(jax.vmap(env.step, (0, 0, 0, None)))
 
@@ -45,6 +55,23 @@ def test_steps_are_gymnasiums_own_vector_loop_with_same_step_resets():
         episodes_ended += int(done.sum())
     assert episodes_ended >= 3
     assert env.host_seconds > 0  # the time in the host's resets and steps, which ``memrl bench host`` reads
+
+
+def test_continuous_actions_step_gymnasiums_pendulum_as_its_own_vector_loop():
+    env = envs.make("gymnasium/Pendulum-v1")
+    assert env.action_dims == () and env.action_bounds == ((-2.0,), (2.0,))
+    keys = jax.random.split(jax.random.PRNGKey(0), 2)
+    reset, step = batched(env)
+    reference = gymnasium.vector.SyncVectorEnv(
+        [lambda: gymnasium.make("Pendulum-v1")] * 2, autoreset_mode=gymnasium.vector.AutoresetMode.SAME_STEP
+    )
+    reference.reset(seed=seeds_of(np.asarray(keys)))
+    _, state = reset(keys, env.default_params)
+    for action in np.random.default_rng(0).uniform(-2, 2, (5, 2, 1)).astype(np.float32):
+        obs, state, reward, _, _ = step(keys, state, jnp.asarray(action), env.default_params)
+        expected_obs, expected_reward, *_ = reference.step(action)
+        np.testing.assert_allclose(obs, expected_obs, rtol=1e-5)
+        np.testing.assert_allclose(reward, expected_reward, rtol=1e-5)
 
 
 def run_oracle(env, steps: int, num_envs: int = 4):
@@ -102,7 +129,10 @@ def test_space_conversions():
 @pytest.mark.parametrize(
     "name, message",
     [
-        ("gymnasium/Pendulum-v1", "Discrete or \\(one-dimensional\\) MultiDiscrete actions; its action space is Box"),
+        (
+            "gymnasium/memrl-test/MatrixActions-v0",
+            "\\(one-dimensional\\) Box actions; its action space is Box\\(-1.0, 1.0, \\(2, 2\\)",
+        ),
         ("gymnasium/NoSuchEnv-v0", "gymnasium cannot make 'NoSuchEnv-v0'"),
         ("gymnasium/no_such_module:Thing-v0", "gymnasium cannot make 'no_such_module:Thing-v0'"),
     ],

@@ -109,6 +109,27 @@ def test_an_amnesic_evaluation_resets_the_memory_before_every_step(memory):
     assert np.array_equal(rewards, amnesic_rewards) == (not memory)
 
 
+def test_v_trace_trains_a_gaussian_policy_on_continuous_actions():
+    """Pendulum's Box actions through V-trace: the importance ratios of the Gaussian's draws are
+    finite, and the unsquashed draws are what the segment keeps (the environment took their squash)."""
+    config = ImpalaConfig(
+        env=envs.make("gymnax/Pendulum-v1"),
+        core=cores.make("gru", hidden=8),
+        encoder_widths=(8,),
+        head_widths=(8,),
+        num_envs=4,
+        rollout_len=8,
+        total_steps=4 * 8 * 3,
+        reward_scale=0.1,
+    )
+    learner = Impala(config)
+    _, segment, _ = jax.jit(learner.act)(learner.init(jax.random.PRNGKey(0)))
+    assert segment.transitions.action.shape == (8, 4, 1) and segment.transitions.action.dtype == jnp.float32
+    _, metrics = jax.jit(make_train(config))(jax.random.PRNGKey(0))
+    for name in ("policy_loss", "value_loss", "entropy", "mean_abs_log_rho"):
+        assert np.all(np.isfinite(np.asarray(metrics[name]))), name
+
+
 def test_loss_weights_are_the_htm_papers_four():
     """HTM's Table 1 weights the V-trace policy loss, the baseline, the entropy and the reconstruction."""
     learner = Impala(tiny(policy_coef=0.1, value_coef=1.0, entropy_coef=1e-3))
@@ -291,7 +312,6 @@ def test_dagger_mixing_lets_the_agent_act_more_often_and_still_learns_the_teache
     """With agent_share s the agent's own action drives the environment with a probability rising
     from 0 (the first cloning update) to s (the last); the target stays the teacher's, and log μ is the
     mixture's: log((1 − s)·[a = a_teacher] + s·π(a))."""
-    from memrl.agents import distributions as dist
 
     config = tiny(total_steps=16 * 24 * 3, teacher="oracle", clone_updates=3, agent_share=0.5)
     learner = Impala(config)
@@ -306,21 +326,20 @@ def test_dagger_mixing_lets_the_agent_act_more_often_and_still_learns_the_teache
             np.asarray(x)[..., 0] if x.ndim == 3 else np.asarray(x) for x in (traj.action, traj.target, traj.logp)
         )
         logits, _, _ = learner.unroll(runner.params, segment.initial_carry, traj)
-        policy = np.exp(np.asarray(dist.log_prob(logits, traj.action, learner.env.action_dims)))
+        policy = np.exp(np.asarray(learner.agent.actions.log_prob(logits, traj.action)))
         np.testing.assert_allclose(
             logp, np.log((1 - share) * (action == target) + share * policy), rtol=1e-5, atol=1e-6
         )
         own = (action != target).mean()
         assert own == 0.0 if update == 0 else 0.0 < own < share  # the agent's own turns, where they differ
     assert float(jax.jit(learner._loss)(runner.params, segment, True)[1]["policy_loss"]) == pytest.approx(
-        -float(jnp.mean(dist.log_prob(logits, traj.target, learner.env.action_dims))), rel=1e-5
+        -float(jnp.mean(learner.agent.actions.log_prob(logits, traj.target))), rel=1e-5
     )  # the cross-entropy of the teacher's actions, not of those taken
 
 
 def test_the_teachers_decision_steps_weigh_clone_decision_weight_in_the_cloning_loss():
     """Passive Visual Match's oracle marks its choice-phase steps: with clone_decision_weight w the
     cloning loss is −mean(w_t log π(a_teacher)), w_t = w there and 1 elsewhere (NumPy reference)."""
-    from memrl.agents import distributions as dist
     from memrl.envs.passive_visual_match import CHOICE_PHASE
 
     env = envs.make("pvm", steps_per_second=2, color_seconds=1, distractor_seconds=1, choice_seconds=3)
@@ -342,7 +361,7 @@ def test_the_teachers_decision_steps_weigh_clone_decision_weight_in_the_cloning_
     np.testing.assert_array_equal(weights, np.where(choosing == CHOICE_PHASE, 8.0, 1.0))
     _, segment = jax.jit(lambda r: learner.rollout(r, learner.acting_params(r), learner.teach(r)))(runner)
     logits, _, _ = learner.unroll(runner.params, segment.initial_carry, segment.transitions)
-    logp = np.asarray(dist.log_prob(logits, segment.transitions.target, learner.env.action_dims))
+    logp = np.asarray(learner.agent.actions.log_prob(logits, segment.transitions.target))
     loss = jax.jit(learner._loss)(runner.params, segment, True)[1]["policy_loss"]
     np.testing.assert_allclose(float(loss), -np.mean(np.asarray(segment.transitions.target_weight) * logp), rtol=1e-5)
 

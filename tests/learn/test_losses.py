@@ -5,7 +5,6 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from memrl.agents import distributions as dist
 from memrl.learn import losses
 from memrl.learn.losses import clipped_value_loss, generalized_advantage_estimation, ppo_clipped_policy_loss, vtrace
 
@@ -73,20 +72,6 @@ def test_clipped_value_loss_matches_numpy_loop():
         [max((v[t] - target[t]) ** 2, (old[t] + np.clip(v[t] - old[t], -eps, eps) - target[t]) ** 2) for t in range(40)]
     )
     np.testing.assert_allclose(clipped_value_loss(v, old, target, eps), 0.5 * expected, rtol=1e-5)
-
-
-def test_multi_categorical_log_prob_and_entropy():
-    dims = (4, 2)
-    logits = jax.random.normal(jax.random.PRNGKey(0), (5, 6))
-    actions = jnp.array([[0, 1], [3, 0], [2, 1], [1, 1], [0, 0]])
-    p_main = np.asarray(jax.nn.softmax(logits[:, :4]))
-    p_check = np.asarray(jax.nn.softmax(logits[:, 4:]))
-    expected = np.log(p_main[np.arange(5), actions[:, 0]]) + np.log(p_check[np.arange(5), actions[:, 1]])
-    np.testing.assert_allclose(dist.log_prob(logits, actions, dims), expected, rtol=1e-5)
-    expected_entropy = -(p_main * np.log(p_main)).sum(-1) - (p_check * np.log(p_check)).sum(-1)
-    np.testing.assert_allclose(dist.entropy(logits, dims), expected_entropy, rtol=1e-5)
-    samples = dist.sample(jax.random.PRNGKey(1), jnp.zeros((2000, 6)), dims)
-    assert samples.shape == (2000, 2) and samples[:, 0].max() == 3 and samples[:, 1].max() == 1
 
 
 def numpy_vtrace(r, discount, v, v_next, log_rho, rho_bar, c_bar):

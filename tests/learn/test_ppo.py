@@ -39,6 +39,32 @@ def test_learns_short_tmaze_above_memoryless_optimum(policy_lag):
     assert np.nanmean(returns[-10:]) >= 3.5, returns
 
 
+@pytest.mark.slow
+def test_learns_to_swing_up_the_pendulum_with_a_gaussian_policy():
+    """gymnax's Pendulum (Box actions in [-2, 2]): the squashed Gaussian head, its draws kept for the
+    ratio and squashed for the environment, takes the return from random play's about -1,230 per
+    200-step episode to about -200 within 100k steps (seeds 0-2: -202, -215, -213 over the last
+    tenth), with the rewards scaled by 0.1 in the losses."""
+    config = PPOConfig(
+        env=envs.make("gymnax/Pendulum-v1"),
+        core=cores.make("gru", hidden=32),
+        encoder_widths=(64,),
+        head_widths=(64,),
+        num_envs=32,
+        rollout_len=32,
+        total_steps=32 * 32 * 96,
+        lr=1e-3,
+        gamma=0.95,
+        entropy_coef=0.0,
+        update_epochs=10,
+        value_clip=None,
+        reward_scale=0.1,
+    )
+    _, metrics = jax.jit(make_train(config))(jax.random.PRNGKey(0))
+    returns = np.asarray(metrics["episode_return"])
+    assert np.nanmean(returns[:10]) < -900 and np.nanmean(returns[-10:]) > -500, returns
+
+
 def test_same_seed_same_run_and_other_seed_differs():
     config = tiny(total_steps=16 * 24 * 2)
     trainer = PPO(config)
@@ -124,6 +150,7 @@ def test_checkpoint_of_another_shape_is_refused(tmp_path):
             r"advantage_normalization must be one of \('minibatch', 'batch'\), got 'episode'",
         ),
         (dict(value_clip=0.0), "value_clip must be > 0"),
+        (dict(reward_scale=0.0), "reward_scale must be > 0"),
         (dict(seed=2**70), r"seed must lie in \[0, 4,294,967,295\] for 1 seed\(s\) \(JAX's PRNG keys hold 32 bits"),
         (dict(seed=2**32 - 2, seeds=3), r"seed must lie in \[0, 4,294,967,293\] for 3 seed\(s\)"),
         (dict(seed=-5), r"seed must lie in \[0, "),

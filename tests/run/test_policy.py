@@ -8,7 +8,6 @@ import pytest
 
 import memrl
 from memrl import cores, envs, tasks
-from memrl.agents import distributions as dist
 from memrl.envs.gymnasium_adapter import GymnasiumEnv
 from memrl.learn.learners import learner_for
 from memrl.learn.ppo_config import PPOConfig
@@ -64,7 +63,7 @@ def test_acting_step_by_step_chooses_what_the_unroll_chooses(run_folder):
         method=learner.agent.unroll,
     )
     assert np.asarray(starts)[1:].any()
-    np.testing.assert_array_equal(np.asarray(dist.greedy(logits, env.action_dims))[..., 0], np.asarray(actions))
+    np.testing.assert_array_equal(np.asarray(learner.agent.actions.greedy(logits))[..., 0], np.asarray(actions))
 
 
 def test_a_policy_acts_in_a_gymnasium_loop_and_samples_with_a_key(run_folder):
@@ -152,3 +151,33 @@ def test_predict_takes_one_observation_or_a_batch_as_stable_baselines3_does(run_
         ValueError, match=r"episode_start must be one value or one per environment, shape \(2,\); got shape \(3,\)"
     ):
         policy.predict(np.stack([obs, obs]), episode_start=np.ones(3, bool))
+
+
+def test_a_continuous_policy_acts_within_the_bounds_and_reads_its_own_draws_back(tmp_path):
+    """Pendulum's torques lie in [-2, 2]: ``act`` and ``predict`` give float32 actions of the Box's
+    shape within it, greedy and sampled, and keep the agent's unsquashed draw as its previous action."""
+    config = PPOConfig(
+        env=envs.make("gymnax/Pendulum-v1/positions"),
+        core=cores.make("gru", hidden=8),
+        encoder_widths=(8,),
+        head_widths=(8,),
+        feed_prev_action=True,
+        num_envs=4,
+        rollout_len=8,
+        num_minibatches=1,
+        total_steps=32,
+    )
+    folder = RunFolder(tmp_path / "run")
+    folder.prepare(config)
+    train_seeds(config, folder, [0])
+    policy = memrl.load_policy(folder.path)
+    obs = np.tile(np.array([[1.0, 0.0]], np.float32), (3, 1))
+    state = policy.initial_state(3)
+    assert state.prev_action.shape == (3, 1) and state.prev_action.dtype == jnp.float32
+    for greedy in (True, False):
+        action, next_state = policy.act(obs, state, np.ones(3, bool), greedy=greedy, key=jax.random.PRNGKey(0))
+        assert action.shape == (3, 1) and action.dtype == jnp.float32
+        assert np.all(np.abs(np.asarray(action)) <= 2.0)
+        np.testing.assert_allclose(np.asarray(action), 2 * np.tanh(np.asarray(next_state.prev_action)), atol=1e-6)
+    single, _ = policy.predict(np.array([1.0, 0.0], np.float32), deterministic=True)
+    assert single.shape == (1,) and single.dtype == np.float32

@@ -1,7 +1,10 @@
-"""Recurrent actor-critic: encoder (FF1) -> memory core -> head (FF2) -> policy logits and value.
+"""Recurrent actor-critic: encoder (FF1) -> memory core -> head (FF2) -> policy outputs and value.
 
-With ``feed_prev_action`` / ``feed_prev_reward`` the core input also holds the one-hot previous
-action and the previous reward (zeros at an episode start, so nothing leaks across episodes).
+The policy head parametrises the environment's action distribution (``distributions.for_env``): a
+categorical's logits per discrete component, or a Gaussian's means and log standard deviations for
+continuous actions. With ``feed_prev_action`` / ``feed_prev_reward`` the core input also holds the
+previous action (one-hot per discrete component; continuous ones scaled to [-1, 1] where bounded)
+and the previous reward (zeros at an episode start, so nothing leaks across episodes).
 Observations may be pytrees. With ``encoder="mlp"`` their leaves are flattened (token parts
 one-hot) and joined; with ``encoder="conv"`` or ``"resnet"`` (the HTM agent) the image parts
 (those with three trailing axes: height, width, channels) go through one shared CNN and token parts
@@ -30,6 +33,7 @@ import jax
 import jax.numpy as jnp
 
 from memrl.agents.agent_spec import IMAGE_ENCODERS, AgentSpec
+from memrl.agents.distributions import Distribution
 from memrl.agents.encoders import (
     ConvEncoder,
     ImageDecoder,
@@ -78,7 +82,8 @@ def flatten_observation(obs, batch_ndim: int) -> jax.Array:
 
 class ActorCritic(nn.Module):
     core: MemoryCore
-    action_dims: tuple[int, ...]
+    actions: Distribution
+    """the distribution of the environment's actions (``distributions.for_env``): the policy head's size"""
     spec: AgentSpec = AgentSpec()
     token_vocab: tuple[tuple[str, int], ...] = ()  # (observation part, vocabulary size) of token parts
     reconstruct: bool = False
@@ -102,11 +107,7 @@ class ActorCritic(nn.Module):
 
     def _core_input(self, obs, prev_action, prev_reward, reset, batch_ndim):
         starts = reset[..., None]
-        prev_action_one_hot = jnp.where(
-            starts,
-            0.0,
-            jnp.concatenate([jax.nn.one_hot(prev_action[..., c], n) for c, n in enumerate(self.action_dims)], -1),
-        )
+        prev_action_features = jnp.where(starts, 0.0, self.actions.features(prev_action))
         if getattr(self.core, "named_inputs", False):
             if not isinstance(obs, dict) or "goal" not in obs:
                 raise ValueError(f"core {type(self.core).__name__} needs dict observations with a 'goal' part")
@@ -117,11 +118,11 @@ class ActorCritic(nn.Module):
                 goal = self._encode({"goal": obs["goal"]}, batch_ndim, image_encoder)
             else:
                 observation, goal = flatten_observation(rest, batch_ndim), flatten_observation(obs["goal"], batch_ndim)
-            return {"observation": observation, "goal": goal, "prev_action": prev_action_one_hot}
+            return {"observation": observation, "goal": goal, "prev_action": prev_action_features}
         image_encoder = self._image_encoder() if self.spec.encoder in IMAGE_ENCODERS else None
         parts = [MLP(self.spec.encoder_widths, name="encoder")(self._encode(obs, batch_ndim, image_encoder))]
         if self.spec.feed_prev_action:
-            parts.append(prev_action_one_hot)
+            parts.append(prev_action_features)
         if self.spec.feed_prev_reward:
             parts.append(jnp.where(starts, 0.0, prev_reward[..., None]))
         return jnp.concatenate(parts, axis=-1)
@@ -191,7 +192,7 @@ class ActorCritic(nn.Module):
             None
             if self.critic_only
             else nn.Dense(
-                sum(self.action_dims),
+                self.actions.num_outputs,
                 kernel_init=nn.initializers.orthogonal(self.spec.policy_init_scale),
                 name="policy",
             )(y)
@@ -205,7 +206,7 @@ class ActorCritic(nn.Module):
 
     @nn.compact
     def __call__(self, carry, obs, prev_action, prev_reward, reset):
-        """One step for a batch [B]: returns (carry, (logits [B, sum(dims)], value [B]))."""
+        """One step for a batch [B]: returns (carry, (logits [B, actions.num_outputs], value [B]))."""
         if self.spec.separate_critic:
             critic_carry, (_, value) = self._critic()(carry["critic"], obs, prev_action, prev_reward, reset)
             carry = carry["actor"]

@@ -25,6 +25,7 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 
+from memrl.agents.distributions import Categorical
 from memrl.analysis.chunked_training import train_in_chunks
 from memrl.envs import ballet
 from memrl.envs.ballet_tables import DANCER_SLOTS
@@ -75,7 +76,7 @@ class BalletMemoryProbe:
             raise ValueError(f"the probe needs a Ballet environment, got {config.env_name}")
         self.env = learner.env
         self.frames = watch_frames(self.env)
-        self.agent = learner.agent.clone(action_dims=(len(DANCER_SLOTS),), reconstruct=False)
+        self.agent = learner.agent.clone(actions=Categorical((len(DANCER_SLOTS),)), reconstruct=False)
 
     def slot_logits(self, params, observations) -> jax.Array:
         """[B, 8] logits over the dancer slots at the last observation of time-major ``observations``."""

@@ -30,6 +30,10 @@ class AsGymnax(environment.Environment):
 
     def __init__(self, env: Environment | str, **env_kwargs):
         self.env = make(env, **env_kwargs) if isinstance(env, str) else env
+        if self.env.action_bounds is not None:
+            raise ValueError(
+                f"this view of a memrl environment gives one discrete choice; {type(self.env).__name__}'s actions are continuous"
+            )
         if len(self.env.action_dims) != 1:
             raise ValueError(
                 f"gymnax actions are one discrete choice; {type(self.env).__name__} has {len(self.env.action_dims)} components {self.env.action_dims}"

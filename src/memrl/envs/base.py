@@ -6,8 +6,10 @@
 ``step`` auto-resets: when ``done``, the returned obs and state are those of a fresh episode and
 ``info["final_obs"]`` holds the last observation of the finished one. ``info["terminated"]`` and
 ``info["truncated"]`` are kept apart (done = terminated | truncated). Actions are int32 arrays of
-shape [len(action_dims)], one entry per discrete action component. Shape-deciding settings are
-constructor arguments; numeric settings live in the ``params`` dataclass.
+shape [len(action_dims)], one entry per discrete action component; an environment with continuous
+actions has no discrete components (``action_dims`` ()) and takes float32 arrays of shape
+[len(low)] within its ``action_bounds`` (low, high). Shape-deciding settings are constructor
+arguments; numeric settings live in the ``params`` dataclass.
 """
 
 from __future__ import annotations
@@ -191,8 +193,14 @@ class Environment:
 
     @property
     def action_dims(self) -> tuple[int, ...]:
-        """Number of choices of each discrete action component."""
+        """Number of choices of each discrete action component (() where actions are continuous)."""
         raise NotImplementedError
+
+    @property
+    def action_bounds(self) -> tuple[tuple[float, ...], tuple[float, ...]] | None:
+        """Continuous actions: the least and greatest value of each component, (low, high), ±inf
+        where a side is unbounded; None for discrete actions (``action_dims``)."""
+        return None
 
     @property
     def token_vocab(self) -> dict[str, int]:
@@ -214,15 +222,18 @@ class Environment:
         return None
 
     def checked_action(self, action) -> jax.Array:
-        """``action`` as int32 [len(action_dims)] (one number for one component, as gymnax takes it),
-        or a ValueError that says the shape expected."""
-        action = jnp.asarray(action, jnp.int32)
-        if action.shape == () and len(self.action_dims) == 1:
+        """``action`` as int32 [len(action_dims)], or float32 [len(low)] where actions are continuous
+        (one number for one component, as gymnax takes it), or a ValueError that says the shape
+        expected."""
+        bounds = self.action_bounds
+        components = len(self.action_dims) if bounds is None else len(bounds[0])
+        action = jnp.asarray(action, jnp.int32 if bounds is None else jnp.float32)
+        if action.shape == () and components == 1:
             action = action[None]
-        if action.shape != (len(self.action_dims),):
+        if action.shape != (components,):
+            what = f"components with {self.action_dims} choices" if bounds is None else f"within {bounds}"
             raise ValueError(
-                f"{type(self).__name__} takes actions of shape ({len(self.action_dims)},) "
-                f"(components with {self.action_dims} choices), got {action.shape}"
+                f"{type(self).__name__} takes actions of shape ({components},) ({what}), got {action.shape}"
             )
         return action
 

@@ -56,10 +56,14 @@ class GymnasiumEnv(gymnasium.Env):
     def __init__(self, env: Environment | str, **env_kwargs):
         self.env = make(env, **env_kwargs) if isinstance(env, str) else env
         self.params = self.env.default_params
-        dims = self.env.action_dims
-        self.action_space = (
-            gymnasium.spaces.Discrete(dims[0]) if len(dims) == 1 else gymnasium.spaces.MultiDiscrete(dims)
-        )
+        dims, bounds = self.env.action_dims, self.env.action_bounds
+        if bounds is not None:
+            low, high = (np.asarray(bound, np.float32) for bound in bounds)
+            self.action_space = gymnasium.spaces.Box(low, high, dtype=np.float32)
+        elif len(dims) == 1:
+            self.action_space = gymnasium.spaces.Discrete(dims[0])
+        else:
+            self.action_space = gymnasium.spaces.MultiDiscrete(dims)
         self.observation_space = observation_space(self.env)
         self._reset = jax.jit(self.env.reset_env)
         self._step = jax.jit(self.env.step_env)
@@ -77,7 +81,7 @@ class GymnasiumEnv(gymnasium.Env):
     def step(self, action):
         if self._state is None:
             raise RuntimeError("call reset() before step()")
-        action = np.atleast_1d(np.asarray(action, np.int32))
+        action = np.atleast_1d(np.asarray(action, np.int32 if self.env.action_bounds is None else np.float32))
         self._key, key = jax.random.split(self._key)
         obs, self._state, reward, terminated, truncated, _ = self._step(key, self._state, action, self.params)
         return as_numpy(obs), float(reward), bool(terminated), bool(truncated), {}

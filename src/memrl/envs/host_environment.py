@@ -12,7 +12,8 @@ first: ``gymnasium/popgym:popgym-RepeatPreviousEasy-v0``); keyword settings go t
 ``gymnasium.make``, except ``vectorization`` ("sync", the default, or "async": one process per
 copy, which pays when one step costs more than about a millisecond).
 
-Spaces: actions ``Discrete`` or ``MultiDiscrete``; observations ``Box`` (kept as float32, or
+Spaces: actions ``Discrete``, ``MultiDiscrete`` or a one-dimensional ``Box`` (continuous:
+``action_bounds`` are its low and high); observations ``Box`` (kept as float32, or
 uint8 when the space is uint8: an image an image encoder reads), ``Discrete`` (one-hot),
 ``MultiDiscrete`` (the one-hots joined), ``MultiBinary`` (float32), and ``Dict`` / ``Tuple`` of
 these (parts named by key / position). Others are refused by name.
@@ -45,12 +46,16 @@ VECTORIZATION = ("sync", "async")
 
 
 def action_dims(space: gymnasium.Space, env_id: str) -> tuple[int, ...]:
+    """The choices of each discrete component; () for a (one-dimensional) Box of continuous actions."""
     if isinstance(space, gymnasium.spaces.Discrete):
         return (int(space.n),)
     if isinstance(space, gymnasium.spaces.MultiDiscrete) and space.nvec.ndim == 1:
         return tuple(int(n) for n in space.nvec)
+    if isinstance(space, gymnasium.spaces.Box) and len(space.shape) == 1:
+        return ()
     raise ValueError(
-        f"{env_id}: memrl's agents take Discrete or (one-dimensional) MultiDiscrete actions; its action space is {space}"
+        f"{env_id}: memrl's agents take Discrete, (one-dimensional) MultiDiscrete or (one-dimensional) Box actions; "
+        f"its action space is {space}"
     )
 
 
@@ -142,6 +147,12 @@ class HostEnvironment(Environment):
     def action_dims(self):
         return self._action_dims
 
+    @property
+    def action_bounds(self):
+        if not isinstance(self.action_space, gymnasium.spaces.Box):
+            return None
+        return tuple(map(float, self.action_space.low)), tuple(map(float, self.action_space.high))
+
     # the host side: batches of any leading shape, flattened to the vector environment's copies
 
     def _open_vector(self, count: int, keys) -> tuple[int, object]:
@@ -177,9 +188,10 @@ class HostEnvironment(Environment):
         else:
             vector_id = int(vector_ids.reshape(-1)[0])
             flat_actions = actions.reshape(count, -1)
-            step_actions = (
-                flat_actions[:, 0] if isinstance(self.action_space, gymnasium.spaces.Discrete) else flat_actions
-            )
+            if isinstance(self.action_space, gymnasium.spaces.Discrete):
+                step_actions = flat_actions[:, 0]
+            else:  # MultiDiscrete's components, or a Box's in its own dtype
+                step_actions = flat_actions.astype(self.action_space.dtype)
             raw, reward, terminated, truncated, info = vector.step(step_actions)
             obs = as_memrl_observation(self.observation_space, raw)
             final = self._last_observations(obs, np.logical_or(terminated, truncated), info)

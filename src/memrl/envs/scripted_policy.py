@@ -91,11 +91,23 @@ def recorded_episodes(env, policy: ScriptedPolicy, key, num_episodes: int, num_s
 
 
 def uniform_random(env) -> ScriptedPolicy:
-    """Every component of the action uniformly at random: the reference of no skill at all."""
-    dims = jnp.asarray(env.action_dims)
-    return ScriptedPolicy(
-        lambda state: None, lambda key, obs, memory: (jax.random.randint(key, dims.shape, 0, dims), memory)
-    )
+    """Every component of the action uniformly at random (continuous ones within their bounds, a
+    standard normal where a side is unbounded): the reference of no skill at all."""
+    if env.action_bounds is None:
+        dims = jnp.asarray(env.action_dims)
+        return ScriptedPolicy(
+            lambda state: None, lambda key, obs, memory: (jax.random.randint(key, dims.shape, 0, dims), memory)
+        )
+    low, high = (jnp.asarray(bound, jnp.float32) for bound in env.action_bounds)
+    bounded = jnp.isfinite(low) & jnp.isfinite(high)
+    low, high = jnp.where(bounded, low, 0.0), jnp.where(bounded, high, 1.0)
+
+    def act(key, obs, memory):
+        uniform_key, normal_key = jax.random.split(key)
+        uniform = jax.random.uniform(uniform_key, low.shape, minval=low, maxval=high)
+        return jnp.where(bounded, uniform, jax.random.normal(normal_key, low.shape)), memory
+
+    return ScriptedPolicy(lambda state: None, act)
 
 
 def first_episode_returns(env, policy: ScriptedPolicy, key, num_episodes: int, max_steps: int) -> jax.Array:

@@ -18,7 +18,6 @@ import jax.numpy as jnp
 import numpy as np
 from flax import struct
 
-from memrl.agents import distributions as dist
 from memrl.agents.actor_critic import split_observation
 from memrl.learn.run_config import RunConfig
 from memrl.nn.compiled_init import compiled_init
@@ -148,7 +147,7 @@ class ActorCriticLearner:
             jax.random.split(env_key, c.num_envs), self.env_params
         )
         carry = self.agent.initialize_carry((c.num_envs,))
-        prev_action = jnp.zeros((c.num_envs, len(self.env.action_dims)), jnp.int32)
+        prev_action = jnp.zeros((c.num_envs, *self.agent.actions.action_shape), self.agent.actions.dtype)
         prev_reward = jnp.zeros((c.num_envs,))
         reset = jnp.ones((c.num_envs,), bool)
         one_step = lambda x: x[None]  # init through ``unroll`` creates every parameter
@@ -189,17 +188,15 @@ class ActorCriticLearner:
             recorded = sown.get("intermediates", {})
         else:
             (carry, (logits, value)), recorded = self.agent.apply(acting_params, *inputs), {}
-        action = (
-            dist.greedy(logits, self.env.action_dims) if greedy else dist.sample(act_key, logits, self.env.action_dims)
-        )
-        logp, target, target_weight = dist.log_prob(logits, action, self.env.action_dims), None, None
+        action = self.agent.actions.greedy(logits) if greedy else self.agent.actions.sample(act_key, logits)
+        logp, target, target_weight = self.agent.actions.log_prob(logits, action), None, None
         if teach is not None:  # its key folded from the agent's, so that runs without a teacher keep their streams
             runner, action, logp, target, target_weight = teach(
                 runner, action, logp, logits, jax.random.fold_in(act_key, 1)
             )
         env_keys = jax.random.split(env_key, self.config.num_envs)
         obs, env_state, reward, done, _ = jax.vmap(self.env.step, (0, 0, 0, None))(
-            env_keys, runner.env_state, action, self.env_params
+            env_keys, runner.env_state, self.agent.actions.to_env(action), self.env_params
         )
         episode_return = runner.episode_return + reward
         transition = Transition(

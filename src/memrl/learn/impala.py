@@ -37,7 +37,6 @@ import jax.numpy as jnp
 import optax
 from flax import struct
 
-from memrl.agents import distributions as dist
 from memrl.cores.base import reset_carry
 from memrl.envs.scripted_policy import scripted_policy
 from memrl.learn.actor import ActorCriticLearner, RunnerState, Segment
@@ -111,9 +110,7 @@ class Impala(ActorCriticLearner):
             acted = jnp.where(own[:, None], action, taught)
             runner = runner.replace(teacher_memory=jax.vmap(self.teacher.took)(memory, acted))
             same = jnp.all(acted == taught, axis=-1)
-            mixed_logp = jnp.log(
-                (1 - share) * same + share * jnp.exp(dist.log_prob(logits, acted, self.env.action_dims))
-            )
+            mixed_logp = jnp.log((1 - share) * same + share * jnp.exp(self.agent.actions.log_prob(logits, acted)))
             decided = jax.vmap(self.teacher.decides)(seen) if self.teacher.decides is not None else False
             weight = jnp.where(cloning & decided, self.config.clone_decision_weight, jnp.ones(self.config.num_envs))
             return (
@@ -130,11 +127,11 @@ class Impala(ActorCriticLearner):
         c = self.config
         traj = segment.transitions
         logits, values, reconstruction = self.unroll(params, segment.initial_carry, traj)
-        logp = dist.log_prob(logits, traj.action, self.env.action_dims)
+        logp = self.agent.actions.log_prob(logits, traj.action)
         next_values = jnp.concatenate([values[1:], segment.bootstrap_value[None]], axis=0)
         discount = c.gamma * (1.0 - traj.done)
         targets = jax.vmap(vtrace, in_axes=(1, 1, 1, 1, 1, None, None), out_axes=1)(
-            traj.reward,
+            c.reward_scale * traj.reward,
             discount,
             values,
             next_values,
@@ -142,12 +139,12 @@ class Impala(ActorCriticLearner):
             c.rho_bar,
             c.c_bar,
         )  # vtrace's outputs carry no gradient
-        taught = logp if traj.target is None else dist.log_prob(logits, traj.target, self.env.action_dims)
+        taught = logp if traj.target is None else self.agent.actions.log_prob(logits, traj.target)
         if traj.target_weight is not None:
             taught = traj.target_weight * taught
         policy_loss = jnp.where(cloning, -jnp.mean(taught), -jnp.mean(targets.pg_advantage * logp))
         value_loss = 0.5 * jnp.mean(jnp.square(targets.vs - values))
-        entropy = dist.entropy(logits, self.env.action_dims).mean()
+        entropy = self.agent.actions.entropy(logits).mean()
         reconstruction = reconstruction.mean()
         value_coef = (
             c.value_coef if c.clone_value_coef is None else jnp.where(cloning, c.clone_value_coef, c.value_coef)

@@ -16,7 +16,6 @@ import jax
 import jax.numpy as jnp
 import optax
 
-from memrl.agents import distributions as dist
 from memrl.learn.actor import ActorCriticLearner, RunnerState, Segment, Transition
 from memrl.learn.losses import clipped_value_loss, generalized_advantage_estimation, ppo_clipped_policy_loss
 from memrl.learn.optimizers import make_optimizer
@@ -45,14 +44,14 @@ class PPO(ActorCriticLearner):
     def _loss(self, params, initial_carry, batch: Transition, advantages, targets):
         c = self.config
         logits, values, reconstruction = self.unroll(params, initial_carry, batch)
-        logp = dist.log_prob(logits, batch.action, self.env.action_dims)
+        logp = self.agent.actions.log_prob(logits, batch.action)
         if c.advantage_normalization == "minibatch":
             advantages = standardized(advantages)
         flat = lambda x: x.reshape(-1)  # losses take one stream; [T, B] -> [T*B]
         policy_loss = ppo_clipped_policy_loss(flat(logp), flat(batch.logp), flat(advantages), c.clip_epsilon)
         value_clip = jnp.inf if c.value_clip is None else c.value_clip
         value_loss = clipped_value_loss(flat(values), flat(batch.value), flat(targets), value_clip)
-        entropy = dist.entropy(logits, self.env.action_dims).mean()
+        entropy = self.agent.actions.entropy(logits).mean()
         reconstruction = reconstruction.mean()
         total = self.total_loss(policy_loss, value_loss, entropy, reconstruction)
         approx_kl = jnp.mean(batch.logp - logp)
@@ -77,7 +76,7 @@ class PPO(ActorCriticLearner):
         discount = c.gamma * (1.0 - traj.done)
         next_values = jnp.concatenate([traj.value[1:], segment.bootstrap_value[None]], axis=0)
         gae = jax.vmap(generalized_advantage_estimation, in_axes=(1, 1, 1, 1, None), out_axes=1)
-        advantages = gae(traj.reward, discount, traj.value, next_values, c.gae_lambda)
+        advantages = gae(c.reward_scale * traj.reward, discount, traj.value, next_values, c.gae_lambda)
         targets = advantages + traj.value
         if c.advantage_normalization == "batch":
             advantages = standardized(advantages)

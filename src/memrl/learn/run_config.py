@@ -405,6 +405,9 @@ class RunConfig(AgentSpec, ConfigRecord):
     rollout_len: int = 100
     """steps per environment per update (truncated-BPTT length)"""
     gamma: float = 0.98
+    reward_scale: float = 1.0
+    """the rewards are multiplied by this in the losses (returns are reported as the environment
+    gives them): a value head learns targets of order one (Pendulum's rewards reach −16 a step)"""
     policy_coef: float = 1.0
     """weight of the policy-gradient loss (HTM's "V-trace loss weight")"""
     value_coef: float = 0.5
@@ -426,6 +429,7 @@ class RunConfig(AgentSpec, ConfigRecord):
         "conv_strides",
     )
     UNIT_INTERVAL: ClassVar[tuple[str, ...]] = ("gamma",)
+    POSITIVE: ClassVar[tuple[str, ...]] = ConfigRecord.POSITIVE + ("reward_scale",)
     NON_NEGATIVE: ClassVar[tuple[str, ...]] = ConfigRecord.NON_NEGATIVE + (
         "policy_coef",
         "value_coef",
@@ -465,10 +469,11 @@ class RunConfig(AgentSpec, ConfigRecord):
         """The actor-critic of this config: its ``core`` between the encoder and heads of its
         ``AgentSpec`` fields (taken whole), sized for the environment's actions and token parts."""
         from memrl.agents import ActorCritic
+        from memrl.agents.distributions import for_env
 
         return ActorCritic(
             core=self.core,
-            action_dims=self.env.action_dims,
+            actions=for_env(self.env),
             spec=AgentSpec(**{field.name: getattr(self, field.name) for field in dataclasses.fields(AgentSpec)}),
             token_vocab=tuple(sorted(self.env.token_vocab.items())),
             reconstruct=self.reconstruction_coef > 0,

@@ -25,7 +25,7 @@ import jax.numpy as jnp
 import numpy as np
 from flax import struct
 
-from memrl.agents import distributions as dist
+from memrl.agents.distributions import Categorical
 from memrl.run.final_agents import TrainedSeed, trained_seed
 
 
@@ -53,7 +53,7 @@ class Policy:
 
     def __init__(self, trained: TrainedSeed):
         self.config, self.learner, self.params = trained.config, trained.learner, trained.params
-        self.action_dims = self.learner.env.action_dims
+        self.actions = self.learner.agent.actions
         self._act = jax.jit(self._step, static_argnames="greedy")
         self._key = jax.random.PRNGKey(0)  # predict's sampling key sequence
         self._state_shapes: dict[int, Any] = {}
@@ -62,15 +62,16 @@ class Policy:
         """The state before the first step of ``batch_size`` environments."""
         return PolicyState(
             self.learner.agent.initialize_carry((batch_size,)),
-            jnp.zeros((batch_size, len(self.action_dims)), jnp.int32),
+            jnp.zeros((batch_size, *self.actions.action_shape), self.actions.dtype),
         )
 
     def act(self, obs, state: PolicyState, episode_start, greedy: bool = True, key=None, reward=None):
         """One step for a batch of B environments: ``obs`` the batched observation, ``episode_start``
         [B] bool (true at an episode's first step: its memory starts empty), ``reward`` [B] the
         reward of the previous step (needed where the agent reads it). Returns (action, state):
-        action [B] int for environments with one discrete action ([B, components] otherwise), the
-        most probable one if ``greedy``, else sampled with ``key``."""
+        action [B] int for environments with one discrete action ([B, components] otherwise; [B, n]
+        float32 for continuous ones), the most probable one if ``greedy`` (a Gaussian's mean,
+        squashed into the bounds), else sampled with ``key``."""
         batch = self.check_inputs(obs, state, episode_start, reward)
         if not greedy and key is None:
             raise ValueError("act(greedy=False) samples its actions: give it a key (jax.random.PRNGKey)")
@@ -90,7 +91,8 @@ class Policy:
             key,
             greedy=greedy,
         )
-        return (action[:, 0] if len(self.action_dims) == 1 else action), state
+        one_choice = isinstance(self.actions, Categorical) and len(self.actions.dims) == 1
+        return (action[:, 0] if one_choice else action), state
 
     def predict(
         self,
@@ -188,8 +190,8 @@ class Policy:
         carry, (logits, _) = self.learner.agent.apply(
             params, state.carry, obs, state.prev_action, reward, episode_start
         )
-        action = dist.greedy(logits, self.action_dims) if greedy else dist.sample(key, logits, self.action_dims)
-        return action, PolicyState(carry, action)
+        action = self.actions.greedy(logits) if greedy else self.actions.sample(key, logits)
+        return self.actions.to_env(action), PolicyState(carry, action)
 
 
 def load_policy(run_folder: str | Path, seed: int = 0) -> Policy:
