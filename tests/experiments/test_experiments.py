@@ -1239,6 +1239,38 @@ def test_frozen_returns_score_each_seeds_finished_episodes_with_and_without_memo
         assert by_level[table]["T-L/lstm"] == {"tmaze/T-L": results[table]["T-L/lstm"]}
 
 
+def test_continuous_control_trains_a_memory_and_the_memoryless_control_alike_on_pendulum():
+    """The three runs differ only in what they see and their core; the positions-only task hides the
+    velocity (two of Pendulum's three observations); random play's level is the measured one; the
+    central checks are the memoryless control's swing-up with the velocity and the LSTM above it from
+    the positions."""
+    from memrl.envs.scripted_policy import random_play_returns
+    from memrl.experiments.continuous_control import RANDOM_PLAY
+
+    experiment = experiments.get("continuous-control")
+    assert experiment.kind == "benchmark"
+    configs = experiment.runs
+    assert {(c.env_name, c.core_name) for c in configs.values()} == {
+        ("gymnax/Pendulum-v1/positions", "lstm"),
+        ("gymnax/Pendulum-v1/positions", "memoryless"),
+        ("gymnax/Pendulum-v1", "memoryless"),
+    }
+    settings = {name: value for name, value in vars(configs["full/memoryless"]).items() if name not in ("core", "env")}
+    assert all({n: v for n, v in vars(c).items() if n not in ("core", "env")} == settings for c in configs.values())
+    assert configs["positions/lstm"].env.observation_shape == (2,) and configs[
+        "full/memoryless"
+    ].env.observation_shape == (3,)
+    assert {tuple(c.seed_list()) for c in configs.values()} == {(100, 101, 102)}  # fresh: the pilots took seed 0
+    measured = float(random_play_returns(configs["full/memoryless"].env).mean())
+    assert measured == pytest.approx(RANDOM_PLAY, abs=1.0)
+    central = {(e.run, e.against, e.evaluated) for e in experiment.expectations if e.central}
+    assert central == {
+        ("full/memoryless", "", ("returns",)),
+        ("positions/lstm", "positions/memoryless", ("returns",)),
+    }
+    assert {e.run for e in experiment.expectations if e.learning} == {"full/memoryless", "positions/lstm"}
+
+
 def test_htm_rl_control_trains_htm_as_amrl_tmaze_trains_its_models():
     control, tmaze = experiments.get("htm-rl-control"), experiments.get("amrl-tmaze", "cpu")
     assert control.kind == "benchmark" and all(c.seeds == 3 for c in control.runs.values())

@@ -17,6 +17,7 @@ EXPERIMENT_MODULES = (
     "amrl_minecraft",
     "amrl_minecraft_imitation",
     "amrl_tmaze",
+    "continuous_control",
     "epn_graph_nav",
     "epn_memory_planning",
     "epn_planning_imitation",
