@@ -44,22 +44,11 @@ def test_learns_to_swing_up_the_pendulum_with_a_gaussian_policy():
     """gymnax's Pendulum (Box actions in [-2, 2]): the squashed Gaussian head, its draws kept for the
     ratio and squashed for the environment, takes the return from random play's about -1,230 per
     200-step episode to about -200 within 100k steps (seeds 0-2: -202, -215, -213 over the last
-    tenth), with the rewards scaled by 0.1 in the losses."""
-    config = PPOConfig(
-        env=envs.make("gymnax/Pendulum-v1"),
-        core=cores.make("gru", hidden=32),
-        encoder_widths=(64,),
-        head_widths=(64,),
-        num_envs=32,
-        rollout_len=32,
-        total_steps=32 * 32 * 96,
-        lr=1e-3,
-        gamma=0.95,
-        entropy_coef=0.0,
-        update_epochs=10,
-        value_clip=None,
-        reward_scale=0.1,
-    )
+    tenth), with continuous-control's learner (the rewards scaled by 0.1 in the losses)."""
+    from memrl.experiments.continuous_control import LEARNER
+
+    settings = {**LEARNER, "total_steps": 32 * 32 * 96, "seed": 0, "seeds": 1}
+    config = PPOConfig(env=envs.make("gymnax/Pendulum-v1"), core=cores.make("gru", hidden=32), **settings)
     _, metrics = jax.jit(make_train(config))(jax.random.PRNGKey(0))
     returns = np.asarray(metrics["episode_return"])
     assert np.nanmean(returns[:10]) < -900 and np.nanmean(returns[-10:]) > -500, returns
