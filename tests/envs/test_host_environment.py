@@ -74,6 +74,25 @@ def test_continuous_actions_step_gymnasiums_pendulum_as_its_own_vector_loop():
         np.testing.assert_allclose(reward, expected_reward, rtol=1e-5)
 
 
+def test_observed_keeps_the_chosen_components_of_each_observation():
+    """Pendulum's positions without the velocity (cos θ, sin θ of [cos θ, sin θ, θ']), at the reset and
+    after steps; a choice that is not a component of a one-dimensional observation is refused."""
+    env = envs.make("gymnasium/Pendulum-v1", observed=(0, 1))
+    assert env.observation_shape == (2,)
+    keys = jax.random.split(jax.random.PRNGKey(0), 2)
+    reset, step = batched(env)
+    reference = gymnasium.vector.SyncVectorEnv(
+        [lambda: gymnasium.make("Pendulum-v1")] * 2, autoreset_mode=gymnasium.vector.AutoresetMode.SAME_STEP
+    )
+    expected, _ = reference.reset(seed=seeds_of(np.asarray(keys)))
+    obs, state = reset(keys, env.default_params)
+    np.testing.assert_allclose(obs, expected[:, :2], rtol=1e-5)
+    obs, *_ = step(keys, state, jnp.zeros((2, 1)), env.default_params)
+    np.testing.assert_allclose(obs, reference.step(np.zeros((2, 1), np.float32))[0][:, :2], rtol=1e-5)
+    with pytest.raises(ValueError, match="observed keeps components of a one-dimensional observation"):
+        envs.make("gymnasium/Pendulum-v1", observed=(3,))
+
+
 def run_oracle(env, steps: int, num_envs: int = 4):
     """(return, length) of every episode the T-maze oracle finishes in ``steps`` batched steps,
     its memory cleared at each episode start as an agent's carry is."""

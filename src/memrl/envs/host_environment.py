@@ -10,7 +10,9 @@ first observation of the next episode, and the last one in ``info["final_obs"]``
 ``id`` is anything ``gymnasium.make`` takes, ``module:Id`` included (the module is imported
 first: ``gymnasium/popgym:popgym-RepeatPreviousEasy-v0``); keyword settings go to
 ``gymnasium.make``, except ``vectorization`` ("sync", the default, or "async": one process per
-copy, which pays when one step costs more than about a millisecond).
+copy, which pays when one step costs more than about a millisecond) and ``observed`` (the
+components of a one-dimensional observation kept, the others dropped: ``observed=(0, 1)`` gives
+Pendulum's cos θ and sin θ without θ', a velocity-masked task; None keeps every one).
 
 Spaces: actions ``Discrete``, ``MultiDiscrete`` or a one-dimensional ``Box`` (continuous:
 ``action_bounds`` are its low and high); observations ``Box`` (kept as float32, or
@@ -114,10 +116,11 @@ EXTRAS = {"popgym": "popgym", "minigrid": "babyai"}
 class HostEnvironment(Environment):
     """A gymnasium environment stepped on the host (module docstring)."""
 
-    def __init__(self, env_id: str, vectorization: str = "sync", **make_kwargs):
+    def __init__(self, env_id: str, vectorization: str = "sync", observed=None, **make_kwargs):
         if vectorization not in VECTORIZATION:
             raise ValueError(f"vectorization must be one of {VECTORIZATION}, got {vectorization!r}")
         self.env_id, self.vectorization, self.make_kwargs = env_id, vectorization, make_kwargs
+        self.observed = None if observed is None else tuple(int(i) for i in observed)
         try:
             probe = gymnasium.make(env_id, **make_kwargs)
         except (gymnasium.error.Error, ImportError) as err:
@@ -131,6 +134,19 @@ class HostEnvironment(Environment):
         probe.close()
         self._action_dims = action_dims(self.action_space, env_id)
         self._observation = observation_structure(self.observation_space, env_id)
+        if self.observed is not None:
+            shape = getattr(self._observation, "shape", None)
+            if (
+                shape is None
+                or len(shape) != 1
+                or not self.observed
+                or not all(0 <= i < shape[0] for i in self.observed)
+            ):
+                raise ValueError(
+                    f"observed keeps components of a one-dimensional observation: {env_id}'s is {self._observation}, "
+                    f"got {self.observed}"
+                )
+            self._observation = jax.ShapeDtypeStruct((len(self.observed),), self._observation.dtype)
         self._vectors: OrderedDict[int, gymnasium.vector.VectorEnv] = OrderedDict()
         self.host_seconds = 0.0
         """wall time spent in the host's resets and steps so far (``memrl bench host`` reads its share)"""
@@ -155,6 +171,12 @@ class HostEnvironment(Environment):
 
     # the host side: batches of any leading shape, flattened to the vector environment's copies
 
+    def _as_observation(self, batch):
+        """A batch of the vector environment's observations as memrl sees them, only the ``observed``
+        components where some are chosen."""
+        obs = as_memrl_observation(self.observation_space, batch)
+        return obs if self.observed is None else obs[:, list(self.observed)]
+
     def _open_vector(self, count: int, keys) -> tuple[int, object]:
         env_fns = [lambda: gymnasium.make(self.env_id, **self.make_kwargs)] * count
         kind = gymnasium.vector.AsyncVectorEnv if self.vectorization == "async" else gymnasium.vector.SyncVectorEnv
@@ -164,7 +186,7 @@ class HostEnvironment(Environment):
         self._vectors[vector_id] = vector
         while len(self._vectors) > MAX_LIVE_VECTORS:
             self._vectors.popitem(last=False)[1].close()
-        return vector_id, as_memrl_observation(self.observation_space, obs)
+        return vector_id, self._as_observation(obs)
 
     def _host_reset(self, keys):
         start = time.perf_counter()
@@ -193,7 +215,7 @@ class HostEnvironment(Environment):
             else:  # MultiDiscrete's components, or a Box's in its own dtype
                 step_actions = flat_actions.astype(self.action_space.dtype)
             raw, reward, terminated, truncated, info = vector.step(step_actions)
-            obs = as_memrl_observation(self.observation_space, raw)
+            obs = self._as_observation(raw)
             final = self._last_observations(obs, np.logical_or(terminated, truncated), info)
         shaped = lambda x: np.asarray(x).reshape(batch + np.shape(x)[1:])
         stepped = (
@@ -214,9 +236,7 @@ class HostEnvironment(Environment):
             return obs
         final = jax.tree.map(np.copy, obs)
         for i in np.flatnonzero(ended):
-            last = as_memrl_observation(
-                self.observation_space, jax.tree.map(lambda x: np.asarray(x)[None], info["final_obs"][i])
-            )
+            last = self._as_observation(jax.tree.map(lambda x: np.asarray(x)[None], info["final_obs"][i]))
             for row, value in zip(jax.tree.leaves(final), jax.tree.leaves(last)):
                 row[i] = value[0]
         return final
