@@ -128,6 +128,7 @@ ENV_MODULES = (
     "passive_visual_match",
     "tmaze",
     "word_learning",
+    "xminigrid_adapter",
 )
 """the modules of memrl's own environments, each registering its names"""
 ENVS = EnvironmentRegistry("environment", modules=tuple(f"memrl.envs.{module}" for module in ENV_MODULES))

@@ -1,0 +1,104 @@
+"""XLand-MiniGrid's MiniGrid tasks (Nikulin et al. 2024, the ``xminigrid`` package: an optional
+extra, ``pip install "memrl[xminigrid]"``) as memrl environments, stepped in JAX like memrl's own:
+``memrl.envs.make("xminigrid/MiniGrid-MemoryS8")``.
+
+The agent sees a ``view_size`` × ``view_size`` egocentric window of (tile, colour) codes, uint8 [view,
+view, 2] (the MLP encoder reads them as numbers, a CNN as a small image), and takes one of 6 actions
+(forward, turn left, turn right, pick up, put down, toggle). An episode ends terminated where the
+task's goal is reached (reward 1 − 0.9 · steps / max_steps, xminigrid's) and truncated at ``max_steps``
+(xminigrid's ``StepType.LAST`` with discount 1). MiniGrid-Memory{S8 ... S128} is the memory task: an
+object shown at the start of a corridor, two at its end, and the reward for the one that matches.
+The XLand-MiniGrid-* environments are not registered: their rules come from benchmark files that
+xminigrid downloads when loaded, which nothing here may fetch.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import jax.numpy as jnp
+
+from memrl.envs.base import Environment, register
+
+MINIGRID_ENVS = (
+    "MiniGrid-BlockedUnlockPickUp",
+    "MiniGrid-DoorKey-5x5",
+    "MiniGrid-DoorKey-6x6",
+    "MiniGrid-DoorKey-8x8",
+    "MiniGrid-DoorKey-16x16",
+    "MiniGrid-Empty-5x5",
+    "MiniGrid-Empty-6x6",
+    "MiniGrid-Empty-8x8",
+    "MiniGrid-Empty-16x16",
+    "MiniGrid-EmptyRandom-5x5",
+    "MiniGrid-EmptyRandom-6x6",
+    "MiniGrid-EmptyRandom-8x8",
+    "MiniGrid-EmptyRandom-16x16",
+    "MiniGrid-FourRooms",
+    "MiniGrid-LockedRoom",
+    "MiniGrid-MemoryS8",
+    "MiniGrid-MemoryS16",
+    "MiniGrid-MemoryS32",
+    "MiniGrid-MemoryS64",
+    "MiniGrid-MemoryS128",
+    "MiniGrid-Playground",
+    "MiniGrid-Unlock",
+    "MiniGrid-UnlockPickUp",
+)
+"""every MiniGrid task xminigrid 0.9 registers (a test compares the list with xminigrid's)"""
+LAST = 2  # xminigrid's StepType.LAST
+
+
+def xminigrid_module():
+    """The ``xminigrid`` package, or a ValueError that says how to install it."""
+    try:
+        import xminigrid
+    except ImportError:
+        raise ValueError('xminigrid environments need the xminigrid package: pip install "memrl[xminigrid]"') from None
+    return xminigrid
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class XMiniGridEnv(Environment):
+    """An xminigrid environment by its id; xminigrid's params stay the numeric params."""
+
+    name: str
+    """xminigrid's id of the environment (each registered name fixes it)"""
+    params: Any = None
+    """xminigrid's params (its defaults where None)"""
+
+    def __post_init__(self):
+        env, default = xminigrid_module().make(self.name)
+        object.__setattr__(self, "xminigrid_env", env)
+        if self.params is None:
+            object.__setattr__(self, "params", default)
+
+    @property
+    def observation_shape(self):
+        return (self.params.view_size, self.params.view_size, 2)
+
+    @property
+    def action_dims(self):
+        return (int(self.xminigrid_env.num_actions(self.params)),)
+
+    def reset_env(self, key, params):
+        timestep = self.xminigrid_env.reset(params, key)
+        return timestep.observation, timestep
+
+    def step_env(self, key, state, action, params):
+        timestep = self.xminigrid_env.step(params, state, action[0])
+        last = timestep.step_type == LAST
+        terminated = last & (timestep.discount == 0.0)
+        reward = jnp.asarray(timestep.reward, jnp.float32)
+        return timestep.observation, timestep, reward, terminated, last & ~terminated, {}
+
+
+def make_xminigrid(name: str, **params) -> XMiniGridEnv:
+    """xminigrid's ``name`` with its params ``params`` over xminigrid's defaults."""
+    default = xminigrid_module().make(name)[1]
+    return XMiniGridEnv(name, default.replace(**params) if params else default)
+
+
+for _name in MINIGRID_ENVS:
+    register(f"xminigrid/{_name}", make_xminigrid, fixed=dict(name=_name))
