@@ -59,7 +59,7 @@ PIPELINED = {"policy_lag": 1}
 
 def host_rows() -> dict[str, tuple[str, dict, dict]]:
     """The host table's environments (label -> env, env_args, learner settings): T-LN in JAX and through
-    gymnasium, and POPGym's ``HOST_TASKS``, each also with a one-update policy lag (pipelined), the
+    gymnasium, XLand-MiniGrid's memory task in JAX (with the xminigrid extra), and POPGym's ``HOST_TASKS``, each also with a one-update policy lag (pipelined), the
     dear one also with a process per copy (``vectorization async``)."""
     import importlib.util
 
@@ -74,6 +74,8 @@ def host_rows() -> dict[str, tuple[str, dict, dict]]:
         "tmaze/T-LN (JAX)": ("tmaze/T-LN", {}, {}),
         "gymnasium/memrl-bench/TLN-v0 (host, sync)": ("gymnasium/memrl-bench/TLN-v0", {}, {}),
     }
+    if importlib.util.find_spec("xminigrid"):  # a JAX-native suite's memory task, stepped inside the program
+        rows["xminigrid/MiniGrid-MemoryS8 (JAX)"] = ("xminigrid/MiniGrid-MemoryS8", {}, {})
     if importlib.util.find_spec("popgym"):
         for task in HOST_TASKS:
             env = f"gymnasium/popgym:popgym-{task}-v0"
