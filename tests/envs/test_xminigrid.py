@@ -6,11 +6,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import xminigrid
+from conftest import tiny_ppo
 
-from memrl import cores, envs
+from memrl import envs
 from memrl.envs.xminigrid_adapter import LAST, MINIGRID_ENVS
 from memrl.learn.learners import make_train
-from memrl.learn.ppo_config import PPOConfig
 
 
 def test_every_minigrid_task_of_xminigrid_is_registered():
@@ -44,15 +44,6 @@ def test_steps_are_xminigrids_own_and_episodes_end_terminated_or_truncated():
 
 
 def test_ppo_trains_on_the_memory_task():
-    config = PPOConfig(
-        env=envs.make("xminigrid/MiniGrid-MemoryS8"),
-        core=cores.make("gru", hidden=8),
-        encoder_widths=(8,),
-        head_widths=(8,),
-        num_envs=4,
-        rollout_len=16,
-        num_minibatches=1,
-        total_steps=4 * 16 * 2,
-    )
+    config = tiny_ppo(env=envs.make("xminigrid/MiniGrid-MemoryS8"), num_minibatches=1, total_steps=128)
     _, metrics = jax.jit(make_train(config))(jax.random.PRNGKey(0))
     assert np.all(np.isfinite(np.asarray(metrics["policy_loss"]))) and int(metrics["env_steps"][-1]) == 128

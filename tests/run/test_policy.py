@@ -5,6 +5,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from conftest import tiny_ppo
 
 import memrl
 from memrl import cores, envs, tasks
@@ -156,17 +157,7 @@ def test_predict_takes_one_observation_or_a_batch_as_stable_baselines3_does(run_
 def test_a_continuous_policy_acts_within_the_bounds_and_reads_its_own_draws_back(tmp_path):
     """Pendulum's torques lie in [-2, 2]: ``act`` and ``predict`` give float32 actions of the Box's
     shape within it, greedy and sampled, and keep the agent's unsquashed draw as its previous action."""
-    config = PPOConfig(
-        env=envs.make("gymnax/Pendulum-v1/positions"),
-        core=cores.make("gru", hidden=8),
-        encoder_widths=(8,),
-        head_widths=(8,),
-        feed_prev_action=True,
-        num_envs=4,
-        rollout_len=8,
-        num_minibatches=1,
-        total_steps=32,
-    )
+    config = tiny_ppo(env=envs.make("gymnax/Pendulum-v1/positions"), feed_prev_action=True, num_minibatches=1)
     folder = RunFolder(tmp_path / "run")
     folder.prepare(config)
     train_seeds(config, folder, [0])
