@@ -149,6 +149,19 @@ def replace_params(defaults, kind: str, **overrides):
     return defaults.replace(**overrides)
 
 
+def observed_shape(observed, shape: tuple, name: str) -> tuple:
+    """The observation shape of an environment ``name`` of observations ``shape`` that keeps only the
+    components ``observed`` of them (all where None: ``shape``); refused unless they are components
+    of a one-dimensional observation."""
+    if observed is None:
+        return shape
+    if len(shape) != 1 or not observed or not all(0 <= i < shape[0] for i in observed):
+        raise ValueError(
+            f"observed keeps components of a one-dimensional observation: {name}'s has shape {shape}, got {observed}"
+        )
+    return (len(observed),)
+
+
 def random_other(key, index: jax.Array, count) -> jax.Array:
     """An integer drawn uniformly from 0 .. count − 1 except ``index``."""
     return (index + jax.random.randint(key, (), 1, count)) % count

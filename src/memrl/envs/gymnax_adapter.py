@@ -15,7 +15,7 @@ from typing import Any
 import jax.numpy as jnp
 import numpy as np
 
-from memrl.envs.base import Environment, register
+from memrl.envs.base import Environment, observed_shape, register
 
 DISCRETE_GYMNAX_ENVS = (
     "CartPole-v1",
@@ -76,14 +76,7 @@ class GymnaxEnv(Environment):
             raise ValueError(
                 f"{self.name} has a {type(space).__name__} action space; memrl's agents take Discrete or Box"
             )
-        shape = tuple(env.observation_space(self.params).shape)
-        if self.observed is not None:
-            if len(shape) != 1 or not self.observed or not all(0 <= i < shape[0] for i in self.observed):
-                raise ValueError(
-                    f"observed keeps components of a one-dimensional observation: {self.name}'s has shape {shape}, "
-                    f"got {self.observed}"
-                )
-            shape = (len(self.observed),)
+        shape = observed_shape(self.observed, tuple(env.observation_space(self.params).shape), self.name)
         object.__setattr__(self, "_observation_shape", shape)
 
     @property

@@ -41,7 +41,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from memrl.envs.base import Environment, register
+from memrl.envs.base import Environment, observed_shape, register
 
 MAX_LIVE_VECTORS = 8  # vector environments kept open at once (each reset opens one; the oldest is closed)
 VECTORIZATION = ("sync", "async")
@@ -135,18 +135,10 @@ class HostEnvironment(Environment):
         self._action_dims = action_dims(self.action_space, env_id)
         self._observation = observation_structure(self.observation_space, env_id)
         if self.observed is not None:
-            shape = getattr(self._observation, "shape", None)
-            if (
-                shape is None
-                or len(shape) != 1
-                or not self.observed
-                or not all(0 <= i < shape[0] for i in self.observed)
-            ):
-                raise ValueError(
-                    f"observed keeps components of a one-dimensional observation: {env_id}'s is {self._observation}, "
-                    f"got {self.observed}"
-                )
-            self._observation = jax.ShapeDtypeStruct((len(self.observed),), self._observation.dtype)
+            shape = getattr(self._observation, "shape", ())  # a Dict or Tuple observation has none
+            self._observation = jax.ShapeDtypeStruct(
+                observed_shape(self.observed, shape, env_id), self._observation.dtype
+            )
         self._vectors: OrderedDict[int, gymnasium.vector.VectorEnv] = OrderedDict()
         self.host_seconds = 0.0
         """wall time spent in the host's resets and steps so far (``memrl bench host`` reads its share)"""
