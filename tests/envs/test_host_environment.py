@@ -31,15 +31,21 @@ def batched(env):
     return jax.jit(jax.vmap(env.reset, (0, None))), jax.jit(jax.vmap(env.step, (0, 0, 0, None)))
 
 
+def gymnasium_vector(env_id: str, keys):
+    """(gymnasium's own same-step-resetting vector of ``env_id``, one copy a key, reset as memrl seeds
+    them; its first observations)."""
+    vector = gymnasium.vector.SyncVectorEnv(
+        [lambda: gymnasium.make(env_id)] * len(keys), autoreset_mode=gymnasium.vector.AutoresetMode.SAME_STEP
+    )
+    return vector, vector.reset(seed=seeds_of(np.asarray(keys)))[0]
+
+
 def test_steps_are_gymnasiums_own_vector_loop_with_same_step_resets():
     env = envs.make("gymnasium/CartPole-v1")
     assert env.action_dims == (2,) and env.observation_shape == (4,)
     keys = jax.random.split(jax.random.PRNGKey(0), 3)
     reset, step = batched(env)
-    reference = gymnasium.vector.SyncVectorEnv(
-        [lambda: gymnasium.make("CartPole-v1")] * 3, autoreset_mode=gymnasium.vector.AutoresetMode.SAME_STEP
-    )
-    expected_obs, _ = reference.reset(seed=seeds_of(np.asarray(keys)))
+    reference, expected_obs = gymnasium_vector("CartPole-v1", keys)
     obs, state = reset(keys, env.default_params)
     np.testing.assert_allclose(obs, expected_obs, rtol=1e-6)
     actions = np.random.default_rng(0).integers(0, 2, (40, 3))
@@ -62,10 +68,7 @@ def test_continuous_actions_step_gymnasiums_pendulum_as_its_own_vector_loop():
     assert env.action_dims == () and env.action_bounds == ((-2.0,), (2.0,))
     keys = jax.random.split(jax.random.PRNGKey(0), 2)
     reset, step = batched(env)
-    reference = gymnasium.vector.SyncVectorEnv(
-        [lambda: gymnasium.make("Pendulum-v1")] * 2, autoreset_mode=gymnasium.vector.AutoresetMode.SAME_STEP
-    )
-    reference.reset(seed=seeds_of(np.asarray(keys)))
+    reference, _ = gymnasium_vector("Pendulum-v1", keys)
     _, state = reset(keys, env.default_params)
     for action in np.random.default_rng(0).uniform(-2, 2, (5, 2, 1)).astype(np.float32):
         obs, state, reward, _, _ = step(keys, state, jnp.asarray(action), env.default_params)
@@ -81,10 +84,7 @@ def test_observed_keeps_the_chosen_components_of_each_observation():
     assert env.observation_shape == (2,)
     keys = jax.random.split(jax.random.PRNGKey(0), 2)
     reset, step = batched(env)
-    reference = gymnasium.vector.SyncVectorEnv(
-        [lambda: gymnasium.make("Pendulum-v1")] * 2, autoreset_mode=gymnasium.vector.AutoresetMode.SAME_STEP
-    )
-    expected, _ = reference.reset(seed=seeds_of(np.asarray(keys)))
+    reference, expected = gymnasium_vector("Pendulum-v1", keys)
     obs, state = reset(keys, env.default_params)
     np.testing.assert_allclose(obs, expected[:, :2], rtol=1e-5)
     obs, *_ = step(keys, state, jnp.zeros((2, 1)), env.default_params)

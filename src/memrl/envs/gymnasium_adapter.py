@@ -64,6 +64,7 @@ class GymnasiumEnv(gymnasium.Env):
             self.action_space = gymnasium.spaces.Discrete(dims[0])
         else:
             self.action_space = gymnasium.spaces.MultiDiscrete(dims)
+        self._action_dtype = np.int32 if bounds is None else np.float32
         self.observation_space = observation_space(self.env)
         self._reset = jax.jit(self.env.reset_env)
         self._step = jax.jit(self.env.step_env)
@@ -81,7 +82,7 @@ class GymnasiumEnv(gymnasium.Env):
     def step(self, action):
         if self._state is None:
             raise RuntimeError("call reset() before step()")
-        action = np.atleast_1d(np.asarray(action, np.int32 if self.env.action_bounds is None else np.float32))
+        action = np.atleast_1d(np.asarray(action, self._action_dtype))
         self._key, key = jax.random.split(self._key)
         obs, self._state, reward, terminated, truncated, _ = self._step(key, self._state, action, self.params)
         return as_numpy(obs), float(reward), bool(terminated), bool(truncated), {}

@@ -76,8 +76,14 @@ class GymnaxEnv(Environment):
             raise ValueError(
                 f"{self.name} has a {type(space).__name__} action space; memrl's agents take Discrete or Box"
             )
+        if hasattr(space, "n"):
+            dims, bounds = (int(space.n),), None
+        else:
+            low, high = (np.broadcast_to(np.asarray(b, np.float32), space.shape) for b in (space.low, space.high))
+            dims, bounds = (), (tuple(map(float, low)), tuple(map(float, high)))
         shape = observed_shape(self.observed, tuple(env.observation_space(self.params).shape), self.name)
-        object.__setattr__(self, "_observation_shape", shape)
+        for name, value in (("_observation_shape", shape), ("_action_dims", dims), ("_action_bounds", bounds)):
+            object.__setattr__(self, name, value)  # read once here, not at every step that asks
 
     @property
     def observation_shape(self):
@@ -85,16 +91,11 @@ class GymnaxEnv(Environment):
 
     @property
     def action_dims(self):
-        space = self.gymnax_env.action_space(self.params)
-        return (int(space.n),) if hasattr(space, "n") else ()
+        return self._action_dims
 
     @property
     def action_bounds(self):
-        space = self.gymnax_env.action_space(self.params)
-        if hasattr(space, "n"):
-            return None
-        low, high = (np.broadcast_to(np.asarray(bound, np.float32), space.shape) for bound in (space.low, space.high))
-        return tuple(map(float, low)), tuple(map(float, high))
+        return self._action_bounds
 
     def _observe(self, obs):
         return obs if self.observed is None else obs[jnp.asarray(self.observed)]
