@@ -94,6 +94,18 @@ def test_a_listed_module_that_does_not_exist_fails_loudly():
         registry.names()
 
 
+def test_a_listed_module_imported_on_its_own_registers_without_importing_its_siblings():
+    """Were it to import them, a sibling that imports it back would find it half made (importing
+    ``memrl.analysis.planner_distance_training`` first failed so); a registration from anywhere else
+    imports them first, so that a built-in name is refused there (as ``lstm`` is above)."""
+    first = "import memrl.analysis.planner_distance_training as m; print(m.train_planner_on_distances.__name__)"
+    done = subprocess.run([sys.executable, "-c", first], capture_output=True, text=True)
+    assert done.stdout.strip() == "train_planner_on_distances", done.stderr[-2000:]
+    registry = Registry("widget", modules=("memrl.no_such_module",))
+    with pytest.raises(ModuleNotFoundError, match="memrl.no_such_module"):
+        registry.register("gear", dict)
+
+
 def test_a_paper_sized_core_names_a_small_size_that_builds():
     import jax
     import jax.numpy as jnp

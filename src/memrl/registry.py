@@ -7,6 +7,7 @@ import difflib
 import functools
 import importlib
 import re
+import sys
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
@@ -75,6 +76,14 @@ class Registry(Generic[T]):
                 importlib.import_module(module)
         return self._registered
 
+    def _importing_a_listed_module(self) -> bool:
+        """Whether one of ``modules`` is being imported now (its spec's ``_initializing``, which
+        CPython's import machinery sets while a module runs)."""
+        return any(
+            getattr(getattr(sys.modules.get(module), "__spec__", None), "_initializing", False)
+            for module in self.modules
+        )
+
     def register(
         self,
         name: str,
@@ -84,10 +93,14 @@ class Registry(Generic[T]):
         small: dict | None = None,
     ):
         """Register ``build`` under ``name``, with the settings the name fixes, its own defaults and
-        its small size (``Entry``); refuses a name registered before."""
-        if name in self._factories:
+        its small size (``Entry``); refuses a name registered before, ``modules``' names included.
+        One of ``modules`` registers without importing the others (it may be imported on its own,
+        and a sibling that imports it back would find it half made)."""
+        if not self._importing_a_listed_module():
+            self._factories  # noqa: B018 (imports ``modules``, so that a name they register is refused)
+        if name in self._registered:
             raise ValueError(f"{self.kind} {name!r} is already registered")
-        self._factories[name] = Entry(build, dict(fixed or {}), dict(defaults or {}), dict(small or {}))
+        self._registered[name] = Entry(build, dict(fixed or {}), dict(defaults or {}), dict(small or {}))
 
     def entry(self, name: str) -> Entry[T]:
         """What ``name`` registered (``register``); a family member's is its family's."""
