@@ -425,22 +425,28 @@ def test_the_environment_is_a_subcommand_too_whose_flags_are_its_settings(tmp_pa
     main(["train", "ppo", "core:gru", "env:tmaze/T-LS", "--env.maze_length", "20", "--env.timeout", "100"])
     expected = PPOConfig(env=envs.make("tmaze/T-LS", maze_length=20, timeout=100), core=cores.make("gru"))
     assert trained[0] == trained[1] == trained[2] == (expected, Path("runs/tmaze_T-LS/gru"))
-    assert trained[0][0].env.made_as == ("tmaze/T-LS", {"maze_length": 20, "timeout": 100})  # what differs from T-LS's
+    assert envs.ENVS.name_of(trained[0][0].env) == (
+        "tmaze/T-LS",
+        {"maze_length": 20, "timeout": 100},
+    )  # what differs from T-LS's
     main(["train", "ppo", "env:tmaze/T-LS", "--env.maze-length", "100"])  # its default: not a setting given
-    assert trained[3][0].env.made_as == ("tmaze/T-LS", {})
+    assert envs.ENVS.name_of(trained[3][0].env) == ("tmaze/T-LS", {})
     saved = tmp_path / "config.json"  # --config: the saved environment's settings are the defaults, changed one by one
     saved.write_text(json.dumps({"learner": "ppo", "config": expected.record()}))
     main(["train", "--config", str(saved), "--env.timeout", "60"])
-    assert trained[4][0].env.made_as == ("tmaze/T-LS", {"maze_length": 20, "timeout": 60})
+    assert envs.ENVS.name_of(trained[4][0].env) == ("tmaze/T-LS", {"maze_length": 20, "timeout": 60})
     main(["train", "ppo", "env:gymnasium", "--env.id", "CartPole-v1", "--env.settings", "max_episode_steps", "50"])
     main(["train", "ppo", "--env", "gymnasium/CartPole-v1", "--env-args", "max_episode_steps", "50"])
     assert trained[5] == trained[6]
-    assert trained[5][0].env.made_as == ("gymnasium/CartPole-v1", {"max_episode_steps": 50})
+    assert envs.ENVS.name_of(trained[5][0].env) == ("gymnasium/CartPole-v1", {"max_episode_steps": 50})
     saved.write_text(json.dumps({"learner": "ppo", "config": trained[5][0].record()}))
     main(["train", "--config", str(saved), "--env.settings", "render_mode", "rgb_array"])
     main(["train", "--config", str(saved), "--env.id", "Acrobot-v1"])
-    assert trained[7][0].env.made_as == ("gymnasium/CartPole-v1", {"max_episode_steps": 50, "render_mode": "rgb_array"})
-    assert trained[8][0].env.made_as == ("gymnasium/Acrobot-v1", {})  # CartPole's settings stay with it
+    assert envs.ENVS.name_of(trained[7][0].env) == (
+        "gymnasium/CartPole-v1",
+        {"max_episode_steps": 50, "render_mode": "rgb_array"},
+    )
+    assert envs.ENVS.name_of(trained[8][0].env) == ("gymnasium/Acrobot-v1", {})  # CartPole's settings stay with it
     with pytest.raises(SystemExit):
         main(["train", "ppo", "env:tmaze/T-LN", "--help"])
     help_text = capsys.readouterr().out
@@ -545,7 +551,7 @@ def test_parsing_a_command_builds_what_it_names_once_and_no_other_component(monk
         own = cls.__post_init__
 
         def counted(self, *args, own=own, **kwargs):
-            built[type(self).__name__, getattr(self, "hidden", None) or getattr(self, "made_as", None)] += 1
+            built[type(self).__name__, getattr(self, "hidden", None)] += 1
             return own(self, *args, **kwargs)
 
         monkeypatch.setattr(cls, "__post_init__", counted)

@@ -7,7 +7,10 @@ DOC = Path(__file__).parents[1] / "docs" / "python-api.md"
 
 
 def test_every_python_example_runs(tmp_path, monkeypatch):
+    from memrl import envs
+
     monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(envs.ENVS, "_registered", dict(envs.ENVS._factories))  # its registration ends with the test
     blocks = re.findall(r"```python\n(.*?)```", DOC.read_text(), flags=re.S)
     assert len(blocks) == 11
     namespace: dict = {}
@@ -19,6 +22,7 @@ def test_every_python_example_runs(tmp_path, monkeypatch):
         namespace["metrics"]["env_steps"].shape == (2,)
         and namespace["predictions"].shape == namespace["batch"].targets.shape
     )
+    assert namespace["own"].record()["env"] == {"kind": "tmaze/T-LN", "maze_length": 3}  # memrl's own name first
     assert namespace["pendulum"].agent.actions.action_shape == (1,)  # a Gaussian over Pendulum's torque
     held_out = namespace["held_out"]  # the recorded oracle's held-out episodes: 3 scored steps and the turn
     assert held_out.inputs.shape == (6, 8, 3 + 4) and held_out.target_mask.sum() == 8 * 4

@@ -18,7 +18,7 @@ import tyro
 
 from memrl.envs.base import EnvironmentRegistry
 from memrl.learn.run_config import ConfigRecord, SettingsByName
-from memrl.registry import held_settings, recordable
+from memrl.registry import held_settings, recordable, same_value
 from memrl.settings import settings_of
 
 
@@ -65,9 +65,9 @@ def parsed_form(registry, name: str, made, set_by_the_run: tuple[str, ...] = ())
     settings = settings_class(registry, name)
     if made is None:
         return None if name.endswith("/") else settings()
-    made_as, given = registry.name_of(made)
+    member, given = registry.name_of(made)
     if name.endswith("/"):
-        return settings(id=made_as[len(name) :], saved=(made_as[len(name) :], given))
+        return settings(id=member[len(name) :], saved=(member[len(name) :], given))
     return settings(**given)
 
 
@@ -114,15 +114,17 @@ def settings_class_name(name: str) -> str:
 
 def environment_of(parsed):
     """The environment that ``parsed`` (a ``settings_class`` instance) describes, made as a config
-    makes one (``EnvironmentRegistry.from_record``: ``envs.make`` keeps the settings that differ from
-    its name's defaults); a family member's with its settings."""
+    makes one (``EnvironmentRegistry.from_record``) from the settings that differ from its name's
+    defaults; a family member's with its settings."""
     registry, name = parsed.registry, parsed.registered_as
     if name.endswith("/"):
         saved_id, saved = parsed.saved
         return registry.from_record(
             {"kind": name + parsed.id, **(saved if saved_id == parsed.id else {}), **parsed.settings}
         )
-    return registry.from_record({"kind": name, **held_settings(parsed)})
+    defaults = registry.defaults(name)
+    given = {k: v for k, v in held_settings(parsed).items() if not same_value(v, defaults.get(k))}
+    return registry.from_record({"kind": name, **given})
 
 
 @functools.cache

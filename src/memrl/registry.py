@@ -11,6 +11,8 @@ import sys
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
+import numpy as np
+
 T = TypeVar("T")
 
 LINEN_FIELDS = {"parent", "name"}
@@ -29,6 +31,14 @@ def refuse_unrecordable(kind: str, name: str, settings: dict) -> None:
     for key, value in settings.items():
         if not recordable(value):
             raise ValueError(f"{kind} {name} setting {key!r} = {value!r} is not a value a config record can hold")
+
+
+def same_value(given, default) -> bool:
+    """Whether a setting ``given`` is its ``default``: equal values of one type (``1`` is not
+    ``1.0`` or ``True``), or arrays of equal shapes and values."""
+    if hasattr(given, "__array__") or hasattr(default, "__array__"):  # NumPy's or JAX's
+        return np.shape(given) == np.shape(default) and bool(np.all(np.asarray(given) == np.asarray(default)))
+    return type(given) is type(default) and given == default
 
 
 def held_settings(made) -> dict:
@@ -64,14 +74,17 @@ class Registry(Generic[T]):
         self.modules = modules
         """modules that register entries here, imported when the registry is first asked (environments:
         importing them starts JAX's backend, which a process must be able to configure before)"""
+        self._unimported = modules
         self._registered: dict[str, Entry[T]] = {}
+        self._own: set[str] = set()
+        """the names ``modules`` register (memrl's own, which every process knows)"""
         self._defaults: dict[str, T] = {}
 
     @property
     def _factories(self) -> dict[str, Entry[T]]:
         """The registered entries, once ``modules`` have registered theirs."""
-        if self.modules:
-            modules, self.modules = self.modules, ()
+        if self._unimported:
+            modules, self._unimported = self._unimported, ()
             for module in modules:
                 importlib.import_module(module)
         return self._registered
@@ -96,11 +109,14 @@ class Registry(Generic[T]):
         its small size (``Entry``); refuses a name registered before, ``modules``' names included.
         One of ``modules`` registers without importing the others (it may be imported on its own,
         and a sibling that imports it back would find it half made)."""
-        if not self._importing_a_listed_module():
+        own = self._importing_a_listed_module()
+        if not own:
             self._factories  # noqa: B018 (imports ``modules``, so that a name they register is refused)
         if name in self._registered:
             raise ValueError(f"{self.kind} {name!r} is already registered")
         self._registered[name] = Entry(build, dict(fixed or {}), dict(defaults or {}), dict(small or {}))
+        if own:
+            self._own.add(name)
 
     def entry(self, name: str) -> Entry[T]:
         """What ``name`` registered (``register``); a family member's is its family's."""
@@ -205,25 +221,43 @@ class Registry(Generic[T]):
         """Whether an entry here builds ``made``'s class."""
         return any(entry.build is type(made) for entry in self._factories.values())
 
+    def builds(self, name: str, made) -> bool:
+        """Whether the registered name ``name`` makes ``made``'s class: its build is that class (or
+        one of its classmethods); a function's, what it makes by default."""
+        build = self._factories[name].build
+        made_by_name = getattr(build, "__self__", build)
+        if isinstance(made_by_name, type):
+            return made_by_name is type(made)
+        return type(self.default(name)) is type(made)
+
     def name_of(self, made) -> tuple[str, dict]:
-        """The registered name and settings that make ``made`` (``LSTM(hidden=512)`` -> ``("lstm",
-        {"hidden": 512})``): of the names that make its class with what they fix, the one whose
-        defaults leave the fewest settings to give; settings equal to that name's defaults are left
-        out. Refuses what no name makes."""
-        fields = held_settings(made)
+        """The registered name and the settings given that make ``made`` (``LSTM(hidden=512)`` ->
+        ``("lstm", {"hidden": 512})``): a family member's id and settings; else, of the names that make
+        its class with what they fix, memrl's own first (a run folder of one reads in any process, with
+        no user module imported), then the one whose defaults leave the fewest settings to give
+        (``lstm``, not ``trxl-topk``; MC-LSN's maze, not MC-LS's with its noise), and the settings that
+        differ from that name's defaults. Refuses what no name makes."""
+        settings = self.settings(made)
+        family = next((p for p in self.names() if p.endswith("/") and self._factories[p].build is type(made)), None)
+        if family is not None:
+            return family + settings.pop("id"), settings
         candidates = []
         for name in self.names():
             entry = self._factories[name]
-            if entry.build is type(made) and all(fields.get(k) == v for k, v in entry.fixed.items()):
-                default = self.default(name)
-                given = {k: v for k, v in fields.items() if k not in entry.fixed and v != getattr(default, k)}
-                candidates.append((len(given), name, given))
+            if name.endswith("/") or not all(same_value(settings.get(k), v) for k, v in entry.fixed.items()):
+                continue
+            if self.builds(name, made):
+                defaults = self.settings(self.default(name))
+                given = {
+                    k: v for k, v in settings.items() if k not in entry.fixed and not same_value(v, defaults.get(k))
+                }
+                candidates.append((name not in self._own, len(given), name, given))
         if not candidates:
             raise ValueError(
-                f"no registered {self.kind} makes a {type(made).__name__} like this one; register it "
-                f"(memrl.{self.kind}s.register) or give its name"
+                f"no registered {self.kind} makes a {type(made).__name__} like this one; register its class "
+                f"under a name, or make it by a registered name (memrl list)"
             )
-        _, name, given = min(candidates, key=lambda c: c[0])
+        *_, name, given = min(candidates, key=lambda c: c[:3])
         return name, given
 
     def settings(self, made) -> dict:

@@ -130,5 +130,5 @@ def test_a_trained_agents_test_level_keeps_the_observation_it_trained_with():
     a level made by its name alone would show them 99×99 frames (its evaluation crashed so)."""
     trained = envs.make("ballet/mixed", observation="cells")
     level = envs.ENVS.variant(trained, "ballet/8_delay16")
-    assert level.made_as == ("ballet/8_delay16", {"observation": "cells"})
+    assert envs.ENVS.name_of(level) == ("ballet/8_delay16", {"observation": "cells"})
     assert level.observation_shape == trained.observation_shape != envs.make("ballet/8_delay16").observation_shape

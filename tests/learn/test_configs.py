@@ -163,27 +163,34 @@ def test_a_config_holds_its_core_whole_and_records_it_by_name_and_settings():
         SupervisedConfig.from_dict({"core": {"kind": "nope"}})
 
 
+@dataclasses.dataclass(frozen=True)
+class Unregistered(envs.tmaze.TMaze):
+    """A T-maze of a class no name makes."""
+
+
 def test_a_config_holds_its_environment_whole_and_records_it_by_name_and_the_settings_given(tmp_path):
-    """The settings given are those that differ from the name's defaults, however they were spelled."""
+    """The settings given are those that differ from the name's defaults, however they were spelled,
+    and the environment constructed directly: its class and settings say which name makes it."""
     from memrl import envs
     from memrl.envs.tmaze import TMaze
 
     made = envs.make("tmaze/T-LN", maze_length=5, timeout=20, success_reward=4.0)  # 4.0: T-LN's own
-    assert made.made_as == ("tmaze/T-LN", {"maze_length": 5, "timeout": 20})
+    assert envs.ENVS.name_of(made) == ("tmaze/T-LN", {"maze_length": 5, "timeout": 20})
     config = PPOConfig(env=made)
     assert config.env is made and config.env_name == config.trained_on == "tmaze/T-LN"
     record = {"kind": "tmaze/T-LN", "maze_length": 5, "timeout": 20}
     assert json.loads(config.to_json())["env"] == record
     for spelled in (  # made with the settings given, a record, a run folder's record from before
         PPOConfig(env=envs.make("tmaze/T-LN", maze_length=5, timeout=20)),
+        PPOConfig(env=TMaze(noise=True, params=made.params)),
         PPOConfig.from_dict({"env": record}),
         PPOConfig.from_dict(upgrade(PPOConfig, {"env": "tmaze/T-LN", "env_args": {"maze_length": 5, "timeout": 20}})),
         PPOConfig.from_dict(json.loads(config.to_json())),
     ):
         assert spelled.record() == config.record() and spelled.env.params.maze_length == 5
     assert PPOConfig(env=envs.ENVS.changed(made, maze_length=7)).component_record("env") == record | {"maze_length": 7}
-    with pytest.raises(ValueError, match="constructed directly; a run needs an environment by its registered name"):
-        PPOConfig(env=TMaze(noise=True))
+    with pytest.raises(ValueError, match="no registered environment makes a Unregistered like this one"):
+        PPOConfig(env=Unregistered(noise=True))
     with pytest.raises(ValueError, match="'tmaze/T-LN' has no setting 'maze_lenght'.*its settings: maze_length"):
         envs.make("tmaze/T-LN", maze_lenght=5)
     with pytest.raises(ValueError, match="setting 'maze_length' must be int, got 'long'"):

@@ -2,6 +2,7 @@
 processes when the config names the module in ``imports``; without it the worker's error says
 which name is unknown; a module that cannot be imported is refused before anything starts."""
 
+import json
 import sys
 import textwrap
 
@@ -36,12 +37,21 @@ ARGS = [
 
 @pytest.fixture
 def own_module(tmp_path, monkeypatch):
+    from memrl import envs
+
+    monkeypatch.setattr(envs.ENVS, "_registered", dict(envs.ENVS._factories))  # the registration ends with the test
     (tmp_path / f"{MODULE}.py").write_text(
         textwrap.dedent("""
         from memrl import envs
-        from memrl.envs.tmaze import make_variant
+        import dataclasses
 
-        envs.register("own/short-tmaze", make_variant, fixed=dict(variant="T-LN"), defaults=dict(maze_length=3))
+        from memrl.envs.tmaze import TMaze
+
+        @dataclasses.dataclass(frozen=True)
+        class OwnTMaze(TMaze):
+            pass
+
+        envs.register("own/short-tmaze", OwnTMaze.from_settings, fixed=dict(noise=True), defaults=dict(maze_length=3))
     """)
     )
     monkeypatch.syspath_prepend(str(tmp_path))
@@ -54,6 +64,7 @@ def test_an_own_environment_trains_through_the_workers_when_its_module_is_import
     main(["train", "ppo", "--env", "own/short-tmaze", "--imports", MODULE, *ARGS, "--out", str(tmp_path / "run")])
     assert "final return" in capsys.readouterr().out
     assert (tmp_path / "run" / "seed_0" / "checkpoint.msgpack").exists()
+    assert json.loads((tmp_path / "run" / "config.json").read_text())["config"]["env"] == {"kind": "own/short-tmaze"}
 
 
 def test_an_unknown_environment_and_an_unimportable_module_are_named(tmp_path, capsys):

@@ -17,11 +17,11 @@ import jax
 import jax.numpy as jnp
 import optax
 
-from memrl.envs.tmaze import make_variant
+from memrl import envs
 
 E, T, H, EPOCHS, MINIBATCHES = 64, 128, 128, 4, 4
 GAMMA, LAMBDA, CLIP, VF, ENT = 0.98, 0.95, 0.2, 0.5, 0.01
-env = make_variant("T-LN")
+env = envs.make("tmaze/T-LN")
 params_env = env.default_params
 
 

@@ -15,30 +15,19 @@ arguments; numeric settings live in the ``params`` dataclass.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, ClassVar
+from typing import Any
 
 import jax
 import jax.numpy as jnp
 
-from memrl.registry import ComponentRegistry, recordable, refuse_unrecordable
+from memrl.registry import ComponentRegistry, refuse_unrecordable
 
 
 class EnvironmentRegistry(ComponentRegistry):
-    """The environments by name. An environment is made by a function of its settings (rules and
-    params alike, ``maze_length=120``), so what it is made of is not its fields: ``make`` marks each
-    environment it makes with its name and the settings given (``made_as``), and a config records
-    it as ``{"kind": NAME, SETTING: VALUE, ...}`` from that mark."""
-
-    def make(self, name: str, **settings) -> Environment:
-        """``name``'s environment with ``settings``, marked with what made it: the settings that
-        differ from the name's defaults, however they were spelled (``maze_length=100`` for T-LN's
-        100 is no setting given), so that one environment has one record."""
-        if settings:  # the defaults are read from the name's environment made without settings (settings_of)
-            defaults = self.defaults(name)
-            settings = {k: v for k, v in settings.items() if not (k in defaults and same_value(v, defaults[k]))}
-        env = super().make(name, **settings)
-        object.__setattr__(env, "made_as", (name, dict(settings)))  # frozen dataclasses too
-        return env
+    """The environments by name. A name's entry makes an environment from its settings given flat
+    (rules and params alike, ``maze_length=120``); an environment's settings are what it holds
+    (``Environment.settings``), so a config records it, as it does a core, by the name that makes
+    its class with what that name fixes, and the settings that differ from that name's defaults."""
 
     def check_settings(self, name: str, settings: dict) -> None:
         """Refuse settings that ``name`` does not have or fixes, or whose values do not fit their
@@ -57,17 +46,6 @@ class EnvironmentRegistry(ComponentRegistry):
 
     def makes(self, made) -> bool:
         return isinstance(made, Environment)
-
-    def name_of(self, made) -> tuple[str, dict]:
-        """The name and the settings given that made ``made`` (``make``); refuses an environment
-        constructed directly, which ``make`` did not mark."""
-        if made.made_as is None:
-            raise ValueError(
-                f"this {type(made).__name__} was constructed directly; a run needs an environment by its "
-                f"registered name: memrl.envs.make(NAME, SETTING=VALUE, ...) or the name (memrl list)"
-            )
-        name, settings = made.made_as
-        return name, dict(settings)
 
     def variant(self, made, name: str) -> Environment:
         """``name``'s environment with the settings given to ``made`` (``name_of``): a trained agent's
@@ -95,23 +73,15 @@ class EnvironmentRegistry(ComponentRegistry):
         return {} if self.family(name) else {s.name: s.default for s in settings_of(self, name)}
 
     def settings(self, made) -> dict:
-        """Every setting of ``made``: those its name fixes, its defaults, the settings given."""
-        name, given = self.name_of(made)
-        return self.fixed(name) | self.defaults(name) | given
+        """Every setting of ``made`` (``Environment.settings``)."""
+        return made.settings
 
     def record(self, made) -> dict:
-        """``{"kind": NAME, ...}`` with the settings given (numbers, strings, bools, None and tuples of
-        them): a factory's keywords are not always the fields it sets (a name may fix one keyword that
-        decides several), so the name's defaults are its own."""
+        """``{"kind": NAME, ...}`` with the settings given (``name_of``: numbers, strings, bools, None
+        and tuples of them)."""
         name, given = self.name_of(made)
         refuse_unrecordable(self.kind, name, given)
         return {"kind": name, **given}
-
-
-def same_value(given, default) -> bool:
-    """Whether a setting ``given`` is its ``default`` (numbers, strings, bools, None and tuples of
-    them; an array is never taken for its default)."""
-    return recordable(given) and recordable(default) and type(given) is type(default) and given == default
 
 
 ENV_MODULES = (
@@ -177,8 +147,17 @@ class Environment:
     ``action_dims``, and hold their numeric settings in a ``params`` field (or define
     ``default_params``), or all their settings in fields (params None)."""
 
-    made_as: ClassVar[tuple[str, dict] | None] = None
-    """the registered name and the settings given that made this environment (``make`` sets it)"""
+    @property
+    def settings(self) -> dict:
+        """Every setting of this environment as a registered name takes them, flat: its own init
+        fields but ``params``, then its params' fields (``{"noise": True, "maze_length": 120, ...}``)."""
+        if not dataclasses.is_dataclass(self):
+            raise NotImplementedError(f"{type(self).__name__} is no dataclass: it must say what its settings are")
+        own = {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.init and f.name != "params"}
+        params = getattr(self, "params", None)
+        if dataclasses.is_dataclass(params):
+            own |= {f.name: getattr(params, f.name) for f in dataclasses.fields(params) if f.init}
+        return own
 
     @classmethod
     def from_settings(cls, **settings):

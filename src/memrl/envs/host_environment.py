@@ -144,6 +144,14 @@ class HostEnvironment(Environment):
         """wall time spent in the host's resets and steps so far (``memrl bench host`` reads its share)"""
 
     @property
+    def settings(self) -> dict:
+        """Its id, then the settings given: ``vectorization`` and ``observed`` where not their
+        defaults, and ``gymnasium.make``'s keywords."""
+        given = {"vectorization": self.vectorization} if self.vectorization != "sync" else {}
+        given |= {"observed": self.observed} if self.observed is not None else {}
+        return {"id": self.env_id, **given, **self.make_kwargs}
+
+    @property
     def default_params(self):
         return ()
 

@@ -184,12 +184,6 @@ VARIANTS = {
 """name -> (the rules it sets beside ``TMaze``'s defaults, its params' defaults)"""
 
 
-def make_variant(variant: str, **params) -> TMaze:
-    """A named T-maze with its numeric params optionally overridden, e.g. ``maze_length=120``."""
-    rules, defaults = VARIANTS[variant]
-    return TMaze.from_settings(**rules, **{**defaults, **params})
-
-
 for _variant, (_rules, _defaults) in VARIANTS.items():
     register(
         f"tmaze/{_variant}",
