@@ -149,7 +149,9 @@ class Registry(Generic[T]):
         """Refuse ``settings`` (names) that ``name``'s entry (a dataclass: a core, a task model) does
         not have, or that its name fixes, listing those it has."""
         self.refuse_fixed(name, settings, where)
-        known = [k for k in held_settings(self.default(name)) if k not in self.fixed(name)]
+        if self.family(name):  # a family member's settings are its own (gymnasium.make checks them)
+            return
+        known = list(self.defaults(name))
         unknown = sorted(set(settings) - set(known))
         if unknown:
             raise ValueError(
@@ -263,6 +265,12 @@ class Registry(Generic[T]):
     def settings(self, made) -> dict:
         """Every setting of ``made`` (``held_settings``)."""
         return held_settings(made)
+
+    def defaults(self, name: str) -> dict:
+        """The settings ``name`` has unless given, but those its name fixes (a family member's are its own)."""
+        if self.family(name):
+            return {}
+        return {k: v for k, v in self.settings(self.default(name)).items() if k not in self.fixed(name)}
 
     def record(self, made) -> dict:
         """``made`` as a config record holds it: ``{"kind": NAME, SETTING: VALUE, ...}`` with every

@@ -53,25 +53,6 @@ class EnvironmentRegistry(ComponentRegistry):
         observation and rules it trained with; refuses a setting that ``name`` fixes."""
         return self.make(name, **self.name_of(made)[1])
 
-    def refuse_unknown(self, name: str, settings, where: str = "") -> None:
-        from memrl.settings import settings_of
-
-        self.refuse_fixed(name, settings, where)
-        if self.family(name):  # a family member's settings are its own (gymnasium.make checks them)
-            return
-        known = [s.name for s in settings_of(self, name)]
-        unknown = sorted(set(settings) - set(known))
-        if unknown:
-            raise ValueError(
-                f"{self.kind} {name!r} has no setting {', '.join(map(repr, unknown))}{where}; its settings: {', '.join(known)}"
-            )
-
-    def defaults(self, name: str) -> dict:
-        """The settings ``name`` has unless given, but those its name fixes (a family member's are its own)."""
-        from memrl.settings import settings_of
-
-        return {} if self.family(name) else {s.name: s.default for s in settings_of(self, name)}
-
     def settings(self, made) -> dict:
         """Every setting of ``made`` (``Environment.settings``)."""
         return made.settings
