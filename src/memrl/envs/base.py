@@ -67,6 +67,7 @@ class EnvironmentRegistry(ComponentRegistry):
 
 ENV_MODULES = (
     "ballet",
+    "brax_adapter",
     "boxworld",
     "graph_nav",
     "gymnax_adapter",
