@@ -2,6 +2,7 @@
 
 import dataclasses
 import json
+import time
 
 import pytest
 from conftest import tiny_ppo
@@ -122,3 +123,30 @@ def test_only_a_finished_run_is_kept(tmp_path):
     folder.prepare(tiny_ppo("tmaze/T-L"))
     with pytest.raises(ValueError, match="seed 0 of .* is at update 0 of 2: only a finished run's results are kept"):
         keep_run(folder)
+
+
+@pytest.mark.slow
+def test_an_experiment_that_keeps_no_parts_counts_every_sittings_training_time(tmp_path, monkeypatch):
+    """Its runs resume in its output folder: a sitting cut short, one that trained some runs and the
+    one that trained the rest each add their time (``out/sittings.json``) to the record's."""
+    from memrl.experiments import runner
+
+    def cut_short(*args, **kwargs):
+        time.sleep(1.0)
+        raise KeyboardInterrupt
+
+    out = tmp_path / "out"
+    monkeypatch.setattr(runner, "train_folders", cut_short)
+    with pytest.raises(KeyboardInterrupt):
+        reproduce(parted(keeps_results=False), out, workers=1)
+    monkeypatch.undo()
+    time.sleep(1.0)  # sittings are named to the second
+    reproduce(parted(keeps_results=False).with_runs(["a"]), out, workers=1)
+    time.sleep(1.0)
+    results = reproduce(parted(keeps_results=False), out, workers=1)
+    sittings = json.loads((out / "sittings.json").read_text())
+    assert len(sittings) == 3 and min(sittings.values()) >= 1.0
+    assert results["wall_time_s"] == pytest.approx(sum(sittings.values()))
+    assert (
+        reproduce(parted(keeps_results=False), out, workers=1)["wall_time_s"] == results["wall_time_s"]
+    )  # nothing trained

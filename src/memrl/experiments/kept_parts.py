@@ -118,6 +118,18 @@ def evaluation_with_kept(experiment: Experiment, folders: dict[str, RunFolder], 
     return results
 
 
+def sittings_wall_time(out: Path, sitting: str, seconds: float) -> float:
+    """The training time of every sitting that trained in ``out`` (``out/sittings.json``, sitting ->
+    seconds), this one's ``seconds`` added where it trained at all: an experiment that keeps no
+    parts resumes its runs in its output folder, and its record counts every sitting's time."""
+    path = out / "sittings.json"
+    sittings = json.loads(path.read_text()) if path.exists() else {}
+    if seconds > 0:
+        sittings[sitting] = round(seconds, 1)
+        atomic_write(path, json.dumps(sittings, indent=2).encode())
+    return sum(sittings.values())
+
+
 def sitting_now() -> str:
     """This sitting's name: when it started, to the second (UTC)."""
     return datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")

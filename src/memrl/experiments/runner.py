@@ -21,6 +21,7 @@ from memrl.experiments.kept_parts import (
     kept_wall_time,
     restore_panels,
     sitting_now,
+    sittings_wall_time,
 )
 from memrl.experiments.record import make_record, write_record
 from memrl.learn.learners import learner_for
@@ -135,22 +136,31 @@ def _reproduce_checked(
         for path in written:
             console.print(f"kept: {path}")
 
-    for stage in stages(experiment, out):
-        for run in stage:
-            config = experiment.runs[run]
-            if config.init_params:  # a stage trained before (another part): refused clearly if it has not
-                check_starting_params(config, jax.eval_shape(learner_for(config).init, jax.random.PRNGKey(0)).params)
-        trained = train_folders(
-            [folders[run] for run in stage],
-            workers,
-            tensorboard,
-            devices,
-            wandb=wandb,
-            on_job_done=functools.partial(keep_finished, wall, time.time()) if keeps else None,
-        )
-        wall += trained
-        if keeps:  # and the runs finished before this sitting that its files lack
-            keep_finished(wall, time.time())
+    training_since = None  # when the stage training now started
+    try:
+        for stage in stages(experiment, out):
+            for run in stage:
+                config = experiment.runs[run]
+                if config.init_params:  # a stage trained before (another part): refused clearly if it has not
+                    check_starting_params(
+                        config, jax.eval_shape(learner_for(config).init, jax.random.PRNGKey(0)).params
+                    )
+            training_since = time.time()
+            trained = train_folders(
+                [folders[run] for run in stage],
+                workers,
+                tensorboard,
+                devices,
+                wandb=wandb,
+                on_job_done=functools.partial(keep_finished, wall, training_since) if keeps else None,
+            )
+            training_since = None
+            wall += trained
+            if keeps:  # and the runs finished before this sitting that its files lack
+                keep_finished(wall, time.time())
+    finally:  # a sitting cut short counts too: its runs resume from their checkpoints
+        if not keeps:
+            wall = sittings_wall_time(out, sitting, wall + (time.time() - training_since if training_since else 0.0))
     if keeps:  # every sitting's, this one's included (kept with its runs), wherever its runs are now
         wall = kept_wall_time(experiment, record_dir)
     if train_only:
