@@ -63,14 +63,15 @@ def test_steps_are_gymnasiums_own_vector_loop_with_same_step_resets():
     assert env.host_seconds > 0  # the time in the host's resets and steps, which ``memrl bench host`` reads
 
 
-def test_continuous_actions_step_gymnasiums_pendulum_as_its_own_vector_loop():
-    env = envs.make("gymnasium/Pendulum-v1")
-    assert env.action_dims == () and env.action_bounds == ((-2.0,), (2.0,))
+@pytest.mark.parametrize("env_id, bound", [("Pendulum-v1", 2.0), ("InvertedPendulum-v5", 3.0)])  # the second: MuJoCo's
+def test_continuous_actions_step_gymnasiums_environment_as_its_own_vector_loop(env_id, bound):
+    env = envs.make(f"gymnasium/{env_id}")
+    assert env.action_dims == () and env.action_bounds == ((-bound,), (bound,))
     keys = jax.random.split(jax.random.PRNGKey(0), 2)
     reset, step = batched(env)
-    reference, _ = gymnasium_vector("Pendulum-v1", keys)
+    reference, _ = gymnasium_vector(env_id, keys)
     _, state = reset(keys, env.default_params)
-    for action in np.random.default_rng(0).uniform(-2, 2, (5, 2, 1)).astype(np.float32):
+    for action in np.random.default_rng(0).uniform(-bound, bound, (5, 2, 1)).astype(np.float32):
         obs, state, reward, _, _ = step(keys, state, jnp.asarray(action), env.default_params)
         expected_obs, expected_reward, *_ = reference.step(action)
         np.testing.assert_allclose(obs, expected_obs, rtol=1e-5)
