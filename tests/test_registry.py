@@ -106,6 +106,21 @@ def test_a_listed_module_imported_on_its_own_registers_without_importing_its_sib
         registry.register("gear", dict)
 
 
+def test_a_name_that_fixes_a_keyword_its_environment_does_not_hold_is_refused():
+    """What a config records is read off the environment, so a name's fixed settings and defaults
+    must be settings the environment holds (an old ``make_variant("T-LN")``-style factory's
+    ``variant`` is not)."""
+    from memrl.envs.base import EnvironmentRegistry
+    from memrl.envs.tmaze import TMaze
+
+    registry = EnvironmentRegistry("environment")
+    registry.register(
+        "short-tmaze", lambda variant, **settings: TMaze.from_settings(**settings), fixed=dict(variant="T-LN")
+    )
+    with pytest.raises(ValueError, match="'short-tmaze' fixes or defaults variant, which a TMaze does not hold"):
+        registry.make("short-tmaze", maze_length=3)
+
+
 def test_a_paper_sized_core_names_a_small_size_that_builds():
     import jax
     import jax.numpy as jnp

@@ -313,6 +313,20 @@ class ComponentRegistry(Registry[T]):
             self.check_settings(name, settings)
         return super().make(name, **settings)
 
+    def default(self, name: str) -> T:
+        """As ``Registry.default``; refuses a name that fixes or defaults a keyword that is no setting
+        of what it makes (a factory's keyword that decides several fields): ``name_of`` could not
+        tell the name from what it made."""
+        made = super().default(name)
+        entry = self.entry(name)
+        strays = sorted((set(entry.fixed) | set(entry.defaults)) - set(self.settings(made)))
+        if strays and not self.family(name):
+            raise ValueError(
+                f"{self.kind} {name!r} fixes or defaults {', '.join(strays)}, which a {type(made).__name__} does not "
+                f"hold; register it with its settings as the class holds them: {', '.join(self.settings(made))}"
+            )
+        return made
+
     def check_settings(self, name: str, settings: dict) -> None:
         """Refuse ``settings`` that ``name`` does not have or fixes (``refuse_unknown``)."""
         self.refuse_unknown(name, settings)
