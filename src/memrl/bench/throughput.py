@@ -59,7 +59,7 @@ PIPELINED = {"policy_lag": 1}
 
 def host_rows() -> dict[str, tuple[str, dict, dict]]:
     """The host table's environments (label -> env, env_args, learner settings): T-LN in JAX and through
-    gymnasium, XLand-MiniGrid's memory task in JAX (with the xminigrid extra), and POPGym's ``HOST_TASKS``, each also with a one-update policy lag (pipelined), the
+    gymnasium, XLand-MiniGrid's memory task and Craftax-Classic in JAX (with their extras), and POPGym's ``HOST_TASKS``, each also with a one-update policy lag (pipelined), the
     dear one also with a process per copy (``vectorization async``)."""
     import importlib.util
 
@@ -76,6 +76,8 @@ def host_rows() -> dict[str, tuple[str, dict, dict]]:
     }
     if importlib.util.find_spec("xminigrid"):  # a JAX-native suite's memory task, stepped inside the program
         rows["xminigrid/MiniGrid-MemoryS8 (JAX)"] = ("xminigrid/MiniGrid-MemoryS8", {}, {})
+    if importlib.util.find_spec("craftax"):
+        rows["craftax/Craftax-Classic-Symbolic-v1 (JAX)"] = ("craftax/Craftax-Classic-Symbolic-v1", {}, {})
     if importlib.util.find_spec("popgym"):
         for task in HOST_TASKS:
             env = f"gymnasium/popgym:popgym-{task}-v0"

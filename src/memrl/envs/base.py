@@ -68,6 +68,7 @@ class EnvironmentRegistry(ComponentRegistry):
 ENV_MODULES = (
     "ballet",
     "brax_adapter",
+    "craftax_adapter",
     "boxworld",
     "graph_nav",
     "gymnax_adapter",
