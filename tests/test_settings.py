@@ -39,12 +39,15 @@ def test_every_setting_of_a_core_says_what_it_means(name):
     assert [s.name for s in settings_of(cores.CORES, name) if not s.doc] == []
 
 
-def test_fits_reads_literals_unions_and_numbers():
+def test_fits_reads_literals_unions_numbers_and_tuples():
     from typing import Literal
 
     assert fits("max", Literal["max", "avg"]) and not fits("min", Literal["max", "avg"])
     assert fits(None, int | None) and fits(3, int | None) and not fits("3", int | None)
     assert fits(3, float) and not fits(True, float) and not fits(1, bool) and not fits(2.0, int)
+    assert fits((1, 2), tuple[int, ...]) and fits((), tuple[int, ...]) and not fits((1, "2"), tuple[int, ...])
+    assert fits((1, 2.5), tuple[int, float]) and not fits((1,), tuple[int, float]) and not fits([1, 2], tuple[int, ...])
+    assert not fits((None,) * 4, tuple[int, int, int, int])  # Craftax's fractal_noise_angles default
 
 
 def test_the_check_names_what_is_wrong_and_what_is_allowed():

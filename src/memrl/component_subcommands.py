@@ -19,7 +19,7 @@ import tyro
 from memrl.envs.base import EnvironmentRegistry
 from memrl.learn.run_config import ConfigRecord, SettingsByName
 from memrl.registry import held_settings, recordable, same_value
-from memrl.settings import settings_of
+from memrl.settings import fits, settings_of
 
 
 def choices(config_class, field: str, saved: ConfigRecord | None, words: frozenset[str] = frozenset()):
@@ -76,7 +76,9 @@ def settings_class(registry: EnvironmentRegistry, name: str) -> type:
     """The settings of the environment ``name`` as a dataclass for tyro: a field for each setting a
     config record can hold (``settings.settings_of``; a params array is the name's own), defaulting
     to the name's, its help the docstring under it. A family (``gymnasium/``) takes its member's
-    ``id`` and that environment's settings by name (over a saved run's of the same id)."""
+    ``id`` and that environment's settings by name (over a saved run's of the same id). A setting
+    whose default does not fit its declared type (Craftax's ``fractal_noise_angles``, four Nones
+    for ``tuple[int, int, int, int]``) is no flag: it keeps the name's default."""
     if name.endswith("/"):
         fields = [
             ("id", Annotated[str, tyro.conf.arg(help=f"the environment's id ({name}<id>)")]),
@@ -93,7 +95,7 @@ def settings_class(registry: EnvironmentRegistry, name: str) -> type:
         fields = [
             (s.name, Annotated[s.hint, tyro.conf.arg(help=s.doc or None)], dataclasses.field(default=s.default))
             for s in settings_of(registry, name)
-            if recordable(s.default) and not isinstance(s.hint, str)
+            if recordable(s.default) and not isinstance(s.hint, str) and fits(s.default, s.hint)
         ]
     namespace = {"registry": registry, "registered_as": name}
     return dataclasses.make_dataclass(settings_class_name(name), fields, frozen=True, namespace=namespace)

@@ -142,12 +142,20 @@ def settings_of(registry: Registry, name: str) -> tuple[Setting, ...]:
 
 
 def fits(value, hint) -> bool:
-    """Whether a value given on the command line (int, float, bool or str) fits the type ``hint``."""
+    """Whether a setting's ``value`` (int, float, bool, str, None, or a tuple of them) fits the type
+    ``hint``: ``tuple[T, ...]`` and ``tuple[T1, T2]`` element by element."""
     origin = typing.get_origin(hint)
     if origin is typing.Literal:
         return value in typing.get_args(hint)
     if origin in (typing.Union, types.UnionType):
         return any(fits(value, option) for option in typing.get_args(hint))
+    if origin is tuple:
+        args = typing.get_args(hint)
+        if not isinstance(value, tuple):
+            return False
+        if len(args) == 2 and args[1] is Ellipsis:
+            return all(fits(v, args[0]) for v in value)
+        return not args or (len(args) == len(value) and all(map(fits, value, args)))
     if hint is bool:
         return isinstance(value, bool)
     if hint is int:
@@ -158,7 +166,7 @@ def fits(value, hint) -> bool:
         return isinstance(value, str)
     if hint is type(None):
         return value is None
-    return True  # arrays, tuples, pytrees: the entry checks them itself
+    return True  # arrays, pytrees: the entry checks them itself
 
 
 def check_settings(registry: Registry, name: str, given: dict, where: str = "") -> None:

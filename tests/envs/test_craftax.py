@@ -47,3 +47,20 @@ def test_steps_are_craftaxs_own_and_the_time_limit_truncates():
         else:
             np.testing.assert_array_equal(obs, native_obs)
     assert ends == [6, 12]
+
+
+def test_the_command_line_sets_craftaxs_params_and_shows_them(monkeypatch, capsys):
+    """Craftax's ``fractal_noise_angles`` defaults to four Nones under ``tuple[int, int, int, int]``:
+    it is no flag (tyro could not show its default), and the other params are."""
+    import memrl.run.train
+    from memrl.cli import main
+
+    trained = []
+    monkeypatch.setattr(memrl.run.train, "train_run", lambda config, *rest: trained.append(config))
+    command = ["train", "ppo", "env:craftax/Craftax-Classic-Symbolic-v1", "--env.max-timesteps", "50", "core:gru"]
+    main(command)
+    assert trained[0].env.params.max_timesteps == 50
+    with pytest.raises(SystemExit):
+        main([*command, "--help"])
+    shown = capsys.readouterr().out
+    assert "--env.day-length" in shown and "fractal" not in shown

@@ -19,17 +19,6 @@ from memrl.envs.base import ENVS, Environment
 from memrl.settings import fits, flag_of
 
 
-def is_of_type(value, hint) -> bool:
-    """Whether a setting's ``value`` has the type its field declares: ``settings.fits``'s numbers,
-    strings and names, and ``tuple[T, ...]`` of them."""
-    origin = typing.get_origin(hint)
-    if origin in (typing.Union, types.UnionType):
-        return any(is_of_type(value, option) for option in typing.get_args(hint))
-    if origin is tuple:
-        return isinstance(value, tuple) and all(is_of_type(v, typing.get_args(hint)[0]) for v in value)
-    return fits(value, hint)
-
-
 def type_name(hint) -> str:
     """How a message names a field's type: "an integer", "a number or None", "integers", ..."""
     if isinstance(hint, types.UnionType) or typing.get_origin(hint) is typing.Union:
@@ -291,7 +280,7 @@ class ConfigRecord:
         hints = field_types(type(self))
         for field in dataclasses.fields(self):
             value = getattr(self, field.name)
-            if not is_of_type(value, hints[field.name]):
+            if not fits(value, hints[field.name]):
                 raise ValueError(
                     f"{field.name} must be {type_name(hints[field.name])}, got {value!r} ({flag_of(field.name)})"
                 )

@@ -9,7 +9,8 @@ from typing import ClassVar
 
 import jax
 
-from memrl.learn.run_config import ConfigRecord, is_of_type, made_by_default
+from memrl.learn.run_config import ConfigRecord, made_by_default
+from memrl.settings import fits
 from memrl.tasks.base import SequenceTask
 
 
@@ -69,7 +70,7 @@ class SupervisedConfig(ConfigRecord):
         a task's own is replaced, as ``dataclasses.replace(config, batch_size=...)`` needs); then the
         checks (``validate``)."""
         task, batch_size = self.task, self.batch_size
-        sized = is_of_type(batch_size, int) and batch_size >= 1  # else validate refuses it
+        sized = fits(batch_size, int) and batch_size >= 1  # else validate refuses it
         if isinstance(task, SequenceTask) and sized and task.batch_size != batch_size:
             object.__setattr__(self, "task", task.with_batch_size(batch_size))
         self.validate()
