@@ -17,6 +17,10 @@ def test_every_craftax_environment_is_registered_with_its_shapes():
     env = envs.make("craftax/Craftax-Classic-Symbolic-v1", max_timesteps=30)
     assert env.observation_shape == (1345,) and env.action_dims == (17,) and env.params.max_timesteps == 30
     assert envs.ENVS.record(env) == {"kind": "craftax/Craftax-Classic-Symbolic-v1", "max_timesteps": 30}
+    optimistic = envs.make("craftax/Craftax-Classic-Symbolic-v1", resets=4)
+    assert optimistic.resets_per_step == 4 and env.resets_per_step is None  # batch_step's optimistic resets
+    with pytest.raises(ValueError, match="resets must be an integer >= 0"):
+        envs.make("craftax/Craftax-Classic-Symbolic-v1", resets=-1)
 
 
 @pytest.mark.slow

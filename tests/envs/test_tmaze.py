@@ -90,6 +90,39 @@ def test_step_auto_resets_and_keeps_terminated_apart():
     assert info["final_obs"][2] == 1.0 and obs[0] == 1.0 and int(state.pos) == 0  # fresh episode
 
 
+def test_a_batch_step_with_few_resets_gives_the_copies_that_end_the_fresh_episodes_in_turn():
+    """``batch_step`` with ``resets_per_step`` 2 (the optimistic resets that Craftax's world
+    generation needs) on T-L copies at the junction: those that turn end and start the 2 fresh
+    episodes in turn, 0, 1, 0; the others step as ``step`` steps them, as does every copy's reward,
+    done and info."""
+    import dataclasses
+
+    from memrl.envs.tmaze import TMaze
+
+    @dataclasses.dataclass(frozen=True)
+    class FewResets(TMaze):
+        resets_per_step = 2
+
+    env = FewResets(force_final_decision=False, params=envs.make("tmaze/T-L", maze_length=2, indicator_pos=0).params)
+    keys = jax.random.split(jax.random.PRNGKey(2), 5)
+    _, states = jax.vmap(env.reset)(keys)
+    _, states, *_ = jax.vmap(env.step)(keys, states, jnp.ones((5, 1), jnp.int32))  # to the junction
+    actions = jnp.array([[UP], [1], [DOWN], [UP], [1]])  # copies 0, 2 and 3 turn, 1 and 4 stay
+    obs, states_after, reward, done, info = jax.jit(env.batch_step)(keys, states, actions)
+    exact = jax.vmap(env.step)(keys, states, actions)
+    np.testing.assert_array_equal(done, [True, False, True, True, False])
+    for got, want in zip((reward, done, info), exact[2:]):
+        jax.tree.map(np.testing.assert_array_equal, got, want)
+    stayed, ended = np.array([1, 4]), np.array([0, 2, 3])
+    np.testing.assert_array_equal(obs[stayed], exact[0][stayed])
+    reset_keys = jax.vmap(jax.random.split)(keys)[:2, 1]
+    fresh_obs, fresh_states = jax.vmap(env.reset_env, (0, None))(reset_keys, env.default_params)
+    assert fresh_states.indicator_up[0] != fresh_states.indicator_up[1]  # so that the turns show
+    in_turn = np.array([0, 1, 0])
+    np.testing.assert_array_equal(obs[ended], fresh_obs[in_turn])
+    np.testing.assert_array_equal(states_after.indicator_up[ended], fresh_states.indicator_up[in_turn])
+
+
 def test_timeout_is_truncation_after_timeout_plus_one_steps():
     env = envs.make("tmaze/T-LS", maze_length=5, timeout=5)
     _, state = env.reset(jax.random.PRNGKey(0))

@@ -78,6 +78,11 @@ def host_rows() -> dict[str, tuple[str, dict, dict]]:
         rows["xminigrid/MiniGrid-MemoryS8 (JAX)"] = ("xminigrid/MiniGrid-MemoryS8", {}, {})
     if importlib.util.find_spec("craftax"):
         rows["craftax/Craftax-Classic-Symbolic-v1 (JAX)"] = ("craftax/Craftax-Classic-Symbolic-v1", {}, {})
+        rows["craftax/Craftax-Classic-Symbolic-v1 (JAX, resets 4: optimistic)"] = (
+            "craftax/Craftax-Classic-Symbolic-v1",
+            {"resets": 4},
+            {},
+        )
     if importlib.util.find_spec("popgym"):
         for task in HOST_TASKS:
             env = f"gymnasium/popgym:popgym-{task}-v0"

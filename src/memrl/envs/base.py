@@ -225,3 +225,30 @@ class Environment:
         reset_obs, reset_state = self.reset_env(reset_key, params)
         info = {**info, "terminated": terminated, "truncated": truncated, "final_obs": obs}
         return select(done, reset_obs, obs), select(done, reset_state, state), reward, done, info
+
+    @property
+    def resets_per_step(self) -> int | None:
+        """Fresh episodes made per ``batch_step`` where making one costs far more than a step (None:
+        one for every copy, as ``step`` makes)."""
+        return None
+
+    def batch_step(self, keys, states, actions, params=None):
+        """``step`` of a batch of copies (a key, state and action each), as the learners step them. With
+        ``resets_per_step`` n, only n fresh episodes are made per call, the copies that end in it taking
+        them in turn (the i-th ended copy the (i mod n)-th, so copies that end together may start the
+        same episode): Craftax's "optimistic resets" (Matthews et al. 2024), for an environment whose
+        reset (Craftax's world generation) costs many steps."""
+        if self.resets_per_step is None:
+            return jax.vmap(self.step, (0, 0, 0, None))(keys, states, actions, params)
+        params = self.default_params if params is None else params
+        actions = jax.vmap(self.checked_action)(actions)
+        step_keys, reset_keys = jnp.moveaxis(jax.vmap(jax.random.split)(keys), 1, 0)
+        obs, states, reward, terminated, truncated, info = jax.vmap(self.step_env, (0, 0, 0, None))(
+            step_keys, states, actions, params
+        )
+        done = terminated | truncated
+        fresh = jax.vmap(self.reset_env, (0, None))(reset_keys[: self.resets_per_step], params)
+        taken = jax.tree.map(lambda x: x[(jnp.cumsum(done) - 1) % self.resets_per_step], fresh)
+        info = {**info, "terminated": terminated, "truncated": truncated, "final_obs": obs}
+        obs, states = jax.vmap(select)(done, taken, (obs, states))
+        return obs, states, reward, done, info

@@ -195,7 +195,7 @@ class ActorCriticLearner:
                 runner, action, logp, logits, jax.random.fold_in(act_key, 1)
             )
         env_keys = jax.random.split(env_key, self.config.num_envs)
-        obs, env_state, reward, done, _ = jax.vmap(self.env.step, (0, 0, 0, None))(
+        obs, env_state, reward, done, _ = self.env.batch_step(
             env_keys, runner.env_state, self.agent.actions.to_env(action), self.env_params
         )
         episode_return = runner.episode_return + reward
