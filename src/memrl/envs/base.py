@@ -115,6 +115,29 @@ def observed_shape(observed, shape: tuple, name: str) -> tuple:
     return (len(observed),)
 
 
+class HeldSpaces:
+    """An adapter's spaces, read once from the environment it wraps when it is constructed
+    (``hold_spaces``), not at every step that asks; listed before ``Environment`` among the bases."""
+
+    def hold_spaces(self, observation_shape, action_dims=(), action_bounds=None, **wrapped) -> None:
+        """Hold the spaces (and ``wrapped``, the wrapped environment by a name) on a frozen dataclass too."""
+        spaces = {"_observation_shape": observation_shape, "_action_dims": action_dims, "_action_bounds": action_bounds}
+        for name, value in (spaces | wrapped).items():
+            object.__setattr__(self, name, value)
+
+    @property
+    def observation_shape(self):
+        return self._observation_shape
+
+    @property
+    def action_dims(self):
+        return self._action_dims
+
+    @property
+    def action_bounds(self):
+        return self._action_bounds
+
+
 def random_other(key, index: jax.Array, count) -> jax.Array:
     """An integer drawn uniformly from 0 .. count − 1 except ``index``."""
     return (index + jax.random.randint(key, (), 1, count)) % count

@@ -21,7 +21,7 @@ import jax
 import jax.numpy as jnp
 from flax import struct
 
-from memrl.envs.base import Environment, observed_shape, register
+from memrl.envs.base import Environment, HeldSpaces, observed_shape, register
 
 BRAX_ENVS = (
     "ant",
@@ -55,7 +55,7 @@ class BraxState(NamedTuple):
 
 
 @dataclasses.dataclass(frozen=True)
-class BraxEnv(Environment):
+class BraxEnv(HeldSpaces, Environment):
     """A Brax environment by its name."""
 
     name: str
@@ -76,20 +76,7 @@ class BraxEnv(Environment):
         env = brax_envs.get_environment(self.name, backend=self.backend)
         shape = observed_shape(self.observed, (int(env.observation_size),), f"brax/{self.name}")
         bounds = ((-1.0,) * env.action_size, (1.0,) * env.action_size)
-        for name, value in (("brax_env", env), ("_observation_shape", shape), ("_action_bounds", bounds)):
-            object.__setattr__(self, name, value)
-
-    @property
-    def observation_shape(self):
-        return self._observation_shape
-
-    @property
-    def action_dims(self):
-        return ()
-
-    @property
-    def action_bounds(self):
-        return self._action_bounds
+        self.hold_spaces(shape, (), bounds, brax_env=env)
 
     def _observe(self, obs):
         return obs if self.observed is None else obs[jnp.asarray(self.observed)]

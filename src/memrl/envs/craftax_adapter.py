@@ -18,7 +18,7 @@ from typing import Any
 
 import jax.numpy as jnp
 
-from memrl.envs.base import Environment, register
+from memrl.envs.base import Environment, HeldSpaces, register
 
 CRAFTAX_ENVS = (
     "Craftax-Classic-Symbolic-v1",
@@ -30,7 +30,7 @@ CRAFTAX_ENVS = (
 
 
 @dataclasses.dataclass(frozen=True)
-class CraftaxEnv(Environment):
+class CraftaxEnv(HeldSpaces, Environment):
     """A Craftax environment by its name; Craftax's params stay the numeric params."""
 
     name: str
@@ -51,17 +51,7 @@ class CraftaxEnv(Environment):
         if self.params is None:
             object.__setattr__(self, "params", env.default_params)
         shape = tuple(env.observation_space(self.params).shape)
-        for name, value in (("craftax_env", env), ("_observation_shape", shape)):
-            object.__setattr__(self, name, value)
-        object.__setattr__(self, "_action_dims", (int(env.action_space(self.params).n),))
-
-    @property
-    def observation_shape(self):
-        return self._observation_shape
-
-    @property
-    def action_dims(self):
-        return self._action_dims
+        self.hold_spaces(shape, (int(env.action_space(self.params).n),), craftax_env=env)
 
     @property
     def resets_per_step(self):

@@ -15,7 +15,7 @@ from typing import Any
 import jax.numpy as jnp
 import numpy as np
 
-from memrl.envs.base import Environment, observed_shape, register
+from memrl.envs.base import Environment, HeldSpaces, observed_shape, register
 
 DISCRETE_GYMNAX_ENVS = (
     "CartPole-v1",
@@ -53,7 +53,7 @@ infer the velocity, as in POPGym's PositionOnly tasks and Ni et al. 2022's veloc
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
-class GymnaxEnv(Environment):
+class GymnaxEnv(HeldSpaces, Environment):
     """A gymnax environment by its id; gymnax's params stay the numeric params."""
 
     name: str
@@ -82,20 +82,7 @@ class GymnaxEnv(Environment):
             low, high = (np.broadcast_to(np.asarray(b, np.float32), space.shape) for b in (space.low, space.high))
             dims, bounds = (), (tuple(map(float, low)), tuple(map(float, high)))
         shape = observed_shape(self.observed, tuple(env.observation_space(self.params).shape), self.name)
-        for name, value in (("_observation_shape", shape), ("_action_dims", dims), ("_action_bounds", bounds)):
-            object.__setattr__(self, name, value)  # read once here, not at every step that asks
-
-    @property
-    def observation_shape(self):
-        return self._observation_shape
-
-    @property
-    def action_dims(self):
-        return self._action_dims
-
-    @property
-    def action_bounds(self):
-        return self._action_bounds
+        self.hold_spaces(shape, dims, bounds)
 
     def _observe(self, obs):
         return obs if self.observed is None else obs[jnp.asarray(self.observed)]
