@@ -250,3 +250,35 @@ def test_a_run_starts_from_another_runs_parameters(tmp_path):
         check_starting_params(narrow, jax.eval_shape(PPO(narrow).init, jax.random.PRNGKey(0)).params)
     with pytest.raises(FileNotFoundError, match="has no checkpoint of seed"):
         check_starting_params(tiny(seeds=2, init_params=str(first.path)), shapes)
+
+
+def test_a_runner_is_typed_as_an_update_returns_it_so_a_jitted_update_compiles_once(monkeypatch):
+    """An environment whose reset leaves a value weakly typed (Craftax's facing direction) got a
+    runner that its first update returned typed otherwise, and the next call compiled again (20 s
+    on Craftax); the runner's environment state now takes the types a step gives."""
+    import dataclasses
+
+    import jax.numpy as jnp
+
+    from memrl.envs.tmaze import TMaze
+
+    @dataclasses.dataclass(frozen=True)
+    class WeakReset(TMaze):
+        def reset_env(self, key, params):
+            obs, state = super().reset_env(key, params)
+            return obs, state._replace(pos=jnp.asarray(0))  # a Python 0: weakly typed
+
+        def step_env(self, key, state, action, params):
+            obs, state, *rest = super().step_env(key, state, action, params)
+            return obs, state._replace(pos=jnp.asarray(state.pos, jnp.int32)), *rest  # typed, as Craftax's step
+
+    assert jax.typeof(WeakReset().reset(jax.random.PRNGKey(0))[1].pos).weak_type
+    monkeypatch.setattr(envs.ENVS, "_registered", dict(envs.ENVS._factories))  # the registration ends with the test
+    envs.register("test/weak-reset", WeakReset.from_settings)
+    env, core = envs.make("test/weak-reset"), cores.make("gru", hidden=4)
+    ppo = PPO(PPOConfig(env=env, core=core, num_envs=2, rollout_len=4, num_minibatches=1))
+    runner = ppo.init(jax.random.PRNGKey(0))
+    updated, _ = jax.eval_shape(ppo.update, runner)
+    assert jax.tree.map(jax.typeof, runner) == jax.tree.map(
+        lambda s: jax.core.ShapedArray(s.shape, s.dtype, s.weak_type), updated
+    )

@@ -137,17 +137,26 @@ class ActorCriticLearner:
         """The runner after an update that produced ``params`` and ``opt_state``."""
         return self.advanced(runner).replace(params=params, opt_state=opt_state)
 
+    def no_action(self) -> jax.Array:
+        """A zero action for every environment copy, as the agent's distribution holds actions."""
+        return jnp.zeros((self.config.num_envs, *self.agent.actions.action_shape), self.agent.actions.dtype)
+
     def new_runner(self, key, optimizer, params=None) -> RunnerState:
         """Fresh environments, zero carries, new parameters (or ``params``) and ``optimizer``'s state
         (with a ``policy_lag``, the actor's older parameters: the new ones, ``policy_lag`` times)."""
         c = self.config
         key, init_key, env_key = jax.random.split(key, 3)
         # compiled: run eagerly, a level generator (BoxWorld, Ballet, Mini Pacman) takes seconds op by op
-        obs, env_state = jax.jit(jax.vmap(self.env.reset, (0, None)))(
-            jax.random.split(env_key, c.num_envs), self.env_params
+        env_keys = jax.random.split(env_key, c.num_envs)
+        obs, env_state = jax.jit(jax.vmap(self.env.reset, (0, None)))(env_keys, self.env_params)
+        # typed as a step returns them (a reset may leave a value weakly typed, Craftax's facing
+        # direction): else the runner an update returns differs and a jitted update compiles again
+        stepped = jax.eval_shape(
+            self.env.batch_step, env_keys, env_state, self.agent.actions.to_env(self.no_action()), self.env_params
         )
+        obs, env_state = jax.tree.map(lambda x, s: jnp.asarray(x, s.dtype), (obs, env_state), stepped[:2])
         carry = self.agent.initialize_carry((c.num_envs,))
-        prev_action = jnp.zeros((c.num_envs, *self.agent.actions.action_shape), self.agent.actions.dtype)
+        prev_action = self.no_action()
         prev_reward = jnp.zeros((c.num_envs,))
         reset = jnp.ones((c.num_envs,), bool)
         one_step = lambda x: x[None]  # init through ``unroll`` creates every parameter
