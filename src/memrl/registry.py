@@ -292,8 +292,13 @@ class Registry(Generic[T]):
         changes; its components are frozen), so that naming, checking and recording a component
         compare with one default instead of building it again each time."""
         if name not in self._defaults:
-            self._defaults[name] = self.make(name)
+            made = self.make(name)
+            self.check_default(name, made)
+            self._defaults[name] = made
         return self._defaults[name]
+
+    def check_default(self, name: str, made: T) -> None:
+        """Refuse ``made``, what ``name`` makes unless told, where it cannot stand for the name (checked once)."""
 
     def make(self, name: str, **settings) -> T:
         """``name``'s entry made with ``settings``; refuses a setting the name fixes."""
@@ -313,11 +318,10 @@ class ComponentRegistry(Registry[T]):
             self.check_settings(name, settings)
         return super().make(name, **settings)
 
-    def default(self, name: str) -> T:
-        """As ``Registry.default``; refuses a name that fixes or defaults a keyword that is no setting
-        of what it makes (a factory's keyword that decides several fields): ``name_of`` could not
-        tell the name from what it made."""
-        made = super().default(name)
+    def check_default(self, name: str, made: T) -> None:
+        """Refuse a name that fixes or defaults a keyword that is no setting of what it makes (a
+        factory's keyword that decides several fields): ``name_of`` could not tell the name from
+        what it made."""
         entry = self.entry(name)
         strays = sorted((set(entry.fixed) | set(entry.defaults)) - set(self.settings(made)))
         if strays and not self.family(name):
@@ -325,7 +329,6 @@ class ComponentRegistry(Registry[T]):
                 f"{self.kind} {name!r} fixes or defaults {', '.join(strays)}, which a {type(made).__name__} does not "
                 f"hold; register it with its settings as the class holds them: {', '.join(self.settings(made))}"
             )
-        return made
 
     def check_settings(self, name: str, settings: dict) -> None:
         """Refuse ``settings`` that ``name`` does not have or fixes (``refuse_unknown``)."""

@@ -67,9 +67,9 @@ class EnvironmentRegistry(ComponentRegistry):
 
 ENV_MODULES = (
     "ballet",
+    "boxworld",
     "brax_adapter",
     "craftax_adapter",
-    "boxworld",
     "graph_nav",
     "gymnax_adapter",
     "host_environment",
@@ -119,10 +119,10 @@ class HeldSpaces:
     """An adapter's spaces, read once from the environment it wraps when it is constructed
     (``hold_spaces``), not at every step that asks; listed before ``Environment`` among the bases."""
 
-    def hold_spaces(self, observation_shape, action_dims=(), action_bounds=None, **wrapped) -> None:
-        """Hold the spaces (and ``wrapped``, the wrapped environment by a name) on a frozen dataclass too."""
+    def hold_spaces(self, observation_shape, action_dims=(), action_bounds=None) -> None:
+        """Hold the spaces, on a frozen dataclass too."""
         spaces = {"_observation_shape": observation_shape, "_action_dims": action_dims, "_action_bounds": action_bounds}
-        for name, value in (spaces | wrapped).items():
+        for name, value in spaces.items():
             object.__setattr__(self, name, value)
 
     @property

@@ -76,7 +76,8 @@ class BraxEnv(HeldSpaces, Environment):
         env = brax_envs.get_environment(self.name, backend=self.backend)
         shape = observed_shape(self.observed, (int(env.observation_size),), f"brax/{self.name}")
         bounds = ((-1.0,) * env.action_size, (1.0,) * env.action_size)
-        self.hold_spaces(shape, (), bounds, brax_env=env)
+        object.__setattr__(self, "brax_env", env)
+        self.hold_spaces(shape, (), bounds)
 
     def _observe(self, obs):
         return obs if self.observed is None else obs[jnp.asarray(self.observed)]

@@ -51,7 +51,8 @@ class CraftaxEnv(HeldSpaces, Environment):
         if self.params is None:
             object.__setattr__(self, "params", env.default_params)
         shape = tuple(env.observation_space(self.params).shape)
-        self.hold_spaces(shape, (int(env.action_space(self.params).n),), craftax_env=env)
+        object.__setattr__(self, "craftax_env", env)
+        self.hold_spaces(shape, (int(env.action_space(self.params).n),))
 
     @property
     def resets_per_step(self):
