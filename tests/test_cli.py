@@ -567,7 +567,9 @@ def test_a_pilot_of_other_settings_sets_them_in_every_run_and_names_its_folder_b
 
     ran = {}
     monkeypatch.setattr(
-        memrl.experiments.runner, "reproduce", lambda experiment, out, *args: ran.update(e=experiment, out=out)
+        memrl.experiments.runner,
+        "reproduce",
+        lambda experiment, out, *args, **kwargs: ran.update(e=experiment, out=out),
     )
     pilot = "--seeds 1 --run-settings lr 1 update_epochs 2 feed_prev_reward True env.maze_length 12"
     main(["reproduce", "tln-demo", *pilot.split()])
@@ -578,3 +580,19 @@ def test_a_pilot_of_other_settings_sets_them_in_every_run_and_names_its_folder_b
     assert {ENVS.name_of(c.env)[0] for c in configs} == {"tmaze/T-L", "tmaze/T-LN"}
     assert all(c.env.params.maze_length == 12 for c in configs)
     assert ran["out"].name == "tln-demo-1seeds-lr1.0-update_epochs2-feed_prev_rewardTrue-env.maze_length12"
+
+
+def test_configs_only_writes_each_runs_config_and_trains_nothing(tmp_path, capsys):
+    from memrl import experiments
+    from memrl.run.folder import read_config
+
+    out = tmp_path / "configs"
+    main(["reproduce", "tln-demo", "--seeds", "1", "--configs-only", "--out", str(out)])
+    experiment = experiments.get("tln-demo").with_run_settings(seeds=1)
+    for run, config in experiment.runs.items():
+        assert read_config(out / run) == config
+        assert not (out / run / "seed_0").exists()
+    assert json.loads((out / "experiment.json").read_text())["name"] == "tln-demo"
+    with pytest.raises(SystemExit):
+        main(["reproduce", "tln-demo", "--configs-only", "--record-dir", str(tmp_path / "records")])
+    assert "--configs-only trains nothing, so it writes no record" in capsys.readouterr().err

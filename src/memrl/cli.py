@@ -406,6 +406,7 @@ def reproduce(
     run_settings: tuple[str, ...] = (),
     record_dir: Path | None = None,
     wandb: bool = False,
+    configs_only: bool = False,
 ) -> None:
     """Run a named experiment (resumable) and write its table, figure, checks and record.
 
@@ -434,6 +435,8 @@ def reproduce(
             teacher oracle clone_decision_weight 30 env.grid_size 8; refused with --record-dir.
         record_dir: also write the record there (docs/results for the project's scoreboard:
             memrl results --write then regenerates it); it is always written to OUT/record.json.
+        configs_only: write each run's folder with its config.json and stop, training nothing (a
+            run's config to read, or to probe: memrl analyze decision-probe OUT/RUN).
     """
     from memrl import experiments
     from memrl.experiments.runner import reproduce as run_experiment
@@ -466,6 +469,7 @@ def reproduce(
         devices,
         record_dir,
         wandb,
+        configs_only=configs_only,
     )
 
 

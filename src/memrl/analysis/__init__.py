@@ -11,6 +11,7 @@ ANALYSIS_MODULES = (
     "planner_distance_training",
     "visited_moves",
     "ballet_memory",
+    "decision_probe",
     "attention_maps",
     "chunk_selection",
 )

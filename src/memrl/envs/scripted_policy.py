@@ -40,9 +40,10 @@ class ScriptedPolicy(NamedTuple):
 
 
 def scripted_episodes(env, policy: ScriptedPolicy, key, num_episodes: int, num_steps: int, emit, params=None):
-    """``emit(obs, action, reward, ended)`` at each of ``num_steps`` steps of ``num_episodes``
+    """``emit(obs, action, reward, ended, seen)`` at each of ``num_steps`` steps of ``num_episodes``
     independent episodes of ``policy`` (``obs`` the observation acted on, ``ended`` whether the
-    episode had ended before the step: no reset), stacked [num_episodes, num_steps, ...]."""
+    episode had ended before the step: no reset; ``seen`` what the policy read: the environment state
+    where it ``reads_state``, else ``obs``), stacked [num_episodes, num_steps, ...]."""
     params = env.default_params if params is None else params
 
     def episode(key):
@@ -52,9 +53,10 @@ def scripted_episodes(env, policy: ScriptedPolicy, key, num_episodes: int, num_s
         def step(carry, key):
             obs, state, memory, ended = carry
             policy_key, env_key = jax.random.split(key)
-            action, memory = policy.act(policy_key, state if policy.reads_state else obs, memory)
+            seen = state if policy.reads_state else obs
+            action, memory = policy.act(policy_key, seen, memory)
             next_obs, state, reward, terminated, truncated, _ = env.step_env(env_key, state, action, params)
-            return (next_obs, state, memory, ended | terminated | truncated), emit(obs, action, reward, ended)
+            return (next_obs, state, memory, ended | terminated | truncated), emit(obs, action, reward, ended, seen)
 
         init = (obs, state, policy.initial_memory(state), jnp.bool_(False))
         return jax.lax.scan(step, init, jax.random.split(key, num_steps))[1]
@@ -64,7 +66,7 @@ def scripted_episodes(env, policy: ScriptedPolicy, key, num_episodes: int, num_s
 
 def episode_rewards(env, policy: ScriptedPolicy, key, num_episodes: int, num_steps: int, params=None) -> jax.Array:
     """Rewards [num_episodes, num_steps] of independent episodes, 0 after an episode has ended."""
-    rewarded = lambda obs, action, reward, ended: jnp.where(ended, 0.0, reward)
+    rewarded = lambda obs, action, reward, ended, seen: jnp.where(ended, 0.0, reward)
     return scripted_episodes(env, policy, key, num_episodes, num_steps, rewarded, params)
 
 
@@ -79,7 +81,7 @@ def recorded_episodes(env, policy: ScriptedPolicy, key, num_episodes: int, num_s
             f"observes {env.observation_shape} and acts with {len(env.action_dims)} components"
         )
 
-    def recorded(obs, action, reward, ended):
+    def recorded(obs, action, reward, ended, seen):
         return jnp.where(ended, 0.0, jnp.ravel(obs).astype(jnp.float32)), jnp.where(ended, 0, action[0]), ended
 
     observations, actions, after_end = scripted_episodes(env, policy, key, num_episodes, num_steps, recorded)

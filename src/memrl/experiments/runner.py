@@ -44,13 +44,18 @@ def reproduce(
     record_dir: Path | None = None,
     wandb: bool = False,
     train_only: bool = False,
+    configs_only: bool = False,
 ) -> dict:
     """Train every run of ``experiment`` in ``out`` (each on ``devices`` local devices; default: the
     most that every run can take), then write its table, figure, checks and record (``out/record.json``,
     and into ``record_dir`` where given: ``docs/results`` keeps the project's), logging W&B runs too if ``wandb``. Holds the writer
     lock of ``out`` and of every run folder in it throughout. ``train_only``: stop after training
-    (the GPU plan's sittings), returning ``{"wall_time_s": ...}``."""
+    (the GPU plan's sittings), returning ``{"wall_time_s": ...}``. ``configs_only``: write every run's
+    folder and config.json (and ``out/experiment.json``) and stop, returning {}: a run's config to read
+    or to give an analysis that builds its agent afresh (``memrl analyze decision-probe``)."""
     check_workers(workers)
+    if configs_only and record_dir is not None:
+        raise ValueError("--configs-only trains nothing, so it writes no record: leave out --record-dir")
     if tensorboard:
         require_tensorboard()
     if wandb:
@@ -70,7 +75,15 @@ def reproduce(
         for folder in [out, *(out / run for run in experiment.runs)]:
             locks.enter_context(writing(folder))
         return _reproduce_checked(
-            with_sources_in(experiment, out), out, workers, tensorboard, devices, record_dir, wandb, train_only
+            with_sources_in(experiment, out),
+            out,
+            workers,
+            tensorboard,
+            devices,
+            record_dir,
+            wandb,
+            train_only,
+            configs_only,
         )
 
 
@@ -110,6 +123,7 @@ def _reproduce_checked(
     record_dir: Path | None,
     wandb: bool,
     train_only: bool,
+    configs_only: bool,
 ) -> dict:
     folders = {run: RunFolder(out / run) for run in experiment.runs}
     sitting, keeps = sitting_now(), record_dir is not None and experiment.keeps_results
@@ -117,6 +131,9 @@ def _reproduce_checked(
     for run, config in experiment.runs.items():
         folders[run].prepare(config)
     (out / "experiment.json").write_text(json.dumps(experiment.describe(), indent=2))
+    if configs_only:
+        console.print(f"{experiment.name}: the configs of {len(folders)} runs written in {out}, nothing trained")
+        return {}
     preset = f", preset {experiment.preset!r}" if experiment.preset else ""
     console.print(f"[bold]{experiment.name}[/] v{experiment.version}{preset}: {experiment.description}")
     seeds = ", ".join(str(s) for s in sorted({c.seeds for c in experiment.runs.values()}))
