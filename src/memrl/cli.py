@@ -26,6 +26,7 @@ from memrl.component_subcommands import (
 )
 from memrl.learn.impala_config import ImpalaConfig
 from memrl.learn.ppo_config import PPOConfig
+from memrl.learn.r2d2_config import R2D2Config
 from memrl.learn.run_config import ConfigRecord, import_modules
 from memrl.learn.supervised_config import SupervisedConfig
 from memrl.run import interrupts, sweep
@@ -103,7 +104,7 @@ def list_all(
             )
 
 
-LEARNER_CLASSES = {"ppo": PPOConfig, "impala": ImpalaConfig, "supervised": SupervisedConfig}
+LEARNER_CLASSES = {"ppo": PPOConfig, "impala": ImpalaConfig, "r2d2": R2D2Config, "supervised": SupervisedConfig}
 
 
 def learner_configs(saved: ConfigRecord | None = None, words: frozenset[str] = frozenset()):
@@ -120,7 +121,7 @@ def learner_configs(saved: ConfigRecord | None = None, words: frozenset[str] = f
     return Union[tuple(options)]  # noqa: UP007 (tyro reads the subcommands from this Union of Annotated types)
 
 
-FOLDER_SUFFIX = {"ppo": "", "impala": "-impala", "supervised": "-supervised"}
+FOLDER_SUFFIX = {"ppo": "", "impala": "-impala", "r2d2": "-r2d2", "supervised": "-supervised"}
 ALIASES = {"train-impala": ["train", "impala"], "train-supervised": ["train", "supervised"]}
 """the earlier spellings of ``memrl train impala`` and ``memrl train supervised``; ``memrl train``
 without a learner is ``memrl train ppo``"""

@@ -13,6 +13,7 @@ from memrl.learn.impala_config import ImpalaConfig
 from memrl.learn.learner import Learner
 from memrl.learn.learners import LEARNERS, learner_for
 from memrl.learn.ppo_config import PPOConfig
+from memrl.learn.r2d2_config import R2D2Config
 from memrl.learn.run_config import ConfigRecord, RunConfig
 from memrl.learn.supervised_config import SupervisedConfig
 from memrl.run.config_upgrade import upgrade
@@ -38,6 +39,19 @@ TINY = {
         rollout_len=4,
         total_steps=8,
     ),
+    "r2d2": R2D2Config(
+        env=envs.make("tmaze/T-LN", maze_length=4, timeout=10),
+        core=cores.make("gru", hidden=4),
+        encoder_widths=(4,),
+        head_widths=(4,),
+        num_envs=2,
+        rollout_len=4,
+        burn_in=2,
+        replay_size=8,
+        learn_start=4,
+        batch_size=2,
+        total_steps=8,
+    ),
     "supervised": SupervisedConfig(
         task=tasks.make("copying", gap=2),
         core=cores.make("gru", hidden=4),
@@ -49,7 +63,7 @@ TINY = {
 
 
 def test_every_learner_shares_the_fields_declared_once_with_its_own_defaults():
-    for config_class in (PPOConfig, ImpalaConfig, SupervisedConfig):
+    for config_class in (PPOConfig, ImpalaConfig, R2D2Config, SupervisedConfig):
         fields = {f.name for f in dataclasses.fields(config_class)}
         assert SHARED <= fields
         redeclared = set(vars(config_class).get("__annotations__", {})) & SHARED

@@ -154,3 +154,41 @@ def test_masked_bit_cross_entropy_matches_a_numpy_loop():
                 p = 1.0 / (1.0 + np.exp(-logits[t, i]))
                 expected -= targets[t, i] * np.log(p) + (1 - targets[t, i]) * np.log(1 - p)
     np.testing.assert_allclose(losses.masked_bit_cross_entropy(logits, targets, mask), expected, rtol=1e-5)
+
+
+def numpy_n_step_returns(r, done, v, gamma, n):
+    """G_t for t < T - 1 by the definition: rewards until n steps, the sequence's last step or an
+    episode's end, then the bootstrap where the episode goes on."""
+    last, returns = len(r) - 1, []
+    for t in range(last):
+        total, scale, ended = 0.0, 1.0, False
+        m = min(n, last - t)
+        for j in range(m):
+            total += scale * r[t + j]
+            scale *= gamma
+            if done[t + j]:
+                ended = True
+                break
+        returns.append(total if ended else total + scale * v[t + m])
+    return np.array(returns)
+
+
+def test_n_step_returns_match_the_definition():
+    rng = np.random.default_rng(1)
+    T = 12
+    r, v = rng.normal(size=(2, T)).astype(np.float32)
+    done = (rng.random(T) < 0.25).astype(np.float32)
+    for n in (1, 3, 5, 20):
+        got = losses.n_step_returns(jnp.asarray(r), jnp.asarray(done), jnp.asarray(v), 0.9, n)
+        np.testing.assert_allclose(got, numpy_n_step_returns(r, done, v, 0.9, n), rtol=1e-5, atol=1e-5)
+    one_step = losses.n_step_returns(jnp.asarray(r), jnp.zeros(T), jnp.asarray(v), 0.9, 1)
+    np.testing.assert_allclose(one_step, r[:-1] + 0.9 * v[1:], rtol=1e-6)
+
+
+def test_value_rescaling_is_inverted_and_compresses_large_values():
+    x = jnp.asarray([-1000.0, -10.0, -1.0, 0.0, 0.5, 3.0, 1e4])
+    for eps in (1e-3, 1e-2):
+        h = losses.value_rescale(x, eps)
+        np.testing.assert_allclose(losses.inverse_value_rescale(h, eps), x, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(losses.value_rescale(jnp.asarray(3.0), 1e-3), 1.0 + 3e-3, rtol=1e-6)  # sqrt(4) − 1 + εx
+    assert float(losses.value_rescale(jnp.asarray(1e4), 1e-3)) < 111

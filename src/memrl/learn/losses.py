@@ -118,3 +118,36 @@ def masked_bit_cross_entropy(logits_t, target_t, mask_t):
     chex.assert_rank([logits_t, target_t, mask_t], [2, 2, 1])
     chex.assert_equal_shape([logits_t, target_t])
     return jnp.sum(jnp.where(mask_t[:, None], sigmoid_cross_entropy(logits_t, target_t), 0.0))
+
+
+def value_rescale(x, eps=1e-3):
+    """R2D2's invertible value rescaling (Kapturowski et al. 2019, Sec. 2; Pohlen et al. 2018):
+    h(x) = sign(x)(sqrt(|x| + 1) − 1) + εx."""
+    return jnp.sign(x) * (jnp.sqrt(jnp.abs(x) + 1.0) - 1.0) + eps * x
+
+
+def inverse_value_rescale(x, eps=1e-3):
+    """h⁻¹(x) = sign(x)(((sqrt(1 + 4ε(|x| + 1 + ε)) − 1) / 2ε)² − 1), the inverse of ``value_rescale``."""
+    root = (jnp.sqrt(1.0 + 4.0 * eps * (jnp.abs(x) + 1.0 + eps)) - 1.0) / (2.0 * eps)
+    return jnp.sign(x) * (jnp.square(root) - 1.0)
+
+
+def n_step_returns(r_t, done_t, v_t, gamma, n: int):
+    """The n-step returns of a stored sequence of T steps, for its first T − 1 (the last has no
+    successor to bootstrap from):
+
+        G_t = Σ_{j<m} γ^j A_j r_{t+j} + γ^m A_m v_{t+m},  m = min(n, T − 1 − t),  A_j = Π_{i<j} (1 − done_{t+i})
+
+    ``v_t`` is the value of the state at step t (R2D2: h⁻¹ of the target network's Q at the online
+    network's greedy action); an episode's end cuts the sum and the bootstrap. Returns [T − 1]."""
+    chex.assert_rank([r_t, done_t, v_t], 1)
+    last = r_t.shape[0] - 1
+    t = jnp.arange(last)
+    returns, alive, discount = jnp.zeros(last), jnp.ones(last), jnp.ones(last)
+    for j in range(n):
+        within = t + j < last
+        step = jnp.minimum(t + j, last)
+        returns = returns + jnp.where(within, discount * alive * r_t[step], 0.0)
+        alive = jnp.where(within, alive * (1.0 - done_t[step]), alive)
+        discount = jnp.where(within, discount * gamma, discount)
+    return returns + discount * alive * v_t[jnp.minimum(t + n, last)]

@@ -47,7 +47,7 @@ class TrainedSeed:
     params: object
 
 
-LOADERS = {"load_policy": ("ppo", "impala"), "load_predictor": ("supervised",)}
+LOADERS = {"load_policy": ("ppo", "impala", "r2d2"), "load_predictor": ("supervised",)}
 """the Python loaders of trained runs and the learners whose run folders each loads"""
 
 

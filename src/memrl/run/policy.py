@@ -49,7 +49,7 @@ def per_environment(name: str, value, dtype, batch: int) -> np.ndarray:
 
 
 class Policy:
-    """The actor of a trained actor-critic run (PPO or IMPALA): ``initial_state`` and ``act``."""
+    """The actor of a trained run of an environment learner (PPO, IMPALA, R2D2): ``initial_state`` and ``act``."""
 
     def __init__(self, trained: TrainedSeed):
         self.config, self.learner, self.params = trained.config, trained.learner, trained.params
@@ -75,6 +75,10 @@ class Policy:
         batch = self.check_inputs(obs, state, episode_start, reward)
         if not greedy and key is None:
             raise ValueError("act(greedy=False) samples its actions: give it a key (jax.random.PRNGKey)")
+        if not greedy and self.config.learner == "r2d2":
+            raise ValueError(
+                "an R2D2 agent's outputs are Q-values, not a distribution to sample: act greedily (act(greedy=True), predict(deterministic=True))"
+            )
         if reward is None:
             if self.config.feed_prev_reward:
                 raise ValueError(

@@ -1,0 +1,129 @@
+"""Configuration of R2D2 runs (recurrent replay distributed DQN). Every field is a flag of ``memrl train r2d2``."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import ClassVar
+
+from memrl.learn.run_config import RunConfig
+from memrl.settings import flag_of
+
+
+@dataclasses.dataclass(frozen=True, eq=False)  # equal when recorded alike: ConfigRecord.__eq__
+class R2D2Config(RunConfig):
+    """Recurrent Q-learning from replayed sequences with stored states and burn-in (Kapturowski et
+    al. 2019). Each update acts ``rollout_len`` ε-greedy steps in each of ``num_envs`` environments and
+    stores one sequence per environment, ``burn_in`` + ``rollout_len`` steps long (the previous
+    update's last ``burn_in`` steps first: consecutive sequences overlap by ``burn_in``), with the
+    core's carry at its first step; then ``learn_steps`` gradient steps, each on ``batch_size``
+    sequences drawn by priority. The agent's policy head gives the Q-values.
+
+    The defaults are the paper's (Table 2: Adam at 1e-4 with ε 1e-3, n = 5, γ = 0.997, sequences of
+    80 with a burn-in of 40, priority exponent 0.9 with η = 0.9, importance exponent 0.6, target
+    network every 2,500 gradient steps, value rescaling ε 1e-3, Ape-X's per-actor ε with base 0.4 and
+    α = 7) but for the replay's size and the batch, which are sized for one machine."""
+
+    learner: ClassVar[str] = "r2d2"
+    DEFAULTS: ClassVar[dict] = dict(lr=1e-4, adam_eps=1e-3, max_grad_norm=None)
+
+    num_envs: int = 16
+    """parallel environments per seed (the paper's actors)"""
+    rollout_len: int = 40
+    """steps per environment per update: the steps of each stored sequence after its burn-in"""
+    gamma: float = 0.997
+    policy_coef: float = 0.0
+    """the actor-critic's policy-gradient weight: 0 (R2D2 has no policy loss)"""
+    value_coef: float = 0.0
+    """the actor-critic's value-loss weight: 0 (R2D2's Q loss has weight 1)"""
+    entropy_coef: float = 0.0
+    """the actor-critic's entropy weight: 0"""
+    burn_in: int = 40
+    """steps at the start of each stored sequence that only refresh the core's carry (no loss)"""
+    stored_state: bool = True
+    """start each replayed sequence from the carry stored with it (R2D2); False: from a zero carry
+    (the paper's zero-state baseline)"""
+    replay_size: int = 4096
+    """sequences the replay holds (the oldest is overwritten first)"""
+    learn_start: int = 256
+    """sequences in the replay before the first gradient step"""
+    batch_size: int = 32
+    """sequences per gradient step"""
+    learn_steps: int = 1
+    """gradient steps per update; the replay ratio is learn_steps × batch_size / num_envs
+    (sequences replayed per sequence stored)"""
+    n_step: int = 5
+    """steps of reward before the bootstrap in the Q-learning target"""
+    target_period: int = 2500
+    """gradient steps between copies of the online network into the target network"""
+    priority_exponent: float = 0.9
+    """α: a sequence is drawn with probability ∝ priority^α"""
+    importance_exponent: float = 0.6
+    """β: each drawn sequence's loss is weighted by (N · P(i))^−β, over the batch's largest"""
+    priority_eta: float = 0.9
+    """η: a sequence's priority is η max_t |δ_t| + (1 − η) mean_t |δ_t|"""
+    value_rescaling: bool = True
+    """learn h(Q) with h(x) = sign(x)(sqrt(|x| + 1) − 1) + εx instead of Q (R2D2's targets)"""
+    value_rescaling_eps: float = 1e-3
+    """ε of the value rescaling"""
+    epsilon: float = 0.4
+    """base of the per-environment exploration: environment i acts at random with probability
+    ε^(1 + α i / (num_envs − 1)) (Ape-X)"""
+    epsilon_alpha: float = 7.0
+    """α of the per-environment exploration"""
+
+    POSITIVE_INTS: ClassVar[tuple[str, ...]] = RunConfig.POSITIVE_INTS + (
+        "replay_size",
+        "learn_start",
+        "batch_size",
+        "learn_steps",
+        "n_step",
+        "target_period",
+    )
+    NON_NEGATIVE: ClassVar[tuple[str, ...]] = RunConfig.NON_NEGATIVE + ("burn_in", "epsilon_alpha")
+    UNIT_INTERVAL: ClassVar[tuple[str, ...]] = RunConfig.UNIT_INTERVAL + (
+        "priority_exponent",
+        "importance_exponent",
+        "priority_eta",
+        "epsilon",
+    )
+    POSITIVE: ClassVar[tuple[str, ...]] = RunConfig.POSITIVE + ("value_rescaling_eps",)
+
+    def validate(self):
+        super().validate()
+        actor_critic = [name for name in ("policy_coef", "value_coef", "entropy_coef") if getattr(self, name) != 0]
+        if actor_critic:
+            raise ValueError(
+                f"R2D2 learns Q-values alone: {', '.join(actor_critic)} weigh the actor-critic's losses and must be 0 "
+                f"({', '.join(flag_of(name) for name in actor_critic)})"
+            )
+        if self.policy_lag:
+            raise ValueError(
+                f"policy_lag is the actor-critic learners' ({flag_of('policy_lag')}); R2D2 acts with its current network"
+            )
+        if self.burn_in > self.rollout_len:
+            raise ValueError(
+                f"burn_in ({self.burn_in}) must be at most rollout_len ({self.rollout_len}): the burn-in is the previous "
+                "update's last steps"
+            )
+        if self.replay_size < max(self.num_envs, self.learn_start):
+            raise ValueError(
+                f"replay_size ({self.replay_size}) must hold at least num_envs ({self.num_envs}) and learn_start "
+                f"({self.learn_start}) sequences"
+            )
+        if self.batch_size > self.learn_start:
+            raise ValueError(f"batch_size ({self.batch_size}) must be at most learn_start ({self.learn_start})")
+        if self.env.action_bounds is not None or len(self.env.action_dims) != 1:
+            raise ValueError(
+                f"R2D2 takes one discrete action per step; {self.env_name} acts with "
+                + (
+                    "continuous actions"
+                    if self.env.action_bounds is not None
+                    else f"{len(self.env.action_dims)} components"
+                )
+            )
+        return self
+
+    @property
+    def sequence_length(self) -> int:
+        """Steps of a stored sequence: the burn-in, then the steps learnt from."""
+        return self.burn_in + self.rollout_len
