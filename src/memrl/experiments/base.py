@@ -36,6 +36,7 @@ EXPERIMENT_MODULES = (
     "memory_benchmark",
     "memory_tuning",
     "popgym_suite",
+    "r2d2_control",
     "rmc_boxworld",
     "rmc_boxworld_imitation",
     "rmc_language_model",

@@ -12,6 +12,7 @@ from memrl.envs.base import ENVS
 from memrl.envs.graph_nav import GraphNavParams
 from memrl.experiments.base import Expectation
 from memrl.run.final_agents import agent_evaluations, final_params, held_out_batches
+from memrl.run.folder import measured_rows
 
 GRAPH_NAV_EPISODE = GraphNavParams().max_steps
 """steps of a graph-nav episode"""
@@ -74,6 +75,16 @@ def frozen_choices(folders: dict, levels, env_of, right, steps: int, title: str,
         shown = f"{title}, frozen and greedy{', memory reset every step' if amnesic else ''}"
         results[table] = fraction_correct_by_level(folders, levels, right_episodes, shown)["fraction_correct"]
     return results
+
+
+def learning_curve_areas(folder, metric: str) -> list[float]:
+    """Per seed of the run in ``folder``, the mean of ``metric`` over the updates that measured it
+    during training: the area under its learning curve over the run's length, higher for a learner
+    that gets to the same level sooner."""
+    return [
+        float(np.mean([row[metric] for row in measured_rows(folder.read_metrics(seed), metric)]))
+        for seed in folder.load_config().seed_list()
+    ]
 
 
 def seed_entry(per_seed: list[float], standard_error: float | None = None, episodes: int | None = None) -> dict:

@@ -43,7 +43,9 @@ POSITIVE_CONTROL, CENTRAL = "distractors0", "distractors20"
 UPDATES = 600
 """not yet sized: in the pilots (seed 0) every clone lifted the named object at chance with no
 distractor, the LSTM's after 480 updates (as the paper's LSTMs fail the training tasks), the GTrXL's
-after 1,200 and HTM's after 900 (docs/results/htm.md)"""
+after 1,200 and HTM's after 900; and trained on the test's move alone (``memrl analyze
+decision-probe``), neither the GTrXL nor HTM left chance in 192,000 labelled episodes
+(docs/results/htm.md)"""
 EVALUATION_STEPS = TIME_LIMIT
 """each final agent acts one time limit in its 16 environments at each level: every environment
 finishes at least one episode (an episode cut off by the time limit counts as wrong)"""

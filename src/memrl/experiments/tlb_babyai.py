@@ -24,9 +24,8 @@ import numpy as np
 
 from memrl.cores.tlb import TemporalLatentBottleneck
 from memrl.experiments.base import Expectation, Experiment, PaperSetting, register
-from memrl.experiments.evaluations import above_chance, seed_entry
+from memrl.experiments.evaluations import above_chance, learning_curve_areas, seed_entry
 from memrl.learn.supervised_config import SupervisedConfig
-from memrl.run.folder import measured_rows
 from memrl.tasks.babyai import BabyAI
 
 PRESETS = ("cpu", "paper")
@@ -117,16 +116,6 @@ def final_success(folder, episodes: int) -> dict[str, list[float]]:
     return per_level
 
 
-def learning_curve_areas(folder) -> list[float]:
-    """Per seed, the mean of the held-out action accuracies measured during training (one per chunk
-    of updates): the area under the learning curve over its length, higher for a model that
-    converges sooner to the same level."""
-    return [
-        float(np.mean([row["test_accuracy"] for row in measured_rows(folder.read_metrics(seed), "test_accuracy")]))
-        for seed in folder.load_config().seed_list()
-    ]
-
-
 def evaluate_success(episodes: int):
     """An experiment's ``evaluation``: each run's final success rate per level and over levels (mean
     over seeds), as ``{"success": {run: average entry over levels (``seed_entry``) | {"levels": {level:
@@ -146,7 +135,7 @@ def evaluate_success(episodes: int):
             if levels:
                 seeds = [float(np.mean(rates)) for rates in zip(*(r for r in per_level.values() if r))]
                 rows[run] = seed_entry(seeds, episodes=episodes * len(levels) * len(seeds)) | {"levels": levels}
-                convergence[run] = seed_entry(learning_curve_areas(folder))
+                convergence[run] = seed_entry(learning_curve_areas(folder, "test_accuracy"))
                 table.add_row(
                     run,
                     f"{rows[run]['mean']:.3f}",
