@@ -24,9 +24,7 @@ from memrl.component_subcommands import (
     components_class,
     from_command_line,
 )
-from memrl.learn.impala_config import ImpalaConfig
-from memrl.learn.ppo_config import PPOConfig
-from memrl.learn.r2d2_config import R2D2Config
+from memrl.learn.learners import LEARNERS
 from memrl.learn.run_config import ConfigRecord, import_modules
 from memrl.learn.supervised_config import SupervisedConfig
 from memrl.run import interrupts, sweep
@@ -104,7 +102,8 @@ def list_all(
             )
 
 
-LEARNER_CLASSES = {"ppo": PPOConfig, "impala": ImpalaConfig, "r2d2": R2D2Config, "supervised": SupervisedConfig}
+LEARNER_CLASSES = {name: LEARNERS.factory(name).config_class for name in LEARNERS.names()}
+"""``memrl train``'s learners (``learn.learners.LEARNERS``): name -> its config class"""
 
 
 def learner_configs(saved: ConfigRecord | None = None, words: frozenset[str] = frozenset()):
@@ -121,7 +120,7 @@ def learner_configs(saved: ConfigRecord | None = None, words: frozenset[str] = f
     return Union[tuple(options)]  # noqa: UP007 (tyro reads the subcommands from this Union of Annotated types)
 
 
-FOLDER_SUFFIX = {"ppo": "", "impala": "-impala", "r2d2": "-r2d2", "supervised": "-supervised"}
+FOLDER_SUFFIX = {name: "" if name == "ppo" else f"-{name}" for name in LEARNER_CLASSES}
 ALIASES = {"train-impala": ["train", "impala"], "train-supervised": ["train", "supervised"]}
 """the earlier spellings of ``memrl train impala`` and ``memrl train supervised``; ``memrl train``
 without a learner is ``memrl train ppo``"""

@@ -12,7 +12,9 @@ from pathlib import Path
 import jax
 import numpy as np
 
-from memrl.learn.learners import learner_for
+from memrl.learn.learners import LEARNERS, learner_for
+from memrl.learn.run_config import RunConfig
+from memrl.learn.supervised_config import SupervisedConfig
 from memrl.run.folder import RunFolder
 
 
@@ -47,8 +49,14 @@ class TrainedSeed:
     params: object
 
 
-LOADERS = {"load_policy": ("ppo", "impala", "r2d2"), "load_predictor": ("supervised",)}
-"""the Python loaders of trained runs and the learners whose run folders each loads"""
+LOADERS = {
+    "load_policy": tuple(n for n in LEARNERS.names() if issubclass(LEARNERS.factory(n).config_class, RunConfig)),
+    "load_predictor": tuple(
+        n for n in LEARNERS.names() if issubclass(LEARNERS.factory(n).config_class, SupervisedConfig)
+    ),
+}
+"""the Python loaders of trained runs and the learners whose run folders each loads: a policy of every
+learner that acts in an environment, a predictor of the supervised one"""
 
 
 def trained_seed(run_folder: str | Path, seed: int, loader: str) -> TrainedSeed:
