@@ -4,7 +4,8 @@ import pytest
 
 from memrl import cores, envs
 from memrl.analysis.ballet_memory import command, probe_config
-from memrl.analysis.ballet_memory_probe import BalletMemoryProbe, train_probe, watch_episodes
+from memrl.analysis.ballet_memory_probe import BalletMemoryProbe, watch_episodes
+from memrl.analysis.chunked_training import train_probe
 from memrl.envs import ballet
 from memrl.envs.ballet_tables import DANCER_SLOTS
 from memrl.learn.impala_config import ImpalaConfig

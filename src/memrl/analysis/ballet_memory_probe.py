@@ -17,16 +17,12 @@ architecture meets when it is told the answer, free of exploration and credit as
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from pathlib import Path
-
 import jax
 import jax.numpy as jnp
 import numpy as np
 import optax
 
 from memrl.agents.distributions import Categorical
-from memrl.analysis.chunked_training import train_in_chunks
 from memrl.envs import ballet
 from memrl.envs.ballet_tables import DANCER_SLOTS
 from memrl.learn.actor import ActorCriticLearner
@@ -70,6 +66,8 @@ CHUNK_STEPS = 50  # training steps between checkpoints
 class BalletMemoryProbe:
     """The agent of ``config`` (a Ballet run config of one level) with a slot classifier for a head."""
 
+    what = "a ballet-memory probe"
+
     def __init__(self, config: ImpalaConfig):
         learner = ActorCriticLearner(config)
         if not isinstance(learner.env, ballet.Ballet):
@@ -105,51 +103,14 @@ class BalletMemoryProbe:
         )
 
     def loss(self, params, key, batch_size: int):
-        """(mean L, fraction of the batch classified right) on fresh episodes."""
+        """(mean L, (fraction of the batch classified right,)) on fresh episodes."""
         observations, labels = watch_episodes(self.env, key, batch_size)
         logits = self.slot_logits(params, observations)
         return optax.softmax_cross_entropy_with_integer_labels(logits, labels).mean(), (
-            logits.argmax(-1) == labels
-        ).mean()
+            (logits.argmax(-1) == labels).mean(),
+        )
 
     def accuracy(self, params, key, episodes: int, batch_size: int) -> float:
         """Fraction of ``episodes`` fresh episodes classified right, ``batch_size`` at a time."""
-        right = jax.jit(lambda k: self.loss(params, k, batch_size)[1])
+        right = jax.jit(lambda k: self.loss(params, k, batch_size)[1][0])
         return float(np.mean([right(k) for k in jax.random.split(key, max(1, episodes // batch_size))]))
-
-
-def probe_loss(params, key, probe: BalletMemoryProbe, batch_size: int):
-    """(L, (fraction of the batch right,)): the probe's loss in the form chunked training takes."""
-    loss, accuracy = probe.loss(params, key, batch_size)
-    return loss, (accuracy,)
-
-
-def train_probe(
-    probe: BalletMemoryProbe,
-    key,
-    steps: int,
-    batch_size: int = 16,
-    lr: float = 3e-4,
-    chunk: int = CHUNK_STEPS,
-    checkpoint_dir: Path | None = None,
-    settings: dict | None = None,
-    on_chunk: Callable[[int, float, float], None] | None = None,
-):
-    """Train the probe's agent by Adam on L (gradients clipped to norm 1); returns (params, per
-    chunk: (mean loss, mean batch accuracy)). With ``checkpoint_dir`` the state is saved there after
-    every chunk, and a call with the same ``settings`` continues from it."""
-    init_key, data_key = jax.random.split(key)
-    return train_in_chunks(
-        probe_loss,
-        (probe, batch_size),
-        probe.init(init_key),
-        data_key,
-        steps,
-        chunk,
-        lr,
-        clip_norm=1.0,
-        checkpoint_dir=checkpoint_dir,
-        settings=settings,
-        what="a ballet-memory probe",
-        on_chunk=on_chunk,
-    )

@@ -1,5 +1,5 @@
 """Supervised training of an analysis's model by the learners' Adam (``learn/optimizers.py``), in chunks of steps with a checkpoint after
-each: what the supervised checks (planner distances, visited moves, Ballet's memory probe) share.
+each: what the supervised checks (planner distances, visited moves, the probes of Ballet's memory and of a task's decision) share.
 
 A loss is a function ``loss(params, key, *loss_args) -> (value, metrics)`` of fresh data drawn from
 ``key`` (``metrics`` a tuple of scalars, possibly empty), with hashable ``loss_args`` (sizes, a core,
@@ -85,3 +85,40 @@ def train_in_chunks(
         if on_chunk is not None:
             on_chunk((done + 1) * chunk, *curve[done])
     return carry[0], curve
+
+
+def probe_loss(params, key, probe, batch_size: int):
+    """A probe's ``loss(params, key, batch_size) -> (value, metrics)`` in the form chunked training takes."""
+    return probe.loss(params, key, batch_size)
+
+
+def train_probe(
+    probe,
+    key,
+    steps: int,
+    batch_size: int = 16,
+    lr: float = 3e-4,
+    chunk: int = 50,
+    checkpoint_dir: Path | None = None,
+    settings: dict | None = None,
+    on_chunk: Callable | None = None,
+):
+    """Train a probe's agent (``probe.init(key)``, ``probe.loss(params, key, batch_size) -> (L,
+    metrics)`` on fresh episodes; ``probe.what`` names it in a refusal of other settings) by Adam on L, gradients clipped to norm 1; returns (params, per
+    chunk: the mean loss and mean metrics). With ``checkpoint_dir`` the state is saved there after
+    every chunk, and a call with the same ``settings`` continues from it."""
+    init_key, data_key = jax.random.split(key)
+    return train_in_chunks(
+        probe_loss,
+        (probe, batch_size),
+        probe.init(init_key),
+        data_key,
+        steps,
+        chunk,
+        lr,
+        clip_norm=1.0,
+        checkpoint_dir=checkpoint_dir,
+        settings=settings,
+        what=probe.what,
+        on_chunk=on_chunk,
+    )

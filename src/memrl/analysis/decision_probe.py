@@ -18,7 +18,6 @@ holds what the decision needs, free of the walk, exploration and credit assignme
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 
 import jax
@@ -27,7 +26,7 @@ import numpy as np
 import tyro
 
 from memrl.analysis import ANALYSES
-from memrl.analysis.chunked_training import check_chunks, train_in_chunks
+from memrl.analysis.chunked_training import check_chunks, train_probe
 from memrl.envs.base import ENVS
 from memrl.envs.scripted_policy import scripted_episodes, scripted_policy
 from memrl.learn.actor import ActorCriticLearner
@@ -41,6 +40,8 @@ CHUNK_STEPS = 50  # training steps between checkpoints
 class DecisionProbe:
     """The agent of ``config`` on environment ``env_name`` (a variant of the config's environment:
     its observation and rules, another level), trained on ``teacher``'s first decision."""
+
+    what = "a decision probe"
 
     def __init__(self, config: RunConfig, env_name: str, frames: int, teacher: str = "oracle"):
         if frames < 1:
@@ -99,42 +100,6 @@ class DecisionProbe:
         right, had = zip(*(scored(k) for k in jax.random.split(key, max(1, episodes // batch_size))))
         counts = np.asarray(had) * batch_size
         return float(np.sum(np.asarray(right) * counts) / max(counts.sum(), 1)), int(counts.sum())
-
-
-def probe_loss(params, key, probe: DecisionProbe, batch_size: int):
-    """(L, (fraction right, fraction with a decision)): the probe's loss in the form chunked training takes."""
-    return probe.loss(params, key, batch_size)
-
-
-def train_probe(
-    probe: DecisionProbe,
-    key,
-    steps: int,
-    batch_size: int = 16,
-    lr: float = 3e-4,
-    chunk: int = CHUNK_STEPS,
-    checkpoint_dir: Path | None = None,
-    settings: dict | None = None,
-    on_chunk: Callable[..., None] | None = None,
-):
-    """Train the probe's agent by Adam on L (gradients clipped to norm 1); returns (params, per chunk:
-    (mean loss, mean batch accuracy, mean fraction with a decision)). With ``checkpoint_dir`` the
-    state is saved there after every chunk, and a call with the same ``settings`` continues from it."""
-    init_key, data_key = jax.random.split(key)
-    return train_in_chunks(
-        probe_loss,
-        (probe, batch_size),
-        probe.init(init_key),
-        data_key,
-        steps,
-        chunk,
-        lr,
-        clip_norm=1.0,
-        checkpoint_dir=checkpoint_dir,
-        settings=settings,
-        what="a decision probe",
-        on_chunk=on_chunk,
-    )
 
 
 def command(
