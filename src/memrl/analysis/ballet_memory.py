@@ -11,8 +11,8 @@ import numpy as np
 
 from memrl.agents.paper_agents import htm_ballet_agents
 from memrl.analysis import ANALYSES
-from memrl.analysis.ballet_memory_probe import CHUNK_STEPS, BalletMemoryProbe
-from memrl.analysis.chunked_training import check_chunks, train_probe
+from memrl.analysis.ballet_memory_probe import BalletMemoryProbe
+from memrl.analysis.chunked_training import CHUNK_STEPS, check_chunks, train_probe
 from memrl.envs import ballet
 from memrl.learn.impala_config import ImpalaConfig
 from memrl.settings import Count, LearningRate, OutputFolder, Seed

@@ -60,9 +60,6 @@ def watch_episodes(env: ballet.Ballet, key, batch_size: int):
     return jax.tree.map(lambda x: jnp.swapaxes(x, 0, 1), observations), labels
 
 
-CHUNK_STEPS = 50  # training steps between checkpoints
-
-
 class BalletMemoryProbe:
     """The agent of ``config`` (a Ballet run config of one level) with a slot classifier for a head."""
 

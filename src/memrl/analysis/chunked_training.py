@@ -87,6 +87,10 @@ def train_in_chunks(
     return carry[0], curve
 
 
+CHUNK_STEPS = 50
+"""a probe's training steps between checkpoints"""
+
+
 def probe_loss(params, key, probe, batch_size: int):
     """A probe's ``loss(params, key, batch_size) -> (value, metrics)`` in the form chunked training takes."""
     return probe.loss(params, key, batch_size)
@@ -98,7 +102,7 @@ def train_probe(
     steps: int,
     batch_size: int = 16,
     lr: float = 3e-4,
-    chunk: int = 50,
+    chunk: int = CHUNK_STEPS,
     checkpoint_dir: Path | None = None,
     settings: dict | None = None,
     on_chunk: Callable | None = None,

@@ -26,15 +26,13 @@ import numpy as np
 import tyro
 
 from memrl.analysis import ANALYSES
-from memrl.analysis.chunked_training import check_chunks, train_probe
+from memrl.analysis.chunked_training import CHUNK_STEPS, check_chunks, train_probe
 from memrl.envs.base import ENVS
 from memrl.envs.scripted_policy import scripted_episodes, scripted_policy
 from memrl.learn.actor import ActorCriticLearner
 from memrl.learn.run_config import RunConfig
 from memrl.nn.compiled_init import compiled_init
 from memrl.settings import Count, LearningRate, OutputFolder, Seed
-
-CHUNK_STEPS = 50  # training steps between checkpoints
 
 
 class DecisionProbe:

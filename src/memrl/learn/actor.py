@@ -289,8 +289,8 @@ class ActorCriticLearner:
         }
 
     def evaluate(self, params, key, num_steps: int, amnesic: bool = False, greedy: bool = False):
-        """Act with ``params`` (sampling; the most probable action if ``greedy``) in fresh
-        environments for ``num_steps`` steps; no learning. Returns (done, episode return where done,
+        """Act with ``params`` (sampling; the most probable action if ``greedy`` or the config is
+        ``GREEDY_ONLY``) in fresh environments for ``num_steps`` steps; no learning. Returns (done, episode return where done,
         reward), each [T, E]. ``amnesic``: the agent's carry (and previous action and reward) is reset
         before every step, as at an episode start: the same network without memory, to measure how
         much of its return the memory gives."""
@@ -298,7 +298,7 @@ class ActorCriticLearner:
         def step(runner, _):
             if amnesic:
                 runner = runner.replace(reset=jnp.ones_like(runner.reset))
-            return self.env_step(runner, params, greedy=greedy)
+            return self.env_step(runner, params, greedy=greedy or self.config.GREEDY_ONLY)
 
         runner = self.init(key).replace(params=params)
         _, (transitions, done, returns, _) = jax.lax.scan(step, runner, None, num_steps)

@@ -18,7 +18,7 @@ steps after the burn-in,
 (the last step of a sequence has no successor to bootstrap from and is not learnt; it lies in the
 next sequence's burn-in). A drawn sequence's priority becomes η max_t |δ_t| + (1 − η) mean_t |δ_t|;
 a new one's is the largest so far. The target network is the online one every ``target_period``
-gradient steps. Evaluation acts greedily.
+gradient steps. Evaluation acts greedily (``R2D2Config.GREEDY_ONLY``).
 """
 
 from __future__ import annotations
@@ -244,8 +244,3 @@ class R2D2(ActorCriticLearner):
             "gradient_steps": runner.gradient_steps,
             "replay_size": runner.replay.size,
         }
-
-    def evaluate(self, params, key, num_steps: int, amnesic: bool = False, greedy: bool = True):
-        """As the actor-critic learners' ``evaluate``, acting greedily on the Q-values (a sample
-        of their softmax would be no policy of R2D2's)."""
-        return super().evaluate(params, key, num_steps, amnesic=amnesic, greedy=True)

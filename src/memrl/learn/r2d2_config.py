@@ -24,6 +24,7 @@ class R2D2Config(RunConfig):
     α = 7) but for the replay's size and the batch, which are sized for one machine."""
 
     learner: ClassVar[str] = "r2d2"
+    GREEDY_ONLY: ClassVar[bool] = True
     DEFAULTS: ClassVar[dict] = dict(lr=1e-4, adam_eps=1e-3, max_grad_norm=None)
 
     num_envs: int = 16

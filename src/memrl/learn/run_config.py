@@ -409,6 +409,9 @@ class RunConfig(AgentSpec, ConfigRecord):
     more, each update's rollout is collected while the update before it learns, on a second core
     where the run has one (``run/pipeline.py``): the same numbers, sooner"""
 
+    GREEDY_ONLY: ClassVar[bool] = False
+    """whether the agent's outputs are values to act greedily on, not a distribution to sample (R2D2's
+    Q-values): evaluation then acts greedily and a loaded policy refuses to sample"""
     POSITIVE_INTS: ClassVar[tuple[str, ...]] = ConfigRecord.POSITIVE_INTS + ("num_envs", "rollout_len")
     WIDTHS: ClassVar[tuple[str, ...]] = ConfigRecord.WIDTHS + (
         "head_widths",

@@ -75,9 +75,9 @@ class Policy:
         batch = self.check_inputs(obs, state, episode_start, reward)
         if not greedy and key is None:
             raise ValueError("act(greedy=False) samples its actions: give it a key (jax.random.PRNGKey)")
-        if not greedy and self.config.learner == "r2d2":
+        if not greedy and self.config.GREEDY_ONLY:
             raise ValueError(
-                "an R2D2 agent's outputs are Q-values, not a distribution to sample: act greedily (act(greedy=True), predict(deterministic=True))"
+                f"an {self.config.learner} agent's outputs are Q-values, not a distribution to sample: act greedily (act(greedy=True), predict(deterministic=True))"
             )
         if reward is None:
             if self.config.feed_prev_reward:
