@@ -336,8 +336,14 @@ def test_a_saved_config_trains_again_with_the_flags_given_changing_it(tmp_path, 
     ):
         with pytest.raises(SystemExit) as refused:
             main(argv)
-        assert refused.value.code == 2 and message in capsys.readouterr().err
+        err = capsys.readouterr().err
+        assert refused.value.code == 2 and all(part in err for part in as_parts(message)), err
     assert len(trained) == 4
+
+
+def as_parts(message) -> tuple[str, ...]:
+    """What a refusal must say: a message, or parts of one (tyro's own refusals wrap at the box)."""
+    return (message,) if isinstance(message, str) else message
 
 
 def test_the_core_is_a_subcommand_whose_flags_are_its_settings(tmp_path, monkeypatch, capsys):
@@ -364,15 +370,16 @@ def test_the_core_is_a_subcommand_whose_flags_are_its_settings(tmp_path, monkeyp
     (old / "config.json").write_text(json.dumps({"learner": "ppo", "config": record}))
     RunFolder(old).prepare(PPOConfig(core=GRU(hidden=8), num_envs=4, num_minibatches=2))
     for argv, message in (
-        (["train", "ppo", "core:amrl-max", "--core.aggregator", "avg"], "core 'amrl-max' fixes aggregator by its name"),
+        (["train", "ppo", "core:amrl-max", "--core.aggregator", "avg"], ("Unrecognized", "--core.aggregator")),
         (["train", "--core", "lstm", "core:gru"], "--core lstm and core:gru both name the core"),
         (["train", "--core-args", "hidden"], "--core-args takes SETTING VALUE pairs"),
-        (["train", "core:lstm", "--core.width", "3"], "core 'lstm' has no setting 'width' (--core.SETTING)"),
+        (["train", "core:lstm", "--core.width", "3"], ("Unrecognized", "--core.width")),
         (["train", "core:lstm", "--core.hidden", "-3"], "LSTM.hidden must be a positive integer, got -3"),
     ):
         with pytest.raises(SystemExit) as refused:
             main(argv)
-        assert refused.value.code == 2 and message in capsys.readouterr().err
+        err = capsys.readouterr().err
+        assert refused.value.code == 2 and all(part in err for part in as_parts(message)), err
 
 
 def test_the_task_is_a_subcommand_too_and_its_batch_size_the_runs(tmp_path, monkeypatch, capsys):
@@ -398,14 +405,15 @@ def test_the_task_is_a_subcommand_too_and_its_batch_size_the_runs(tmp_path, monk
     main(["train", "--config", str(saved), "--task.num-digits", "3"])
     assert trained[2][0].task == Copying(gap=5, num_digits=3, batch_size=8)
     for argv, message in (
-        (["train", "supervised", "task:copying", "--task.batch-size", "3"], "give batch_size with --batch-size"),
+        (["train", "supervised", "task:copying", "--task.batch-size", "3"], ("Unrecognized", "--task.batch-size")),
         (["train", "supervised", "--task-args", "batch_size", "3"], "give batch_size with --batch-size"),
         (["train", "supervised", "task:copying", "--task.gap", "-1"], "Copying.gap must be a positive integer, got -1"),
         (["train", "supervised", "task:copyng"], "unknown task 'copyng'; did you mean 'copying'?"),
     ):
         with pytest.raises(SystemExit) as refused:
             main(argv)
-        assert refused.value.code == 2 and message in capsys.readouterr().err
+        err = capsys.readouterr().err
+        assert refused.value.code == 2 and all(part in err for part in as_parts(message)), err
     assert dataclasses.replace(copying, batch_size=16).task == Copying(gap=5, batch_size=16)
 
 
@@ -534,8 +542,8 @@ def test_a_misspelled_option_is_pointed_to_the_commands_that_have_it(capsys):
 
 def test_parsing_a_command_builds_what_it_names_once_and_no_other_component(monkeypatch):
     """Each registered name's default is made once a process (``Registry.default``); a parse then
-    builds the environment it names once, and the core it names twice (tyro's parsing form, then
-    the checked core): no default again, no other core."""
+    builds the environment and the core it names once each (tyro parses them as what they are): no
+    default again, no other core."""
     import collections
 
     from flax import linen as nn
@@ -556,7 +564,7 @@ def test_parsing_a_command_builds_what_it_names_once_and_no_other_component(monk
 
         monkeypatch.setattr(cls, "__post_init__", counted)
     main(command)
-    assert built == {("LSTM", 24): 2, ("TMaze", None): 1}
+    assert built == {("LSTM", 24): 1, ("TMaze", None): 1}
 
 
 def test_a_pilot_of_other_settings_sets_them_in_every_run_and_names_its_folder_by_them(monkeypatch):

@@ -152,7 +152,7 @@ def refused(argv, capsys) -> str:
         (["train", "--core-args", "hidden", "wide"], "Error parsing --core.hidden"),
         (["train", "--env-args", "maze_length", "1.5"], "Error parsing --env.maze-length"),
         (["train", "env:tmaze/T-LN", "--env.maze-length", "1.5"], "Error parsing --env.maze-length"),
-        (["train", "env:tmaze/T-LN", "--env.maze-lenth", "9"], "environment 'tmaze/T-LN' has no setting 'maze_lenth'"),
+        (["train", "env:tmaze/T-LN", "--env.maze-lenth", "9"], "--env.maze-length INT"),
         (["train", "--env", "tmaze/T-L", "env:tmaze/T-LN"], "--env tmaze/T-L and env:tmaze/T-LN both name the env"),
         (["train-supervised", "--task-args", "gap", "long"], "Error parsing --task.gap"),
         (["list", "--task", "copyin"], "unknown task 'copyin'"),

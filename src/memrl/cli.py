@@ -18,6 +18,7 @@ from typing import Annotated, Union
 import tyro
 
 from memrl.component_subcommands import (
+    Subcommands,
     as_command_line,
     command_line_class,
     component_flags_spelled,
@@ -106,15 +107,15 @@ LEARNER_CLASSES = {name: LEARNERS.factory(name).config_class for name in LEARNER
 """``memrl train``'s learners (``learn.learners.LEARNERS``): name -> its config class"""
 
 
-def learner_configs(saved: ConfigRecord | None = None, words: frozenset[str] = frozenset()):
+def learner_configs(saved: ConfigRecord | None, subcommands: Subcommands):
     """``memrl train``'s subcommands: one per learner, each taking its config's fields as flags and
     its components (core, environment, task) as subcommands of its own
-    (``component_subcommands.choices``, for the command's ``words``). With a ``saved`` config
-    (``--config``), its learner's flags and its components' settings default to the saved run's."""
+    (``component_subcommands.Subcommands.choices``). With a ``saved`` config (``--config``), its
+    learner's flags and its components' settings default to the saved run's."""
     options = []
     for learner, config_class in LEARNER_CLASSES.items():
         own = saved if saved is not None and saved.learner == learner else None
-        command_line = command_line_class(config_class, own, words)
+        command_line = command_line_class(config_class, own, subcommands)
         default = {} if own is None else {"default": as_command_line(command_line, own)}
         options.append(Annotated[command_line, tyro.conf.subcommand(learner, prefix_name=False, **default)])
     return Union[tuple(options)]  # noqa: UP007 (tyro reads the subcommands from this Union of Annotated types)
@@ -216,17 +217,19 @@ def with_option_typed(command, option: str, hint):
     return typed
 
 
-def train_command(saved: ConfigRecord | None, words: frozenset[str] = frozenset()):
+def train_command(saved: ConfigRecord | None, subcommands: Subcommands):
     """``train`` with its learners' subcommands (``learner_configs``), their flags defaulting to
-    ``saved``'s settings (``--config``), the components the command's ``words`` name read whole."""
-    return with_option_typed(train, "learner_config", Annotated[learner_configs(saved, words), tyro.conf.arg(name="")])
+    ``saved``'s settings (``--config``)."""
+    learners = learner_configs(saved, subcommands)
+    return with_option_typed(train, "learner_config", Annotated[learners, tyro.conf.arg(name="")])
 
 
-def components_command(command, saved: ConfigRecord, words: frozenset[str] = frozenset()):
+def components_command(command, saved: ConfigRecord, subcommands: Subcommands):
     """``command`` (``evaluate``, ``sweep.command``) with the components of ``saved`` (the run it
     evaluates, the sweep's base) as subcommands, each defaulting to ``saved``'s
     (``component_subcommands.components_class``)."""
-    return with_option_typed(command, "components", Annotated[components_class(saved, words), tyro.conf.arg(name="")])
+    components = components_class(saved, subcommands)
+    return with_option_typed(command, "components", Annotated[components, tyro.conf.arg(name="")])
 
 
 def given_path(argv: list[str], holds) -> Path | None:
@@ -697,7 +700,7 @@ def train_hints(typed: list[str]) -> list[str]:
     learner = next((a for a in typed[1:] if a in LEARNER_CLASSES), "ppo")
     flags = [flag_of(f.name) for f in dataclasses.fields(LEARNER_CLASSES[learner])]
     for word in (a.split("=", 1)[0] for a in typed[1:] if a.startswith("--") and "." not in a):
-        if word in flags or word in ("--help", "--config", "--out", "--workers"):
+        if word in flags or word in ("--help", "--config", "--out", "--workers") or component_of_word(word):
             continue
         target = FLAG_SYNONYMS.get(word) or next(iter(difflib.get_close_matches(word, flags, 1)), None)
         if target in flags:
@@ -739,15 +742,17 @@ def run_command(argv: list[str]) -> None:
             elif argv[:1] == ["sweep"] and (spec := given_path(argv, Path.is_file)) is not None:
                 evaluated = sweep.base_config(sweep.load_spec(spec))
                 argv = component_flags_spelled(argv, type(evaluated), evaluated)
-            commands = {**COMMANDS, "train": train_command(saved, frozenset(argv))}
+            subcommands = Subcommands(frozenset(argv))
+            commands = {**COMMANDS, "train": train_command(saved, subcommands)}
             if evaluated is not None:
-                commands[argv[0]] = components_command(COMMANDS[argv[0]], evaluated, frozenset(argv))
+                commands[argv[0]] = components_command(COMMANDS[argv[0]], evaluated, subcommands)
             tyro.extras.subcommand_cli_from_dict(
                 commands,
                 prog="memrl",
                 args=argv,
                 description=DESCRIPTION,
                 config=(tyro.conf.CascadeSubcommandArgs,),
+                registry=subcommands.rules,
             )
     except (
         ValueError,

@@ -1,176 +1,162 @@
 """A run's components as subcommands of ``memrl train`` (and of ``memrl eval``, over the run's, and
 ``memrl sweep``, over the spec's base: ``components_class``): ``core:NAME --core.SETTING VALUE``,
 ``env:NAME --env.SETTING VALUE`` (and a supervised run's ``task:NAME --task.SETTING VALUE``), one
-subcommand per registered name, its flags its settings. tyro builds each core and task while it
-parses, and each environment's settings (``settings_class``); ``from_command_line`` turns what it
-built into the learner's config, checked then. ``component_flags_spelled`` writes the earlier
-spelling, ``--core NAME --core-args SETTING VALUE``, as this one."""
+subcommand per registered name.
+
+tyro parses each component as its own class, through one rule of its constructor registry
+(``Subcommands.flags``): a registered name's flags are the fields of what it makes, read by tyro
+(their docstrings are the help), an environment's params' fields beside its own, less those its
+name fixes, those the run gives (a supervised run's ``batch_size``) and those whose value a config
+record cannot hold or whose default is not of its type (Craftax's ``fractal_noise_angles``, four
+Nones of ``tuple[int, int, int, int]``); what tyro parses is made by
+that name from the settings that differ from the name's defaults, and checked then.
+``component_flags_spelled`` writes the earlier spelling, ``--core NAME --core-args SETTING VALUE``,
+as this one."""
 
 from __future__ import annotations
 
 import dataclasses
-import functools
 import itertools
 import sys
 from typing import Annotated, Union
 
 import tyro
+from tyro.constructors import MISSING, ConstructorRegistry, StructConstructorSpec, StructFieldSpec, StructTypeInfo
 
 from memrl.envs.base import EnvironmentRegistry
 from memrl.learn.run_config import ConfigRecord, SettingsByName
-from memrl.registry import held_settings, recordable, same_value
-from memrl.settings import fits, settings_of
+from memrl.registry import recordable, same_value
+from memrl.settings import fits
+
+READ_AS_IT_IS = object()
+"""the mark of a component's class while tyro's own rule reads its fields (``Subcommands.flags``)"""
 
 
-def choices(config_class, field: str, saved: ConfigRecord | None, words: frozenset[str] = frozenset()):
-    """The components ``field`` of ``config_class`` may be, one tyro subcommand each (``core:lstm``,
-    ``env:tmaze/T-LN``; a family of environments, ``env:gymnasium --env.id CartPole-v1``), each
-    defaulting to what its name makes (the saved run's under its own name); their settings take a
-    value each, ``--core.straight-through False``, as ``--core-args`` gives them. An environment's
-    settings are read (by making it) only where the command's ``words`` name it or it is the
-    default: every environment's would take seconds, gymnax's import most of them."""
-    options = []
-    default = saved.name_of(field) if saved is not None else config_class.default_name(field)
-    for registry in config_class.registries(field):
-        for name in registry.names():
-            subcommand = name.rstrip("/")
-            description = summary(registry, name)
-            own = is_named(default, name)
-            if isinstance(registry, EnvironmentRegistry) and not (own or f"{field}:{subcommand}" in words):
-                options.append(
-                    Annotated[unread_class(registry, name), tyro.conf.subcommand(subcommand, description=description)]
-                )
-                continue
-            saved_one = getattr(saved, field) if saved is not None and own else None
-            parsed = parsed_form(registry, name, saved_one, config_class.set_by_the_run(field))
-            chosen = tyro.conf.subcommand(
-                subcommand, description=description, **({} if parsed is None else {"default": parsed})
-            )
-            parsed_class = settings_class(registry, name) if parsed is None else type(parsed)
-            options.append(Annotated[parsed_class, chosen])
-    return Annotated[Union[tuple(options)], tyro.conf.FlagConversionOff]  # noqa: UP007
+@dataclasses.dataclass(frozen=True)
+class Refused:
+    """A component that its name refused to make from the settings given: its refusal, which
+    ``made`` raises as memrl's one line (raised while tyro parses, it would be drawn in a box of
+    tyro's, titled by tyro's inner names)."""
+
+    message: str
 
 
-def is_named(name: str, registered: str) -> bool:
-    """Whether the registered name ``registered`` makes ``name`` (itself, or the family it belongs to)."""
-    return name == registered or (registered.endswith("/") and name.startswith(registered))
+def made(component):
+    """``component`` as tyro parsed it; refuses a ``Refused`` one with its message."""
+    if isinstance(component, Refused):
+        raise ValueError(component.message)
+    return component
 
 
-def parsed_form(registry, name: str, made, set_by_the_run: tuple[str, ...] = ()):
-    """``made`` (a component ``name`` makes; None: its defaults) as the command line holds it while
-    parsing (a core or task as ``checked_after_parsing`` builds it, an environment's settings as
-    ``settings_class`` holds them); None for a family with no member made (its ``id`` is required)."""
-    if not isinstance(registry, EnvironmentRegistry):
-        return parsed_default(registry, name, set_by_the_run) if made is None else as_parsed(made, set_by_the_run)
-    settings = settings_class(registry, name)
-    if made is None:
-        return None if name.endswith("/") else settings()
-    member, given = registry.name_of(made)
-    if name.endswith("/"):
-        return settings(id=member[len(name) :], saved=(member[len(name) :], given))
-    return settings(**given)
+def refused_in_one_line(make):
+    """``make`` (a component's maker), its ValueError returned as a ``Refused``."""
 
-
-@functools.cache
-def settings_class(registry: EnvironmentRegistry, name: str) -> type:
-    """The settings of the environment ``name`` as a dataclass for tyro: a field for each setting a
-    config record can hold (``settings.settings_of``; a params array is the name's own), defaulting
-    to the name's, its help the docstring under it. A family (``gymnasium/``) takes its member's
-    ``id`` and that environment's settings by name (over a saved run's of the same id). A setting
-    whose default does not fit its declared type (Craftax's ``fractal_noise_angles``, four Nones
-    for ``tuple[int, int, int, int]``) is no flag: it keeps the name's default."""
-    if name.endswith("/"):
-        fields = [
-            ("id", Annotated[str, tyro.conf.arg(help=f"the environment's id ({name}<id>)")]),
-            (
-                "settings",
-                Annotated[SettingsByName, tyro.conf.arg(help="its settings: SETTING VALUE ...")],
-                dataclasses.field(default_factory=dict),
-            ),
-            # a saved run's id and settings (--config), which those given change key by key (as the
-            # default of ``settings``, tyro would make a fixed flag of each); another id has none of them
-            ("saved", Annotated[tuple, tyro.conf.Suppress], dataclasses.field(default=("", {}))),
-        ]
-    else:
-        fields = [
-            (s.name, Annotated[s.hint, tyro.conf.arg(help=s.doc or None)], dataclasses.field(default=s.default))
-            for s in settings_of(registry, name)
-            if recordable(s.default) and not isinstance(s.hint, str) and fits(s.default, s.hint)
-        ]
-    namespace = {"registry": registry, "registered_as": name}
-    return dataclasses.make_dataclass(settings_class_name(name), fields, frozen=True, namespace=namespace)
-
-
-@functools.cache
-def unread_class(registry: EnvironmentRegistry, name: str) -> type:
-    """The subcommand of an environment the command does not name (``choices``): no settings read."""
-    return dataclasses.make_dataclass(f"Unread{settings_class_name(name)}", [], frozen=True)
-
-
-def settings_class_name(name: str) -> str:
-    """``tmaze/T-LN`` -> ``TmazeTLnSettings``: a class name for an environment's settings."""
-    return (
-        "".join(part.capitalize() for part in name.replace("/", "_").replace("-", "_").split("_") if part) + "Settings"
-    )
-
-
-def environment_of(parsed):
-    """The environment that ``parsed`` (a ``settings_class`` instance) describes, made as a config
-    makes one (``EnvironmentRegistry.from_record``) from the settings that differ from its name's
-    defaults; a family member's with its settings."""
-    registry, name = parsed.registry, parsed.registered_as
-    if name.endswith("/"):
-        saved_id, saved = parsed.saved
-        return registry.from_record(
-            {"kind": name + parsed.id, **(saved if saved_id == parsed.id else {}), **parsed.settings}
-        )
-    defaults = registry.defaults(name)
-    given = {k: v for k, v in held_settings(parsed).items() if not same_value(v, defaults.get(k))}
-    return registry.from_record({"kind": name, **given})
-
-
-@functools.cache
-def checked_after_parsing(component_class, set_by_the_run: tuple[str, ...] = ()):
-    """``component_class`` as the command line builds it: a subclass that keeps a setting its checks
-    refuse instead of raising while tyro parses (tyro would draw its own box around memrl's one-line
-    message; ``from_command_line`` builds the component itself from its settings, checked then),
-    without flags for the settings the run gives (``set_by_the_run``)."""
-
-    own_check = getattr(component_class, "__post_init__", None)
-
-    def __post_init__(self):
+    def making(**settings):
         try:
-            if own_check is not None:
-                own_check(self)
-        except ValueError:
-            pass
+            return make(**settings)
+        except ValueError as err:
+            return Refused(str(err))
 
-    namespace = {
-        "__post_init__": __post_init__,
-        "__module__": component_class.__module__,
-        "__doc__": component_class.__doc__,
-    }
-    if not set_by_the_run:  # a Linen module's subclass is a dataclass by itself
-        return type(component_class.__name__, (component_class,), namespace)
-    hidden = [
-        (field.name, Annotated[field.type, tyro.conf.Suppress], dataclasses.field(default=field.default))
-        for field in dataclasses.fields(component_class)
-        if field.name in set_by_the_run
-    ]
-    return dataclasses.make_dataclass(
-        component_class.__name__, hidden, bases=(component_class,), namespace=namespace, frozen=True
+    return making
+
+
+@dataclasses.dataclass(frozen=True)
+class Unread:
+    """An environment the command does not name: its subcommand is listed, its settings are not read
+    (reading every environment's would take seconds; gymnax's import most of them)."""
+
+
+class Subcommands:
+    """The components' subcommands of one command (``choices``), and the rule by which tyro reads
+    each (``rules``, given to ``tyro.cli``)."""
+
+    def __init__(self, words: frozenset[str] = frozenset()):
+        self.words = words
+        """the command's words: an environment is read where they name it (``env:NAME``) or it is the default"""
+        self.named: dict[int, tuple] = {}
+        """id of each subcommand's default -> (registry, name, settings the run gives)"""
+        self.families: dict[type, tuple] = {}
+        """a family's class (gymnasium's) -> (registry, family, the saved member's id and settings)"""
+        self.rules = ConstructorRegistry()
+        self.rules.struct_rule(self.flags)
+
+    def choices(self, config_class, field: str, saved: ConfigRecord | None):
+        """The components ``field`` of ``config_class`` may be, one tyro subcommand each (``core:lstm``,
+        ``env:tmaze/T-LN``; a family of environments, ``env:gymnasium --env.id CartPole-v1``), each
+        defaulting to what its name makes (the saved run's under its own name); the saved run's, else
+        the learner's, first."""
+        options = []
+        made = getattr(saved, field) if saved is not None else None
+        default = saved.name_of(field) if saved is not None else config_class.default_name(field)
+        by_the_run = config_class.set_by_the_run(field)
+        for registry in config_class.registries(field):
+            for name in registry.names():
+                subcommand = name.rstrip("/")
+                own = name == default or (name.endswith("/") and default.startswith(name))
+                config = dict(name=subcommand, description=summary(registry, name))
+                if isinstance(registry, EnvironmentRegistry) and not (own or f"{field}:{subcommand}" in self.words):
+                    option = Annotated[Unread, tyro.conf.subcommand(**config)]
+                elif name.endswith("/"):
+                    member = registry.name_of(made) if own and made is not None else None
+                    family = registry.entry(name).build
+                    self.families[family] = (registry, name, member)
+                    option = Annotated[
+                        family, tyro.conf.subcommand(**config, **({} if member is None else {"default": made}))
+                    ]
+                else:
+                    component = made if own and made is not None else registry.default(name)
+                    self.named[id(component)] = (registry, name, by_the_run)
+                    option = Annotated[type(component), tyro.conf.subcommand(**config, default=component)]
+                options.append(option)
+        return Annotated[Union[tuple(options)], tyro.conf.FlagConversionOff]  # noqa: UP007
+
+    def flags(self, info: StructTypeInfo) -> StructConstructorSpec | None:
+        """tyro's rule for a component's subcommand: its flags (``named``, ``families``), made by its name."""
+        if READ_AS_IT_IS in info.markers:
+            return None
+        if info.type in self.families and (info.default is MISSING or id(info.default) not in self.named):
+            return self.member_flags(*self.families[info.type])
+        if id(info.default) not in self.named:
+            return None
+        registry, name, by_the_run = self.named[id(info.default)]
+        fields = fields_read_by_tyro(info)
+        params = next((f for f in fields if f.name == "params" and dataclasses.is_dataclass(f.default)), None)
+        if params is not None:  # an environment's numeric settings, flat beside its own
+            fields = [f for f in fields if f is not params]
+            fields += fields_read_by_tyro(StructTypeInfo.make(type(params.default), params.default, False))
+        hidden = set(registry.fixed(name)) | set(by_the_run)
+        fields = [f for f in fields if f.name not in hidden and recordable(f.default) and fits(f.default, f.type)]
+        defaults = registry.defaults(name)
+
+        def made_by_name(**settings):
+            given = {k: v for k, v in settings.items() if not same_value(v, defaults.get(k))}
+            return registry.make(name, **given)
+
+        return StructConstructorSpec(instantiate=refused_in_one_line(made_by_name), fields=tuple(fields))
+
+    @staticmethod
+    def member_flags(registry, family: str, saved: tuple[str, dict] | None) -> StructConstructorSpec:
+        """A family member's flags: its id and its settings by name (its own library checks them); a
+        saved run's member's settings stay with its id, and those given change them."""
+        saved_id, saved_settings = (None, {}) if saved is None else (saved[0][len(family) :], saved[1])
+
+        def member(id: str, settings: dict):
+            return registry.make(family + id, **({**saved_settings, **settings} if id == saved_id else settings))
+
+        fields = (
+            StructFieldSpec(
+                "id", str, MISSING if saved_id is None else saved_id, f"the environment's id ({family}<id>)"
+            ),
+            StructFieldSpec("settings", SettingsByName, {}, "its settings: SETTING VALUE ..."),
+        )
+        return StructConstructorSpec(instantiate=refused_in_one_line(member), fields=fields)
+
+
+def fields_read_by_tyro(info: StructTypeInfo) -> list[StructFieldSpec]:
+    """The fields of ``info``'s class as tyro's own rule reads them (types, defaults, docstrings)."""
+    return list(
+        ConstructorRegistry.get_struct_spec(dataclasses.replace(info, markers=(*info.markers, READ_AS_IT_IS))).fields
     )
-
-
-@functools.cache  # every learner's subcommands default to it, and each parse builds them
-def parsed_default(registry, name: str, set_by_the_run: tuple[str, ...] = ()):
-    """``as_parsed`` of what ``name`` makes unless told (``Registry.default``), made once."""
-    return as_parsed(registry.default(name), set_by_the_run)
-
-
-def as_parsed(component, set_by_the_run: tuple[str, ...] = ()):
-    """``component`` (a core, a task) as the command line holds it while parsing (``checked_after_parsing``)."""
-    return checked_after_parsing(type(component), set_by_the_run)(**held_settings(component))
 
 
 def summary(registry, name: str) -> str:
@@ -191,91 +177,66 @@ def summary(registry, name: str) -> str:
     return f"{title} ({', '.join(parts)})" if parts else title
 
 
-def component_field(config_class, field: str, saved: ConfigRecord | None, words: frozenset[str]):
-    """The component ``field`` of ``config_class`` as a field of a dataclass for tyro: its name, its
-    ``choices`` (of the command's ``words``) and its default, the learner's (or the saved run's)."""
-    if saved is None:
-        name = config_class.default_name(field)
-        registry, made = config_class.registry_for(field, name), None
-    else:
-        made = getattr(saved, field)
-        registry = config_class.registry_of(field, made)
-        name = registry.name_of(made)[0]
-    parsed = parsed_form(registry, registry.family(name) or name, made, config_class.set_by_the_run(field))
-    return field, choices(config_class, field, saved, words), dataclasses.field(default_factory=lambda: parsed)
+def command_line_class(config_class, saved: ConfigRecord | None, subcommands: Subcommands):
+    """``config_class`` with each of its components typed as its ``choices`` for tyro, defaulting
+    to the learner's (or the saved run's); ``from_command_line`` makes the config of what tyro builds."""
 
+    def __post_init__(self):
+        """Nothing: ``from_command_line`` checks the config as it builds it."""
 
-def command_line_class(config_class, saved: ConfigRecord | None, words: frozenset[str] = frozenset()):
-    """``config_class`` with each of its components typed as ``choices`` for tyro (of the command's
-    ``words``), defaulting to the learner's (or the saved run's); ``from_command_line`` turns what
-    tyro builds back into the config itself."""
-
-    def __post_init__(self, *settings_by_name):
-        """Nothing: what tyro fills holds the components' parse forms (and no ``*_args``: the command
-        line spells them as the subcommands' flags), which ``from_command_line`` checks as it builds
-        the config itself (tyro would draw its own box around memrl's one-line message)."""
+    def component_field(field: str):
+        default = getattr(saved, field) if saved is not None else config_class.default_component(field)
+        choices = subcommands.choices(config_class, field, saved)
+        return field, choices, dataclasses.field(default_factory=lambda: default)
 
     command_line = dataclasses.make_dataclass(
         config_class.__name__,
-        [component_field(config_class, field, saved, words) for field in config_class.COMPONENTS],
+        [component_field(field) for field in config_class.COMPONENTS],
         bases=(config_class,),
         namespace={"__post_init__": __post_init__},
-        frozen=True,  # and compared field by field: tyro compares it while its components are parsed ones
+        frozen=True,
     )
     command_line.__doc__ = config_class.__doc__
     return command_line
 
 
-def components_class(saved: ConfigRecord, words: frozenset[str] = frozenset()):
+def components_class(saved: ConfigRecord, subcommands: Subcommands):
     """The components of the config ``saved`` alone (``memrl eval``'s run, ``memrl sweep``'s base:
     ``core:NAME --core.SETTING VALUE``, ``env:NAME --env.SETTING VALUE``, ``task:NAME --task.SETTING
     VALUE``), each defaulting to its own; ``made()`` of what tyro parses is field -> component."""
     config_class = type(saved)
 
-    def made(parsed) -> dict:
-        return {
-            field: component_from_command_line(getattr(parsed, field), config_class, field)
-            for field in config_class.COMPONENTS
-        }
+    def made_components(parsed) -> dict:
+        return {field: made(getattr(parsed, field)) for field in config_class.COMPONENTS}
+
+    def component_field(field: str):
+        default = getattr(saved, field)
+        return (
+            field,
+            subcommands.choices(config_class, field, saved),
+            dataclasses.field(default_factory=lambda: default),
+        )
 
     return dataclasses.make_dataclass(
-        "Components",
-        [component_field(config_class, field, saved, words) for field in config_class.COMPONENTS],
-        namespace={"made": made},
+        "Components", [component_field(field) for field in config_class.COMPONENTS], namespace={"made": made_components}
     )
 
 
 def as_command_line(cls, config: ConfigRecord):
-    """``config``'s fields as an instance of ``cls``, the ``command_line_class`` made on it, its
-    components the parsed forms that class defaults to (checked by ``from_command_line``)."""
+    """``config``'s fields as an instance of ``cls``, the ``command_line_class`` made on it."""
     fields = {field.name: getattr(config, field.name) for field in dataclasses.fields(config)}
-    return cls(**{name: value for name, value in fields.items() if name not in config.COMPONENTS})
-
-
-def component_from_command_line(parsed_component, config_class, field: str):
-    """The component ``field`` of a ``config_class`` config that tyro parsed as ``parsed_component``
-    (a ``settings_class`` instance: its environment; else a ``checked_after_parsing`` core or task:
-    its class built from its settings, checked then), bar the settings the run gives."""
-    if hasattr(type(parsed_component), "registered_as"):
-        return environment_of(parsed_component)
-    component_class = type(parsed_component).__mro__[1]  # checked_after_parsing's base
-    set_by_the_run = config_class.set_by_the_run(field)
-    return component_class(**{k: v for k, v in held_settings(parsed_component).items() if k not in set_by_the_run})
+    return cls(**fields)
 
 
 def from_command_line(parsed: ConfigRecord, config_class) -> ConfigRecord:
     """The ``config_class`` config of what tyro built as its ``command_line_class``, checked as it is constructed."""
-    fields = {field.name: getattr(parsed, field.name) for field in dataclasses.fields(config_class)}
-    for field in config_class.COMPONENTS:
-        fields[field] = component_from_command_line(fields[field], config_class, field)
-    return config_class(**fields)
+    return config_class(**{field.name: made(getattr(parsed, field.name)) for field in dataclasses.fields(config_class)})
 
 
 def component_flags_spelled(argv: list[str], config_class, saved: ConfigRecord | None) -> list[str]:
     """``memrl train``'s ``argv`` with each component's earlier spelling, ``--core NAME`` and
     ``--core-args SETTING VALUE ...``, written as its subcommand, ``core:NAME --core.SETTING VALUE
-    ...`` (settings of the component named, else of the saved run's, else of the learner's default);
-    refuses settings the component does not have, and settings its name fixes."""
+    ...`` (settings of the component named, else of the saved run's, else of the learner's default)."""
     for field in config_class.COMPONENTS:
         argv = flags_spelled(argv, field, config_class, saved)
     return argv
@@ -305,31 +266,21 @@ def flags_spelled(argv: list[str], field: str, config_class, saved: ConfigRecord
             rest.append(flag)
             i += 1
     chosen = next((a.split(":", 1)[1] for a in rest if a.startswith(f"{field}:")), None)
+    if chosen is not None and not any(f"{chosen}/" in r.names() for r in config_class.registries(field)):
+        config_class.registry_for(field, chosen)  # refuses an unknown name, with the names closest to it
+    if name is None and settings is None:
+        return argv
     if name is not None and chosen is not None:
         raise ValueError(f"--{field} {name} and {field}:{chosen} both name the {field}; give one")
-    where = f" (--{field}-args)" if settings is not None else f" (--{field}.SETTING)"
-    if name is None and settings is None:
-        name = chosen or (saved.name_of(field) if saved is not None else config_class.default_name(field))
-        settings = {a.split("=", 1)[0][len(f"--{field}.") :]: None for a in rest if a.startswith(f"--{field}.")}
-        if any(f"{name}/" in r.names() for r in config_class.registries(field)):
-            return argv  # tyro checks a family's flags (--env.id, --env.settings)
-    else:
-        settings = settings or {}
-        if name is None:
-            name = chosen or (saved.name_of(field) if saved is not None else config_class.default_name(field))
-        rest = [a for a in rest if not a.startswith(f"{field}:")]
-        rest += subcommand_spelled(config_class, field, name, settings)
-    if config_class.registry_for(field, name).family(name):
-        return rest  # a family member's settings are its own (gymnasium.make checks them)
-    keys = [k.replace("-", "_") for k in settings]
+    name = name or chosen or (saved.name_of(field) if saved is not None else config_class.default_name(field))
+    keys = [k.replace("-", "_") for k in settings or {}]
     by_the_run = sorted(set(keys) & set(config_class.set_by_the_run(field)))
     if by_the_run:
-        raise ValueError(
-            f"give {', '.join(by_the_run)} with {', '.join('--' + k.replace('_', '-') for k in by_the_run)}, "
-            f"not as a {field} setting"
-        )
-    config_class.registry_for(field, name).refuse_unknown(name, keys, where)
-    return rest
+        flags = ", ".join("--" + k.replace("_", "-") for k in by_the_run)
+        raise ValueError(f"give {', '.join(by_the_run)} with {flags}, not as a {field} setting")
+    config_class.registry_for(field, name).refuse_unknown(name, keys, f" (--{field}-args)")
+    rest = [a for a in rest if not a.startswith(f"{field}:")]
+    return rest + subcommand_spelled(config_class, field, name, settings or {})
 
 
 def subcommand_spelled(config_class, field: str, name: str, settings: dict) -> list[str]:

@@ -196,6 +196,12 @@ class ConfigRecord:
         return next(f.metadata["default_name"] for f in dataclasses.fields(cls) if f.name == field)
 
     @classmethod
+    def default_component(cls, field: str):
+        """The component ``field`` that a config of this class has unless told (``Registry.default``)."""
+        name = cls.default_name(field)
+        return cls.registry_for(field, name).default(name)
+
+    @classmethod
     def registry_for(cls, field: str, name: str):
         """The registry that knows the component ``name`` of ``field``; refuses a name none knows."""
         registries = cls.registries(field)
