@@ -13,19 +13,13 @@ import shlex
 import sys
 import typing
 from pathlib import Path
-from typing import Annotated, Union
+from typing import Annotated
 
 import tyro
 
-from memrl.component_subcommands import (
-    Subcommands,
-    as_command_line,
-    command_line_class,
-    component_flags_spelled,
-    components_class,
-    from_command_line,
-)
+from memrl.component_subcommands import Subcommands, component_flags_spelled
 from memrl.learn.learners import LEARNERS
+from memrl.learn.parsed_components import RunComponents, made
 from memrl.learn.run_config import ConfigRecord, import_modules
 from memrl.learn.supervised_config import SupervisedConfig
 from memrl.run import interrupts, sweep
@@ -107,20 +101,6 @@ LEARNER_CLASSES = {name: LEARNERS.factory(name).config_class for name in LEARNER
 """``memrl train``'s learners (``learn.learners.LEARNERS``): name -> its config class"""
 
 
-def learner_configs(saved: ConfigRecord | None, subcommands: Subcommands):
-    """``memrl train``'s subcommands: one per learner, each taking its config's fields as flags and
-    its components (core, environment, task) as subcommands of its own
-    (``component_subcommands.Subcommands.choices``). With a ``saved`` config (``--config``), its
-    learner's flags and its components' settings default to the saved run's."""
-    options = []
-    for learner, config_class in LEARNER_CLASSES.items():
-        own = saved if saved is not None and saved.learner == learner else None
-        command_line = command_line_class(config_class, own, subcommands)
-        default = {} if own is None else {"default": as_command_line(command_line, own)}
-        options.append(Annotated[command_line, tyro.conf.subcommand(learner, prefix_name=False, **default)])
-    return Union[tuple(options)]  # noqa: UP007 (tyro reads the subcommands from this Union of Annotated types)
-
-
 FOLDER_SUFFIX = {name: "" if name == "ppo" else f"-{name}" for name in LEARNER_CLASSES}
 ALIASES = {"train-impala": ["train", "impala"], "train-supervised": ["train", "supervised"]}
 """the earlier spellings of ``memrl train impala`` and ``memrl train supervised``; ``memrl train``
@@ -187,49 +167,11 @@ def train(
     """
     from memrl.run.train import train_run
 
-    run = from_command_line(
-        learner_config, LEARNER_CLASSES[learner_config.learner]
-    )  # tyro built its parse forms; the config is built, and checked, here
+    run = made(learner_config)  # as tyro parsed it, checked (or refused) then
     if run.init_params:  # saved as a path that any directory reads, as a resumed or copied run needs it
         run = dataclasses.replace(run, init_params=str(Path(run.init_params).absolute()))
     folder = out or Path("runs") / run.trained_on.replace("/", "_") / f"{run.core_name}{FOLDER_SUFFIX[run.learner]}"
     train_run(run, folder, workers, tensorboard, devices, hosts, wandb)
-
-
-def with_option_typed(command, option: str, hint):
-    """``command`` as tyro reads it with its keyword-only option ``option`` typed ``hint`` and
-    required (a type made when the command runs: the learners' and components' subcommands, of the
-    cores the config's ``imports`` register and of a saved run's settings, its default among them)."""
-
-    @functools.wraps(command)
-    def typed(*args, **kwargs):
-        return command(*args, **kwargs)
-
-    del typed.__wrapped__  # tyro reads the signature below, not command's
-    typed.__annotations__ = {**command.__annotations__, option: hint}
-    signature = inspect.signature(command)
-    typed.__signature__ = signature.replace(
-        parameters=[
-            p.replace(annotation=hint, default=inspect.Parameter.empty) if p.name == option else p
-            for p in signature.parameters.values()
-        ]
-    )
-    return typed
-
-
-def train_command(saved: ConfigRecord | None, subcommands: Subcommands):
-    """``train`` with its learners' subcommands (``learner_configs``), their flags defaulting to
-    ``saved``'s settings (``--config``)."""
-    learners = learner_configs(saved, subcommands)
-    return with_option_typed(train, "learner_config", Annotated[learners, tyro.conf.arg(name="")])
-
-
-def components_command(command, saved: ConfigRecord, subcommands: Subcommands):
-    """``command`` (``evaluate``, ``sweep.command``) with the components of ``saved`` (the run it
-    evaluates, the sweep's base) as subcommands, each defaulting to ``saved``'s
-    (``component_subcommands.components_class``)."""
-    components = components_class(saved, subcommands)
-    return with_option_typed(command, "components", Annotated[components, tyro.conf.arg(name="")])
 
 
 def given_path(argv: list[str], holds) -> Path | None:
@@ -322,7 +264,7 @@ def evaluate(
     amnesic: bool = False,
     deterministic: bool = False,
     *,
-    components: Annotated[object, tyro.conf.Suppress] = None,
+    components: Annotated[RunComponents, tyro.conf.arg(name="")] = RunComponents(),
 ) -> None:
     """Evaluate each seed's last checkpoint of RUN (sampled actions, fresh environments; for a
     supervised run, its accuracy on fresh sequences of the held-out split). Each seed's line gives
@@ -344,7 +286,7 @@ def evaluate(
             every step, so it acts with the same network and no memory; the gap to a plain evaluation
             is what its memory gives.
         deterministic: actor-critic runs: act with the most probable action instead of sampling.
-        components: the run's components as given (``components_command`` types them for the run).
+        components: the run's components as given (``component_subcommands.Subcommands`` reads them for the run).
     """
 
     from memrl.console import console
@@ -355,7 +297,7 @@ def evaluate(
         raise ValueError(
             f"--steps must be a positive integer (steps per environment, or held-out sequences for a supervised run), got {steps}"
         )
-    given = {} if components is None else components.made()
+    given = components.made()
     for line in evaluation_lines(RunFolder(run), steps, seed, given, amnesic, deterministic):
         console.print(line, soft_wrap=True)
 
@@ -742,12 +684,9 @@ def run_command(argv: list[str]) -> None:
             elif argv[:1] == ["sweep"] and (spec := given_path(argv, Path.is_file)) is not None:
                 evaluated = sweep.base_config(sweep.load_spec(spec))
                 argv = component_flags_spelled(argv, type(evaluated), evaluated)
-            subcommands = Subcommands(frozenset(argv))
-            commands = {**COMMANDS, "train": train_command(saved, subcommands)}
-            if evaluated is not None:
-                commands[argv[0]] = components_command(COMMANDS[argv[0]], evaluated, subcommands)
+            subcommands = Subcommands(frozenset(argv), saved or evaluated, LEARNER_CLASSES)
             tyro.extras.subcommand_cli_from_dict(
-                commands,
+                COMMANDS,
                 prog="memrl",
                 args=argv,
                 description=DESCRIPTION,

@@ -1,10 +1,10 @@
 """A run's components as subcommands of ``memrl train`` (and of ``memrl eval``, over the run's, and
-``memrl sweep``, over the spec's base: ``components_class``): ``core:NAME --core.SETTING VALUE``,
+``memrl sweep``, over the spec's base: ``RunComponents``): ``core:NAME --core.SETTING VALUE``,
 ``env:NAME --env.SETTING VALUE`` (and a supervised run's ``task:NAME --task.SETTING VALUE``), one
 subcommand per registered name.
 
-tyro parses each component as its own class, through one rule of its constructor registry
-(``Subcommands.flags``): a registered name's flags are the fields of what it makes, read by tyro
+tyro parses each learner's config and each component as its own class, through one rule of its
+constructor registry (``Subcommands.flags``): a registered name's flags are the fields of what it makes, read by tyro
 (their docstrings are the help), an environment's params' fields beside its own, less those its
 name fixes, those the run gives (a supervised run's ``batch_size``) and those whose value a config
 record cannot hold or whose default is not of its type (Craftax's ``fractal_noise_angles``, four
@@ -24,6 +24,7 @@ import tyro
 from tyro.constructors import MISSING, ConstructorRegistry, StructConstructorSpec, StructFieldSpec, StructTypeInfo
 
 from memrl.envs.base import EnvironmentRegistry
+from memrl.learn.parsed_components import RunComponents, made, refused_in_one_line
 from memrl.learn.run_config import ConfigRecord, SettingsByName
 from memrl.registry import recordable, same_value
 from memrl.settings import fits
@@ -33,46 +34,25 @@ READ_AS_IT_IS = object()
 
 
 @dataclasses.dataclass(frozen=True)
-class Refused:
-    """A component that its name refused to make from the settings given: its refusal, which
-    ``made`` raises as memrl's one line (raised while tyro parses, it would be drawn in a box of
-    tyro's, titled by tyro's inner names)."""
-
-    message: str
-
-
-def made(component):
-    """``component`` as tyro parsed it; refuses a ``Refused`` one with its message."""
-    if isinstance(component, Refused):
-        raise ValueError(component.message)
-    return component
-
-
-def refused_in_one_line(make):
-    """``make`` (a component's maker), its ValueError returned as a ``Refused``."""
-
-    def making(**settings):
-        try:
-            return make(**settings)
-        except ValueError as err:
-            return Refused(str(err))
-
-    return making
-
-
-@dataclasses.dataclass(frozen=True)
 class Unread:
     """An environment the command does not name: its subcommand is listed, its settings are not read
     (reading every environment's would take seconds; gymnax's import most of them)."""
 
 
 class Subcommands:
-    """The components' subcommands of one command (``choices``), and the rule by which tyro reads
-    each (``rules``, given to ``tyro.cli``)."""
+    """How tyro reads one command's configs and components (``rules``, given to ``tyro.cli``): a
+    learner's config (``ConfigRecord``: a subcommand per learner), its fields, its components each a
+    subcommand per registered name (``choices``), and a saved run's (``RunComponents``)."""
 
-    def __init__(self, words: frozenset[str] = frozenset()):
+    def __init__(
+        self, words: frozenset[str] = frozenset(), saved: ConfigRecord | None = None, learners: dict | None = None
+    ):
         self.words = words
         """the command's words: an environment is read where they name it (``env:NAME``) or it is the default"""
+        self.saved = saved
+        """the saved run the command starts from (``memrl train --config``, ``memrl eval RUN``, a sweep's base)"""
+        self.learners = learners or {}
+        """``memrl train``'s learners: name -> config class"""
         self.named: dict[int, tuple] = {}
         """id of each subcommand's default -> (registry, name, settings the run gives)"""
         self.families: dict[type, tuple] = {}
@@ -111,9 +91,16 @@ class Subcommands:
         return Annotated[Union[tuple(options)], tyro.conf.FlagConversionOff]  # noqa: UP007
 
     def flags(self, info: StructTypeInfo) -> StructConstructorSpec | None:
-        """tyro's rule for a component's subcommand: its flags (``named``, ``families``), made by its name."""
+        """tyro's rule for what this command reads: a learner's config, a saved run's components, a
+        component's subcommand (its flags: ``named``, ``families``, made by its name); None for the rest."""
         if READ_AS_IT_IS in info.markers:
             return None
+        if info.type is ConfigRecord:
+            return self.learner_flags()
+        if info.type is RunComponents:
+            return self.run_components_flags()
+        if isinstance(info.type, type) and issubclass(info.type, ConfigRecord):
+            return self.config_flags(info)
         if info.type in self.families and (info.default is MISSING or id(info.default) not in self.named):
             return self.member_flags(*self.families[info.type])
         if id(info.default) not in self.named:
@@ -133,6 +120,43 @@ class Subcommands:
             return registry.make(name, **given)
 
         return StructConstructorSpec(instantiate=refused_in_one_line(made_by_name), fields=tuple(fields))
+
+    def learner_flags(self) -> StructConstructorSpec:
+        """``memrl train``'s learners, a subcommand each (the saved run's defaulting to it)."""
+        options = []
+        for learner, config_class in self.learners.items():
+            own = {"default": self.saved} if self.saved is not None and self.saved.learner == learner else {}
+            options.append(Annotated[config_class, tyro.conf.subcommand(learner, prefix_name=False, **own)])
+        chosen = Annotated[Union[tuple(options)], tyro.conf.arg(name="")]  # noqa: UP007
+        return StructConstructorSpec(
+            instantiate=lambda learner: learner, fields=(StructFieldSpec("learner", chosen, MISSING),)
+        )
+
+    def config_flags(self, info: StructTypeInfo) -> StructConstructorSpec:
+        """A learner's config: its fields as tyro reads them, each component a subcommand per name
+        (``choices``), defaulting to the saved run's (or the learner's); made and checked at once."""
+        config_class = info.type
+        saved = info.default if isinstance(info.default, config_class) else None
+        fields = [
+            dataclasses.replace(field, type=self.choices(config_class, field.name, saved))
+            if field.name in config_class.COMPONENTS
+            else field
+            for field in fields_read_by_tyro(info)
+        ]
+
+        def config(**settings):
+            return config_class(**{name: made(value) for name, value in settings.items()})
+
+        return StructConstructorSpec(instantiate=refused_in_one_line(config), fields=tuple(fields))
+
+    def run_components_flags(self) -> StructConstructorSpec:
+        """The saved run's components, each defaulting to its own (none without a saved run)."""
+        config_class = type(self.saved)
+        fields = [
+            StructFieldSpec(field, self.choices(config_class, field, self.saved), getattr(self.saved, field))
+            for field in (config_class.COMPONENTS if self.saved is not None else ())
+        ]
+        return StructConstructorSpec(instantiate=lambda **parsed: RunComponents(parsed), fields=tuple(fields))
 
     @staticmethod
     def member_flags(registry, family: str, saved: tuple[str, dict] | None) -> StructConstructorSpec:
@@ -175,62 +199,6 @@ def summary(registry, name: str) -> str:
     fixed = [f"{k}={v!r}" for k, v in registry.fixed(name).items()]
     parts = ([made.__name__] if isinstance(made, type) else []) + fixed
     return f"{title} ({', '.join(parts)})" if parts else title
-
-
-def command_line_class(config_class, saved: ConfigRecord | None, subcommands: Subcommands):
-    """``config_class`` with each of its components typed as its ``choices`` for tyro, defaulting
-    to the learner's (or the saved run's); ``from_command_line`` makes the config of what tyro builds."""
-
-    def __post_init__(self):
-        """Nothing: ``from_command_line`` checks the config as it builds it."""
-
-    def component_field(field: str):
-        default = getattr(saved, field) if saved is not None else config_class.default_component(field)
-        choices = subcommands.choices(config_class, field, saved)
-        return field, choices, dataclasses.field(default_factory=lambda: default)
-
-    command_line = dataclasses.make_dataclass(
-        config_class.__name__,
-        [component_field(field) for field in config_class.COMPONENTS],
-        bases=(config_class,),
-        namespace={"__post_init__": __post_init__},
-        frozen=True,
-    )
-    command_line.__doc__ = config_class.__doc__
-    return command_line
-
-
-def components_class(saved: ConfigRecord, subcommands: Subcommands):
-    """The components of the config ``saved`` alone (``memrl eval``'s run, ``memrl sweep``'s base:
-    ``core:NAME --core.SETTING VALUE``, ``env:NAME --env.SETTING VALUE``, ``task:NAME --task.SETTING
-    VALUE``), each defaulting to its own; ``made()`` of what tyro parses is field -> component."""
-    config_class = type(saved)
-
-    def made_components(parsed) -> dict:
-        return {field: made(getattr(parsed, field)) for field in config_class.COMPONENTS}
-
-    def component_field(field: str):
-        default = getattr(saved, field)
-        return (
-            field,
-            subcommands.choices(config_class, field, saved),
-            dataclasses.field(default_factory=lambda: default),
-        )
-
-    return dataclasses.make_dataclass(
-        "Components", [component_field(field) for field in config_class.COMPONENTS], namespace={"made": made_components}
-    )
-
-
-def as_command_line(cls, config: ConfigRecord):
-    """``config``'s fields as an instance of ``cls``, the ``command_line_class`` made on it."""
-    fields = {field.name: getattr(config, field.name) for field in dataclasses.fields(config)}
-    return cls(**fields)
-
-
-def from_command_line(parsed: ConfigRecord, config_class) -> ConfigRecord:
-    """The ``config_class`` config of what tyro built as its ``command_line_class``, checked as it is constructed."""
-    return config_class(**{field.name: made(getattr(parsed, field.name)) for field in dataclasses.fields(config_class)})
 
 
 def component_flags_spelled(argv: list[str], config_class, saved: ConfigRecord | None) -> list[str]:

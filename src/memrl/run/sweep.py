@@ -35,6 +35,7 @@ from typing import Annotated
 import numpy as np
 import tyro
 
+from memrl.learn.parsed_components import RunComponents
 from memrl.learn.run_config import ConfigRecord
 from memrl.run.config_upgrade import components_merged
 from memrl.run.folder_lock import check_output_folder, writing
@@ -354,7 +355,7 @@ def command(
     out: Path = Path("runs/sweep"),
     address: str | None = None,
     *,
-    components: Annotated[object, tyro.conf.Suppress] = None,
+    components: Annotated[RunComponents, tyro.conf.arg(name="")] = RunComponents(),
 ) -> None:
     """Sweep config fields on Ray Tune: every trial a memrl run folder, one table and figure at the end.
 
@@ -368,14 +369,14 @@ def command(
             cpus_per_trial, gpus_per_trial, address.
         out: folder for the trials' run folders, Ray's records, sweep.csv/json and sweep.png.
         address: a Ray cluster to run on (overrides the spec's; default: a local Ray).
-        components: the base's components as given (the command line types them for the spec).
+        components: the base's components as given (the command line reads them for the spec).
     """
     from rich.table import Table
 
     from memrl.console import console
 
     loaded = load_spec(spec)
-    if components is not None:
+    if components.parsed:
         loaded = with_components(loaded, components.made())
     if address is not None:
         loaded = dataclasses.replace(loaded, address=address)
