@@ -1,10 +1,11 @@
-"""Settings of registered cores, environments and tasks: listed for every entry, defaults that fit
-their declared types, and the check that refuses unknown names and wrong types."""
+"""Settings of registered cores, environments and tasks as tyro reads them: listed for every entry,
+defaults that fit their declared types, a meaning for each core's, and the check that refuses
+unknown names and wrong types."""
 
 import pytest
 
 from memrl import cores, envs, tasks
-from memrl.settings import check_settings, fits, settings_of
+from memrl.settings import check_settings, fits, help_of, settings_of
 
 ENTRIES = (
     [(cores.CORES, n) for n in cores.names()]
@@ -30,13 +31,13 @@ def test_every_entry_lists_settings_whose_defaults_fit_their_types(registry, nam
     settings = settings_of(registry, name)
     assert settings and len({s.name for s in settings}) == len(settings)
     for setting in settings:
-        assert fits(setting.default, setting.hint), (name, setting)
+        assert fits(setting.default, setting.type), (name, setting)
 
 
 @pytest.mark.parametrize("name", cores.names())
 def test_every_setting_of_a_core_says_what_it_means(name):
-    """``memrl list --core NAME`` shows each setting's docstring as its meaning."""
-    assert [s.name for s in settings_of(cores.CORES, name) if not s.doc] == []
+    """``memrl list --core NAME`` and ``core:NAME --help`` show each setting's docstring as its meaning."""
+    assert [s.name for s in settings_of(cores.CORES, name) if not help_of(s)] == []
 
 
 def test_fits_reads_literals_unions_numbers_and_tuples():

@@ -48,7 +48,7 @@ def list_all(
     from memrl.agents.supervised_models import TASK_MODELS, registry_of
     from memrl.console import console
     from memrl.envs.scripted_policy import policies_of
-    from memrl.settings import described, settings_of
+    from memrl.settings import described, help_of, settings_of, type_name
 
     if experiment is not None:
         from memrl.experiments.settings_table import settings_table
@@ -69,7 +69,7 @@ def list_all(
     for registry, name in chosen:
         registry = registry_of(name) if registry is cores.CORES else registry
         by_the_run = SupervisedConfig.set_by_the_run("task") if registry is tasks.TASKS else ()
-        rows = [s for s in settings_of(registry, name) if s.name not in by_the_run]
+        rows = settings_of(registry, name, by_the_run)
         if not rows:  # a family member (gymnasium/<id>): its own library takes its settings
             console.print(
                 f"{registry.kind} {name}: no settings of memrl's. {described(registry, name)}", highlight=False
@@ -87,7 +87,7 @@ def list_all(
             table.add_column(column)
         for setting in rows:
             shown = [repr(small[setting.name]) if setting.name in small else ""] if small else []
-            table.add_row(setting.name, setting.type_name, repr(setting.default), *shown, setting.doc)
+            table.add_row(setting.name, type_name(setting.type), repr(setting.default), *shown, help_of(setting))
         console.print(table)
         if registry is envs.ENVS and (policies := policies_of(name)):
             console.print(

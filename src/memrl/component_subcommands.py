@@ -26,11 +26,8 @@ from tyro.constructors import MISSING, ConstructorRegistry, StructConstructorSpe
 from memrl.envs.base import EnvironmentRegistry
 from memrl.learn.parsed_components import RunComponents, made, refused_in_one_line
 from memrl.learn.run_config import ConfigRecord, SettingsByName
-from memrl.registry import recordable, same_value
-from memrl.settings import fits
-
-READ_AS_IT_IS = object()
-"""the mark of a component's class while tyro's own rule reads its fields (``Subcommands.flags``)"""
+from memrl.registry import same_value
+from memrl.settings import READ_AS_IT_IS, fields_read_by_tyro, settings_read_by_tyro
 
 
 @dataclasses.dataclass(frozen=True)
@@ -106,13 +103,7 @@ class Subcommands:
         if id(info.default) not in self.named:
             return None
         registry, name, by_the_run = self.named[id(info.default)]
-        fields = fields_read_by_tyro(info)
-        params = next((f for f in fields if f.name == "params" and dataclasses.is_dataclass(f.default)), None)
-        if params is not None:  # an environment's numeric settings, flat beside its own
-            fields = [f for f in fields if f is not params]
-            fields += fields_read_by_tyro(StructTypeInfo.make(type(params.default), params.default, False))
-        hidden = set(registry.fixed(name)) | set(by_the_run)
-        fields = [f for f in fields if f.name not in hidden and recordable(f.default) and fits(f.default, f.type)]
+        fields = settings_read_by_tyro(info, (*registry.fixed(name), *by_the_run))
         defaults = registry.defaults(name)
 
         def made_by_name(**settings):
@@ -174,13 +165,6 @@ class Subcommands:
             StructFieldSpec("settings", SettingsByName, {}, "its settings: SETTING VALUE ..."),
         )
         return StructConstructorSpec(instantiate=refused_in_one_line(member), fields=fields)
-
-
-def fields_read_by_tyro(info: StructTypeInfo) -> list[StructFieldSpec]:
-    """The fields of ``info``'s class as tyro's own rule reads them (types, defaults, docstrings)."""
-    return list(
-        ConstructorRegistry.get_struct_spec(dataclasses.replace(info, markers=(*info.markers, READ_AS_IT_IS))).fields
-    )
 
 
 def summary(registry, name: str) -> str:

@@ -1,26 +1,26 @@
-"""The settings of a registered core, environment or task: each dataclass field of what the
-registry makes by default (and, for an environment, of its params), with its type, default and the
-docstring written under it; the check of settings given by name (``--core-args``, ``--env-args``,
-``--task-args``) against them, names and types, before anything is built; and the types of
+"""The settings of a registered core, environment or task as tyro reads them (``settings_of``: each
+field of what the registry makes by default and, for an environment, of its params, with its type,
+default and the docstring written under it), which the command line's flags and ``memrl list``
+show; the check of settings given by name (a config record's, a stage's) against them, names and
+types, before anything is built; and the types of
 command options that carry their allowed range (``Count``, ``Seed``, ``LearningRate``,
 ``OutputFolder``), which the command line checks by type, whatever an option is called."""
 
 from __future__ import annotations
 
-import ast
 import dataclasses
 import functools
-import inspect
 import math
 import sys
-import textwrap
 import types
 import typing
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, NamedTuple
 
-from memrl.registry import LINEN_FIELDS, Registry
+from tyro.constructors import ConstructorRegistry, StructConstructorSpec, StructFieldSpec, StructTypeInfo
+
+from memrl.registry import Registry, recordable
 
 
 class Allowed(NamedTuple):
@@ -66,59 +66,50 @@ def check_positive(owner, *fields: str) -> None:
             raise ValueError(f"{type(owner).__name__}.{name} must be a positive integer, got {value!r}")
 
 
-@dataclasses.dataclass(frozen=True)
-class Setting:
-    """One setting: its name, type, default and the docstring under its field."""
-
-    name: str
-    hint: Any  # the field's type (a string when it cannot be resolved)
-    default: Any
-    doc: str
-
-    @property
-    def type_name(self) -> str:
-        return (
-            self.hint
-            if isinstance(self.hint, str)
-            else str(self.hint).replace("typing.", "").replace("<class '", "").replace("'>", "")
-        )
+READ_AS_IT_IS = object()
+"""the mark of a class while tyro's own rule reads its fields (``fields_read_by_tyro``)"""
 
 
-@functools.cache
-def field_docs(cls: type) -> dict[str, str]:
-    """The docstrings written under the fields of ``cls`` and its bases (``field: T = v`` then
-    ``\"\"\"doc\"\"\"``); parsed once per class (every config checks its settings against them)."""
-    docs: dict[str, str] = {}
-    for klass in reversed(cls.__mro__):
-        try:
-            tree = ast.parse(textwrap.dedent(inspect.getsource(klass)))
-        except (OSError, TypeError, SyntaxError):
-            continue
-        body = tree.body[0].body if tree.body and isinstance(tree.body[0], ast.ClassDef) else []
-        for statement, following in zip(body, body[1:]):
-            if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name):
-                if (
-                    isinstance(following, ast.Expr)
-                    and isinstance(following.value, ast.Constant)
-                    and isinstance(following.value.value, str)
-                ):
-                    docs[statement.target.id] = " ".join(following.value.value.split())
-    return docs
+def fields_read_by_tyro(info: StructTypeInfo) -> list[StructFieldSpec]:
+    """The fields of ``info``'s class as tyro's own rule reads them: types, defaults (the default
+    instance's) and help (the docstring under each field); none for a class tyro reads no fields of."""
+    spec = ConstructorRegistry.get_struct_spec(dataclasses.replace(info, markers=(*info.markers, READ_AS_IT_IS)))
+    return list(spec.fields) if isinstance(spec, StructConstructorSpec) else []
 
 
-def dataclass_settings(instance) -> list[Setting]:
-    """The init fields of a dataclass instance, with the instance's values as defaults."""
-    cls = type(instance)
-    try:
-        hints = typing.get_type_hints(cls)
-    except Exception:  # an annotation that names what this module cannot import: keep the text
-        hints = {}
-    docs = field_docs(cls)
-    return [
-        Setting(f.name, hints.get(f.name, f.type), getattr(instance, f.name), docs.get(f.name, ""))
-        for f in dataclasses.fields(cls)
-        if f.init and f.name not in LINEN_FIELDS
-    ]
+def settings_read_by_tyro(info: StructTypeInfo, hidden=()) -> list[StructFieldSpec]:
+    """The settings of a component (``info``: its class and default instance) as tyro reads them: its
+    fields, an environment's params' fields beside its own, less those ``hidden`` (what its name
+    fixes, what the run gives) and those whose value a config record cannot hold or whose default is
+    not of its type (Craftax's ``fractal_noise_angles``, four Nones of ``tuple[int, int, int, int]``)."""
+    fields = fields_read_by_tyro(info)
+    params = next((f for f in fields if f.name == "params" and dataclasses.is_dataclass(f.default)), None)
+    if params is not None:  # an environment's numeric settings, flat beside its own
+        fields = [f for f in fields if f is not params]
+        fields += fields_read_by_tyro(StructTypeInfo.make(type(params.default), params.default, False))
+    return [f for f in fields if f.name not in hidden and recordable(f.default) and fits(f.default, f.type)]
+
+
+@functools.cache  # a registered name's entry never changes
+def settings_of(registry: Registry, name: str, by_the_run: tuple[str, ...] = ()) -> tuple[StructFieldSpec, ...]:
+    """The settings of ``registry``'s entry ``name`` (``settings_read_by_tyro`` of its default) but
+    those its name fixes and those the run gives (``by_the_run``); none for a family member's."""
+    if registry.family(name):
+        return ()
+    made = registry.default(name)
+    info = StructTypeInfo.make(type(made), made, False)
+    return tuple(settings_read_by_tyro(info, (*registry.fixed(name), *by_the_run)))
+
+
+def help_of(setting: StructFieldSpec) -> str:
+    """What a setting means: the docstring under its field, as tyro reads it ("" where none)."""
+    text = setting.helptext() if callable(setting.helptext) else setting.helptext
+    return " ".join((text or "").split())
+
+
+def type_name(hint) -> str:
+    """A setting's type as ``memrl list`` shows it: ``int``, ``tuple[int, ...]``, ``float | None``."""
+    return getattr(hint, "__name__", None) if isinstance(hint, type) else str(hint).replace("typing.", "")
 
 
 def described(registry: Registry, name: str) -> str:
@@ -126,19 +117,6 @@ def described(registry: Registry, name: str) -> str:
     what it is and the paper it comes from."""
     doc = sys.modules[type(registry.default(name)).__module__].__doc__ or ""
     return " ".join(doc.strip().split("\n\n")[0].split()).replace("``", "`")  # reStructuredText's literals, as markdown
-
-
-@functools.cache  # a registered name's entry never changes; making every environment takes a second
-def settings_of(registry: Registry, name: str) -> tuple[Setting, ...]:
-    """Every setting of ``registry``'s entry ``name`` but those its name fixes: its fields, then
-    (environments) its params' fields."""
-    made = registry.default(name)
-    own = dataclass_settings(made) if dataclasses.is_dataclass(made) else []  # an adapter (gymnax) has only params
-    params = getattr(made, "default_params", None)
-    if dataclasses.is_dataclass(params):  # the params field is set by its fields
-        own = [s for s in own if s.default is not params] + dataclass_settings(params)
-    fixed = registry.fixed(name)
-    return tuple(s for s in own if s.name not in fixed)
 
 
 def fits(value, hint) -> bool:
@@ -177,9 +155,9 @@ def check_settings(registry: Registry, name: str, given: dict, where: str = "") 
         return
     at = f" ({where})" if where else ""
     registry.refuse_unknown(name, given, at)
-    known = {s.name: s for s in settings_of(registry, name)}
+    known = {s.name: s.type for s in settings_of(registry, name)}
     for key, value in given.items():
-        if not fits(value, known[key].hint):
+        if key in known and not fits(value, known[key]):
             raise ValueError(
-                f"{registry.kind} {name!r} setting {key!r} must be {known[key].type_name}, got {value!r}{at}"
+                f"{registry.kind} {name!r} setting {key!r} must be {type_name(known[key])}, got {value!r}{at}"
             )
