@@ -4,12 +4,11 @@
 subcommand per registered name.
 
 tyro parses each learner's config and each component as its own class, through one rule of its
-constructor registry (``Subcommands.flags``): a registered name's flags are the fields of what it makes, read by tyro
-(their docstrings are the help), an environment's params' fields beside its own, less those its
-name fixes, those the run gives (a supervised run's ``batch_size``) and those whose value a config
-record cannot hold or whose default is not of its type (Craftax's ``fractal_noise_angles``, four
-Nones of ``tuple[int, int, int, int]``); what tyro parses is made by
-that name from the settings that differ from the name's defaults, and checked then.
+constructor registry (``Subcommands.flags``): a registered name's flags are its settings as tyro
+reads them (``settings.settings_read_by_tyro``: the fields of what it makes, their docstrings the
+help, an environment's params' fields beside its own, less those its name fixes and those the run
+gives); what tyro parses is made by that name from the settings that differ from the name's
+defaults, and checked then.
 ``component_flags_spelled`` writes the earlier spelling, ``--core NAME --core-args SETTING VALUE``,
 as this one."""
 
@@ -60,10 +59,9 @@ class Subcommands:
     def choices(self, config_class, field: str, saved: ConfigRecord | None):
         """The components ``field`` of ``config_class`` may be, one tyro subcommand each (``core:lstm``,
         ``env:tmaze/T-LN``; a family of environments, ``env:gymnasium --env.id CartPole-v1``), each
-        defaulting to what its name makes (the saved run's under its own name); the saved run's, else
-        the learner's, first."""
+        defaulting to what its name makes (the saved run's under its own name)."""
         options = []
-        made = getattr(saved, field) if saved is not None else None
+        saved_one = getattr(saved, field) if saved is not None else None
         default = saved.name_of(field) if saved is not None else config_class.default_name(field)
         by_the_run = config_class.set_by_the_run(field)
         for registry in config_class.registries(field):
@@ -74,14 +72,14 @@ class Subcommands:
                 if isinstance(registry, EnvironmentRegistry) and not (own or f"{field}:{subcommand}" in self.words):
                     option = Annotated[Unread, tyro.conf.subcommand(**config)]
                 elif name.endswith("/"):
-                    member = registry.name_of(made) if own and made is not None else None
+                    member = registry.name_of(saved_one) if own and saved_one is not None else None
                     family = registry.entry(name).build
                     self.families[family] = (registry, name, member)
                     option = Annotated[
-                        family, tyro.conf.subcommand(**config, **({} if member is None else {"default": made}))
+                        family, tyro.conf.subcommand(**config, **({} if member is None else {"default": saved_one}))
                     ]
                 else:
-                    component = made if own and made is not None else registry.default(name)
+                    component = saved_one if own and saved_one is not None else registry.default(name)
                     self.named[id(component)] = (registry, name, by_the_run)
                     option = Annotated[type(component), tyro.conf.subcommand(**config, default=component)]
                 options.append(option)
@@ -98,11 +96,16 @@ class Subcommands:
             return self.run_components_flags()
         if isinstance(info.type, type) and issubclass(info.type, ConfigRecord):
             return self.config_flags(info)
-        if info.type in self.families and (info.default is MISSING or id(info.default) not in self.named):
+        if info.type in self.families:
             return self.member_flags(*self.families[info.type])
-        if id(info.default) not in self.named:
-            return None
-        registry, name, by_the_run = self.named[id(info.default)]
+        if id(info.default) in self.named:
+            return self.component_flags(info, *self.named[id(info.default)])
+        return None
+
+    @staticmethod
+    def component_flags(info: StructTypeInfo, registry, name: str, by_the_run: tuple[str, ...]):
+        """The flags of the component ``name`` (``info``: its class and default), made by that name
+        from the settings that differ from its defaults."""
         fields = settings_read_by_tyro(info, (*registry.fixed(name), *by_the_run))
         defaults = registry.defaults(name)
 
