@@ -590,27 +590,6 @@ GROUPS = {"analyze": analyze_commands, "bench": bench_tables}
 """the commands with subcommands of their own: name -> those subcommands"""
 
 
-def show_literals_plainly() -> None:
-    """memrl's docstrings mark code as reStructuredText literals (``x``); the terminal's help shows
-    it as plain x. tyro reads help text through two functions of its private ``_docstrings``
-    module, wrapped here (tests/test_cli.py checks that no help page shows a double backtick)."""
-    from tyro import _docstrings
-
-    def plainly(read):
-        @functools.wraps(read)
-        def plain(*args, **kwargs):
-            text = read(*args, **kwargs)
-            return text.replace("``", "") if text else text
-
-        plain.plain = True
-        return plain
-
-    for name in ("get_field_docstring", "get_callable_description"):
-        read = getattr(_docstrings, name)
-        if not getattr(read, "plain", False):
-            setattr(_docstrings, name, plainly(read))
-
-
 FLAG_SYNONYMS = {
     "--learning-rate": "--lr",
     "--steps": "--total-steps",
@@ -652,7 +631,6 @@ def train_hints(typed: list[str]) -> list[str]:
 
 def main(argv: list[str] | None = None) -> None:
     typed = list(sys.argv[1:] if argv is None else argv)
-    show_literals_plainly()
     with interrupts.recorded():
         try:
             run_command(spelled_out(typed))

@@ -72,9 +72,19 @@ READ_AS_IT_IS = object()
 
 def fields_read_by_tyro(info: StructTypeInfo) -> list[StructFieldSpec]:
     """The fields of ``info``'s class as tyro's own rule reads them: types, defaults (the default
-    instance's) and help (the docstring under each field); none for a class tyro reads no fields of."""
+    instance's) and help (the docstring under each field, ``plain_help``); none for a class tyro reads
+    no fields of."""
     spec = ConstructorRegistry.get_struct_spec(dataclasses.replace(info, markers=(*info.markers, READ_AS_IT_IS)))
-    return list(spec.fields) if isinstance(spec, StructConstructorSpec) else []
+    fields = spec.fields if isinstance(spec, StructConstructorSpec) else ()
+    return [dataclasses.replace(field, helptext=plain_help(field.helptext)) for field in fields]
+
+
+def plain_help(helptext):
+    """A field's help as the terminal shows it: memrl's docstrings mark code as reStructuredText
+    literals (``x``), shown as plain x; tyro reads a docstring when the help is shown (a callable)."""
+    if callable(helptext):
+        return lambda: plain_help(helptext())
+    return helptext.replace("``", "") if helptext else helptext
 
 
 def settings_read_by_tyro(info: StructTypeInfo, hidden=()) -> list[StructFieldSpec]:
