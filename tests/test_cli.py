@@ -271,12 +271,12 @@ def test_an_actor_critic_run_evaluates_with_and_without_its_memory(tmp_path, cap
 @pytest.mark.parametrize(
     "argv, spelled",
     [
-        (["train", "--env", "tmaze/T-LN"], ["train", "ppo", "--env", "tmaze/T-LN"]),
+        (["train", "--env", "tmaze/T-LN"], ["train", "--env", "tmaze/T-LN"]),  # no learner: tyro takes ppo
         (["train-impala", "--core", "gru"], ["train", "impala", "--core", "gru"]),
         (["train-supervised"], ["train", "supervised"]),
         (["train", "--out", "x", "impala"], ["train", "--out", "x", "impala"]),
         (["train", "--help"], ["train", "--help"]),
-        (["train", "--config", "runs/x"], ["train", "--config", "runs/x"]),  # the saved run's learner: saved_config
+        (["train", "--config", "runs/x"], ["train", "--config", "runs/x"]),  # tyro takes the saved run's learner
         (["eval", "runs/x"], ["eval", "runs/x"]),
     ],
 )
@@ -516,6 +516,7 @@ def test_help_lists_every_command_and_shows_code_plainly(capsys):
     assert all(f"• {name}" in root for name in ("train", "eval", "reproduce", "analyze", "bench", "sweep"))
     pages = [
         [],
+        ["train"],
         ["train", "ppo"],
         ["train", "impala"],
         ["train", "supervised"],

@@ -619,4 +619,4 @@ def test_a_full_disk_says_so_and_how_to_resume(tmp_path, monkeypatch, capsys):
     err = capsys.readouterr().err
     assert exit_info.value.code == 1 and "Traceback" not in err
     assert f"no space left on device (writing {tmp_path / 'run' / 'summary.json'}); the checkpoints are whole" in err
-    assert f"run the same command again to resume: memrl train ppo --out {tmp_path / 'run'}" in err
+    assert f"run the same command again to resume: memrl train --out {tmp_path / 'run'}" in err

@@ -101,10 +101,11 @@ LEARNER_CLASSES = {name: LEARNERS.factory(name).config_class for name in LEARNER
 """``memrl train``'s learners (``learn.learners.LEARNERS``): name -> its config class"""
 
 
-FOLDER_SUFFIX = {name: "" if name == "ppo" else f"-{name}" for name in LEARNER_CLASSES}
+DEFAULT_LEARNER = "ppo"
+"""``memrl train`` without a learner named (nor a saved run's: ``--config``) is ``memrl train ppo``"""
+FOLDER_SUFFIX = {name: "" if name == DEFAULT_LEARNER else f"-{name}" for name in LEARNER_CLASSES}
 ALIASES = {"train-impala": ["train", "impala"], "train-supervised": ["train", "supervised"]}
-"""the earlier spellings of ``memrl train impala`` and ``memrl train supervised``; ``memrl train``
-without a learner is ``memrl train ppo``"""
+"""the earlier spellings of ``memrl train impala`` and ``memrl train supervised``"""
 
 
 IMAGE_SUFFIXES = (".png", ".pdf", ".svg", ".jpg", ".jpeg")
@@ -218,14 +219,14 @@ def evaluated_run(argv: list[str]) -> tuple[list[str], ConfigRecord | None]:
     return component_flags_spelled(argv, type(saved), saved), saved
 
 
-def saved_config(argv: list[str]) -> tuple[list[str], ConfigRecord | None]:
-    """For ``memrl train ... --config FILE``: ``argv`` with the saved run's learner named (it must
-    agree with a learner given), and the saved config; otherwise ``argv`` and None."""
+def saved_config(argv: list[str]) -> ConfigRecord | None:
+    """The saved config of ``memrl train ... --config FILE`` (a learner given must be its learner,
+    which ``memrl train`` takes where none is given), or None."""
     from memrl.run.folder import read_config
 
     given = [i for i, a in enumerate(argv) if a == "--config" or a.startswith("--config=")]
     if argv[:1] != ["train"] or not given:
-        return argv, None
+        return None
     flag = argv[given[0]]
     path = flag.split("=", 1)[1] if "=" in flag else (argv[given[0] + 1] if given[0] + 1 < len(argv) else None)
     if not path or path.startswith("--"):
@@ -236,7 +237,7 @@ def saved_config(argv: list[str]) -> tuple[list[str], ConfigRecord | None]:
         raise ValueError(
             f"{path} holds a {saved.learner} run; train it with memrl train {saved.learner} (or no learner)"
         )
-    return (argv if learners else ["train", saved.learner] + argv[1:]), saved
+    return saved
 
 
 def given_imports(argv: list[str]) -> list[str]:
@@ -247,14 +248,8 @@ def given_imports(argv: list[str]) -> list[str]:
 
 
 def spelled_out(argv: list[str]) -> list[str]:
-    """``argv`` with the earlier spellings of ``memrl train`` (``ALIASES``, and ``train`` without a
-    learner for PPO, unless ``--config`` names a saved run: ``saved_config``) written as ``memrl train LEARNER``."""
-    if argv[:1] and argv[0] in ALIASES:
-        return ALIASES[argv[0]] + argv[1:]
-    given = {a.split("=", 1)[0] for a in argv[1:]}
-    if argv[:1] == ["train"] and not given & (set(FOLDER_SUFFIX) | {"-h", "--help", "--config"}):
-        return ["train", "ppo"] + argv[1:]
-    return argv
+    """``argv`` with the earlier spellings of ``memrl train`` (``ALIASES``) written as ``memrl train LEARNER``."""
+    return ALIASES[argv[0]] + argv[1:] if argv[:1] and argv[0] in ALIASES else argv
 
 
 def evaluate(
@@ -618,7 +613,7 @@ def train_hints(typed: list[str]) -> list[str]:
             f"{typed[1]!r} is not a learner{f' (did you mean {close[0]}?)' if close else ''}: "
             f"memrl train {{{','.join(LEARNER_CLASSES)}}} [core:NAME] [env:NAME | task:NAME] [--flags]"
         )
-    learner = next((a for a in typed[1:] if a in LEARNER_CLASSES), "ppo")
+    learner = next((a for a in typed[1:] if a in LEARNER_CLASSES), DEFAULT_LEARNER)
     flags = [flag_of(f.name) for f in dataclasses.fields(LEARNER_CLASSES[learner])]
     for word in (a.split("=", 1)[0] for a in typed[1:] if a.startswith("--") and "." not in a):
         if word in flags or word in ("--help", "--config", "--out", "--workers") or component_of_word(word):
@@ -651,18 +646,19 @@ def run_command(argv: list[str]) -> None:
             tyro.extras.subcommand_cli_from_dict(subcommands, prog=f"memrl {argv[0]}", args=argv[1:])
         else:
             # Cascading: train's options before the learner's name apply after it too.
-            argv, saved = saved_config(argv)
+            saved = saved_config(argv)
             evaluated = None
             if argv[:1] == ["train"]:
                 import_modules(given_imports(argv))  # they may register cores the subcommands list
-                learner = next((a for a in argv[1:] if a in LEARNER_CLASSES), "ppo")
+                default = saved.learner if saved is not None else DEFAULT_LEARNER
+                learner = next((a for a in argv[1:] if a in LEARNER_CLASSES), default)
                 argv = component_flags_spelled(argv, LEARNER_CLASSES[learner], saved)
             elif argv[:1] == ["eval"]:
                 argv, evaluated = evaluated_run(argv)
             elif argv[:1] == ["sweep"] and (spec := given_path(argv, Path.is_file)) is not None:
                 evaluated = sweep.base_config(sweep.load_spec(spec))
                 argv = component_flags_spelled(argv, type(evaluated), evaluated)
-            subcommands = Subcommands(frozenset(argv), saved or evaluated, LEARNER_CLASSES)
+            subcommands = Subcommands(frozenset(argv), saved or evaluated, LEARNER_CLASSES, DEFAULT_LEARNER)
             tyro.extras.subcommand_cli_from_dict(
                 COMMANDS,
                 prog="memrl",

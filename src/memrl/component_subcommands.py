@@ -26,7 +26,7 @@ from memrl.envs.base import EnvironmentRegistry
 from memrl.learn.parsed_components import RunComponents, made, refused_in_one_line
 from memrl.learn.run_config import ConfigRecord, SettingsByName
 from memrl.registry import same_value
-from memrl.settings import READ_AS_IT_IS, fields_read_by_tyro, settings_read_by_tyro
+from memrl.settings import READ_AS_IT_IS, fields_read_by_tyro, plain_help, settings_read_by_tyro
 
 
 @dataclasses.dataclass(frozen=True)
@@ -41,7 +41,11 @@ class Subcommands:
     subcommand per registered name (``choices``), and a saved run's (``RunComponents``)."""
 
     def __init__(
-        self, words: frozenset[str] = frozenset(), saved: ConfigRecord | None = None, learners: dict | None = None
+        self,
+        words: frozenset[str] = frozenset(),
+        saved: ConfigRecord | None = None,
+        learners: dict | None = None,
+        default_learner: str | None = None,
     ):
         self.words = words
         """the command's words: an environment is read where they name it (``env:NAME``) or it is the default"""
@@ -49,6 +53,8 @@ class Subcommands:
         """the saved run the command starts from (``memrl train --config``, ``memrl eval RUN``, a sweep's base)"""
         self.learners = learners or {}
         """``memrl train``'s learners: name -> config class"""
+        self.default_learner = default_learner
+        """the learner of ``memrl train`` without one named (the saved run's where there is one)"""
         self.named: dict[int, tuple] = {}
         """id of each subcommand's default -> (registry, name, settings the run gives)"""
         self.families: dict[type, tuple] = {}
@@ -116,14 +122,19 @@ class Subcommands:
         return StructConstructorSpec(instantiate=refused_in_one_line(made_by_name), fields=tuple(fields))
 
     def learner_flags(self) -> StructConstructorSpec:
-        """``memrl train``'s learners, a subcommand each (the saved run's defaulting to it)."""
+        """``memrl train``'s learners, a subcommand each, the saved run's (else ``default_learner``'s)
+        the one taken where none is named (defaulting to the saved run's settings)."""
         options = []
         for learner, config_class in self.learners.items():
             own = {"default": self.saved} if self.saved is not None and self.saved.learner == learner else {}
-            options.append(Annotated[config_class, tyro.conf.subcommand(learner, prefix_name=False, **own)])
+            described = plain_help(" ".join((config_class.__doc__ or "").split()))
+            options.append(
+                Annotated[config_class, tyro.conf.subcommand(learner, description=described, prefix_name=False, **own)]
+            )
         chosen = Annotated[Union[tuple(options)], tyro.conf.arg(name="")]  # noqa: UP007
+        default = self.saved if self.saved is not None else self.learners[self.default_learner]()
         return StructConstructorSpec(
-            instantiate=lambda learner: learner, fields=(StructFieldSpec("learner", chosen, MISSING),)
+            instantiate=lambda learner: learner, fields=(StructFieldSpec("learner", chosen, default),)
         )
 
     def config_flags(self, info: StructTypeInfo) -> StructConstructorSpec:
