@@ -15,6 +15,7 @@ as this one."""
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 import sys
 from typing import Annotated, Union
@@ -181,18 +182,14 @@ class Subcommands:
         return StructConstructorSpec(instantiate=refused_in_one_line(member), fields=fields)
 
 
+@functools.cache  # a registered name's entry never changes; every learner's config lists every name
 def summary(registry, name: str) -> str:
     """One line for a component's subcommand: the title of its module's docstring, its class (where
     the name builds one) and what its name fixes."""
     build = registry.entry(name).build
     made = getattr(build, "__self__", build)  # an environment's class, of its from_settings
-    title = (
-        (sys.modules[made.__module__].__doc__ or "")
-        .strip()
-        .split("\n")[0]
-        .split(" (")[0]
-        .rstrip(".,;:")
-        .replace("``", "")
+    title = plain_help(
+        (sys.modules[made.__module__].__doc__ or "").strip().split("\n")[0].split(" (")[0].rstrip(".,;:")
     )
     fixed = [f"{k}={v!r}" for k, v in registry.fixed(name).items()]
     parts = ([made.__name__] if isinstance(made, type) else []) + fixed
