@@ -68,10 +68,10 @@ def test_truncated_backpropagation_keeps_the_outputs_and_cuts_the_gradient_at_se
     whole = SequenceModel(TRUNCATED_CORES[name], "vectors", 5, 4, embed_dim=6)
     truncated = SequenceModel(TRUNCATED_CORES[name], "vectors", 5, 4, embed_dim=6, unroll_length=4)
     params = jax.jit(whole.init)(jax.random.PRNGKey(0), XS)
-    np.testing.assert_allclose(truncated.apply(params, XS), whole.apply(params, XS), atol=1e-5)
+    np.testing.assert_allclose(jax.jit(truncated.apply)(params, XS), jax.jit(whole.apply)(params, XS), atol=1e-5)
     reach = {}
     for label, model in (("whole", whole), ("truncated", truncated)):
-        grad = jax.grad(lambda xs, model=model: model.apply(params, xs)[7].sum())(XS)
+        grad = jax.jit(jax.grad(lambda xs, model=model: model.apply(params, xs)[7].sum()))(XS)
         reach[label] = np.abs(np.asarray(grad)).sum(axis=(1, 2)) > 1e-7
     first = 0 if name != "htm" else 5  # HTM: its window (steps 5, 6) and the step itself
     assert reach["whole"][first:8].all() and not reach["whole"][8:].any()

@@ -191,8 +191,9 @@ def test_bad_settings_are_refused(settings, message):
 @pytest.mark.slow
 def test_learns_to_copy():
     """deepmind/dnc's default sizes (memory 16 x 16, 4 reads, 1 write, controller 64) learn to copy
-    5 digits over a gap of 8 in 1500 updates of 32: at least 90% of the digits right on held-out sequences
-    (measured 0.946; 0.857 after 1000, 0.982 after 2000, 0.995 after 3500: docs/results.md)."""
+    5 digits over a gap of 8 in 1000 updates of 32 at lr 6e-3: at least 90% of the digits right on
+    held-out sequences (measured 0.987, 0.971 and 0.981 with seeds 0, 1, 2; at lr 3e-3 0.857 after
+    1000 and 0.946 after 1500: docs/results/benchmarks.md)."""
     from memrl.learn.supervised_config import SupervisedConfig
 
     config = SupervisedConfig(
@@ -200,8 +201,8 @@ def test_learns_to_copy():
         core=cores.make("dnc", **dict(hidden=64, output_size=64)),
         embed_dim=16,
         batch_size=32,
-        total_steps=32 * 1500,
-        lr=3e-3,
+        total_steps=32 * 1000,
+        lr=6e-3,
     )
-    scores = optimised(trained_scores, config, 1500, evaluated=512)
+    scores = optimised(trained_scores, config, 1000, evaluated=512)
     assert scores["token_accuracy"] >= 0.9, scores
