@@ -198,17 +198,18 @@ LEARN["min-gru"].update(gate_bias=-3.0)
 ACCURACY_THRESHOLD = 0.9
 BIT_STEPS = 200
 """Adam steps of the check: every core was at >= 0.988 after 150 steps except conv-lstm (0.49 at
-100, 1.0 at 150; `bit_accuracy` evaluated every 50 steps, 2026-11-26) and the minGRU (``BIT_STEPS_OF``)"""
+100, 1.0 at 150; `bit_accuracies` evaluated every 50 steps, 2026-11-26) and the minGRU (``BIT_STEPS_OF``)"""
 BIT_STEPS_OF = {"min-gru": 400}
 """cores that need more steps: the minGRU with its gate's bias at -3 is at 0.5 after 200, 1.0 after 300"""
 BIT_LR = 3e-3
 OPTIMISERS = {
-    "adam": lambda: optax.adam(BIT_LR),
-    "ppo defaults": lambda: make_optimizer(BIT_LR, PPOConfig().max_grad_norm, adam_eps=PPOConfig().adam_eps),
+    "adam": (jnp.inf, 1e-8),
+    "ppo defaults": (PPOConfig().max_grad_norm, PPOConfig().adam_eps),
 }
-"""the check's optimisers: Adam at ε 1e-8 (the supervised learner's, and IMPALA's Adam), and PPO's
-default clipping and ε (0.5, 1e-5) at the check's learning rate: a core whose parameters' gradients
-sit far below a learner's ε learns nothing under it"""
+"""the check's optimisers, (clip of the global gradient norm, Adam's ε) for ``make_optimizer`` at the
+check's learning rate: Adam at ε 1e-8 unclipped (the supervised learner's, and IMPALA's Adam), and PPO's
+default clipping and ε (0.5, 1e-5): a core whose parameters' gradients sit far below a learner's ε
+learns nothing under it"""
 BELOW_PPO_EPS = {
     "s6": "its scan parameters' gradients start near 1e-10 (memrl analyze gradient-scale): under PPO train it "
     "with --adam-eps 1e-8 (0.50 at PPO's 1e-5, 1.00 at 1e-8; 2026-12-02)"
@@ -240,55 +241,51 @@ def memory_batch(key, batch=32):
     return xs, bits > 0
 
 
-def bit_accuracy(name: str, optimiser: str = "adam") -> float:
-    """Held-out accuracy of core ``name`` after ``BIT_STEPS`` (or its ``BIT_STEPS_OF``) steps of
-    ``OPTIMISERS[optimiser]`` on batches of ``memory_batch``."""
+def bit_accuracies(name: str) -> dict[str, float]:
+    """Held-out accuracy of core ``name`` after ``BIT_STEPS`` (or its ``BIT_STEPS_OF``) steps of each
+    of ``OPTIMISERS`` on batches of ``memory_batch``, from the same start: both trained in one
+    program (vmapped over the optimisers' settings), which compiles once."""
     model = BitReader(cores.make(name, **LEARN[name]), name)
     xs, _ = memory_batch(jax.random.PRNGKey(0))
     params = jax.jit(model.init)(jax.random.PRNGKey(1), xs)
-    optimizer = OPTIMISERS[optimiser]()
 
     def loss(params, key):
         xs, labels = memory_batch(key)
         logits = model.apply(params, xs)
         return optax.sigmoid_binary_cross_entropy(logits, labels).mean()
 
-    @jax.jit
-    def train(params, key):
+    def train(max_grad_norm, adam_eps):
+        optimizer = make_optimizer(BIT_LR, max_grad_norm, adam_eps=adam_eps)
+
         def sgd(carry, key):
             params, opt_state = carry
             grads = jax.grad(loss)(params, key)
             updates, opt_state = optimizer.update(grads, opt_state, params)
             return (optax.apply_updates(params, updates), opt_state), None
 
-        (params, _), _ = jax.lax.scan(
-            sgd, (params, optimizer.init(params)), jax.random.split(key, BIT_STEPS_OF.get(name, BIT_STEPS))
-        )
-        return params
+        keys = jax.random.split(jax.random.PRNGKey(2), BIT_STEPS_OF.get(name, BIT_STEPS))
+        (trained, _), _ = jax.lax.scan(sgd, (params, optimizer.init(params)), keys)
+        return trained
 
-    params = train(params, jax.random.PRNGKey(2))
+    trained = jax.jit(jax.vmap(train))(*map(jnp.asarray, zip(*OPTIMISERS.values())))
     xs, labels = memory_batch(jax.random.PRNGKey(99), batch=512)
-    return float(jnp.mean((jax.jit(model.apply)(params, xs) > 0) == labels))
+    logits = jax.jit(jax.vmap(model.apply, (0, None)))(trained, xs)
+    return dict(zip(OPTIMISERS, map(float, jnp.mean((logits > 0) == labels, axis=1))))
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(LEARN))
-def test_learns_to_remember_a_bit_for_21_steps(name):
-    """Every memory learns the bit; the memoryless control guesses (the check needs a memory)."""
-    accuracy = optimised(bit_accuracy, name)
+def test_learns_to_remember_a_bit_for_21_steps_under_adam_and_ppos_default_optimiser(name):
+    """Every memory learns the bit; the memoryless control guesses (the check needs a memory). PPO's
+    Adam ε (1e-5) is a thousand times Adam's usual: a core whose gradients start below it is frozen
+    under PPO (S6, issue 83), which the check at ε 1e-8 cannot see."""
+    accuracy = optimised(bit_accuracies, name)
     if name == "memoryless":
-        assert accuracy < 0.6, f"the memoryless control remembers the bit: accuracy {accuracy:.3f}"
+        assert max(accuracy.values()) < 0.6, f"the memoryless control remembers the bit: accuracy {accuracy}"
+    elif name in BELOW_PPO_EPS:
+        assert accuracy["adam"] >= ACCURACY_THRESHOLD, f"{name}: accuracy {accuracy}"
+        assert accuracy["ppo defaults"] < ACCURACY_THRESHOLD, (
+            f"{name} now learns under PPO's defaults: take it out of BELOW_PPO_EPS"
+        )
     else:
-        assert accuracy >= ACCURACY_THRESHOLD, f"{name}: accuracy {accuracy:.3f}"
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("name", sorted(set(LEARN) - {"memoryless"}))
-def test_learns_the_bit_under_ppos_default_optimiser_too(name):
-    """PPO's Adam ε (1e-5) is a thousand times Adam's usual: a core whose gradients start below it is
-    frozen under PPO (S6, issue 83), which the check at ε 1e-8 cannot see."""
-    accuracy = optimised(bit_accuracy, name, "ppo defaults")
-    if name in BELOW_PPO_EPS:
-        assert accuracy < ACCURACY_THRESHOLD, f"{name} now learns under PPO's defaults: take it out of BELOW_PPO_EPS"
-    else:
-        assert accuracy >= ACCURACY_THRESHOLD, f"{name}: accuracy {accuracy:.3f} at PPO's default optimiser"
+        assert min(accuracy.values()) >= ACCURACY_THRESHOLD, f"{name}: accuracy {accuracy}"
