@@ -5,6 +5,7 @@ import dataclasses
 import importlib.util
 import json
 import math
+import sys
 from pathlib import Path
 
 import jax
@@ -1269,6 +1270,23 @@ def test_continuous_control_trains_a_memory_and_the_memoryless_control_alike_on_
         ("positions/lstm", "positions/memoryless", ("returns",)),
     }
     assert {e.run for e in experiment.expectations if e.learning} == {"full/memoryless", "positions/lstm"}
+
+
+def test_xminigrid_control_trains_the_memory_benchmarks_agent_and_needs_its_extra_only_when_asked(monkeypatch):
+    """The run is the memory benchmark's GRU agent on MiniGrid-MemoryS8 in JAX; random play is far below
+    a guess's return, which is below the solved level; without xminigrid the experiment says what to install."""
+    from memrl.envs.scripted_policy import random_play_returns
+    from memrl.experiments.xminigrid_control import GUESS, SOLVED
+
+    experiment = experiments.get("xminigrid-control")
+    (config,) = experiment.runs.values()
+    assert (config.env_name, config.core.hidden, config.feed_prev_action) == ("xminigrid/MiniGrid-MemoryS8", 128, True)
+    assert config.seed_list() == [100, 101, 102, 103, 104] and config.total_steps == 8_003_584
+    assert float(random_play_returns(config.env, episodes=64).mean()) < GUESS / 2 < GUESS < SOLVED
+    assert {e.evaluated for e in experiment.expectations if e.central} == {("solved",), ("memory_gain",)}
+    monkeypatch.setitem(sys.modules, "xminigrid", None)  # as where the extra is not installed
+    with pytest.raises(ValueError, match=r'pip install "memrl\[xminigrid\]"'):
+        experiments.get("xminigrid-control")
 
 
 def test_htm_rl_control_trains_htm_as_amrl_tmaze_trains_its_models():

@@ -48,6 +48,7 @@ EXPERIMENT_MODULES = (
     "tlb_decision",
     "tlb_image",
     "tlb_listops",
+    "xminigrid_control",
 )
 """the modules that register experiments"""
 EXPERIMENTS: Registry = Registry(

@@ -20,7 +20,8 @@ version 1's shared setting, the base the tuning and popgym-suite start from.
 
 Presets: ``cpu`` sized for 2 CPU cores and run in ``PARTS`` (each at most about 90 minutes);
 ``paper`` follows POPGym's own runs (``popgym/baselines/ppo.py``) for whoever has a GPU, every
-memory at POPGym's one setting. Every memory on a task gets the same agent, learner and budget
+memory at POPGym's one setting, and adds XLand-MiniGrid's MiniGrid-MemoryS8 (``PAPER_TASKS``, stepped
+in JAX: the ``xminigrid`` extra). Every memory on a task gets the same agent, learner and budget
 apart from its optimiser setting; ``SETTINGS`` lists every difference from POPGym's settings
 (``memrl list --experiment memory-benchmark``).
 """
@@ -95,6 +96,25 @@ TASKS = {
 }
 """column -> task, the same in both presets: the T-mazes (50 cells) and the chain (30 steps) ask a
 memory to hold one bit for longer than POPGym's Easy card tasks do"""
+PAPER_TASKS = {
+    "MiniGrid-MemoryS8": Task(
+        "xminigrid/MiniGrid-MemoryS8",
+        {},
+        0.196,
+        1 - 0.9 * 3 / 320,
+        "say which end object matches the one in the first room (XLand-MiniGrid's, stepped in JAX; a guess 0.48)",
+    )
+}
+"""columns of the paper preset alone: a JAX-native suite (the ``xminigrid`` extra; issue 87 §3), whose
+steps cost nothing on the host where a GPU runs the learner. Its best: three steps from the last corridor
+cell to the matching side (1 − 0.9 · 3 / 320); xminigrid-control has a GRU solve it in 8M steps."""
+
+
+def tasks_of(preset: str) -> dict[str, Task]:
+    """The benchmark's columns in ``preset``: ``TASKS``, and in the paper preset ``PAPER_TASKS`` too."""
+    return {**TASKS, **(PAPER_TASKS if preset == "paper" else {})}
+
+
 THROUGHPUT_TASK = "RepeatPreviousEasy"
 
 
@@ -239,7 +259,7 @@ def memory_benchmark_runs(preset: str) -> dict[str, PPOConfig]:
             feed_prev_action=True,
             **LEARNER[preset],
         )
-        for name, task in TASKS.items()
+        for name, task in tasks_of(preset).items()
         for memory, core in MEMORIES[preset].items()
     }
 
@@ -254,7 +274,7 @@ def tuned_runs(preset: str) -> dict[str, PPOConfig]:
             core=core,
             **(dict(zip(("lr", "adam_eps"), TUNED[memory])) if preset == "cpu" else {}),
         )
-        for name in TASKS
+        for name in tasks_of(preset)
         for memory, core in {**MEMORIES[preset], **ADDED_MEMORIES[preset]}.items()
     }
 
@@ -281,7 +301,7 @@ def evaluate_benchmark(folders: dict, out: Path) -> dict:
 
     scores = {}
     for run, folder in folders.items():
-        task = TASKS[run.split("/")[0]]
+        task = tasks_of("paper")[run.split("/")[0]]
         finals = [seed["final"] for seed in json.loads((folder.path / "summary.json").read_text())["seeds"].values()]
         if all(f is not None for f in finals):
             scores[run] = seed_entry([normalised(f, task) for f in finals])
@@ -429,7 +449,7 @@ def memory_benchmark(preset: str) -> Experiment:
                 evaluated=("normalised",),
             ),
         ),
-        optima={name: (("random play", task.random), ("best", task.best)) for name, task in TASKS.items()},
+        optima={name: (("random play", task.random), ("best", task.best)) for name, task in tasks_of(preset).items()},
         evaluation=evaluate_benchmark,
         settings=SETTINGS,
         parts=PARTS if preset == "cpu" else {},
