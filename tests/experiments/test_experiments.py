@@ -1240,6 +1240,18 @@ def test_frozen_returns_score_each_seeds_finished_episodes_with_and_without_memo
         assert by_level[table]["T-L/lstm"] == {"tmaze/T-L": results[table]["T-L/lstm"]}
 
 
+def test_a_seed_solves_a_run_where_its_value_reaches_the_runs_level():
+    from memrl.experiments.evaluations import seed_entry, solved_on_each_seed
+
+    returns = {"T-L/r2d2": seed_entry([4.0, 3.4, 3.5]), "Easy/ppo": seed_entry([0.2, 0.7])}
+    solved = solved_on_each_seed(returns, lambda run: {"T-L": 3.5, "Easy": 0.5}[run.split("/")[0]])
+    assert {run: entry["per_seed"] for run, entry in solved.items()} == {
+        "T-L/r2d2": [1.0, 0.0, 1.0],
+        "Easy/ppo": [0.0, 1.0],
+    }
+    assert solved["T-L/r2d2"]["mean"] == pytest.approx(2 / 3)
+
+
 def test_continuous_control_trains_a_memory_and_the_memoryless_control_alike_on_pendulum():
     """The three runs differ only in what they see and their core; the positions-only task hides the
     velocity (two of Pendulum's three observations); random play's level is the measured one; the

@@ -99,6 +99,14 @@ def seed_entry(per_seed: list[float], standard_error: float | None = None, episo
     }
 
 
+def solved_on_each_seed(returns: dict, level) -> dict:
+    """Per run of ``returns`` (run -> an entry with per-seed values) an entry of 1 for each seed whose
+    value is at least ``level(run)``, else 0: the fraction of seeds that solve the run's task."""
+    return {
+        run: seed_entry([float(value >= level(run)) for value in entry["per_seed"]]) for run, entry in returns.items()
+    }
+
+
 def batch_average(per_seed: list[list[float]], batch_size: int) -> dict:
     """An average entry {"mean", "standard_error", "episodes" (sequences), "per_seed"} of held-out
     batch accuracies of every seed: "per_seed" each seed's mean over its batches, "mean" the mean of

@@ -38,8 +38,8 @@ from __future__ import annotations
 import dataclasses
 
 from memrl import cores, envs
-from memrl.experiments.base import Expectation, Experiment, per_seed, register
-from memrl.experiments.evaluations import frozen_returns, learning_curve_areas, seed_entry
+from memrl.experiments.base import Expectation, Experiment, register
+from memrl.experiments.evaluations import frozen_returns, learning_curve_areas, seed_entry, solved_on_each_seed
 from memrl.experiments.memory_benchmark import LEARNER, TASKS
 from memrl.learn.ppo_config import PPOConfig
 from memrl.learn.r2d2_config import R2D2Config
@@ -116,10 +116,7 @@ def evaluation(folders: dict, out) -> dict:
     """``frozen_returns`` acting greedily; "solved": per seed 1 where its greedy return is at least
     its task's ``SOLVED``; "learning": per seed the mean training return over the run."""
     results = frozen_returns(EVALUATION_STEPS, greedy=True)(folders, out)
-    results["solved"] = {
-        run: seed_entry([float(value >= SOLVED[run.split("/")[0]]) for value in per_seed(entry)])
-        for run, entry in results["returns"].items()
-    }
+    results["solved"] = solved_on_each_seed(results["returns"], lambda run: SOLVED[run.split("/")[0]])
     results["learning"] = {
         run: seed_entry(learning_curve_areas(folder, "episode_return")) for run, folder in folders.items()
     }

@@ -25,8 +25,8 @@ memory is reset before every step (the solution is memory).
 from __future__ import annotations
 
 from memrl import cores, envs
-from memrl.experiments.base import Expectation, Experiment, per_seed, register
-from memrl.experiments.evaluations import frozen_returns, seed_entry
+from memrl.experiments.base import Expectation, Experiment, register
+from memrl.experiments.evaluations import frozen_returns, solved_on_each_seed
 from memrl.learn.ppo_config import PPOConfig
 
 ENV = "xminigrid/MiniGrid-MemoryS8"
@@ -65,10 +65,7 @@ def runs() -> dict:
 def evaluation(folders: dict, out) -> dict:
     """``frozen_returns`` acting greedily; "solved": per seed 1 where its greedy return is at least ``SOLVED``."""
     results = frozen_returns(EVALUATION_STEPS, greedy=True)(folders, out)
-    results["solved"] = {
-        run: seed_entry([float(value >= SOLVED) for value in per_seed(entry)])
-        for run, entry in results["returns"].items()
-    }
+    results["solved"] = solved_on_each_seed(results["returns"], lambda run: SOLVED)
     return results
 
 
