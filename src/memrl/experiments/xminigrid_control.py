@@ -12,10 +12,11 @@ beside the other 0; both end the episode. An agent that walks to the end and gue
 The agent: the memory benchmark's (a GRU of 128, an encoder and a head of 64, the previous action
 fed back), recurrent PPO with 32 environments × 128 steps, 4 epochs of 4 minibatches, Adam at 1e-3,
 γ 0.99, the rest memrl's defaults. A pilot (seed 0, runs/pilots/xmg-mem8-gru) sat at the guess
-(0.47-0.52) for 1.75M steps, then solved the task (0.95 from 2.2M steps); earlier tries that stopped
-at 2M steps (16 environments, lr 3e-4 and 1e-3) ended at the guess. Version 1 trained 4M environment
-steps a run, where 1 seed of 5 had solved it; version 2 trains 8M, 5 seeds (100-104), about 9 minutes
-a seed on one core: 2 seeds of 5 solved it, 2 never left the guess (docs/results/benchmarks.md).
+(training returns 0.43-0.54) for 1.75M steps, then solved the task (0.95 from 2.2M steps); earlier
+tries that stopped at 2M steps (16 environments, lr 3e-4 and 1e-3) ended at the guess. Version 1
+trained 4M environment steps a run, where 1 seed of 5 had solved it; version 2 trains 8M, 5 seeds
+(100-104), about 9 minutes a seed on one core: 2 seeds of 5 solved it, 2 never left the guess
+(docs/results/benchmarks.md).
 
 Checks, on the final agents frozen and greedy in fresh episodes: a greedy return of at least 0.8
 (the right object at least 83% of the time) on every seed, and a return that falls when the agent's
@@ -93,6 +94,7 @@ EXPECTATIONS = (
 
 
 def xminigrid_control() -> Experiment:
+    """The experiment (built when asked: its run makes an xminigrid environment)."""
     return Experiment(
         name="xminigrid-control",
         version=2,
