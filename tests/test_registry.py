@@ -2,6 +2,7 @@ import json
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 from memrl import cores
@@ -92,6 +93,24 @@ def test_a_listed_module_that_does_not_exist_fails_loudly():
     registry = Registry("widget", modules=("memrl.no_such_module",))
     with pytest.raises(ModuleNotFoundError, match="memrl.no_such_module"):
         registry.names()
+
+
+def test_a_registry_first_asked_inside_a_trace_leaves_its_modules_arrays_concrete(tmp_path, monkeypatch):
+    """BoxWorld's palette, made when its module was imported by a registry first asked inside an
+    ``eval_shape`` (the planner-distance training's), was that trace's tracer, and the next test in
+    the process to render a level failed with an UnexpectedTracerError."""
+    import jax
+    import jax.numpy as jnp
+
+    (tmp_path / "memrl_test_palette.py").write_text(
+        "import jax.numpy as jnp\nfrom memrl.registry import Registry\nPALETTE = jnp.arange(3.0)\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    registry = Registry("widget", modules=("memrl_test_palette",))
+    jax.eval_shape(lambda x: x + len(registry.names()), jnp.zeros(2))
+    palette = sys.modules.pop("memrl_test_palette").PALETTE
+    assert not isinstance(palette, jax.core.Tracer)
+    np.testing.assert_array_equal(jax.jit(lambda i: palette[i])(jnp.array([2, 0])), [2.0, 0.0])
 
 
 def test_a_listed_module_imported_on_its_own_registers_without_importing_its_siblings():

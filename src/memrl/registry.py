@@ -82,11 +82,16 @@ class Registry(Generic[T]):
 
     @property
     def _factories(self) -> dict[str, Entry[T]]:
-        """The registered entries, once ``modules`` have registered theirs."""
+        """The registered entries, once ``modules`` have registered theirs. The modules are imported
+        with JAX evaluating eagerly: a registry first asked inside a traced function (``jax.jit``,
+        ``eval_shape``) would otherwise leave their module-level arrays as that trace's tracers."""
         if self._unimported:
+            import jax
+
             modules, self._unimported = self._unimported, ()
-            for module in modules:
-                importlib.import_module(module)
+            with jax.ensure_compile_time_eval():
+                for module in modules:
+                    importlib.import_module(module)
         return self._registered
 
     def _importing_a_listed_module(self) -> bool:
