@@ -301,7 +301,7 @@ def evaluate_benchmark(folders: dict, out: Path) -> dict:
 
     scores = {}
     for run, folder in folders.items():
-        task = tasks_of("paper")[run.split("/")[0]]
+        task = tasks_of("paper")[run.split("/")[0]]  # the paper preset's columns hold every preset's
         finals = [seed["final"] for seed in json.loads((folder.path / "summary.json").read_text())["seeds"].values()]
         if all(f is not None for f in finals):
             scores[run] = seed_entry([normalised(f, task) for f in finals])
