@@ -3,8 +3,10 @@ extra, ``pip install "memrl[xminigrid]"``) as memrl environments, stepped in JAX
 ``memrl.envs.make("xminigrid/MiniGrid-MemoryS8")``.
 
 The agent sees a ``view_size`` × ``view_size`` egocentric window of (tile, colour) codes, uint8 [view,
-view, 2] (the MLP encoder reads them as numbers, a CNN as a small image), and takes one of 6 actions
-(forward, turn left, turn right, pick up, put down, toggle). An episode ends terminated where the
+view, 2]: xminigrid's observation, which an MLP reads as numbers (tile 5 between tiles 4 and 6). With
+``one_hot=True`` each cell is its tile and its colour one-hot, uint8 [view, view, 13 + 12] (as
+minigrid's ``OneHotPartialObsWrapper``; xminigrid's own baselines embed the two codes). It takes one of
+6 actions (forward, turn left, turn right, pick up, put down, toggle). An episode ends terminated where the
 task's goal is reached (reward 1 − 0.9 · steps / max_steps, xminigrid's) and truncated at ``max_steps``
 (xminigrid's ``StepType.LAST`` with discount 1). MiniGrid-Memory{S8 ... S128} is the memory task: an
 object shown at the start of a corridor, two at its end, and the reward for the one that matches.
@@ -17,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+import jax
 import jax.numpy as jnp
 
 from memrl.envs.base import Environment, register
@@ -48,6 +51,10 @@ MINIGRID_ENVS = (
 )
 """every MiniGrid task xminigrid 0.9 registers (a test compares the list with xminigrid's)"""
 LAST = 2  # xminigrid's StepType.LAST
+NUM_TILES = 13
+"""xminigrid's tile kinds (``core.constants.NUM_TILES``; a test compares)"""
+NUM_COLORS = 12
+"""xminigrid's colours (``core.constants.NUM_COLORS``; a test compares)"""
 
 
 def xminigrid_module():
@@ -67,6 +74,9 @@ class XMiniGridEnv(Environment):
     """xminigrid's id of the environment (each registered name fixes it)"""
     params: Any = None
     """xminigrid's params (its defaults where None)"""
+    one_hot: bool = False
+    """each cell's tile and colour one-hot (``observe``); False: xminigrid's two codes (run folders
+    from before this setting read so)"""
 
     def __post_init__(self):
         env, default = xminigrid_module().make(self.name)
@@ -76,7 +86,17 @@ class XMiniGridEnv(Environment):
 
     @property
     def observation_shape(self):
-        return (self.params.view_size, self.params.view_size, 2)
+        channels = NUM_TILES + NUM_COLORS if self.one_hot else 2
+        return (self.params.view_size, self.params.view_size, channels)
+
+    def observe(self, codes: jax.Array) -> jax.Array:
+        """The agent's view of xminigrid's [view, view, 2] (tile, colour) codes: one-hot, [view, view,
+        13 + 12] uint8, or the codes as they are (``one_hot``)."""
+        if not self.one_hot:
+            return codes
+        tiles = jax.nn.one_hot(codes[..., 0], NUM_TILES, dtype=jnp.uint8)
+        colours = jax.nn.one_hot(codes[..., 1], NUM_COLORS, dtype=jnp.uint8)
+        return jnp.concatenate([tiles, colours], axis=-1)
 
     @property
     def action_dims(self):
@@ -84,20 +104,21 @@ class XMiniGridEnv(Environment):
 
     def reset_env(self, key, params):
         timestep = self.xminigrid_env.reset(params, key)
-        return timestep.observation, timestep
+        return self.observe(timestep.observation), timestep
 
     def step_env(self, key, state, action, params):
         timestep = self.xminigrid_env.step(params, state, action[0])
         last = timestep.step_type == LAST
         terminated = last & (timestep.discount == 0.0)
         reward = jnp.asarray(timestep.reward, jnp.float32)
-        return timestep.observation, timestep, reward, terminated, last & ~terminated, {}
+        return self.observe(timestep.observation), timestep, reward, terminated, last & ~terminated, {}
 
 
-def make_xminigrid(name: str, **params) -> XMiniGridEnv:
-    """xminigrid's ``name`` with its params ``params`` over xminigrid's defaults."""
+def make_xminigrid(name: str, one_hot: bool = False, **params) -> XMiniGridEnv:
+    """xminigrid's ``name`` with its params ``params`` over xminigrid's defaults, its cells one-hot
+    where ``one_hot``."""
     default = xminigrid_module().make(name)[1]
-    return XMiniGridEnv(name, default.replace(**params) if params else default)
+    return XMiniGridEnv(name, default.replace(**params) if params else default, one_hot)
 
 
 for _name in MINIGRID_ENVS:
