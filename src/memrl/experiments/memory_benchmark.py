@@ -99,15 +99,16 @@ memory to hold one bit for longer than POPGym's Easy card tasks do"""
 PAPER_TASKS = {
     "MiniGrid-MemoryS8": Task(
         "xminigrid/MiniGrid-MemoryS8",
-        {},
+        {"one_hot": True},
         0.196,
         1 - 0.9 * 3 / 320,
         "say which end object matches the one in the first room (XLand-MiniGrid's, stepped in JAX; a guess 0.48)",
     )
 }
 """columns of the paper preset alone: a JAX-native suite (the ``xminigrid`` extra; issue 87 §3), whose
-steps cost nothing on the host where a GPU runs the learner. Its best: three steps from the last corridor
-cell to the matching side (1 − 0.9 · 3 / 320); in xminigrid-control v2 a GRU solved it on 2 seeds of 5 in 8M steps."""
+steps cost nothing on the host where a GPU runs the learner; its cells one-hot, as xminigrid-control's.
+Its best: three steps from the last corridor cell to the matching side (1 − 0.9 · 3 / 320); in
+xminigrid-control v3 a GRU solved it on 2 seeds of 5 in 16M steps."""
 
 
 def tasks_of(preset: str) -> dict[str, Task]:
