@@ -22,7 +22,7 @@ def test_every_minigrid_task_of_xminigrid_is_registered():
 def test_steps_are_xminigrids_own_and_episodes_end_terminated_or_truncated():
     """Random moves in a 5×5 room for 150 steps (at most 20 a episode here): some episodes reach the
     goal (terminated, xminigrid's discount 0) and some run out of steps (truncated); between ends
-    every observation and reward is xminigrid's, and after an end the next episode starts."""
+    every observation (one-hot here) and reward is xminigrid's, and after an end the next episode starts."""
     env = envs.make("xminigrid/MiniGrid-EmptyRandom-5x5", max_steps=20, one_hot=True)
     native, params = xminigrid.make("MiniGrid-EmptyRandom-5x5")
     params = params.replace(max_steps=20)

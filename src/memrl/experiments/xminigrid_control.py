@@ -17,7 +17,7 @@ as numbers, entropy 0.01) sat at the guess (training returns 0.43-0.54) for 1.75
 the task (0.95 from 2.2M steps). Version 1 trained 4M environment steps a run (1 seed of 5 solved
 it), version 2 8M (2 of 5; 2 never left the guess). Pilots of 4M on seeds 0-4 (runs/pilots/xmg-mem8-
 onehot*): the cells one-hot, 1 of 5 solved; with the entropy bonus at 0.03, 2 of 5, two more above
-the guess (0.58, 0.60). Version 3 trains 16M a run with both, 5 seeds (100-104), 59 minutes on 2
+the guess (0.58, 0.58). Version 3 trains 16M a run with both, 5 seeds (100-104), 59 minutes on 2
 cores: 2 seeds of 5 solved it, the other 3 stopped at a partial solution (greedy 0.57-0.59), every
 seed's return with its memory far above its return without (docs/results/benchmarks.md).
 
