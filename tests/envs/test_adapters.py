@@ -212,3 +212,21 @@ def test_gymnax_view_keeps_named_parts_in_a_dict_space():
     assert inside(obs) and env.observation_space().spaces["image"].high == 255
     obs, *_ = env.step(jax.random.PRNGKey(1), state, 0, env.default_params)
     assert inside(obs)
+
+
+@pytest.mark.parametrize(
+    "name, package, extra",
+    [
+        ("craftax/Craftax-Classic-Symbolic-v1", "craftax", "craftax"),
+        ("brax/inverted_pendulum", "brax", "brax"),
+        ("xminigrid/MiniGrid-MemoryS8", "xminigrid", "xminigrid"),
+    ],
+)
+def test_a_jax_suite_without_its_extra_says_what_to_install(monkeypatch, name, package, extra):
+    import sys
+
+    for module in [m for m in sys.modules if m == package or m.startswith(f"{package}.")]:
+        monkeypatch.setitem(sys.modules, module, None)  # as where the extra is not installed
+    monkeypatch.setitem(sys.modules, package, None)
+    with pytest.raises(ValueError, match=rf'need {package}.*: pip install "memrl\[{extra}\]"'):
+        envs.make(name)

@@ -15,6 +15,7 @@ arguments; numeric settings live in the ``params`` dataclass.
 from __future__ import annotations
 
 import dataclasses
+import importlib
 from typing import Any
 
 import jax
@@ -100,6 +101,15 @@ def replace_params(defaults, kind: str, **overrides):
     if unknown:
         raise TypeError(f"unknown {kind} params {sorted(unknown)}; allowed: {sorted(allowed)}")
     return defaults.replace(**overrides)
+
+
+def extra_module(module: str, extra: str, environments: str):
+    """The package ``module`` of the optional extra ``extra``, or a ValueError that says
+    ``environments`` need it and how to install it."""
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise ValueError(f'{environments} environments need {module}: pip install "memrl[{extra}]"') from None
 
 
 def observed_shape(observed, shape: tuple, name: str) -> tuple:

@@ -21,7 +21,7 @@ import jax
 import jax.numpy as jnp
 from flax import struct
 
-from memrl.envs.base import Environment, HeldSpaces, observed_shape, register
+from memrl.envs.base import Environment, HeldSpaces, extra_module, observed_shape, register
 
 BRAX_ENVS = (
     "ant",
@@ -71,9 +71,7 @@ class BraxEnv(HeldSpaces, Environment):
             raise ValueError(f"backend must be one of {BACKENDS}, got {self.backend!r}")
         if self.params.episode_length < 1:
             raise ValueError(f"episode_length must be a positive integer, got {self.params.episode_length}")
-        from brax import envs as brax_envs
-
-        env = brax_envs.get_environment(self.name, backend=self.backend)
+        env = extra_module("brax.envs", "brax", "Brax").get_environment(self.name, backend=self.backend)
         shape = observed_shape(self.observed, (int(env.observation_size),), f"brax/{self.name}")
         bounds = ((-1.0,) * env.action_size, (1.0,) * env.action_size)
         object.__setattr__(self, "brax_env", env)

@@ -18,7 +18,7 @@ from typing import Any
 
 import jax.numpy as jnp
 
-from memrl.envs.base import Environment, HeldSpaces, register
+from memrl.envs.base import Environment, HeldSpaces, extra_module, register
 
 CRAFTAX_ENVS = (
     "Craftax-Classic-Symbolic-v1",
@@ -45,9 +45,8 @@ class CraftaxEnv(HeldSpaces, Environment):
     def __post_init__(self):
         if not isinstance(self.resets, int) or self.resets < 0:
             raise ValueError(f"resets must be an integer >= 0, got {self.resets!r}")
-        from craftax.craftax_env import make_craftax_env_from_name
-
-        env = make_craftax_env_from_name(self.name, auto_reset=False)
+        craftax = extra_module("craftax.craftax_env", "craftax", "Craftax")
+        env = craftax.make_craftax_env_from_name(self.name, auto_reset=False)
         if self.params is None:
             object.__setattr__(self, "params", env.default_params)
         shape = tuple(env.observation_space(self.params).shape)

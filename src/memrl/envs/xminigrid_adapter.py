@@ -22,7 +22,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
-from memrl.envs.base import Environment, register
+from memrl.envs.base import Environment, extra_module, register
 
 MINIGRID_ENVS = (
     "MiniGrid-BlockedUnlockPickUp",
@@ -57,15 +57,6 @@ NUM_COLORS = 12
 """xminigrid's colours (``core.constants.NUM_COLORS``; a test compares)"""
 
 
-def xminigrid_module():
-    """The ``xminigrid`` package, or a ValueError that says how to install it."""
-    try:
-        import xminigrid
-    except ImportError:
-        raise ValueError('xminigrid environments need the xminigrid package: pip install "memrl[xminigrid]"') from None
-    return xminigrid
-
-
 @dataclasses.dataclass(frozen=True, eq=False)
 class XMiniGridEnv(Environment):
     """An xminigrid environment by its id; xminigrid's params stay the numeric params."""
@@ -79,7 +70,7 @@ class XMiniGridEnv(Environment):
     from before this setting read so)"""
 
     def __post_init__(self):
-        env, default = xminigrid_module().make(self.name)
+        env, default = extra_module("xminigrid", "xminigrid", "xminigrid").make(self.name)
         object.__setattr__(self, "xminigrid_env", env)
         if self.params is None:
             object.__setattr__(self, "params", default)
@@ -117,7 +108,7 @@ class XMiniGridEnv(Environment):
 def make_xminigrid(name: str, one_hot: bool = False, **params) -> XMiniGridEnv:
     """xminigrid's ``name`` with its params ``params`` over xminigrid's defaults, its cells one-hot
     where ``one_hot``."""
-    default = xminigrid_module().make(name)[1]
+    default = extra_module("xminigrid", "xminigrid", "xminigrid").make(name)[1]
     return XMiniGridEnv(name, default.replace(**params) if params else default, one_hot)
 
 
