@@ -1302,6 +1302,38 @@ def test_xminigrid_control_trains_the_memory_benchmarks_agent_and_needs_its_extr
         experiments.get("xminigrid-control")
 
 
+def test_craftax_control_trains_the_memory_benchmarks_agent_on_craftax_classic_and_needs_its_extra_only_when_asked(
+    monkeypatch,
+):
+    """The run is the memory benchmark's GRU agent on Craftax-Classic with its optimistic resets, 1M
+    steps on seeds apart from the pilot's; its one check, central and a learning check, is the final
+    return above random play's; without craftax the experiment says what to install."""
+    from memrl.experiments.craftax_control import RANDOM_PLAY
+
+    experiment = experiments.get("craftax-control")
+    (config,) = experiment.runs.values()
+    assert experiment.kind == "benchmark"
+    assert (config.env_name, config.env.resets, config.core_name, config.core.hidden, config.feed_prev_action) == (
+        "craftax/Craftax-Classic-Symbolic-v1",
+        4,
+        "gru",
+        128,
+        True,
+    )
+    assert config.seed_list() == [100, 101, 102, 103, 104] and config.total_steps == 1_048_576  # the pilot: seed 0
+    (check,) = experiment.expectations
+    assert (check.op, check.threshold, check.evaluated, check.central, check.learning) == (
+        ">",
+        RANDOM_PLAY,
+        (),
+        True,
+        True,
+    )
+    monkeypatch.setitem(sys.modules, "craftax.craftax_env", None)  # as where the extra is not installed
+    with pytest.raises(ValueError, match=r'pip install "memrl\[craftax\]"'):
+        experiments.get("craftax-control")
+
+
 def test_htm_rl_control_trains_htm_as_amrl_tmaze_trains_its_models():
     control, tmaze = experiments.get("htm-rl-control"), experiments.get("amrl-tmaze", "cpu")
     assert control.kind == "benchmark" and all(c.seeds == 3 for c in control.runs.values())

@@ -18,6 +18,7 @@ EXPERIMENT_MODULES = (
     "amrl_minecraft_imitation",
     "amrl_tmaze",
     "continuous_control",
+    "craftax_control",
     "epn_graph_nav",
     "epn_memory_planning",
     "epn_planning_imitation",
