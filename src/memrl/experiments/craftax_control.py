@@ -11,10 +11,11 @@ hundred steps). This is no memory task: it checks that memrl's learner, a recurr
 Craftax's JAX stepping (with its optimistic resets, ``resets=4``) learn together at a CPU budget.
 Matthews et al. train PPO-RNN for 1B steps; this run trains 1M.
 
-The agent: the memory benchmark's (a GRU of 128, an encoder and a head of 64, the previous action
-fed back), recurrent PPO with 32 environments × 128 steps, 4 epochs of 4 minibatches, Adam at 1e-3,
-γ 0.99, the rest memrl's defaults. A pilot (seed 0, runs/pilots/craftax-gru-1m) returned 3.25 by
-120k steps and 4.25 over the last tenth of its 1M (720 episodes), at 1,630 steps/s on one core.
+The agent: xminigrid-control's (``JAX_SUITE_AGENT``: the memory benchmark's, a GRU of 128, an
+encoder and a head of 64, the previous action fed back), recurrent PPO with 32 environments × 128
+steps, 4 epochs of 4 minibatches, Adam at 1e-3, γ 0.99, the rest memrl's defaults (an entropy bonus of
+0.01). A pilot (seed 0, runs/pilots/craftax-gru-1m) returned 3.25 by 120k steps and
+4.25 over the last tenth of its 1M (720 episodes), at 1,630 steps/s on one core.
 
 The check: each seed's final return (its training episodes over the last tenth of its updates) is
 above random play's. Version 1: 4.75, 4.85, 5.34, 5.38, 4.70 on seeds 100-104 (mean 5.00; p 1e-5), 24
@@ -23,14 +24,16 @@ minutes on 2 cores (docs/results/benchmarks.md).
 
 from __future__ import annotations
 
-from memrl import cores, envs
+from memrl import envs
 from memrl.experiments.base import Expectation, Experiment, register
+from memrl.experiments.xminigrid_control import JAX_SUITE_AGENT
 from memrl.learn.ppo_config import PPOConfig
 
 ENV = "craftax/Craftax-Classic-Symbolic-v1"
 RANDOM_PLAY = 1.59
 """uniformly random play's mean return (``random_play_returns``: 256 first episodes, key 0; standard
-error 0.09, 10th/50th/90th percentiles 0.1/1.1/4.1; slow, as every copy makes a fresh world at every step, so no test measures it)"""
+error 0.09, 10th/50th/90th percentiles 0.1/1.1/4.1; slow, as every copy makes a fresh world at every
+step, so no test measures it)"""
 
 
 def runs() -> dict:
@@ -39,19 +42,8 @@ def runs() -> dict:
     return {
         "Classic/gru": PPOConfig(
             env=envs.make(ENV, resets=4),
-            core=cores.make("gru", hidden=128),
-            feed_prev_action=True,
-            encoder_widths=(64,),
-            head_widths=(64,),
-            num_envs=32,
-            rollout_len=128,
-            num_minibatches=4,
-            update_epochs=4,
-            lr=1e-3,
-            gamma=0.99,
             total_steps=32 * 128 * 256,  # 1.05M in whole updates
-            seed=100,
-            seeds=5,
+            **JAX_SUITE_AGENT,
         )
     }
 

@@ -43,26 +43,33 @@ EVALUATION_STEPS = 400
 environment ends an episode, with its memory or without"""
 
 
+JAX_SUITE_AGENT = dict(
+    core=cores.make("gru", hidden=128),
+    feed_prev_action=True,
+    encoder_widths=(64,),
+    head_widths=(64,),
+    num_envs=32,
+    rollout_len=128,
+    num_minibatches=4,
+    update_epochs=4,
+    lr=1e-3,
+    gamma=0.99,
+    seed=100,
+    seeds=5,
+)
+"""the agent and learner of the JAX-native suites' positive controls (this one and ``craftax-control``):
+the memory benchmark's agent, recurrent PPO with 32 environments × 128 steps, seeds 100-104"""
+
+
 def runs() -> dict:
     """PPO with a GRU on MiniGrid-MemoryS8 (the ``xminigrid`` extra: made here, so that without it
     the experiment says what to install)."""
     return {
         "MemoryS8/gru": PPOConfig(
             env=envs.make(ENV, one_hot=True),
-            core=cores.make("gru", hidden=128),
-            feed_prev_action=True,
-            encoder_widths=(64,),
-            head_widths=(64,),
-            num_envs=32,
-            rollout_len=128,
-            num_minibatches=4,
-            update_epochs=4,
-            lr=1e-3,
-            gamma=0.99,
             entropy_coef=0.03,
             total_steps=32 * 128 * 3907,  # 16.0M in whole updates
-            seed=100,
-            seeds=5,
+            **JAX_SUITE_AGENT,
         )
     }
 
