@@ -1,6 +1,8 @@
 """The optimiser against NumPy transcriptions: TensorFlow 1's RMSPropOptimizer (its average of
 squared gradients starting at 1, ε inside the square root) and no clipping when max_grad_norm is None."""
 
+import dataclasses
+
 import jax.numpy as jnp
 import numpy as np
 import optax
@@ -58,3 +60,53 @@ def test_max_grad_norm_none_turns_clipping_off_and_nothing_else():
     assert SupervisedConfig(max_grad_norm=None).validate().max_grad_norm is None
     with pytest.raises(ValueError, match="max_grad_norm must be > 0, got -1"):
         SupervisedConfig(max_grad_norm=-1.0).validate()
+
+
+def test_the_learning_rate_decays_linearly_to_zero_after_its_warm_up():
+    """Adam's step on a constant gradient is about the learning rate: with a decay over 4 updates it
+    falls by a quarter an update to 0 and stays there; after a warm-up of 2 the decay starts at the top."""
+
+    def steps(optimizer) -> list[float]:
+        params, state, taken = jnp.zeros(3), optimizer.init(jnp.zeros(3)), []
+        for _ in range(6):
+            update, state = optimizer.update(jnp.ones(3), state, params)
+            taken.append(float(-update[0]))  # Adam: lr · g / (|g| + ε) = lr
+        return taken
+
+    np.testing.assert_allclose(
+        steps(make_optimizer(0.1, None, decay_steps=4)), [0.1, 0.075, 0.05, 0.025, 0, 0], atol=1e-6
+    )
+    np.testing.assert_allclose(
+        steps(make_optimizer(0.1, None, warmup_steps=2, decay_steps=2)), [0, 0.05, 0.1, 0.05, 0, 0], atol=1e-6
+    )
+
+
+def test_ppo_anneals_its_learning_rate_to_zero_over_every_optimiser_step_when_asked():
+    """``anneal_lr``: Adam's steps in the run are updates × epochs × minibatches; against the same
+    optimiser without it (the optimiser's step counts set alike, its moments at 0), the first step
+    is the same, the middle one half, the last 0."""
+    from memrl import cores, envs
+    from memrl.learn.ppo import PPO
+    from memrl.learn.ppo_config import PPOConfig
+
+    config = PPOConfig(
+        env=envs.make("tmaze/T-L"),
+        core=cores.make("lstm", hidden=4),
+        num_envs=4,
+        rollout_len=8,
+        num_minibatches=2,
+        update_epochs=3,
+        total_steps=4 * 8 * 5,
+        lr=0.01,
+    )
+    assert config.optimizer_steps == 5 * 3 * 2
+
+    def step_at(config, count: int) -> float:
+        optimizer = PPO(config).optimizer
+        state = optax.tree_utils.tree_set(optimizer.init(jnp.zeros(3)), count=jnp.asarray(count, jnp.int32))
+        return float(-optimizer.update(jnp.full(3, 1e-2), state, jnp.zeros(3))[0][0])  # below the clip; ε 1e-5: 0.1%
+
+    annealed, last = dataclasses.replace(config, anneal_lr=True), config.optimizer_steps
+    assert step_at(annealed, 0) == step_at(config, 0) == pytest.approx(0.01, rel=2e-3)
+    assert step_at(annealed, last // 2) == pytest.approx(step_at(config, last // 2) / 2, rel=1e-5)
+    assert step_at(annealed, last) == 0.0 < step_at(config, last)

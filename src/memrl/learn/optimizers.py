@@ -22,12 +22,17 @@ def make_optimizer(
     rmsprop_initial_scale: float = 0.0,
     warmup_steps: int = 0,
     weight_decay: float = 0.0,
+    decay_steps: int = 0,
 ) -> optax.GradientTransformation:
     """Global-norm clipping at ``max_grad_norm`` (None: none), then ``kind`` ("adam" or "rmsprop") at ``lr``,
-    reached linearly over the first ``warmup_steps`` updates when there are any; Adam with
-    ``weight_decay`` above 0 is AdamW (decoupled decay, Loshchilov & Hutter 2019)."""
-    if warmup_steps:
-        lr = optax.linear_schedule(0.0, lr, warmup_steps)
+    reached linearly over the first ``warmup_steps`` updates when there are any, and decayed linearly
+    to 0 over the next ``decay_steps`` updates when there are any (CleanRL's and PureJaxRL's PPO
+    ``anneal_lr``); Adam with ``weight_decay`` above 0 is AdamW (decoupled decay, Loshchilov & Hutter 2019)."""
+    if warmup_steps or decay_steps:
+        lr = optax.join_schedules(
+            [optax.linear_schedule(0.0, lr, warmup_steps), optax.linear_schedule(lr, 0.0, decay_steps)],
+            [warmup_steps],
+        )
     if weight_decay and kind != "adam":
         raise ValueError(f"weight_decay is AdamW's; the optimizer {kind!r} takes none")
     if kind == "adam":

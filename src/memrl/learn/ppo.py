@@ -36,7 +36,12 @@ class PPO(ActorCriticLearner):
 
     def __init__(self, config: PPOConfig):
         super().__init__(config)
-        self.optimizer = make_optimizer(config.lr, config.max_grad_norm, adam_eps=config.adam_eps)
+        self.optimizer = make_optimizer(
+            config.lr,
+            config.max_grad_norm,
+            adam_eps=config.adam_eps,
+            decay_steps=config.optimizer_steps if config.anneal_lr else 0,
+        )
 
     def init(self, key, params=None) -> RunnerState:
         return self.new_runner(key, self.optimizer, params)

@@ -32,6 +32,9 @@ class PPOConfig(RunConfig):
     value_clip: float | None = 0.2
     """clip of the value's change from the rollout's estimate in the value loss (PPO2's value
     clipping; None: unclipped; RLlib's ``vf_clip_param``, 10.0 in AMRL's runs)"""
+    anneal_lr: bool = False
+    """decay the learning rate linearly to 0 over the run's optimiser steps (updates × epochs ×
+    minibatches), as CleanRL's, PureJaxRL's and XLand-MiniGrid's PPO do; False: constant"""
     advantage_normalization: str = "minibatch"
     """where advantages are standardised to mean 0, std 1: "minibatch" (each SGD minibatch, as
     CleanRL and PureJaxRL do) or "batch" (the whole update's batch once, as RLlib's PPO does)"""
@@ -54,6 +57,11 @@ class PPOConfig(RunConfig):
                 f"num_envs ({self.num_envs}) must be divisible by num_minibatches ({self.num_minibatches})"
             )
         return self
+
+    @property
+    def optimizer_steps(self) -> int:
+        """Adam's steps in the whole run: one per minibatch of every epoch of every update."""
+        return self.num_updates * self.update_epochs * self.num_minibatches
 
     @property
     def envs_per_minibatch(self) -> int:
