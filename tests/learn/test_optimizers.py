@@ -62,22 +62,35 @@ def test_max_grad_norm_none_turns_clipping_off_and_nothing_else():
         SupervisedConfig(max_grad_norm=-1.0).validate()
 
 
+def steps_on_a_constant_gradient(optimizer, updates: int = 6) -> list[float]:
+    """How far each of ``updates`` updates on a gradient of ones moves a weight: with Adam,
+    lr · g / (|g| + ε), about the learning rate of that update."""
+    params, state, taken = jnp.zeros(3), optimizer.init(jnp.zeros(3)), []
+    for _ in range(updates):
+        update, state = optimizer.update(jnp.ones(3), state, params)
+        taken.append(float(-update[0]))
+    return taken
+
+
+def test_the_learning_rate_warms_up_linearly():
+    """Adam's first step on a constant gradient moves each weight by about the learning rate: 0, then
+    a quarter, a half, three quarters of it, then all of it with a warm-up of 4 updates."""
+    steps = steps_on_a_constant_gradient(make_optimizer(0.1, max_grad_norm=1e9, warmup_steps=4))
+    np.testing.assert_allclose(steps, [0.0, 0.025, 0.05, 0.075, 0.1, 0.1], rtol=1e-4)
+
+
 def test_the_learning_rate_decays_linearly_to_zero_after_its_warm_up():
     """Adam's step on a constant gradient is about the learning rate: with a decay over 4 updates it
     falls by a quarter an update to 0 and stays there; after a warm-up of 2 the decay starts at the top."""
-
-    def steps(optimizer) -> list[float]:
-        params, state, taken = jnp.zeros(3), optimizer.init(jnp.zeros(3)), []
-        for _ in range(6):
-            update, state = optimizer.update(jnp.ones(3), state, params)
-            taken.append(float(-update[0]))  # Adam: lr · g / (|g| + ε) = lr
-        return taken
-
     np.testing.assert_allclose(
-        steps(make_optimizer(0.1, None, decay_steps=4)), [0.1, 0.075, 0.05, 0.025, 0, 0], atol=1e-6
+        steps_on_a_constant_gradient(make_optimizer(0.1, None, decay_steps=4)),
+        [0.1, 0.075, 0.05, 0.025, 0, 0],
+        atol=1e-6,
     )
     np.testing.assert_allclose(
-        steps(make_optimizer(0.1, None, warmup_steps=2, decay_steps=2)), [0, 0.05, 0.1, 0.05, 0, 0], atol=1e-6
+        steps_on_a_constant_gradient(make_optimizer(0.1, None, warmup_steps=2, decay_steps=2)),
+        [0, 0.05, 0.1, 0.05, 0, 0],
+        atol=1e-6,
     )
 
 
