@@ -1,5 +1,6 @@
 """T-maze: exact replay of the official implementation's golden trajectories, and the API."""
 
+import dataclasses
 import json
 
 import jax
@@ -8,7 +9,8 @@ import numpy as np
 import pytest
 
 from memrl import envs
-from memrl.envs.tmaze import DOWN, UP, VARIANTS
+from memrl.envs.scripted_policy import first_episode_returns, uniform_random
+from memrl.envs.tmaze import DOWN, UP, VARIANTS, TMaze
 
 POLICIES = ("oracle", "always_left", "random")
 
@@ -90,19 +92,18 @@ def test_step_auto_resets_and_keeps_terminated_apart():
     assert info["final_obs"][2] == 1.0 and obs[0] == 1.0 and int(state.pos) == 0  # fresh episode
 
 
+@dataclasses.dataclass(frozen=True)
+class FewResets(TMaze):
+    """A T-maze that makes 2 fresh episodes per ``batch_step`` (as Craftax's optimistic resets)."""
+
+    resets_per_step = 2
+
+
 def test_a_batch_step_with_few_resets_gives_the_copies_that_end_the_fresh_episodes_in_turn():
     """``batch_step`` with ``resets_per_step`` 2 (the optimistic resets that Craftax's world
     generation needs) on T-L copies at the junction: those that turn end and start the 2 fresh
     episodes in turn, 0, 1, 0; the others step as ``step`` steps them, as does every copy's reward,
     done and info."""
-    import dataclasses
-
-    from memrl.envs.tmaze import TMaze
-
-    @dataclasses.dataclass(frozen=True)
-    class FewResets(TMaze):
-        resets_per_step = 2
-
     env = FewResets(force_final_decision=False, params=envs.make("tmaze/T-L", maze_length=2, indicator_pos=0).params)
     keys = jax.random.split(jax.random.PRNGKey(2), 5)
     _, states = jax.vmap(env.reset)(keys)
@@ -121,6 +122,16 @@ def test_a_batch_step_with_few_resets_gives_the_copies_that_end_the_fresh_episod
     in_turn = np.array([0, 1, 0])
     np.testing.assert_array_equal(obs[ended], fresh_obs[in_turn])
     np.testing.assert_array_equal(states_after.indicator_up[ended], fresh_states.indicator_up[in_turn])
+
+
+def test_first_episodes_are_the_same_with_few_resets_per_step():
+    """``first_episode_returns`` steps through ``batch_step``: with ``resets_per_step`` the copies'
+    first episodes (all that random play's level reads) are those of ``step``, to the last reward."""
+    params = envs.make("tmaze/T-L", maze_length=3).params
+    plain, few = TMaze(force_final_decision=False, params=params), FewResets(force_final_decision=False, params=params)
+    returns = [first_episode_returns(env, uniform_random(env), jax.random.PRNGKey(3), 64, 50) for env in (plain, few)]
+    assert len(set(np.asarray(returns[0]).tolist())) > 1  # both arms' rewards drawn
+    np.testing.assert_array_equal(returns[1], returns[0])
 
 
 def test_timeout_is_truncation_after_timeout_plus_one_steps():

@@ -115,8 +115,11 @@ def uniform_random(env) -> ScriptedPolicy:
 def first_episode_returns(env, policy: ScriptedPolicy, key, num_episodes: int, max_steps: int) -> jax.Array:
     """The return [num_episodes] of the first episode of each of ``num_episodes`` copies of ``env``
     acting in parallel until every first episode has ended (at most ``max_steps`` steps; an episode
-    still open then counts what it has). Stepped through ``env.step``, so host environments (one
-    callback per step for every copy) work as JAX ones do; the policy must read observations."""
+    still open then counts what it has). Stepped through ``env.batch_step``, as the learners step
+    them: host environments (one callback per step for every copy) work as JAX ones do, and an
+    environment with ``resets_per_step`` makes only that many fresh episodes a step (the first
+    episodes are the same; Craftax's world generation would otherwise run for every copy at every
+    step); the policy must read observations."""
     reset_key, key = jax.random.split(key)
     obs, state = jax.vmap(env.reset)(jax.random.split(reset_key, num_episodes))
     split = lambda key: jax.random.split(key, num_episodes)
@@ -125,7 +128,7 @@ def first_episode_returns(env, policy: ScriptedPolicy, key, num_episodes: int, m
         t, obs, state, memory, ended, total = carry
         policy_key, env_key = jax.random.split(jax.random.fold_in(key, t))
         action, memory = jax.vmap(policy.act)(split(policy_key), obs, memory)
-        obs, state, reward, done, _ = jax.vmap(env.step)(split(env_key), state, action)
+        obs, state, reward, done, _ = env.batch_step(split(env_key), state, action)
         return t + 1, obs, state, memory, ended | done, total + jnp.where(ended, 0.0, reward)
 
     unfinished = lambda carry: (carry[0] < max_steps) & ~carry[4].all()
