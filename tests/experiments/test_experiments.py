@@ -1391,6 +1391,27 @@ def test_epn_planning_imitation_clones_one_teacher_into_epn_and_the_lstm_for_equ
     assert experiment.evaluation is not None and not experiment.parts  # one sitting: the stages need parameters
 
 
+def test_epn_rl_control_takes_the_lstm_along_epns_path_clone_then_the_same_v_trace_stages():
+    """Version 2 (issue 84 §3): the LSTM clones the same teacher for as many updates as EPN's clones
+    together, then takes V-trace stages of EPN's budget and settings, each from the stage before."""
+    from memrl.experiments.epn_rl_control import VTRACE_STAGES, vtrace_stage
+
+    configs = experiments.get("epn-rl-control").runs
+    lstm_clone = configs["lstm/clone"]
+    assert lstm_clone.teacher == "transition_planner" and lstm_clone.core_name == "lstm" and lstm_clone.feed_prev_action
+    assert (
+        lstm_clone.clone_updates
+        == lstm_clone.num_updates
+        == sum(configs[r].num_updates for r in configs if "clone" in r and r != "lstm/clone")
+    )
+    for i in range(1, VTRACE_STAGES + 1):
+        epn, lstm = configs[vtrace_stage(i)], configs[vtrace_stage(i, "lstm")]
+        assert lstm.init_params == ("lstm/clone" if i == 1 else vtrace_stage(i - 1, "lstm"))
+        assert lstm.teacher is None and lstm.core_name == "lstm"
+        same = ("total_steps", "num_envs", "rollout_len", "lr", "gamma", "entropy_coef", "seed", "seeds", "env")
+        assert all(getattr(epn, f) == getattr(lstm, f) for f in same)
+
+
 def test_amrl_minecraft_imitation_clones_the_oracle_into_the_six_memories_alike():
     experiment = experiments.get("amrl-minecraft-imitation")
     assert experiment.kind == "imitation analogue"

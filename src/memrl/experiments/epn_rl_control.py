@@ -17,7 +17,7 @@ parts: ``8-rows`` (17 minutes on 2 idle cores), then ``24-rows-vtrace``.
 from __future__ import annotations
 
 from memrl import envs
-from memrl.agents.paper_agents import EPN_AGENT, EPN_TRAINING
+from memrl.agents.paper_agents import EPN_AGENT, EPN_LSTM_BASELINE, EPN_TRAINING
 from memrl.cores.epn import EPN
 from memrl.envs.memory_planning_policies import RETURNS
 from memrl.experiments.base import Expectation, Experiment, PaperSetting, register
@@ -36,6 +36,8 @@ COMMON = dict(
 200-202 (the pilots used 100)"""
 CLONES = {"8-rows/clone": (8, 15_000, None), "24-rows/clone": (24, 5_000, "8-rows/clone")}
 """stage -> (memory rows, cloning updates, the stage whose parameters it starts from)"""
+LSTM_CLONE_UPDATES = sum(updates for _, updates, _ in CLONES.values())
+"""the LSTM clones for as many updates as EPN's two clones together"""
 VTRACE_STAGES = 5
 VTRACE_UPDATES = 313
 """V-trace stages of 313 updates (100,160 environment steps) each"""
@@ -62,17 +64,31 @@ CURRICULUM_ROWS = {
 SETTINGS = tuple(
     CURRICULUM_ROWS.get(row.setting, row)
     for row in EPN_SETTINGS
-    if row.setting not in ("N×k belief rows", "LSTM baseline")  # neither is in this experiment
+    if row.setting != "N×k belief rows"  # not in this experiment
 )
 
 
-def vtrace_stage(i: int) -> str:
-    """The run of V-trace's stage ``i`` (1 ..): its agent after 100k·i environment steps."""
-    return f"vtrace/{100 * i}k"
+def vtrace_stage(i: int, memory: str = "") -> str:
+    """The run of V-trace's stage ``i`` (1 ..): its agent after 100k·i environment steps; ``memory``
+    "lstm" names the LSTM's, in a panel of their own (EPN's have no prefix, as in version 1)."""
+    return f"{memory}-vtrace/{100 * i}k" if memory else f"vtrace/{100 * i}k"
+
+
+def vtrace_stages(memory: str, core_settings: dict, clone: str) -> dict[str, ImpalaConfig]:
+    """Five V-trace stages of ``memory``'s agent, the first from ``clone``'s parameters, each later
+    one from the stage before's."""
+    return {
+        vtrace_stage(i, memory): ImpalaConfig(
+            **{**COMMON, "total_steps": VTRACE_UPDATES * STEPS_PER_UPDATE, **core_settings},
+            init_params=clone if i == 1 else vtrace_stage(i - 1, memory),
+        )
+        for i in range(1, VTRACE_STAGES + 1)
+    }
 
 
 def runs() -> dict[str, ImpalaConfig]:
-    """The clones on 8 and 24 rows, then the V-trace stages on 100, each starting from the run before."""
+    """EPN's clones on 8 and 24 rows, then its V-trace stages on 100, each starting from the run
+    before; the LSTM's clone and its V-trace stages beside them."""
     clones = {
         stage: ImpalaConfig(
             **{**COMMON, "total_steps": updates * STEPS_PER_UPDATE},
@@ -83,15 +99,17 @@ def runs() -> dict[str, ImpalaConfig]:
         )
         for stage, (rows, updates, source) in CLONES.items()
     }
-    vtrace = {
-        vtrace_stage(i): ImpalaConfig(
-            **{**COMMON, "total_steps": VTRACE_UPDATES * STEPS_PER_UPDATE},
-            core=EPN(capacity=100),
-            init_params="24-rows/clone" if i == 1 else vtrace_stage(i - 1),
-        )
-        for i in range(1, VTRACE_STAGES + 1)
+    lstm_clone = ImpalaConfig(
+        **{**COMMON, "total_steps": LSTM_CLONE_UPDATES * STEPS_PER_UPDATE, **EPN_LSTM_BASELINE},
+        teacher="transition_planner",
+        clone_updates=LSTM_CLONE_UPDATES,
+    )
+    return {
+        **clones,
+        **vtrace_stages("", {"core": EPN(capacity=100)}, "24-rows/clone"),
+        "lstm/clone": lstm_clone,
+        **vtrace_stages("lstm", EPN_LSTM_BASELINE, "lstm/clone"),
     }
-    return {**clones, **vtrace}
 
 
 def plans(run: str, central: bool) -> tuple[Expectation, ...]:
@@ -119,27 +137,74 @@ def plans(run: str, central: bool) -> tuple[Expectation, ...]:
     )
 
 
+def lstm_below_epn(i: int, central: bool) -> tuple[Expectation, ...]:
+    """Fig. 2b at V-trace's stage ``i``: the LSTM's agent at most the within-trial optimum, and below
+    EPN's agent of the same stage over the same seeds and fresh episodes."""
+    within_trial = LEVELS["within_trial_explorer"]
+    epn, lstm = vtrace_stage(i), vtrace_stage(i, "lstm")
+    return (
+        Expectation(
+            lstm,
+            "<=",
+            within_trial,
+            f"{lstm}: the LSTM's agent at most the within-trial optimum ({within_trial:.1f})",
+            evaluated=("returns",),
+            central=central,
+        ),
+        Expectation(
+            epn,
+            ">",
+            None,
+            f"{epn} above {lstm} (Fig. 2b), over the same seeds and fresh episodes",
+            evaluated=("returns",),
+            against=lstm,
+            paired=True,
+            central=central,
+        ),
+    )
+
+
+def lstm_learnt(run: str) -> Expectation:
+    """``run``, an LSTM agent, is above the best memoryless policy: it learnt from the teacher."""
+    memoryless = LEVELS["two_move_walk"]
+    return Expectation(
+        run,
+        ">",
+        memoryless,
+        f"{run} above the best memoryless policy ({memoryless:.1f}): the LSTM learnt from the teacher",
+        evaluated=("returns",),
+        learning=True,
+    )
+
+
 EPN_RL_CONTROL = Experiment(
     name="epn-rl-control",
-    version=1,
-    description="the EPN agent clones a transition planner on 8, then 24 memory rows, then trains by V-trace on 100 (3×3 game)",
-    reproduces="Ritter et al. 2021, Sec. 4 (EPN's agent), on its Memory&Planning Game (a positive control, no paper figure)",
-    finding="the EPN agent can hold a planning policy, and memrl's V-trace keeps it",
+    version=2,
+    description="the EPN agent clones a transition planner on 8, then 24 memory rows, then trains by V-trace on "
+    "100 (3×3 game); an LSTM's agent on the same path",
+    reproduces="Ritter et al. 2021, Sec. 4 (EPN's agent) and Fig. 2b (EPN against an LSTM), on its "
+    "Memory&Planning Game (a positive control, no paper figure's budget)",
+    finding="the EPN agent can hold a planning policy, and memrl's V-trace keeps it; an LSTM's agent on the same "
+    "path stays at most at the within-trial optimum",
     paper_steps=None,
-    kind="benchmark",  # a positive control: no paper's finding is compared
+    kind="benchmark",  # a positive control: no paper's finding is compared at its budget
     runs=runs(),
     expectations=(
         *plans("24-rows/clone", central=True),
         *plans(vtrace_stage(VTRACE_STAGES), central=True),
         *(e for i in range(1, VTRACE_STAGES) for e in plans(vtrace_stage(i), central=False)),
+        *lstm_below_epn(VTRACE_STAGES, central=True),
+        *(e for i in range(1, VTRACE_STAGES) for e in lstm_below_epn(i, central=False)),
+        lstm_learnt("lstm/clone"),
+        lstm_learnt(vtrace_stage(VTRACE_STAGES, "lstm")),
     ),
     optima={
         panel: (("within-trial", LEVELS["within_trial_explorer"]), ("memoryless", LEVELS["two_move_walk"]))
-        for panel in ("8-rows", "24-rows", "vtrace")
+        for panel in ("8-rows", "24-rows", "vtrace", "lstm", "lstm-vtrace")
     },
     evaluation=frozen_returns(EVALUATION_STEPS),
     settings=SETTINGS,
-    parts={"8-rows": ("8-rows",), "24-rows-vtrace": ("24-rows", "vtrace")},
+    parts={"8-rows": ("8-rows",), "24-rows-vtrace": ("24-rows", "vtrace"), "lstm": ("lstm", "lstm-vtrace")},
 )
 
 register("epn-rl-control", lambda: EPN_RL_CONTROL)
