@@ -134,16 +134,48 @@ SMALL_CORES = {  # every registered core at test sizes (`from conftest import SM
 }
 
 
-def trained_scores(config, updates: int, evaluated: int = 1000) -> dict:
-    """Held-out scores of a supervised ``config``'s model after ``updates`` updates from seed 0
-    (one compiled run; pass it to ``optimised``)."""
+LEARNING_SEEDS = 3
+"""a learning check holds on every one of this many seeds (trained in one program, vmapped)"""
+
+
+def trained_over_seeds(config, seeds: int = LEARNING_SEEDS):
+    """The parameters and metrics of ``make_train(config)`` run on ``seeds`` seeds at once (keys
+    ``split(PRNGKey(0), seeds)``, the seeds vmapped in one compiled program, in the ``optimised``
+    process), each with a leading seed axis."""
+    return optimised(train_over_seeds, config, seeds)
+
+
+def train_over_seeds(config, seeds: int):
     import jax
+
+    from memrl.learn.learners import make_train
+
+    runners, metrics = jax.jit(jax.vmap(make_train(config)))(jax.random.split(jax.random.PRNGKey(0), seeds))
+    return jax.device_get((runners.params, metrics))
+
+
+def final_returns(metrics, last: int = 10):
+    """Each seed's mean episode return over its last ``last`` updates ([seeds], from
+    ``trained_over_seeds``' metrics)."""
+    import numpy as np
+
+    return np.nanmean(np.asarray(metrics["episode_return"])[:, -last:], axis=1)
+
+
+def trained_scores(config, updates: int, evaluated: int = 1000, seeds: int = LEARNING_SEEDS) -> dict:
+    """Held-out scores of a supervised ``config``'s model after ``updates`` updates, each score an
+    array over ``seeds`` seeds (keys ``split(PRNGKey(0), seeds)``, trained in one program, vmapped;
+    pass it to ``optimised``)."""
+    import jax
+    import numpy as np
 
     from memrl.learn.supervised import SupervisedLearner
 
     learner = SupervisedLearner(config)
-    state, _ = jax.jit(learner.run, static_argnums=1)(learner.init(jax.random.PRNGKey(0)), updates)
-    return {k: float(v) for k, v in learner.evaluate(state.params, jax.random.PRNGKey(1), evaluated).items()}
+    train = jax.vmap(lambda key: learner.run(learner.init(key), updates)[0].params)
+    params = jax.jit(train)(jax.random.split(jax.random.PRNGKey(0), seeds))
+    scores = jax.jit(jax.vmap(lambda p: learner.evaluate(p, jax.random.PRNGKey(1), evaluated)))(params)
+    return {k: np.asarray(v) for k, v in scores.items()}
 
 
 @pytest.fixture(scope="session")

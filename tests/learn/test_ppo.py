@@ -5,9 +5,9 @@ from types import SimpleNamespace
 import jax
 import numpy as np
 import pytest
+from conftest import final_returns, trained_over_seeds
 
 from memrl import cores, envs
-from memrl.learn.learners import make_train
 from memrl.learn.ppo import PPO
 from memrl.learn.ppo_config import PPOConfig
 from memrl.run.folder import ConfigMismatch, RunFolder
@@ -32,11 +32,10 @@ def tiny(**overrides) -> PPOConfig:
 @pytest.mark.parametrize("policy_lag", [0, 1])
 def test_learns_short_tmaze_above_memoryless_optimum(policy_lag):
     """A 6-cell T-LN needs memory of the first observation; without it the best return is 0.5. With
-    a policy lag (the pipelined run's), PPO's ratio is taken against the older behaviour policy."""
-    config = tiny(total_steps=16 * 24 * 50, policy_lag=policy_lag)
-    _, metrics = jax.jit(make_train(config))(jax.random.PRNGKey(0))
-    returns = np.asarray(metrics["episode_return"])
-    assert np.nanmean(returns[-10:]) >= 3.5, returns
+    a policy lag (the pipelined run's), PPO's ratio is taken against the older behaviour policy.
+    Every one of 3 seeds (3.90-3.99 over the last ten updates without lag, 2026-12-07)."""
+    _, metrics = trained_over_seeds(tiny(total_steps=16 * 24 * 50, policy_lag=policy_lag))
+    assert np.all(final_returns(metrics) >= 3.5), final_returns(metrics)
 
 
 @pytest.mark.slow
@@ -47,11 +46,11 @@ def test_learns_to_swing_up_the_pendulum_with_a_gaussian_policy():
     tenth), with continuous-control's learner (the rewards scaled by 0.1 in the losses)."""
     from memrl.experiments.continuous_control import LEARNER
 
-    settings = {**LEARNER, "total_steps": 32 * 32 * 96, "seed": 0, "seeds": 1}
+    settings = {**LEARNER, "total_steps": 32 * 32 * 96}
     config = PPOConfig(env=envs.make("gymnax/Pendulum-v1"), core=cores.make("gru", hidden=32), **settings)
-    _, metrics = jax.jit(make_train(config))(jax.random.PRNGKey(0))
-    returns = np.asarray(metrics["episode_return"])
-    assert np.nanmean(returns[:10]) < -900 and np.nanmean(returns[-10:]) > -500, returns
+    _, metrics = trained_over_seeds(config)
+    first = np.nanmean(np.asarray(metrics["episode_return"])[:, :10], axis=1)
+    assert np.all(first < -900) and np.all(final_returns(metrics) > -500), (first, final_returns(metrics))
 
 
 def test_same_seed_same_run_and_other_seed_differs():

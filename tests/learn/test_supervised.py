@@ -7,7 +7,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from conftest import optimised, trained_scores
+from conftest import LEARNING_SEEDS, optimised, trained_scores
 
 from memrl import cores, tasks
 from memrl.agents.supervised_models import TASK_MODELS
@@ -219,22 +219,49 @@ def test_a_curriculum_that_follows_learning_moves_up_after_held_out_evaluations(
     assert recorded == [1, 2, 3], "each update records the level it trained at"
 
 
-@pytest.mark.slow
-def test_one_layer_htm_learns_direct_recall_of_held_out_pairs():
-    """Chains of length 2 (recall B from A): one chunk read suffices; measured 0.96 held-out
-    accuracy after 600 updates, threshold 0.9."""
-    accuracy = optimised(
-        trained_scores,
-        pai_config(
-            model={"num_layers": 1, "d_model": 64, "mlp_dim": 128, "k": 2},
-            task={"chain_length": 2, "num_chains": 4, "stimulus_dim": 32},
-            lr=1e-3,
-            batch_size=32,
-        ),
-        600,
+def direct_recall_and_chunk_selection(updates: int, seeds: int = LEARNING_SEEDS) -> tuple[np.ndarray, np.ndarray]:
+    """A one-layer HTM (k = 2) trained ``updates`` updates on chains of 2 (4 chains, so 4 stored pairs)
+    from each of ``seeds`` seeds (vmapped): per seed, its held-out accuracy and how often its top
+    chunk is the cue's own pair, on 512 held-out trials."""
+    config = pai_config(
+        model={"num_layers": 1, "d_model": 64, "mlp_dim": 128, "k": 2},
+        task={"chain_length": 2, "num_chains": 4, "stimulus_dim": 32},
+        lr=1e-3,
+        batch_size=32,
     )
-    assert "accuracy_indirect" not in accuracy, "chains of 2 have only direct queries"
-    assert accuracy["accuracy"] >= 0.9, accuracy
+    learner = SupervisedLearner(config)
+    train = jax.vmap(lambda key: learner.run(learner.init(key), updates)[0].params)
+    params = jax.jit(train)(jax.random.split(jax.random.PRNGKey(0), seeds))
+    batch = config.task.with_batch_size(512).sample(jax.random.PRNGKey(5), "test")
+    trial, target = batch.inputs, np.asarray(batch.targets)[0]
+    cue_pair = np.argmax(
+        np.einsum("bd,bmd->bm", trial.query, trial.memory[:, :, 0]), axis=1
+    )  # the pair (A, B) of cue A
+    accuracy, cue_first = [], []
+    for seed in range(seeds):
+        logits, found = learner.model.apply(jax.tree.map(lambda x: x[seed], params), trial, mutable=["intermediates"])
+        relevance = np.asarray(found["intermediates"]["memory_attention_0"]["chunk_relevance"][0])[:, 0]
+        accuracy.append((np.argmax(np.asarray(logits)[0], axis=-1) == target).mean())
+        cue_first.append((relevance.argmax(axis=1) == cue_pair).mean())
+    return np.array(accuracy), np.array(cue_first)
+
+
+@pytest.mark.slow
+def test_one_layer_htm_recalls_held_out_pairs_or_is_trapped_rejecting_the_lure():
+    """Chains of 2 (recall B from A; the lure is another chain's B, also in memory): one chunk read
+    suffices. After 600 updates each seed is in one of two states (8 seeds, 2026-12-07: 4 and 4):
+    it selects the cue's own pair first (0.91-0.96 of trials) and recalls (0.94-0.97), or its
+    selection avoids the cue's pair (first on 0.06-0.08 of trials, below the 0.25 of chance) and it
+    scores 0.59-0.62 by reading other pairs and rejecting the lure where it finds it (at most
+    2/3 + 1/3 · 1/2 = 0.83 so). Which one mostly follows the sign of the cue's pair's initial
+    relevance against the others' (3 of the 4 trapped seeds started below, 3 of the 4 that recall
+    above; docs/results/htm.md, "A lure-rejection trap"). Seeds 0 and 2 of these three recall, seed 1
+    is trapped."""
+    accuracy, cue_first = optimised(direct_recall_and_chunk_selection, 600)
+    recalls = (accuracy >= 0.9) & (cue_first >= 0.8)
+    trapped = (cue_first < 0.25) & (0.55 <= accuracy) & (accuracy <= 0.84)
+    assert np.all(recalls | trapped), (accuracy, cue_first)
+    assert recalls.any(), (accuracy, cue_first)
 
 
 @pytest.mark.slow
@@ -254,8 +281,8 @@ def test_an_lstm_learns_nth_farthests_rank_0_shortcut_with_4_vectors_of_4_dims()
         ),
         500,
     )
-    assert accuracy["accuracy"] >= 0.4, accuracy
-    assert accuracy["accuracy_rank0"] >= 0.8 and accuracy["accuracy_beyond_rank0"] <= 0.45, accuracy
+    assert np.all(accuracy["accuracy"] >= 0.4), accuracy
+    assert np.all(accuracy["accuracy_rank0"] >= 0.8) and np.all(accuracy["accuracy_beyond_rank0"] <= 0.45), accuracy
 
 
 def test_the_unroll_length_reaches_the_sequence_model_and_the_record():

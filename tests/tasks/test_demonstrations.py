@@ -128,4 +128,4 @@ def test_a_gru_clones_the_recorded_t_maze_oracle(tmp_path):
     path = tmp_path / "oracle.npz"
     np.savez(path, **jax.tree.map(np.asarray, recorded_episodes(env, oracle(env), jax.random.PRNGKey(0), 512, 6)))
     scores = optimised(cloned_recorded_oracle, str(path))
-    assert scores["accuracy"] > 0.98, scores
+    assert np.all(scores["accuracy"] > 0.98), scores
