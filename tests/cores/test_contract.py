@@ -6,8 +6,8 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 import pytest
+from conftest import LEARNING_SEEDS, optimised
 from conftest import SMALL_CORES as SMALL
-from conftest import optimised
 
 from memrl import cores
 from memrl.learn.optimizers import make_optimizer
@@ -199,8 +199,19 @@ ACCURACY_THRESHOLD = 0.9
 BIT_STEPS = 200
 """Adam steps of the check: every core was at >= 0.988 after 150 steps except conv-lstm (0.49 at
 100, 1.0 at 150; `bit_accuracies` evaluated every 50 steps, 2026-11-26) and the minGRU (``BIT_STEPS_OF``)"""
-BIT_STEPS_OF = {"min-gru": 400}
-"""cores that need more steps: the minGRU with its gate's bias at -3 is at 0.5 after 200, 1.0 after 300"""
+BIT_STEPS_OF = {"min-gru": 400, "gated-delta-net": 400, "lru": 400, "gru": 600, "set": 600}
+"""cores that need more steps: the minGRU with its gate's bias at -3 is at 0.5 after 200, 1.0 after 300;
+on 3 initialisations (2026-12-07; 200 steps had been measured on one) the gated DeltaNet's and the LRU's
+slowest seeds were at 0.90-0.93 and 0.51 after 200 steps and 1.0 after 400 (8 seeds), the GRU's at 0.50
+after 200 and 400 and 1.0 after 600 under Adam (9 seeds), SET's at 0.54-0.88 after 200 and 0.90-1.0
+after 600 (8 seeds)"""
+SEED_SENSITIVE = {
+    "feedback-transformer": "one initialisation in 4 stays at chance to 600 steps (seed 1 of 3 here; not diagnosed)",
+    "rmc": "one initialisation of 8 (seed 0 of 3 here) stays at chance to 600 steps (not diagnosed)",
+    "gru": "under PPO's clipping and ε one initialisation in 4-5 is at 0.47-0.49 after 600 steps (seed 1 of 3 here)",
+}
+"""cores of which some initialisation does not learn the bit in the check's steps: the check asserts
+that 2 of 3 do and that one still does not (take the core out when it learns on every seed)"""
 BIT_LR = 3e-3
 OPTIMISERS = {
     "adam": (jnp.inf, 1e-8),
@@ -212,9 +223,10 @@ default clipping and ε (0.5, 1e-5): a core whose parameters' gradients sit far 
 learns nothing under it"""
 BELOW_PPO_EPS = {
     "s6": "its scan parameters' gradients start near 1e-10 (memrl analyze gradient-scale): under PPO train it "
-    "with --adam-eps 1e-8 (0.50 at PPO's 1e-5, 1.00 at 1e-8; 2026-12-02)"
+    "with --adam-eps 1e-8 (at PPO's 1e-5 4 of 9 initialisations learn in 200 steps, at 1e-8 8 of 9; 2026-12-07)"
 }
-"""cores that do not learn the bit at PPO's default ε, and why; the check asserts that they still do not"""
+"""cores that do not learn the bit at PPO's default ε on every initialisation, and why; the check asserts
+that they learn on every one at Adam's 1e-8 and still not on every one at PPO's ε"""
 
 
 class BitReader(nn.Module):
@@ -241,20 +253,21 @@ def memory_batch(key, batch=32):
     return xs, bits > 0
 
 
-def bit_accuracies(name: str) -> dict[str, float]:
+def bit_accuracies(name: str) -> dict[str, np.ndarray]:
     """Held-out accuracy of core ``name`` after ``BIT_STEPS`` (or its ``BIT_STEPS_OF``) steps of each
-    of ``OPTIMISERS`` on batches of ``memory_batch``, from the same start: both trained in one
-    program (vmapped over the optimisers' settings), which compiles once."""
+    of ``OPTIMISERS`` on batches of ``memory_batch``, from each of ``LEARNING_SEEDS`` initialisations
+    (optimiser -> [seeds]): all trained in one program (vmapped over the optimisers' settings and the
+    initial parameters), which compiles once."""
     model = BitReader(cores.make(name, **LEARN[name]), name)
     xs, _ = memory_batch(jax.random.PRNGKey(0))
-    params = jax.jit(model.init)(jax.random.PRNGKey(1), xs)
+    params = jax.jit(jax.vmap(model.init, (0, None)))(jax.random.split(jax.random.PRNGKey(1), LEARNING_SEEDS), xs)
 
     def loss(params, key):
         xs, labels = memory_batch(key)
         logits = model.apply(params, xs)
         return optax.sigmoid_binary_cross_entropy(logits, labels).mean()
 
-    def train(max_grad_norm, adam_eps):
+    def train(max_grad_norm, adam_eps, params):
         optimizer = make_optimizer(BIT_LR, max_grad_norm, adam_eps=adam_eps)
 
         def sgd(carry, key):
@@ -267,25 +280,33 @@ def bit_accuracies(name: str) -> dict[str, float]:
         (trained, _), _ = jax.lax.scan(sgd, (params, optimizer.init(params)), keys)
         return trained
 
-    trained = jax.jit(jax.vmap(train))(*map(jnp.asarray, zip(*OPTIMISERS.values())))
+    each = jax.vmap(jax.vmap(train, (None, None, 0)), (0, 0, None))  # [optimiser, seed]
+    trained = jax.jit(each)(*map(jnp.asarray, zip(*OPTIMISERS.values())), params)
     xs, labels = memory_batch(jax.random.PRNGKey(99), batch=512)
-    logits = jax.jit(jax.vmap(model.apply, (0, None)))(trained, xs)
-    return dict(zip(OPTIMISERS, map(float, jnp.mean((logits > 0) == labels, axis=1))))
+    logits = jax.jit(jax.vmap(jax.vmap(model.apply, (0, None)), (0, None)))(trained, xs)
+    return dict(zip(OPTIMISERS, np.asarray(jnp.mean((logits > 0) == labels, axis=-1))))
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(LEARN))
 def test_learns_to_remember_a_bit_for_21_steps_under_adam_and_ppos_default_optimiser(name):
-    """Every memory learns the bit; the memoryless control guesses (the check needs a memory). PPO's
-    Adam ε (1e-5) is a thousand times Adam's usual: a core whose gradients start below it is frozen
-    under PPO (S6, issue 83), which the check at ε 1e-8 cannot see."""
-    accuracy = optimised(bit_accuracies, name)
+    """Every memory learns the bit from each of 3 initialisations (but those of ``SEED_SENSITIVE``); the
+    memoryless control guesses (the check needs a memory). PPO's Adam ε (1e-5) is a thousand times
+    Adam's usual: a core whose gradients start below it learns under PPO only from some
+    initialisations (S6, issue 83), which the check at ε 1e-8 cannot see."""
+    accuracy = optimised(bit_accuracies, name)  # optimiser -> [seeds]
+    learned = {optimiser: values >= ACCURACY_THRESHOLD for optimiser, values in accuracy.items()}
     if name == "memoryless":
-        assert max(accuracy.values()) < 0.6, f"the memoryless control remembers the bit: accuracy {accuracy}"
+        assert np.all(np.stack(list(accuracy.values())) < 0.6), f"the memoryless control remembers the bit: {accuracy}"
     elif name in BELOW_PPO_EPS:
-        assert accuracy["adam"] >= ACCURACY_THRESHOLD, f"{name}: accuracy {accuracy}"
-        assert accuracy["ppo defaults"] < ACCURACY_THRESHOLD, (
-            f"{name} now learns under PPO's defaults: take it out of BELOW_PPO_EPS"
+        assert learned["adam"].all(), f"{name}: accuracy {accuracy}"
+        assert not learned["ppo defaults"].all(), (
+            f"{name} now learns under PPO's defaults on every seed: take it out of BELOW_PPO_EPS ({accuracy})"
+        )
+    elif name in SEED_SENSITIVE:
+        assert all(seeds.sum() >= 2 for seeds in learned.values()), f"{name}: accuracy {accuracy}"
+        assert not all(seeds.all() for seeds in learned.values()), (
+            f"{name} now learns on every seed: take it out of SEED_SENSITIVE ({accuracy})"
         )
     else:
-        assert min(accuracy.values()) >= ACCURACY_THRESHOLD, f"{name}: accuracy {accuracy}"
+        assert all(seeds.all() for seeds in learned.values()), f"{name}: accuracy {accuracy}"
