@@ -196,6 +196,10 @@ def test_a_version_after_a_failed_one_must_say_what_it_changed():
     silent = [{k: v for k, v in r.items() if k != "changes"} for r in lte]
     with pytest.raises(ValueError, match="rmc-lte v3 follows v1 .* must say what it changed"):
         check_history(silent)
+    control = [r for r in records if r["experiment"] == "epn-rl-control"]  # a benchmark's failed control too
+    check_history(control)
+    with pytest.raises(ValueError, match=r"epn-rl-control v2 follows v1 \(controls fail\)"):
+        check_history([{k: v for k, v in r.items() if k != "changes"} for r in control])
 
 
 def test_what_the_audit_found_is_no_longer_claimed():

@@ -188,6 +188,9 @@ EPN_RL_CONTROL = Experiment(
     "path stays at most at the within-trial optimum",
     paper_steps=None,
     kind="benchmark",  # a positive control: no paper's finding is compared at its budget
+    changes="the LSTM of epn-memory-planning on EPN's path (issue 84 §3): a clone of the same teacher for as many "
+    "updates as EPN's clones (20,000), then the same five V-trace stages, with checks against the within-trial "
+    "optimum and EPN's agents; EPN's runs as in version 1",
     runs=runs(),
     expectations=(
         *plans("24-rows/clone", central=True),

@@ -67,7 +67,7 @@ CHECK_KEYS = (
 )
 DERIVED = RESULT_KEYS
 """the keys of a check that are computed from its per-seed values (``recomputed``)"""
-FAILED = ("partly", "not reproduced", "not trained", "reversed", "learning unchecked")
+FAILED = ("partly", "not reproduced", "not trained", "reversed", "learning unchecked", "controls fail")
 """verdicts after which a new version of the same experiment and preset must say what it changed"""
 RECORDS = Path("docs") / "results"
 """where the project keeps its committed records (relative to the repository root)"""
