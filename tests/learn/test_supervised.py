@@ -234,9 +234,8 @@ def direct_recall_and_chunk_selection(updates: int, seeds: int = LEARNING_SEEDS)
     params = jax.jit(train)(jax.random.split(jax.random.PRNGKey(0), seeds))
     batch = config.task.with_batch_size(512).sample(jax.random.PRNGKey(5), "test")
     trial, target = batch.inputs, np.asarray(batch.targets)[0]
-    cue_pair = np.argmax(
-        np.einsum("bd,bmd->bm", trial.query, trial.memory[:, :, 0]), axis=1
-    )  # the pair (A, B) of cue A
+    # the stored pair (A, B) of each trial's cue A: the query is A itself
+    cue_pair = np.argmax(np.einsum("bd,bmd->bm", trial.query, trial.memory[:, :, 0]), axis=1)
     accuracy, cue_first = [], []
     for seed in range(seeds):
         logits, found = learner.model.apply(jax.tree.map(lambda x: x[seed], params), trial, mutable=["intermediates"])
@@ -252,8 +251,8 @@ def test_one_layer_htm_recalls_held_out_pairs_or_is_trapped_rejecting_the_lure()
     suffices. After 600 updates each seed is in one of two states (8 seeds, 2026-12-07: 4 and 4):
     it selects the cue's own pair first (0.91-0.96 of trials) and recalls (0.94-0.97), or its
     selection avoids the cue's pair (first on 0.06-0.08 of trials, below the 0.25 of chance) and it
-    scores 0.59-0.62 by reading other pairs and rejecting the lure where it finds it (at most
-    2/3 + 1/3 · 1/2 = 0.83 so). Which one mostly follows the sign of the cue's pair's initial
+    scores 0.59-0.62 by reading other pairs and rejecting the lure where it finds it (a strategy worth
+    at most 2/3 + 1/3 · 1/2 = 0.83). Which one mostly follows the sign of the cue's pair's initial
     relevance against the others' (3 of the 4 trapped seeds started below, 3 of the 4 that recall
     above; docs/results/htm.md, "A lure-rejection trap"). Seeds 0 and 2 of these three recall, seed 1
     is trapped."""
