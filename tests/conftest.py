@@ -146,6 +146,7 @@ def trained_over_seeds(config, seeds: int = LEARNING_SEEDS):
 
 
 def train_over_seeds(config, seeds: int):
+    """``trained_over_seeds``' work, in the process that runs it (its results as NumPy arrays)."""
     import jax
 
     from memrl.learn.learners import make_train
@@ -172,10 +173,18 @@ def trained_scores(config, updates: int, evaluated: int = 1000, seeds: int = LEA
     from memrl.learn.supervised import SupervisedLearner
 
     learner = SupervisedLearner(config)
-    train = jax.vmap(lambda key: learner.run(learner.init(key), updates)[0].params)
-    params = jax.jit(train)(jax.random.split(jax.random.PRNGKey(0), seeds))
+    params = supervised_params_over_seeds(learner, updates, seeds)
     scores = jax.jit(jax.vmap(lambda p: learner.evaluate(p, jax.random.PRNGKey(1), evaluated)))(params)
     return {k: np.asarray(v) for k, v in scores.items()}
+
+
+def supervised_params_over_seeds(learner, updates: int, seeds: int = LEARNING_SEEDS):
+    """The parameters of a ``SupervisedLearner`` after ``updates`` updates from each of ``seeds`` seeds
+    (keys ``split(PRNGKey(0), seeds)``), trained in one vmapped program, with a leading seed axis."""
+    import jax
+
+    train = jax.vmap(lambda key: learner.run(learner.init(key), updates)[0].params)
+    return jax.jit(train)(jax.random.split(jax.random.PRNGKey(0), seeds))
 
 
 @pytest.fixture(scope="session")

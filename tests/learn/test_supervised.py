@@ -7,7 +7,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from conftest import LEARNING_SEEDS, optimised, trained_scores
+from conftest import LEARNING_SEEDS, optimised, supervised_params_over_seeds, trained_scores
 
 from memrl import cores, tasks
 from memrl.agents.supervised_models import TASK_MODELS
@@ -230,8 +230,7 @@ def direct_recall_and_chunk_selection(updates: int, seeds: int = LEARNING_SEEDS)
         batch_size=32,
     )
     learner = SupervisedLearner(config)
-    train = jax.vmap(lambda key: learner.run(learner.init(key), updates)[0].params)
-    params = jax.jit(train)(jax.random.split(jax.random.PRNGKey(0), seeds))
+    params = supervised_params_over_seeds(learner, updates, seeds)
     batch = config.task.with_batch_size(512).sample(jax.random.PRNGKey(5), "test")
     trial, target = batch.inputs, np.asarray(batch.targets)[0]
     # the stored pair (A, B) of each trial's cue A: the query is A itself
