@@ -43,6 +43,15 @@ def test_the_probe_reads_a_planner_of_the_3x3_game_on_its_own_size():
     assert list(results) == [1, 2] and all(accuracy.shape == (3,) for accuracy in results.values())
 
 
+def test_a_planner_too_small_to_hold_a_map_is_refused():
+    """A curriculum's early stages hold fewer rows than a map has transitions (epn-rl-control's 24)."""
+    import pytest
+
+    core = cores.make("epn", capacity=24, embed_dim=4, width=8)
+    with pytest.raises(ValueError, match=r"every transition of a 3x3 map \(36 rows\); this planner holds 24"):
+        probe_dataset(core, {}, jax.random.PRNGKey(1), maps=1, queries=1, maze_size=3)
+
+
 def test_a_seed_the_run_lacks_is_refused_with_the_seeds_it_has(tmp_path):
     import pytest
 

@@ -57,6 +57,11 @@ def probe_dataset(
     iterations = (core.iterations,) if iterations is None else tuple(iterations)
     env = envs.make(f"memory-planning/{maze_size}x{maze_size}")
     n = env.num_nodes
+    if core.capacity < 4 * n:
+        raise ValueError(
+            f"the distance probe fills the planner's memory with every transition of a {maze_size}x{maze_size} map "
+            f"({4 * n} rows); this planner holds {core.capacity} (core.capacity): probe one that holds a map"
+        )
     xy = env.xy(jnp.arange(n))
 
     def one_map(key):
