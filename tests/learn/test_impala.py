@@ -439,8 +439,8 @@ def test_an_lstm_cloning_the_oracle_with_dagger_solves_t_l_and_amnesic_it_guesse
         (dict(teacher="oracle", clone_updates=3, clone_value_coef=-1.0), "clone_value_coef must be >= 0, got -1.0"),
         (dict(clone_decision_weight=5.0), r"clone_decision_weight \(5.0\) weighs a teacher's decisions while cloning"),
         (
-            dict(teacher="oracle", clone_updates=3, clone_decision_weight=5.0),
-            r"clone_decision_weight \(5.0\) weighs the steps a teacher marks as its decisions; tmaze/T-LN's 'oracle' marks none",
+            dict(teacher="always_left", clone_updates=3, clone_decision_weight=5.0),
+            r"clone_decision_weight \(5.0\) weighs the steps a teacher marks as its decisions; tmaze/T-LN's 'always_left' marks none",
         ),
         (dict(teacher="oracle", clone_updates=3, clone_decision_weight=0.0), "clone_decision_weight must be > 0"),
     ],

@@ -31,7 +31,12 @@ def oracle(env: TMaze):
         check = jnp.where(obs[-1] > 0, 0, 1) if env.checks else None
         return jnp.array([main, *_check_answer(env, obs, check)], jnp.int32), {"first": first, "second": second}
 
-    return ScriptedPolicy(lambda state: EMPTY_MEMORY, policy)
+    return ScriptedPolicy(lambda state: EMPTY_MEMORY, policy, decides=at_the_junction)
+
+
+def at_the_junction(obs) -> jax.Array:
+    """``decides``: the junction's step, where the main action picks the goal arm (what the task scores)."""
+    return obs[2] == 1.0
 
 
 def always_left(env: TMaze):

@@ -46,10 +46,10 @@ class ImpalaConfig(RunConfig):
     clone_decision_weight: float = 1.0
     """the weight, in the cloning cross-entropy, of the steps the teacher marks as its decisions
     (``ScriptedPolicy.decides``: Passive Visual Match's choice phase, object permanence's walk to a box
-    after the instruction, word learning's test phase), against 1 for every other
-    step: where the decisions are a few steps of long episodes, the plain cross-entropy (1) leaves
-    them a small share of each update, and a clone copies the walk long before the choice
-    (docs/results/htm.md)"""
+    after the instruction, word learning's test phase, Ballet's choice phase, the T-maze's junction),
+    against 1 for every other step: where the decisions are a few steps of long episodes, the plain
+    cross-entropy (1) leaves them a small share of each update, and a clone copies the walk long
+    before the choice (docs/results/htm.md)"""
     agent_share: float = 0.0
     """DAgger-style mixing while cloning (Ross et al. 2011): the probability that the agent's own
     action drives the environment, rising linearly from 0 at the first cloning update to this at the
