@@ -340,7 +340,7 @@ def test_a_config_of_the_wrong_types_is_refused_from_json_and_from_python(run_fo
     assert "lr must be a number, got 'fast' (--lr)" in refused(["eval", str(run_folder.path)], capsys)
     for wrong, message in [
         (dict(lr="1e-3"), "lr must be a number, got '1e-3'"),
-        (dict(seeds=True), "seeds must be an integer, got True"),
+        (dict(seeds=True), "seeds must be a positive integer, got True"),
         (dict(core="lstm"), "core must be the core itself, made by its name"),
         (dict(head_widths=(2.5,)), "head_widths must be integers"),
     ]:

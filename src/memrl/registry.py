@@ -8,10 +8,13 @@ import functools
 import importlib
 import re
 import sys
+import types
+import typing
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
 import numpy as np
+import typeguard
 
 T = TypeVar("T")
 
@@ -39,6 +42,36 @@ def same_value(given, default) -> bool:
     if hasattr(given, "__array__") or hasattr(default, "__array__"):  # NumPy's or JAX's
         return np.shape(given) == np.shape(default) and bool(np.all(np.asarray(given) == np.asarray(default)))
     return type(given) is type(default) and given == default
+
+
+def of_type(value, hint) -> bool:
+    """Whether ``value`` is of the declared type ``hint`` (typeguard's check, which tyro itself uses:
+    every item of a tuple; an int is a float, as PEP 484 has it)."""
+    try:
+        typeguard.check_type(value, hint, collection_check_strategy=typeguard.CollectionCheckStrategy.ALL_ITEMS)
+    except typeguard.TypeCheckError:
+        return False
+    return True
+
+
+@functools.cache  # a class's annotations never change
+def declared_types(cls) -> dict:
+    """The declared type of each field of the dataclass ``cls`` (``typing.get_type_hints``)."""
+    return typing.get_type_hints(cls)
+
+
+def type_name(hint) -> str:
+    """How a refusal names a declared type: "an integer", "a number or None", "integers", ..."""
+    if isinstance(hint, types.UnionType) or typing.get_origin(hint) is typing.Union:
+        return " or ".join(type_name(option) for option in typing.get_args(hint))
+    names = {type(None): "None", bool: "true or false", int: "an integer", float: "a number", str: "a string"}
+    if typing.get_origin(hint) is typing.Literal:
+        return "one of " + ", ".join(map(repr, typing.get_args(hint)))
+    if hint in names:
+        return names[hint]
+    if typing.get_origin(hint) is tuple:
+        return {int: "integers", str: "strings", float: "numbers"}.get(typing.get_args(hint)[0], "a list")
+    return getattr(hint, "__name__", str(hint))
 
 
 def held_settings(made) -> dict:
@@ -314,11 +347,11 @@ class Registry(Generic[T]):
 class ComponentRegistry(Registry[T]):
     """The registry of one kind of a run's components (cores, tasks, task models; environments:
     ``envs.base.EnvironmentRegistry``), whose entries are made from settings by name: ``make``
-    refuses a setting the name does not have, listing those it has."""
+    refuses a setting the name does not have, listing those it has, and a value of another type
+    than the setting's field declares."""
 
     def make(self, name: str, **settings) -> T:
-        """``name``'s entry made with ``settings``; refuses a setting the name does not have or fixes
-        (``check_settings``)."""
+        """``name``'s entry made with ``settings``; refuses what ``check_settings`` refuses."""
         if settings:  # the name's default (``default``) has none to check
             self.check_settings(name, settings)
         return super().make(name, **settings)
@@ -335,9 +368,24 @@ class ComponentRegistry(Registry[T]):
                 f"hold; register it with its settings as the class holds them: {', '.join(self.settings(made))}"
             )
 
-    def check_settings(self, name: str, settings: dict) -> None:
-        """Refuse ``settings`` that ``name`` does not have or fixes (``refuse_unknown``)."""
-        self.refuse_unknown(name, settings)
+    def setting_types(self, name: str) -> dict:
+        """The declared type of each setting of ``name``'s entry (its class's fields)."""
+        return declared_types(type(self.default(name)))
+
+    def check_settings(self, name: str, settings: dict, where: str = "") -> None:
+        """Refuse ``settings`` that ``name`` does not have or fixes (``refuse_unknown``), or whose
+        values are not of the types their fields declare, naming the setting, the type and ``where``
+        they were given ("--stages ..."); a family member's settings are its own library's to check."""
+        at = f" ({where})" if where else ""
+        self.refuse_unknown(name, settings, at)
+        if self.family(name):
+            return
+        declared = self.setting_types(name)
+        for key, value in settings.items():
+            if not of_type(value, declared[key]):
+                raise ValueError(
+                    f"{self.kind} {name!r} setting {key!r} must be {type_name(declared[key])}, got {value!r}{at}"
+                )
 
     def changed(self, made: T, **settings) -> T:
         """``made`` with ``settings`` over its own, made again by its name (``envs.ENVS.changed(env,

@@ -1,9 +1,7 @@
 """The settings of a registered core, environment or task as tyro reads them (``settings_of``: each
 field of what the registry makes by default and, for an environment, of its params, with its type,
 default and the docstring written under it), which the command line's flags and ``memrl list``
-show; the check of settings given by name (a config record's, a stage's) against them, names and
-types, before anything is built; and the types of
-command options that carry their allowed range (``Count``, ``Seed``, ``LearningRate``,
+show; and the types of command options that carry their allowed range (``Count``, ``Seed``, ``LearningRate``,
 ``OutputFolder``), which the command line checks by type, whatever an option is called."""
 
 from __future__ import annotations
@@ -20,7 +18,7 @@ from typing import Annotated, Any, NamedTuple
 
 from tyro.constructors import ConstructorRegistry, StructConstructorSpec, StructFieldSpec, StructTypeInfo
 
-from memrl.registry import Registry, recordable
+from memrl.registry import Registry, of_type, recordable
 
 
 class Allowed(NamedTuple):
@@ -97,7 +95,7 @@ def settings_read_by_tyro(info: StructTypeInfo, hidden=()) -> list[StructFieldSp
     if params is not None:  # an environment's numeric settings, flat beside its own
         fields = [f for f in fields if f is not params]
         fields += fields_read_by_tyro(StructTypeInfo.make(type(params.default), params.default, False))
-    return [f for f in fields if f.name not in hidden and recordable(f.default) and fits(f.default, f.type)]
+    return [f for f in fields if f.name not in hidden and recordable(f.default) and of_type(f.default, f.type)]
 
 
 @functools.cache  # a registered name's entry never changes
@@ -127,47 +125,3 @@ def described(registry: Registry, name: str) -> str:
     what it is and the paper it comes from."""
     doc = sys.modules[type(registry.default(name)).__module__].__doc__ or ""
     return " ".join(doc.strip().split("\n\n")[0].split()).replace("``", "`")  # reStructuredText's literals, as markdown
-
-
-def fits(value, hint) -> bool:
-    """Whether a setting's ``value`` (int, float, bool, str, None, or a tuple of them) fits the type
-    ``hint``: ``tuple[T, ...]`` and ``tuple[T1, T2]`` element by element."""
-    origin = typing.get_origin(hint)
-    if origin is typing.Literal:
-        return value in typing.get_args(hint)
-    if origin in (typing.Union, types.UnionType):
-        return any(fits(value, option) for option in typing.get_args(hint))
-    if origin is tuple:
-        args = typing.get_args(hint)
-        if not isinstance(value, tuple):
-            return False
-        if len(args) == 2 and args[1] is Ellipsis:
-            return all(fits(v, args[0]) for v in value)
-        return not args or (len(args) == len(value) and all(map(fits, value, args)))
-    if hint is bool:
-        return isinstance(value, bool)
-    if hint is int:
-        return isinstance(value, int) and not isinstance(value, bool)
-    if hint is float:
-        return isinstance(value, (int, float)) and not isinstance(value, bool)
-    if hint is str:
-        return isinstance(value, str)
-    if hint is type(None):
-        return value is None
-    return True  # arrays, pytrees: the entry checks them itself
-
-
-def check_settings(registry: Registry, name: str, given: dict, where: str = "") -> None:
-    """Refuse settings that ``name`` does not have or whose values do not fit their types, naming
-    the setting, the type and what is allowed (``memrl list`` shows them); ``where`` says where they
-    were given ("--stages ...")."""
-    if not given or registry.family(name):  # a family member's settings are its own (gymnasium.make checks them)
-        return
-    at = f" ({where})" if where else ""
-    registry.refuse_unknown(name, given, at)
-    known = {s.name: s.type for s in settings_of(registry, name)}
-    for key, value in given.items():
-        if key in known and not fits(value, known[key]):
-            raise ValueError(
-                f"{registry.kind} {name!r} setting {key!r} must be {type_name(known[key])}, got {value!r}{at}"
-            )

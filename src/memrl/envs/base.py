@@ -21,7 +21,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
-from memrl.registry import ComponentRegistry, refuse_unrecordable
+from memrl.registry import ComponentRegistry, declared_types, refuse_unrecordable
 
 
 class EnvironmentRegistry(ComponentRegistry):
@@ -30,12 +30,13 @@ class EnvironmentRegistry(ComponentRegistry):
     (``Environment.settings``), so a config records it, as it does a core, by the name that makes
     its class with what that name fixes, and the settings that differ from that name's defaults."""
 
-    def check_settings(self, name: str, settings: dict) -> None:
-        """Refuse settings that ``name`` does not have or fixes, or whose values do not fit their
-        types (``settings.check_settings``)."""
-        from memrl.settings import check_settings
-
-        check_settings(self, name, settings)
+    def setting_types(self, name: str) -> dict:
+        """The declared type of each setting of ``name``'s environment: its own fields' but ``params``,
+        and its params' fields'."""
+        made = self.default(name)
+        own = {k: v for k, v in declared_types(type(made)).items() if k != "params"}
+        params = getattr(made, "params", None)
+        return own | (declared_types(type(params)) if dataclasses.is_dataclass(params) else {})
 
     def from_record(self, record: dict) -> Environment:
         """As ``Registry.from_record``, an environment's own refusal of its settings (its factory's

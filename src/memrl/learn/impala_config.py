@@ -16,7 +16,9 @@ class ImpalaConfig(RunConfig):
     the loss summed over the batch, as IMPALA's learner sums it (default 40)."""
 
     learner: ClassVar[str] = "impala"
-    DEFAULTS: ClassVar[dict] = dict(max_grad_norm=40.0)
+    max_grad_norm: float | None = 40.0
+    """clip of the global norm of the gradient of the loss summed over the batch, as IMPALA's learner
+    sums it (None: no clipping)"""
 
     optimizer: Literal["rmsprop", "adam"] = "rmsprop"
     rmsprop_decay: float = 0.99

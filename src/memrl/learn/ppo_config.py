@@ -20,7 +20,9 @@ class PPOConfig(RunConfig):
     """
 
     learner: ClassVar[str] = "ppo"
-    DEFAULTS: ClassVar[dict] = dict(adam_eps=1e-5)
+    adam_eps: float = 1e-5
+    """Adam's ε: 1e-5, CleanRL's and Stable-Baselines3's for PPO (a core whose gradients start far
+    below it, S6's, needs 1e-8: ``ConfigRecord.adam_eps``)"""
 
     num_minibatches: int = 4
     """minibatches per epoch, split by environment so sequences stay whole"""

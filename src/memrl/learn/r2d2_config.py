@@ -25,7 +25,12 @@ class R2D2Config(RunConfig):
 
     learner: ClassVar[str] = "r2d2"
     GREEDY_ONLY: ClassVar[bool] = True
-    DEFAULTS: ClassVar[dict] = dict(lr=1e-4, adam_eps=1e-3, max_grad_norm=None)
+    lr: float = 1e-4
+    """learning rate (R2D2's Table 2)"""
+    adam_eps: float = 1e-3
+    """Adam's ε (R2D2's Table 2)"""
+    max_grad_norm: float | None = None
+    """clip of the global gradient norm: None, none (R2D2's Table 2 lists no clipping)"""
 
     num_envs: int = 16
     """parallel environments per seed (the paper's actors)"""

@@ -4,47 +4,23 @@
 from __future__ import annotations
 
 import dataclasses
-import functools
 import importlib
 import json
 import math
-import types
-import typing
 from typing import ClassVar
 
 from flax import linen as nn
 
 from memrl.agents.agent_spec import AgentSpec
 from memrl.envs.base import ENVS, Environment
-from memrl.settings import fits, flag_of
-
-
-def type_name(hint) -> str:
-    """How a message names a field's type: "an integer", "a number or None", "integers", ..."""
-    if isinstance(hint, types.UnionType) or typing.get_origin(hint) is typing.Union:
-        return " or ".join(type_name(option) for option in typing.get_args(hint))
-    names = {type(None): "None", bool: "true or false", int: "an integer", float: "a number", str: "a string"}
-    if typing.get_origin(hint) is typing.Literal:
-        return "one of " + ", ".join(map(repr, typing.get_args(hint)))
-    if hint in names:
-        return names[hint]
-    if typing.get_origin(hint) is tuple:
-        return {int: "integers", str: "strings", float: "numbers"}.get(typing.get_args(hint)[0], "a list")
-    return getattr(hint, "__name__", str(hint))
-
+from memrl.registry import declared_types, of_type, type_name
+from memrl.settings import flag_of
 
 SEED_LIMIT = 2**32
 """seeds below this are distinct PRNG keys (``jax.random.PRNGKey`` keeps 32 bits of a seed)"""
 
 SettingsByName = dict[str, int | float | bool | str]
 """a component's settings by name, as the command line gives them (``--env-args maze_length 120``)"""
-
-
-@functools.cache
-def field_types(config_class) -> dict:
-    """The type of each field of ``config_class`` (``typing.get_type_hints``: read once per class, as
-    every config checks its values against them)."""
-    return typing.get_type_hints(config_class)
 
 
 def import_modules(modules) -> None:
@@ -83,7 +59,7 @@ class ConfigRecord:
     that exists is one that can run. ``step_metric`` counts the steps (environment steps,
     sequences), ``score_metric`` is drawn in the curves and the progress bar, ``final_metric``
     summarises a run (mean over its last updates); the labels name them in tables and figures. A
-    learner whose defaults differ for some shared field lists them in ``DEFAULTS``."""
+    learner whose default differs for a shared field declares the field again with its own default."""
 
     core: nn.Module = made_by_default("core", "amrl-max")
     """the memory core, as its registered name makes it (``cores.make("lstm", hidden=128)``; memrl
@@ -121,7 +97,6 @@ class ConfigRecord:
     parameters must have this run's shapes"""
 
     learner: ClassVar[str]
-    DEFAULTS: ClassVar[dict] = {}
     step_metric: ClassVar[str] = "env_steps"
     step_label: ClassVar[str] = "environment steps"
     score_metric: ClassVar[str] = "episode_return"
@@ -137,23 +112,9 @@ class ConfigRecord:
     OPTIONAL: ClassVar[tuple[str, ...]] = ("max_grad_norm",)
     """settings that may be None (turned off)"""
 
-    def __init_subclass__(cls, **kwargs):
-        # A learner's own defaults for shared fields: each becomes the field's default in that
-        # class (declared once above, with its docstring; dataclass keeps its place).
-        super().__init_subclass__(**kwargs)
-        own = cls.__dict__.get("DEFAULTS", {})
-        if own:
-            shared = typing.get_type_hints(ConfigRecord)
-            unknown = sorted(set(own) - set(shared))
-            if unknown:
-                raise TypeError(f"{cls.__name__}.DEFAULTS names fields that ConfigRecord does not declare: {unknown}")
-            cls.__annotations__ = {**{name: shared[name] for name in own}, **cls.__dict__.get("__annotations__", {})}
-            for name, value in own.items():
-                setattr(cls, name, value)
-
     COMPONENTS: ClassVar[tuple[str, ...]] = ("core",)
     """the fields that hold a registered component whole (the core; a supervised run's task), each
-    with its settings by name as an init-only ``NAME_args`` and recorded as ``{"kind": NAME, ...}``"""
+    recorded as ``{"kind": NAME, SETTING: VALUE, ...}``"""
     SET_BY_THE_RUN: ClassVar[dict[str, tuple[str, ...]]] = {}
     """component -> its settings that the config's own fields give (a supervised run's ``batch_size``):
     neither recorded with the component nor flags of its subcommand"""
@@ -240,6 +201,9 @@ class ConfigRecord:
         each learner's config, names that nothing registers and settings that clash); returns the
         config."""
         self.check_types()
+        self.import_modules()
+        for field in self.COMPONENTS:
+            self.check_component(field)
         self.check_finite()
         flag = lambda name: f"({flag_of(name)})"  # the flag the user typed
         for name in self.POSITIVE_INTS:
@@ -282,11 +246,14 @@ class ConfigRecord:
 
     def check_types(self) -> None:
         """Refuse a setting of another type than its field's (a config read from an edited
-        config.json, or built in Python with ``lr="1e-3"``), naming the field and its type."""
-        hints = field_types(type(self))
+        config.json, or built in Python with ``lr="1e-3"``), naming the field and its type; the
+        components are ``check_component``'s."""
+        hints = declared_types(type(self))
         for field in dataclasses.fields(self):
+            if field.name in self.COMPONENTS:
+                continue
             value = getattr(self, field.name)
-            if not fits(value, hints[field.name]):
+            if not of_type(value, hints[field.name]):
                 raise ValueError(
                     f"{field.name} must be {type_name(hints[field.name])}, got {value!r} ({flag_of(field.name)})"
                 )
@@ -446,16 +413,12 @@ class RunConfig(AgentSpec, ConfigRecord):
         return (ENVS,) if field == "env" else super().registries(field)
 
     def validate(self):
-        """As ``ConfigRecord.validate``, and the environment, core and encoder: registered ones,
-        conv layers that agree."""
-        self.check_types()
-        self.import_modules()
-        self.check_component("env")
-        self.check_component("core")
+        """As ``ConfigRecord.validate``, and the encoder: conv layers that agree."""
+        super().validate()
         if self.policy_lag < 0:  # its type: check_types
             raise ValueError(f"policy_lag must be a non-negative integer, got {self.policy_lag!r}")
         self.check_agent()
-        return super().validate()
+        return self
 
     @property
     def env_name(self) -> str:

@@ -8,9 +8,9 @@ import functools
 from typing import ClassVar
 
 import jax
+from flax import linen as nn
 
 from memrl.learn.run_config import ConfigRecord, made_by_default
-from memrl.settings import fits
 from memrl.tasks.base import SequenceTask
 
 
@@ -27,9 +27,18 @@ class SupervisedConfig(ConfigRecord):
     score_label: ClassVar[str] = "accuracy (training batches)"
     final_metric: ClassVar[str] = "test_accuracy"
     final_label: ClassVar[str] = "final held-out accuracy"
-    DEFAULTS: ClassVar[dict] = dict(
-        core=made_by_default("core", "lstm"), total_steps=1_000_000, lr=3e-4, max_grad_norm=1.0, updates_per_chunk=100
-    )
+    core: nn.Module = made_by_default("core", "lstm")
+    """the sequence model's memory core, or a task model (htm-pai), as its registered name makes it
+    (``cores.make("lstm", hidden=128)``; memrl list names them); config.json records it as
+    ``{"kind": "lstm", "hidden": 128}``"""
+    total_steps: int = 1_000_000
+    """sequences per seed"""
+    lr: float = 3e-4
+    """learning rate"""
+    max_grad_norm: float | None = 1.0
+    """clip of the global gradient norm (None: no clipping)"""
+    updates_per_chunk: int = 100
+    """updates per compiled chunk; metrics, progress and checkpoints happen between chunks"""
 
     task: SequenceTask = made_by_default("task", "copying")
     """the sequence task, as its registered name makes it (``tasks.make("copying", gap=30)``; memrl
@@ -70,7 +79,7 @@ class SupervisedConfig(ConfigRecord):
         a task's own is replaced, as ``dataclasses.replace(config, batch_size=...)`` needs); then the
         checks (``validate``)."""
         task, batch_size = self.task, self.batch_size
-        sized = fits(batch_size, int) and batch_size >= 1  # else validate refuses it
+        sized = isinstance(batch_size, int) and batch_size >= 1  # else validate refuses it
         if isinstance(task, SequenceTask) and sized and task.batch_size != batch_size:
             object.__setattr__(self, "task", task.with_batch_size(batch_size))
         self.validate()
@@ -100,10 +109,7 @@ class SupervisedConfig(ConfigRecord):
         the batches' shapes and leave updates for the task itself."""
         from memrl.agents.supervised_models import TASK_MODELS
 
-        self.check_types()
-        self.import_modules()
-        self.check_component("task")
-        self.check_component("core")
+        super().validate()
         model_fields = ("embed_dim", "head_widths", "readout", "unroll_length")
         if self.registry_of("core", self.core) is TASK_MODELS and any(
             getattr(self, name) != getattr(SupervisedConfig, name) for name in model_fields
@@ -111,7 +117,6 @@ class SupervisedConfig(ConfigRecord):
             raise ValueError(
                 f"{', '.join(model_fields)} set the sequence model; the task model {self.core_name!r} has its own (--core.*)"
             )
-        super().validate()
         try:
             self.model  # noqa: B018 (built here, once: the learner takes it)
         except TypeError as err:
@@ -149,11 +154,10 @@ class SupervisedConfig(ConfigRecord):
     def stage_tasks(self) -> tuple:
         """The task of each stage: the task with the stage's settings in their place."""
         from memrl import tasks
-        from memrl.settings import check_settings
 
         made = []
         for text, (_, settings) in zip(self.stages, self.curriculum):
-            check_settings(tasks.TASKS, self.task_name, settings, f"--stages {text!r}")
+            tasks.TASKS.check_settings(self.task_name, settings, f"--stages {text!r}")
             try:
                 made.append(tasks.TASKS.changed(self.task, **settings))
             except (TypeError, ValueError) as err:
