@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from memrl import cores
+from memrl.cores.epn import EPN
 
 SMALL = dict(capacity=12, embed_dim=8, width=16, num_heads=2, prefixes=2)
 
@@ -82,8 +83,10 @@ def test_memory_wraps_around_at_capacity():
 
 
 def test_bad_settings_and_inputs_are_rejected():
-    with pytest.raises(ValueError, match="variant must be 'a2a' or 'nxk'"):
+    with pytest.raises(ValueError, match="core 'epn' setting 'variant' must be one of 'a2a', 'nxk', got 'full'"):
         cores.make("epn", variant="full")
+    with pytest.raises(ValueError, match="variant must be 'a2a' or 'nxk'"):  # the class's own check
+        EPN(variant="full")
     with pytest.raises(ValueError, match="prefixes"):
         cores.make("epn", prefixes=0)
     with pytest.raises(ValueError, match="divisible by num_heads"):

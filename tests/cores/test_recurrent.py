@@ -11,7 +11,7 @@ from memrl import cores
     "core, settings, message",
     [
         ("lstm", dict(hidden=-3), r"LSTM.hidden must be a positive integer, got -3"),
-        ("lstm", dict(hidden=2.5), r"LSTM.hidden must be a positive integer, got 2.5"),
+        ("lstm", dict(hidden=2.5), r"core 'lstm' setting 'hidden' must be an integer, got 2.5"),
         ("lstm-stack", dict(layers=0), r"StackedLSTM.layers must be a positive integer, got 0"),
         ("gru", dict(hidden=0), r"GRU.hidden must be a positive integer, got 0"),
         (

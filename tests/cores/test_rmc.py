@@ -128,7 +128,7 @@ def test_unroll_stacks_the_attention_weights_over_time():
         (dict(mem_slots=0), "RelationalMemory.mem_slots must be a positive integer"),
         (dict(num_heads=0), "num_heads must be a positive integer"),
         (dict(key_size=0), "key_size must be >= 1"),
-        (dict(gate_style="slot"), "gate_style must be one of"),
+        (dict(gate_style="slot"), "gate_style'? must be one of"),  # the type's refusal (a Literal)
     ],
 )
 def test_bad_settings_are_refused(settings, message):
