@@ -48,7 +48,8 @@ def list_all(
     from memrl.agents.supervised_models import TASK_MODELS, registry_of
     from memrl.console import console
     from memrl.envs.scripted_policy import policies_of
-    from memrl.settings import described, help_of, settings_of, type_name
+    from memrl.registry import type_name
+    from memrl.settings import described, help_of, settings_of
 
     if experiment is not None:
         from memrl.experiments.settings_table import settings_table

@@ -115,11 +115,6 @@ def help_of(setting: StructFieldSpec) -> str:
     return " ".join((text or "").split())
 
 
-def type_name(hint) -> str:
-    """A setting's type as ``memrl list`` shows it: ``int``, ``tuple[int, ...]``, ``float | None``."""
-    return getattr(hint, "__name__", None) if isinstance(hint, type) else str(hint).replace("typing.", "")
-
-
 def described(registry: Registry, name: str) -> str:
     """The first paragraph of the docstring of the module that defines ``registry``'s entry ``name``:
     what it is and the paper it comes from."""

@@ -20,7 +20,8 @@ SEED_LIMIT = 2**32
 """seeds below this are distinct PRNG keys (``jax.random.PRNGKey`` keeps 32 bits of a seed)"""
 
 SettingsByName = dict[str, int | float | bool | str]
-"""a component's settings by name, as the command line gives them (``--env-args maze_length 120``)"""
+"""a family member's settings by name, as the command line gives them (``env:gymnasium --env.id
+CartPole-v1 --env.settings max_episode_steps 200``)"""
 
 
 def import_modules(modules) -> None:
