@@ -131,7 +131,7 @@ def refused(argv, capsys) -> str:
             "core setting gate_bias (--core.gate_bias) must be a finite number, got inf",
         ),
         (["train", "--num-envs", "0"], "num_envs must be a positive integer, got 0 (--num-envs)"),
-        (["train", "--gae-lambda", "1.5"], "gae_lambda must lie in [0.0, 1.0], got 1.5"),
+        (["train", "--gae-lambda", "1.5"], "gae_lambda must be within [0.0, 1.0], got 1.5"),
         (["train", "--entropy-coef", "-1"], "entropy_coef must be >= 0, got -1.0"),
         (["train-supervised", "--batch-size", "0"], "batch_size must be a positive integer, got 0 (--batch-size)"),
         (["train-supervised", "--task-args", "gap", "0"], "Copying.gap must be a positive integer, got 0"),
@@ -165,7 +165,7 @@ def refused(argv, capsys) -> str:
             "unknown environment 'CartPole-v1'; did you mean 'gymnax/CartPole-v1' or 'gymnasium/CartPole-v1'?",
         ),
         (["reproduce", "amrl-tmazee"], "unknown experiment 'amrl-tmazee'; did you mean 'amrl-tmaze'?"),
-        (["train", "--gamma", "2"], "gamma must lie in"),
+        (["train", "--gamma", "2"], "gamma must be within [0.0, 1.0]"),
         (
             ["reproduce", "nope"],
             "unknown experiment 'nope'; known: amrl-minecraft, amrl-minecraft-imitation, amrl-tmaze",
@@ -198,7 +198,7 @@ def refused(argv, capsys) -> str:
             ["eval", "/nonexistent/run", "--env.maze-length", "9"],
             "(no config.json): --env.maze-length changes a run's env",
         ),
-        (["train-impala", "--policy-lag", "-1"], "policy_lag must be a non-negative integer"),
+        (["train-impala", "--policy-lag", "-1"], "policy_lag must be >= 0, got -1"),
         (["train-supervised", "--task", "pia"], "unknown task 'pia'; did you mean 'pai'? known: babyai, copying"),
         (["train-supervised", "--core", "epn"], "takes named inputs"),
         (
@@ -273,10 +273,10 @@ def refused(argv, capsys) -> str:
             ["train", "--core", "lstm", "--core-args", "hidden", "1000000000"],
             "GiB of memory here (cpu); choose smaller sizes",
         ),
-        (["train", "--encoder-widths", "0"], "encoder_widths must be positive integers, got 0 (--encoder-widths)"),
+        (["train", "--encoder-widths", "0"], "encoder_widths must be positive integers, got (0,) (--encoder-widths)"),
         (
             ["train", "--core", "lstm", "--head-widths", "64", "0"],
-            "head_widths must be positive integers, got 64 0 (--head-widths)",
+            "head_widths must be positive integers, got (64, 0) (--head-widths)",
         ),
         (["train", "--num-processes", "2"], "--coordinator HOST:PORT and --num-processes > 1 go together"),
         (

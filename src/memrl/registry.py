@@ -56,12 +56,14 @@ def of_type(value, hint) -> bool:
 
 @functools.cache  # a class's annotations never change
 def declared_types(cls) -> dict:
-    """The declared type of each field of the dataclass ``cls`` (``typing.get_type_hints``)."""
-    return typing.get_type_hints(cls)
+    """The declared type of each field of the dataclass ``cls``, ranges beside types kept (``settings.Count``)."""
+    return typing.get_type_hints(cls, include_extras=True)
 
 
 def type_name(hint) -> str:
     """How a refusal names a declared type: "an integer", "a number or None", "integers", ..."""
+    if typing.get_origin(hint) is typing.Annotated:  # a range beside the type (``settings.Count``)
+        return type_name(hint.__origin__)
     if isinstance(hint, types.UnionType) or typing.get_origin(hint) is typing.Union:
         return " or ".join(type_name(option) for option in typing.get_args(hint))
     names = {type(None): "None", bool: "true or false", int: "an integer", float: "a number", str: "a string"}

@@ -22,16 +22,27 @@ from memrl.registry import Registry, of_type, recordable
 
 
 class Allowed(NamedTuple):
-    """What a command option of this type may be: ``what`` says it, ``fits`` tests a value."""
+    """What a command option or a config's field of this type may be: ``what`` says it, ``fits``
+    tests a value (of the type: a wrong type is refused first)."""
 
     what: str
     fits: Callable[[Any], bool]
 
 
-Count = Annotated[int, Allowed("a positive integer", lambda value: value >= 1)]
-"""an option that counts something: at least 1"""
-Seed = Annotated[int, Allowed(">= 0", lambda value: value >= 0)]
+Count = Annotated[int, Allowed("a positive integer", lambda value: not isinstance(value, bool) and value >= 1)]
+"""a setting that counts something: at least 1"""
+NonNegativeInt = Annotated[int, Allowed(">= 0", lambda value: value >= 0)]
+"""an integer setting that may be 0 (0 turns it off)"""
+Seed = NonNegativeInt
 """a random seed: at least 0"""
+Positive = Annotated[float, Allowed("> 0", lambda value: value > 0)]
+"""a number above 0 (a step size, a clip, an ε)"""
+NonNegative = Annotated[float, Allowed(">= 0", lambda value: value >= 0)]
+"""a number that may be 0 (a loss weight)"""
+Fraction = Annotated[float, Allowed("within [0.0, 1.0]", lambda value: 0.0 <= value <= 1.0)]
+"""a number in [0, 1] (a discount, a probability)"""
+Widths = Annotated[tuple[int, ...], Allowed("positive integers", lambda value: all(width >= 1 for width in value))]
+"""layer sizes, one per layer"""
 LearningRate = Annotated[float, Allowed("a finite number > 0", lambda value: math.isfinite(value) and value > 0)]
 """a step size: finite and above 0"""
 CoreName = Annotated[str, Allowed("a core's registered name (memrl list)", lambda value: bool(value))]

@@ -14,7 +14,7 @@ from memrl.learn.learner import Learner
 from memrl.learn.learners import LEARNERS, learner_for
 from memrl.learn.ppo_config import PPOConfig
 from memrl.learn.r2d2_config import R2D2Config
-from memrl.learn.run_config import ConfigRecord
+from memrl.learn.run_config import ConfigRecord, RunConfig
 from memrl.learn.supervised_config import SupervisedConfig
 from memrl.registry import declared_types
 from memrl.run.config_upgrade import upgrade
@@ -65,11 +65,13 @@ TINY = {
 def test_every_learner_shares_the_fields_declared_once_with_its_own_defaults():
     """A learner whose default differs declares the shared field again: its type and its place stay
     ``ConfigRecord``'s, its default and docstring are the learner's."""
-    shared = [f.name for f in dataclasses.fields(ConfigRecord)]
-    for config_class in (PPOConfig, ImpalaConfig, R2D2Config, SupervisedConfig):
+    for config_class, base in ((PPOConfig, RunConfig), (ImpalaConfig, RunConfig), (R2D2Config, RunConfig)) + (
+        (SupervisedConfig, ConfigRecord),
+    ):
+        shared = [f.name for f in dataclasses.fields(base)]
         assert [f.name for f in dataclasses.fields(config_class)][: len(shared)] == shared, config_class
-        for name in shared:
-            assert declared_types(config_class)[name] == declared_types(ConfigRecord)[name], (config_class, name)
+        for name in shared:  # the type, its range included (settings.Count, Positive, ...)
+            assert declared_types(config_class)[name] == declared_types(base)[name], (config_class, name)
     assert (PPOConfig().adam_eps, PPOConfig().max_grad_norm, ImpalaConfig().max_grad_norm, ImpalaConfig().adam_eps) == (
         1e-5,
         0.5,

@@ -130,7 +130,7 @@ def test_checkpoint_of_another_shape_is_refused(tmp_path):
     "overrides, message",
     [
         (dict(num_envs=10, num_minibatches=4), "divisible"),
-        (dict(gamma=1.5), r"gamma must lie in \[0.0, 1.0\]"),
+        (dict(gamma=1.5), r"gamma must be within \[0.0, 1.0\]"),
         (dict(num_envs=0), "num_envs must be a positive integer"),
         (dict(total_steps=10), "less than one update"),
         (

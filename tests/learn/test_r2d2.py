@@ -115,7 +115,7 @@ def test_learning_sets_the_drawn_sequences_priorities_and_copies_the_target_netw
         (dict(replay_size=3, learn_start=2, batch_size=2), r"replay_size \(3\) must hold at least num_envs \(4\)"),
         (dict(batch_size=65), r"batch_size \(65\) must be at most learn_start \(64\)"),
         (dict(policy_lag=1), "R2D2 acts with its current network"),
-        (dict(priority_exponent=1.5), r"priority_exponent must lie in \[0.0, 1.0\], got 1.5"),
+        (dict(priority_exponent=1.5), r"priority_exponent must be within \[0.0, 1.0\], got 1.5"),
         (
             dict(env=envs.make("gymnax/Pendulum-v1")),
             "R2D2 takes one discrete action per step; gymnax/Pendulum-v1 acts with continuous actions",

@@ -51,5 +51,5 @@ def test_a_run_without_lag_scans_its_chunk():
 
 
 def test_policy_lag_is_refused_below_zero():
-    with pytest.raises(ValueError, match="policy_lag must be a non-negative integer, got -1"):
+    with pytest.raises(ValueError, match="policy_lag must be >= 0, got -1"):
         PPOConfig(**TINY, **PPO_TINY, policy_lag=-1)

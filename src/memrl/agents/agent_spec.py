@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import dataclasses
 
+from memrl.settings import Widths
+
 ENCODERS = ("mlp", "conv", "resnet")
 IMAGE_ENCODERS = ("conv", "resnet")  # an image part goes through a CNN, token parts through the language LSTM
 
@@ -15,9 +17,9 @@ class AgentSpec:
     config (``learn.run_config.RunConfig``) takes its fields as its own (each one flag of ``memrl
     train``) and hands them to ``ActorCritic`` whole (``RunConfig.agent``)."""
 
-    encoder_widths: tuple[int, ...] = (256, 256)
+    encoder_widths: Widths = (256, 256)
     """observation encoder (AMRL's FF1)"""
-    head_widths: tuple[int, ...] = (256,)
+    head_widths: Widths = (256,)
     """ReLU layers between the core and the policy and value heads (AMRL's FF2)"""
     feed_prev_action: bool = False
     """also give the core the one-hot previous action (zeros at an episode start)"""
@@ -27,11 +29,11 @@ class AgentSpec:
     """observation encoder: "mlp" (flatten, token parts one-hot), "conv" (CNN on the image part,
     word-embedding LSTM on token parts, then the ``encoder_widths`` MLP; the HTM agent) or "resnet"
     (the same with the IMPALA ResNet on the image part)"""
-    conv_channels: tuple[int, ...] = (16, 32, 32)
+    conv_channels: Widths = (16, 32, 32)
     """channels of the conv layers, or of the ResNet stacks"""
-    conv_kernels: tuple[int, ...] = (9, 3, 3)
+    conv_kernels: Widths = (9, 3, 3)
     """convolution kernel sizes (use 1 first for Ballet's compact ``cells`` observation)"""
-    conv_strides: tuple[int, ...] = (9, 1, 1)
+    conv_strides: Widths = (9, 1, 1)
     """(kernels and strides are the "conv" encoder's; the ResNet's are fixed: 3×3, pooling stride 2)"""
     conv_coordinates: bool = False
     """tag the "conv" encoder's last feature grid with two channels of x and y positions in [-1, 1] (the RMC's BoxWorld agent)"""

@@ -6,7 +6,7 @@ import dataclasses
 from typing import ClassVar
 
 from memrl.learn.run_config import RunConfig
-from memrl.settings import flag_of
+from memrl.settings import Count, Fraction, Positive, flag_of
 
 
 @dataclasses.dataclass(frozen=True, eq=False)  # equal when recorded alike: ConfigRecord.__eq__
@@ -20,18 +20,18 @@ class PPOConfig(RunConfig):
     """
 
     learner: ClassVar[str] = "ppo"
-    adam_eps: float = 1e-5
+    adam_eps: Positive = 1e-5
     """Adam's ε: 1e-5, CleanRL's and Stable-Baselines3's for PPO (a core whose gradients start far
     below it, S6's, needs 1e-8: ``ConfigRecord.adam_eps``)"""
 
-    num_minibatches: int = 4
+    num_minibatches: Count = 4
     """minibatches per epoch, split by environment so sequences stay whole"""
-    update_epochs: int = 4
+    update_epochs: Count = 4
     """passes over each batch"""
-    gae_lambda: float = 0.95
-    clip_epsilon: float = 0.2
+    gae_lambda: Fraction = 0.95
+    clip_epsilon: Positive = 0.2
     """clip of the probability ratio in the policy loss"""
-    value_clip: float | None = 0.2
+    value_clip: Positive | None = 0.2
     """clip of the value's change from the rollout's estimate in the value loss (PPO2's value
     clipping; None: unclipped; RLlib's ``vf_clip_param``, 10.0 in AMRL's runs)"""
     anneal_lr: bool = False
@@ -42,10 +42,6 @@ class PPOConfig(RunConfig):
     CleanRL and PureJaxRL do) or "batch" (the whole update's batch once, as RLlib's PPO does)"""
 
     ADVANTAGE_NORMALIZATIONS: ClassVar[tuple[str, ...]] = ("minibatch", "batch")
-    POSITIVE_INTS: ClassVar[tuple[str, ...]] = RunConfig.POSITIVE_INTS + ("num_minibatches", "update_epochs")
-    UNIT_INTERVAL: ClassVar[tuple[str, ...]] = RunConfig.UNIT_INTERVAL + ("gae_lambda",)
-    POSITIVE: ClassVar[tuple[str, ...]] = RunConfig.POSITIVE + ("clip_epsilon", "value_clip")
-    OPTIONAL: ClassVar[tuple[str, ...]] = RunConfig.OPTIONAL + ("value_clip",)
 
     def validate(self):
         super().validate()

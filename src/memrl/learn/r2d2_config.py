@@ -6,7 +6,7 @@ import dataclasses
 from typing import ClassVar
 
 from memrl.learn.run_config import RunConfig
-from memrl.settings import flag_of
+from memrl.settings import Count, Fraction, NonNegative, NonNegativeInt, Positive, flag_of
 
 
 @dataclasses.dataclass(frozen=True, eq=False)  # equal when recorded alike: ConfigRecord.__eq__
@@ -25,74 +25,57 @@ class R2D2Config(RunConfig):
 
     learner: ClassVar[str] = "r2d2"
     GREEDY_ONLY: ClassVar[bool] = True
-    lr: float = 1e-4
+    lr: Positive = 1e-4
     """learning rate (R2D2's Table 2)"""
-    adam_eps: float = 1e-3
+    adam_eps: Positive = 1e-3
     """Adam's ε (R2D2's Table 2)"""
-    max_grad_norm: float | None = None
+    max_grad_norm: Positive | None = None
     """clip of the global gradient norm: None, none (R2D2's Table 2 lists no clipping)"""
 
-    num_envs: int = 16
+    num_envs: Count = 16
     """parallel environments per seed (the paper's actors)"""
-    rollout_len: int = 40
+    rollout_len: Count = 40
     """steps per environment per update: the steps of each stored sequence after its burn-in"""
-    gamma: float = 0.997
-    policy_coef: float = 0.0
+    gamma: Fraction = 0.997
+    policy_coef: NonNegative = 0.0
     """the actor-critic's policy-gradient weight: 0 (R2D2 has no policy loss)"""
-    value_coef: float = 0.0
+    value_coef: NonNegative = 0.0
     """the actor-critic's value-loss weight: 0 (R2D2's Q loss has weight 1)"""
-    entropy_coef: float = 0.0
+    entropy_coef: NonNegative = 0.0
     """the actor-critic's entropy weight: 0"""
-    burn_in: int = 40
+    burn_in: NonNegativeInt = 40
     """steps at the start of each stored sequence that only refresh the core's carry (no loss)"""
     stored_state: bool = True
     """start each replayed sequence from the carry stored with it (R2D2); False: from a zero carry
     (the paper's zero-state baseline)"""
-    replay_size: int = 4096
+    replay_size: Count = 4096
     """sequences the replay holds (the oldest is overwritten first)"""
-    learn_start: int = 256
+    learn_start: Count = 256
     """sequences in the replay before the first gradient step"""
-    batch_size: int = 32
+    batch_size: Count = 32
     """sequences per gradient step"""
-    learn_steps: int = 1
+    learn_steps: Count = 1
     """gradient steps per update; the replay ratio is learn_steps × batch_size / num_envs
     (sequences replayed per sequence stored)"""
-    n_step: int = 5
+    n_step: Count = 5
     """steps of reward before the bootstrap in the Q-learning target"""
-    target_period: int = 2500
+    target_period: Count = 2500
     """gradient steps between copies of the online network into the target network"""
-    priority_exponent: float = 0.9
+    priority_exponent: Fraction = 0.9
     """α: a sequence is drawn with probability ∝ priority^α"""
-    importance_exponent: float = 0.6
+    importance_exponent: Fraction = 0.6
     """β: each drawn sequence's loss is weighted by (N · P(i))^−β, over the batch's largest"""
-    priority_eta: float = 0.9
+    priority_eta: Fraction = 0.9
     """η: a sequence's priority is η max_t |δ_t| + (1 − η) mean_t |δ_t|"""
     value_rescaling: bool = True
     """learn h(Q) with h(x) = sign(x)(sqrt(|x| + 1) − 1) + εx instead of Q (R2D2's targets)"""
-    value_rescaling_eps: float = 1e-3
+    value_rescaling_eps: Positive = 1e-3
     """ε of the value rescaling"""
-    epsilon: float = 0.4
+    epsilon: Fraction = 0.4
     """base of the per-environment exploration: environment i acts at random with probability
     ε^(1 + α i / (num_envs − 1)) (Ape-X)"""
-    epsilon_alpha: float = 7.0
+    epsilon_alpha: NonNegative = 7.0
     """α of the per-environment exploration"""
-
-    POSITIVE_INTS: ClassVar[tuple[str, ...]] = RunConfig.POSITIVE_INTS + (
-        "replay_size",
-        "learn_start",
-        "batch_size",
-        "learn_steps",
-        "n_step",
-        "target_period",
-    )
-    NON_NEGATIVE: ClassVar[tuple[str, ...]] = RunConfig.NON_NEGATIVE + ("burn_in", "epsilon_alpha")
-    UNIT_INTERVAL: ClassVar[tuple[str, ...]] = RunConfig.UNIT_INTERVAL + (
-        "priority_exponent",
-        "importance_exponent",
-        "priority_eta",
-        "epsilon",
-    )
-    POSITIVE: ClassVar[tuple[str, ...]] = RunConfig.POSITIVE + ("value_rescaling_eps",)
 
     def validate(self):
         super().validate()

@@ -14,7 +14,7 @@ from flax import linen as nn
 from memrl.agents.agent_spec import AgentSpec
 from memrl.envs.base import ENVS, Environment
 from memrl.registry import declared_types, of_type, type_name
-from memrl.settings import flag_of
+from memrl.settings import Count, Fraction, NonNegative, NonNegativeInt, Positive, allowed_of, flag_of
 
 SEED_LIMIT = 2**32
 """seeds below this are distinct PRNG keys (``jax.random.PRNGKey`` keeps 32 bits of a seed)"""
@@ -68,23 +68,23 @@ class ConfigRecord:
     A supervised run also takes a task model (htm-pai)."""
     seed: int = 0
     """seed of the first run; the others use seed + 1, seed + 2, ..."""
-    seeds: int = 1
+    seeds: Count = 1
     """number of independent seeds"""
-    total_steps: int = 400_000
+    total_steps: Count = 400_000
     """steps per seed, in the learner's unit (``step_label``)"""
-    lr: float = 5e-4
+    lr: Positive = 5e-4
     """learning rate"""
-    max_grad_norm: float | None = 0.5
+    max_grad_norm: Positive | None = 0.5
     """clip of the global gradient norm (None: no clipping)"""
-    adam_eps: float = 1e-8
+    adam_eps: Positive = 1e-8
     """Adam's ε, added to sqrt(v) in the denominator (where the optimiser is Adam): 1e-8 as in Adam's
     paper, Mamba's and most supervised code; PPO's default is 1e-5 (CleanRL's and Stable-Baselines3's).
     A parameter whose gradients are far below ε barely moves (its step is about lr·g/ε): S6's scan
     parameters, whose gradients start near 1e-8, stay frozen at 1e-5 (``memrl analyze gradient-scale``
     shows each core's)"""
-    updates_per_chunk: int = 10
+    updates_per_chunk: Count = 10
     """updates per compiled chunk; metrics, progress and checkpoints happen between chunks"""
-    keep_every: int = 0
+    keep_every: NonNegativeInt = 0
     """also keep each seed's parameters every this many updates (a multiple of updates_per_chunk;
     0: only the last checkpoint), to choose one afterwards, e.g. the best on a validation split
     (``RunFolder.kept_params``)"""
@@ -104,14 +104,6 @@ class ConfigRecord:
     score_label: ClassVar[str] = "episode return"
     final_metric: ClassVar[str] = "episode_return"
     final_label: ClassVar[str] = "final return"
-    POSITIVE_INTS: ClassVar[tuple[str, ...]] = ("seeds", "total_steps", "updates_per_chunk")
-    WIDTHS: ClassVar[tuple[str, ...]] = ()
-    """layer sizes: positive integers each"""
-    UNIT_INTERVAL: ClassVar[tuple[str, ...]] = ()
-    POSITIVE: ClassVar[tuple[str, ...]] = ("lr", "max_grad_norm", "adam_eps")
-    NON_NEGATIVE: ClassVar[tuple[str, ...]] = ("keep_every",)
-    OPTIONAL: ClassVar[tuple[str, ...]] = ("max_grad_norm",)
-    """settings that may be None (turned off)"""
 
     COMPONENTS: ClassVar[tuple[str, ...]] = ("core",)
     """the fields that hold a registered component whole (the core; a supervised run's task), each
@@ -206,29 +198,7 @@ class ConfigRecord:
         for field in self.COMPONENTS:
             self.check_component(field)
         self.check_finite()
-        flag = lambda name: f"({flag_of(name)})"  # the flag the user typed
-        for name in self.POSITIVE_INTS:
-            value = getattr(self, name)
-            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-                raise ValueError(f"{name} must be a positive integer, got {value!r} {flag(name)}")
-        for name in self.UNIT_INTERVAL:
-            if not 0.0 <= getattr(self, name) <= 1.0:
-                raise ValueError(f"{name} must lie in [0.0, 1.0], got {getattr(self, name)} {flag(name)}")
-        for name in self.POSITIVE:
-            if name in self.OPTIONAL and getattr(self, name) is None:
-                continue
-            if not getattr(self, name) > 0:
-                raise ValueError(f"{name} must be > 0, got {getattr(self, name)} {flag(name)}")
-        for name in self.NON_NEGATIVE:
-            if name in self.OPTIONAL and getattr(self, name) is None:
-                continue
-            if getattr(self, name) < 0:
-                raise ValueError(f"{name} must be >= 0, got {getattr(self, name)} {flag(name)}")
-        for name in self.WIDTHS:
-            if any(w < 1 for w in getattr(self, name)):
-                raise ValueError(
-                    f"{name} must be positive integers, got {' '.join(map(str, getattr(self, name)))} {flag(name)}"
-                )
+        self.check_ranges()
         if self.total_steps < self.steps_per_update:
             raise ValueError(
                 f"total_steps ({self.total_steps}) is less than one update ({self.steps_per_update} {self.step_label})"
@@ -236,12 +206,12 @@ class ConfigRecord:
         if not 0 <= self.seed <= SEED_LIMIT - self.seeds:
             raise ValueError(
                 f"seed must lie in [0, {SEED_LIMIT - self.seeds:,}] for {self.seeds} seed(s) (JAX's PRNG keys hold 32 bits: "
-                f"seeds 2^32 apart are one key), got {self.seed} {flag('seed')}"
+                f"seeds 2^32 apart are one key), got {self.seed} ({flag_of('seed')})"
             )
         if self.keep_every % self.updates_per_chunk:
             raise ValueError(
                 f"keep_every ({self.keep_every}) must be a multiple of updates_per_chunk ({self.updates_per_chunk}): "
-                f"parameters are kept between chunks {flag('keep_every')}"
+                f"parameters are kept between chunks ({flag_of('keep_every')})"
             )
         return self
 
@@ -258,6 +228,16 @@ class ConfigRecord:
                 raise ValueError(
                     f"{field.name} must be {type_name(hints[field.name])}, got {value!r} ({flag_of(field.name)})"
                 )
+
+    def check_ranges(self) -> None:
+        """Refuse a setting outside what its type allows (``settings.Count``, ``Positive``,
+        ``Fraction``, ...: ``Allowed``), naming the field, what is allowed and its flag; None, where
+        the type admits it, turns a setting off."""
+        hints = declared_types(type(self))
+        for field in dataclasses.fields(self):
+            allowed, value = allowed_of(hints[field.name]), getattr(self, field.name)
+            if allowed is not None and value is not None and not allowed.fits(value):
+                raise ValueError(f"{field.name} must be {allowed.what}, got {value!r} ({flag_of(field.name)})")
 
     def check_finite(self) -> None:
         """Refuse an infinite or NaN number in any setting, the components' included."""
@@ -363,22 +343,22 @@ class RunConfig(AgentSpec, ConfigRecord):
     env: Environment = made_by_default("env", "tmaze/T-LN")
     """the environment, as its registered name makes it (``envs.make("tmaze/T-LN", maze_length=120)``;
     memrl list names them); config.json records it as ``{"kind": "tmaze/T-LN", "maze_length": 120}``"""
-    num_envs: int = 32
+    num_envs: Count = 32
     """parallel environments per seed"""
-    rollout_len: int = 100
+    rollout_len: Count = 100
     """steps per environment per update (truncated-BPTT length)"""
-    gamma: float = 0.98
-    reward_scale: float = 1.0
+    gamma: Fraction = 0.98
+    reward_scale: Positive = 1.0
     """the rewards are multiplied by this in the losses (returns are reported as the environment
     gives them): a value head learns targets of order one (Pendulum's rewards reach −16 a step)"""
-    policy_coef: float = 1.0
+    policy_coef: NonNegative = 1.0
     """weight of the policy-gradient loss (HTM's "V-trace loss weight")"""
-    value_coef: float = 0.5
+    value_coef: NonNegative = 0.5
     """weight of the value (baseline) loss ½ mean (target − v)²"""
-    entropy_coef: float = 0.01
-    reconstruction_coef: float = 0.0
+    entropy_coef: NonNegative = 0.01
+    reconstruction_coef: NonNegative = 0.0
     """weight of the self-supervised loss of decoding the current image and tokens from the memory"""
-    policy_lag: int = 0
+    policy_lag: NonNegativeInt = 0
     """act with the parameters of this many updates ago (a distributed IMPALA's actor lag); with 1 or
     more, each update's rollout is collected while the update before it learns, on a second core
     where the run has one (``run/pipeline.py``): the same numbers, sooner"""
@@ -386,22 +366,6 @@ class RunConfig(AgentSpec, ConfigRecord):
     GREEDY_ONLY: ClassVar[bool] = False
     """whether the agent's outputs are values to act greedily on, not a distribution to sample (R2D2's
     Q-values): evaluation then acts greedily and a loaded policy refuses to sample"""
-    POSITIVE_INTS: ClassVar[tuple[str, ...]] = ConfigRecord.POSITIVE_INTS + ("num_envs", "rollout_len")
-    WIDTHS: ClassVar[tuple[str, ...]] = ConfigRecord.WIDTHS + (
-        "head_widths",
-        "encoder_widths",
-        "conv_channels",
-        "conv_kernels",
-        "conv_strides",
-    )
-    UNIT_INTERVAL: ClassVar[tuple[str, ...]] = ("gamma",)
-    POSITIVE: ClassVar[tuple[str, ...]] = ConfigRecord.POSITIVE + ("reward_scale",)
-    NON_NEGATIVE: ClassVar[tuple[str, ...]] = ConfigRecord.NON_NEGATIVE + (
-        "policy_coef",
-        "value_coef",
-        "entropy_coef",
-        "reconstruction_coef",
-    )
 
     __eq__ = ConfigRecord.__eq__  # not AgentSpec's, which would compare the agent's fields alone
     __hash__ = ConfigRecord.__hash__
@@ -416,8 +380,6 @@ class RunConfig(AgentSpec, ConfigRecord):
     def validate(self):
         """As ``ConfigRecord.validate``, and the encoder: conv layers that agree."""
         super().validate()
-        if self.policy_lag < 0:  # its type: check_types
-            raise ValueError(f"policy_lag must be a non-negative integer, got {self.policy_lag!r}")
         self.check_agent()
         return self
 

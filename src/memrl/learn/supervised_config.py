@@ -11,6 +11,7 @@ import jax
 from flax import linen as nn
 
 from memrl.learn.run_config import ConfigRecord, made_by_default
+from memrl.settings import Count, NonNegative, NonNegativeInt, Positive, Widths
 from memrl.tasks.base import SequenceTask
 
 
@@ -31,22 +32,22 @@ class SupervisedConfig(ConfigRecord):
     """the sequence model's memory core, or a task model (htm-pai), as its registered name makes it
     (``cores.make("lstm", hidden=128)``; memrl list names them); config.json records it as
     ``{"kind": "lstm", "hidden": 128}``"""
-    total_steps: int = 1_000_000
+    total_steps: Count = 1_000_000
     """sequences per seed"""
-    lr: float = 3e-4
+    lr: Positive = 3e-4
     """learning rate"""
-    max_grad_norm: float | None = 1.0
+    max_grad_norm: Positive | None = 1.0
     """clip of the global gradient norm (None: no clipping)"""
-    updates_per_chunk: int = 100
+    updates_per_chunk: Count = 100
     """updates per compiled chunk; metrics, progress and checkpoints happen between chunks"""
 
     task: SequenceTask = made_by_default("task", "copying")
     """the sequence task, as its registered name makes it (``tasks.make("copying", gap=30)``; memrl
     list names them); config.json records it as ``{"kind": "copying", "gap": 30}``. Its batch size is
     the run's ``batch_size`` (the task's own is replaced)"""
-    embed_dim: int = 64
+    embed_dim: Count = 64
     """width of the sequence model's input embedding (token embedding or linear map)"""
-    head_widths: tuple[int, ...] = ()
+    head_widths: Widths = ()
     """ReLU layers of the sequence model's per-step head, between the core and the readout (RMC's
     Nth Farthest takes 256 256 256 256)"""
     readout: str = "steps"
@@ -56,20 +57,16 @@ class SupervisedConfig(ConfigRecord):
     """curriculum stages, trained in order before the task as configured, each "UPDATES key=value ...":
     UPDATES updates with these task settings in place of the task's own; e.g. "2000 direct_fraction=1.0"
     "28000 stored_chains=2". A stage must keep the trials' shapes (for pai: not num_chains or chain_length)"""
-    unroll_length: int = 0
+    unroll_length: NonNegativeInt = 0
     """steps per segment of truncated backpropagation through time: the sequence runs in segments of
     this many steps, each from the last one's carry with its gradient stopped, as RL agents train in
     unrolls (HTM's: 64-128 steps); 0: the whole sequence"""
-    batch_size: int = 32
+    batch_size: Count = 32
     """sequences per update"""
-    lr_warmup: int = 0
+    lr_warmup: NonNegativeInt = 0
     """updates over which the learning rate rises linearly from 0 to ``lr`` (TLB's ListOps: 1000)"""
-    weight_decay: float = 0.0
+    weight_decay: NonNegative = 0.0
     """decoupled weight decay: above 0, Adam becomes AdamW (TLB's image classification: 0.05)"""
-
-    POSITIVE_INTS: ClassVar[tuple[str, ...]] = ConfigRecord.POSITIVE_INTS + ("batch_size", "embed_dim")
-    NON_NEGATIVE: ClassVar[tuple[str, ...]] = ConfigRecord.NON_NEGATIVE + ("lr_warmup", "weight_decay", "unroll_length")
-    WIDTHS: ClassVar[tuple[str, ...]] = ConfigRecord.WIDTHS + ("head_widths",)
 
     COMPONENTS: ClassVar[tuple[str, ...]] = ("core", "task")
     SET_BY_THE_RUN: ClassVar[dict[str, tuple[str, ...]]] = {"task": ("batch_size",)}
