@@ -30,7 +30,7 @@ class R2D2Config(RunConfig):
     adam_eps: Positive = 1e-3
     """Adam's ε (R2D2's Table 2)"""
     max_grad_norm: Positive | None = None
-    """clip of the global gradient norm: None, none (R2D2's Table 2 lists no clipping)"""
+    """clip of the global gradient norm (None: no clipping; R2D2's Table 2 gives none)"""
 
     num_envs: Count = 16
     """parallel environments per seed (the paper's actors)"""
