@@ -63,7 +63,7 @@ def declared_types(cls) -> dict:
 def type_name(hint) -> str:
     """How a refusal names a declared type: "an integer", "a number or None", "integers", ..."""
     if typing.get_origin(hint) is typing.Annotated:  # a range beside the type (``settings.Count``)
-        return type_name(hint.__origin__)
+        return type_name(typing.get_args(hint)[0])
     if isinstance(hint, types.UnionType) or typing.get_origin(hint) is typing.Union:
         return " or ".join(type_name(option) for option in typing.get_args(hint))
     names = {type(None): "None", bool: "true or false", int: "an integer", float: "a number", str: "a string"}

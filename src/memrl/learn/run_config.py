@@ -190,9 +190,9 @@ class ConfigRecord:
         import_modules(self.imports)
 
     def validate(self):
-        """Refuse settings outside what is allowed, naming the field and what is allowed (and, in
-        each learner's config, names that nothing registers and settings that clash); returns the
-        config."""
+        """Refuse settings of another type or outside their range and components that no registry
+        makes, naming the field and what is allowed (each learner's config adds the settings that
+        clash); returns the config."""
         self.check_types()
         self.import_modules()
         for field in self.COMPONENTS:
