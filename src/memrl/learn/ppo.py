@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import jax
 import jax.numpy as jnp
-import optax
 
 from memrl.learn.actor import ActorCriticLearner, RunnerState, Segment, Transition
 from memrl.learn.losses import clipped_value_loss, generalized_advantage_estimation, ppo_clipped_policy_loss
+from memrl.learn.minibatch_epochs import minibatch_epochs
 from memrl.learn.optimizers import make_optimizer
 from memrl.learn.ppo_config import PPOConfig
 
@@ -86,29 +86,15 @@ class PPO(ActorCriticLearner):
         if c.advantage_normalization == "batch":
             advantages = standardized(advantages)
 
-        def epoch(carry, _):
-            params, opt_state, key = carry
-            key, perm_key = jax.random.split(key)
-            order = jax.random.permutation(perm_key, c.num_envs).reshape(c.num_minibatches, c.envs_per_minibatch)
-
-            def minibatch(carry, idx):
-                params, opt_state = carry
-                take = lambda x: jnp.take(x, idx, axis=1)  # time-major: envs on axis 1
-                grads, info = jax.grad(self._loss, has_aux=True)(
-                    params,
-                    jax.tree.map(lambda x: x[idx], segment.initial_carry),
-                    jax.tree.map(take, traj),
-                    take(advantages),
-                    take(targets),
-                )
-                updates, opt_state = self.optimizer.update(grads, opt_state, params)
-                return (optax.apply_updates(params, updates), opt_state), info
-
-            (params, opt_state), info = jax.lax.scan(minibatch, (params, opt_state), order)
-            return (params, opt_state, key), info
-
-        (params, opt_state, _), info = jax.lax.scan(
-            epoch, (runner.params, runner.opt_state, epoch_key), None, c.update_epochs
+        params, opt_state, info = minibatch_epochs(
+            c,
+            self.optimizer,
+            lambda params, carry, data: self._loss(params, carry, *data),
+            runner.params,
+            runner.opt_state,
+            epoch_key,
+            segment.initial_carry,
+            (traj, advantages, targets),
         )
         runner = self.after_learning(runner, params, opt_state)
         return runner, {**self.episode_metrics(runner, segment), **jax.tree.map(jnp.mean, info)}

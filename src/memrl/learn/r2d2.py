@@ -30,9 +30,10 @@ import jax.numpy as jnp
 import optax
 from flax import struct
 
-from memrl.learn.actor import ActorCriticLearner, RunnerState, Segment, Transition
+from memrl.learn.actor import RunnerState, Segment, Transition
 from memrl.learn.losses import inverse_value_rescale, n_step_returns, value_rescale
 from memrl.learn.optimizers import make_optimizer
+from memrl.learn.q_learner import QLearner
 from memrl.learn.r2d2_config import R2D2Config
 
 
@@ -62,7 +63,7 @@ class R2D2State(RunnerState):
     gradient_steps: jax.Array | None = None
 
 
-class R2D2(ActorCriticLearner):
+class R2D2(QLearner):
     """The pure functions of an R2D2 run."""
 
     config: R2D2Config
@@ -72,16 +73,12 @@ class R2D2(ActorCriticLearner):
     def __init__(self, config: R2D2Config):
         super().__init__(config)
         self.optimizer = make_optimizer(config.lr, config.max_grad_norm, adam_eps=config.adam_eps)
-        (self.num_actions,) = self.env.action_dims
         i = jnp.arange(config.num_envs)
-        self.epsilons = config.epsilon ** (1 + config.epsilon_alpha * i / max(config.num_envs - 1, 1))
+        self.ape_x_epsilons = config.epsilon ** (1 + config.epsilon_alpha * i / max(config.num_envs - 1, 1))
 
-    def explore(self, runner, action, logp, q, key):
-        """``env_step``'s hook: environment i's action at random with probability ε_i, else greedy."""
-        greedy = self.agent.actions.greedy(q)
-        random = jax.random.randint(key, greedy.shape, 0, self.num_actions)
-        exploring = jax.random.uniform(jax.random.fold_in(key, 1), (self.config.num_envs,)) < self.epsilons
-        return runner, jnp.where(exploring[:, None], random, greedy), logp, None, None
+    def exploration(self, runner):
+        """Ape-X's fixed ε_i = ε^(1 + α i / (E − 1)) of environment i."""
+        return self.ape_x_epsilons
 
     def init(self, key, params=None) -> R2D2State:
         c = self.config

@@ -5,12 +5,12 @@ from __future__ import annotations
 import dataclasses
 from typing import ClassVar
 
-from memrl.learn.run_config import RunConfig
-from memrl.settings import Count, Fraction, NonNegative, NonNegativeInt, Positive, flag_of
+from memrl.learn.q_learning_config import QLearningConfig
+from memrl.settings import Count, Fraction, NonNegative, NonNegativeInt, Positive
 
 
 @dataclasses.dataclass(frozen=True, eq=False)  # equal when recorded alike: ConfigRecord.__eq__
-class R2D2Config(RunConfig):
+class R2D2Config(QLearningConfig):
     """Recurrent Q-learning from replayed sequences with stored states and burn-in (Kapturowski et
     al. 2019). Each update acts ``rollout_len`` ε-greedy steps in each of ``num_envs`` environments and
     stores one sequence per environment, ``burn_in`` + ``rollout_len`` steps long (the previous
@@ -24,7 +24,6 @@ class R2D2Config(RunConfig):
     α = 7) but for the replay's size and the batch, which are sized for one machine."""
 
     learner: ClassVar[str] = "r2d2"
-    GREEDY_ONLY: ClassVar[bool] = True
     lr: Positive = 1e-4
     """learning rate (R2D2's Table 2)"""
     adam_eps: Positive = 1e-3
@@ -37,12 +36,6 @@ class R2D2Config(RunConfig):
     rollout_len: Count = 40
     """steps per environment per update: the steps of each stored sequence after its burn-in"""
     gamma: Fraction = 0.997
-    policy_coef: NonNegative = 0.0
-    """the actor-critic's policy-gradient weight: 0 (R2D2 has no policy loss)"""
-    value_coef: NonNegative = 0.0
-    """the actor-critic's value-loss weight: 0 (R2D2's Q loss has weight 1)"""
-    entropy_coef: NonNegative = 0.0
-    """the actor-critic's entropy weight: 0"""
     burn_in: NonNegativeInt = 40
     """steps at the start of each stored sequence that only refresh the core's carry (no loss)"""
     stored_state: bool = True
@@ -79,16 +72,6 @@ class R2D2Config(RunConfig):
 
     def validate(self):
         super().validate()
-        actor_critic = [name for name in ("policy_coef", "value_coef", "entropy_coef") if getattr(self, name) != 0]
-        if actor_critic:
-            raise ValueError(
-                f"R2D2 learns Q-values alone: {', '.join(actor_critic)} weigh the actor-critic's losses and must be 0 "
-                f"({', '.join(flag_of(name) for name in actor_critic)})"
-            )
-        if self.policy_lag:
-            raise ValueError(
-                f"policy_lag is the actor-critic learners' ({flag_of('policy_lag')}); R2D2 acts with its current network"
-            )
         if self.burn_in > self.rollout_len:
             raise ValueError(
                 f"burn_in ({self.burn_in}) must be at most rollout_len ({self.rollout_len}): the burn-in is the previous "
@@ -101,15 +84,6 @@ class R2D2Config(RunConfig):
             )
         if self.batch_size > self.learn_start:
             raise ValueError(f"batch_size ({self.batch_size}) must be at most learn_start ({self.learn_start})")
-        if self.env.action_bounds is not None or len(self.env.action_dims) != 1:
-            raise ValueError(
-                f"R2D2 takes one discrete action per step; {self.env_name} acts with "
-                + (
-                    "continuous actions"
-                    if self.env.action_bounds is not None
-                    else f"{len(self.env.action_dims)} components"
-                )
-            )
         return self
 
     @property
