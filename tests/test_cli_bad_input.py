@@ -436,7 +436,7 @@ def test_eval_refuses_a_number_of_steps_below_one(run_folder, steps, capsys):
 @pytest.mark.parametrize(
     "argv, hint",
     [
-        (["train", "pp"], "'pp' is not a learner (did you mean ppo?): memrl train {impala,ppo,r2d2,supervised}"),
+        (["train", "pp"], "'pp' is not a learner (did you mean ppo?): memrl train {impala,ppo,pqn,r2d2,supervised}"),
         (["train", "--learning-rate", "0.1"], "--learning-rate is not a flag of memrl train ppo: did you mean --lr?"),
         (
             ["train", "impala", "--clone-update", "3"],

@@ -147,3 +147,36 @@ def test_the_policy_layer_is_orthogonal_with_its_configured_gain(scale):
 def test_a_policy_init_scale_that_is_not_positive_is_refused(scale):
     with pytest.raises(ValueError, match="policy_init_scale must be a number > 0"):
         AgentSpec(policy_init_scale=scale).check_agent()
+
+
+def test_layer_norm_normalises_every_encoder_and_head_layer_before_its_relu():
+    """``layer_norm``: each encoder and head layer is ReLU(LN(Wx + b)), against NumPy from the
+    parameters (PQN's network); without it the layers have no norm parameters."""
+    spec = dict(encoder_widths=(8, 6), head_widths=(5,))
+    make = lambda layer_norm: ActorCritic(
+        core=cores.make("gru", hidden=4), actions=Categorical((3,)), spec=AgentSpec(**spec, layer_norm=layer_norm)
+    )
+    carry = make(True).initialize_carry((2,))
+    obs = jax.random.normal(jax.random.PRNGKey(1), (2, 4))
+    inputs = (carry, obs, jnp.zeros((2, 1), jnp.int32), jnp.zeros(2), jnp.ones(2, bool))
+    plain = make(False).init(jax.random.PRNGKey(0), *inputs)["params"]
+    assert not any("norm" in name for name in plain["encoder"]) and "norm_0" not in plain["head"]
+    agent = make(True)
+    params = agent.init(jax.random.PRNGKey(0), *inputs)["params"]
+    assert set(params["head"]) == {"dense_0", "norm_0"}
+    # perturb the norms' scales and offsets, so that the check is not of LayerNorm's initial (1, 0)
+    params = jax.tree_util.tree_map_with_path(
+        lambda path, x: x + 0.3 if "norm" in jax.tree_util.keystr(path) else x, params
+    )
+    _, sown = agent.apply({"params": params}, *inputs, capture_intermediates=True)
+    encoded = sown["intermediates"]["encoder"]["__call__"][0]
+
+    def layer(x, dense, norm):
+        y = x @ np.asarray(dense["kernel"]) + np.asarray(dense["bias"])
+        y = (y - y.mean(-1, keepdims=True)) / np.sqrt(y.var(-1, keepdims=True) + 1e-6)
+        return np.maximum(y * np.asarray(norm["scale"]) + np.asarray(norm["bias"]), 0.0)
+
+    x = np.asarray(obs)
+    for i in range(2):
+        x = layer(x, params["encoder"][f"dense_{i}"], params["encoder"][f"norm_{i}"])
+    np.testing.assert_allclose(encoded, x, rtol=1e-5, atol=1e-5)

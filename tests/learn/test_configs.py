@@ -13,6 +13,7 @@ from memrl.learn.impala_config import ImpalaConfig
 from memrl.learn.learner import Learner
 from memrl.learn.learners import LEARNERS, learner_for
 from memrl.learn.ppo_config import PPOConfig
+from memrl.learn.pqn_config import PQNConfig
 from memrl.learn.r2d2_config import R2D2Config
 from memrl.learn.run_config import ConfigRecord, RunConfig
 from memrl.learn.supervised_config import SupervisedConfig
@@ -52,6 +53,16 @@ TINY = {
         batch_size=2,
         total_steps=8,
     ),
+    "pqn": PQNConfig(
+        env=envs.make("tmaze/T-LN", maze_length=4, timeout=10),
+        core=cores.make("gru", hidden=4),
+        encoder_widths=(4,),
+        head_widths=(4,),
+        num_envs=2,
+        rollout_len=4,
+        num_minibatches=1,
+        total_steps=8,
+    ),
     "supervised": SupervisedConfig(
         task=tasks.make("copying", gap=2),
         core=cores.make("gru", hidden=4),
@@ -65,9 +76,12 @@ TINY = {
 def test_every_learner_shares_the_fields_declared_once_with_its_own_defaults():
     """A learner whose default differs declares the shared field again: its type and its place stay
     ``ConfigRecord``'s, its default and docstring are the learner's."""
-    for config_class, base in ((PPOConfig, RunConfig), (ImpalaConfig, RunConfig), (R2D2Config, RunConfig)) + (
-        (SupervisedConfig, ConfigRecord),
-    ):
+    for config_class, base in (
+        (PPOConfig, RunConfig),
+        (ImpalaConfig, RunConfig),
+        (R2D2Config, RunConfig),
+        (PQNConfig, RunConfig),
+    ) + ((SupervisedConfig, ConfigRecord),):
         shared = [f.name for f in dataclasses.fields(base)]
         assert [f.name for f in dataclasses.fields(config_class)][: len(shared)] == shared, config_class
         for name in shared:  # the type, its range included (settings.Count, Positive, ...)
@@ -79,6 +93,12 @@ def test_every_learner_shares_the_fields_declared_once_with_its_own_defaults():
         1e-8,
     )
     assert (R2D2Config().lr, R2D2Config().adam_eps, R2D2Config().max_grad_norm) == (1e-4, 1e-3, None)
+    assert (PQNConfig().lr, PQNConfig().max_grad_norm, PQNConfig().layer_norm, PQNConfig().gamma) == (
+        1e-3,
+        10.0,
+        True,
+        0.99,
+    )
     assert (SupervisedConfig().lr, SupervisedConfig().updates_per_chunk, SupervisedConfig().core_name) == (
         3e-4,
         100,

@@ -185,6 +185,28 @@ def test_n_step_returns_match_the_definition():
     np.testing.assert_allclose(one_step, r[:-1] + 0.9 * v[1:], rtol=1e-6)
 
 
+def test_q_lambda_returns_are_the_lambda_weighted_n_step_returns():
+    """The backward recursion against the forward view: G^λ_t = (1 − λ) Σ_{n<N} λ^(n−1) G^(n)_t +
+    λ^(N−1) G^(N)_t over the N = T − 1 − t n-step returns left in the sequence, each bootstrapped from
+    max_a q and cut at an episode's end."""
+    rng = np.random.default_rng(2)
+    T, gamma = 11, 0.9
+    r = rng.normal(size=T).astype(np.float32)
+    q = rng.normal(size=(T, 3)).astype(np.float32)
+    done = (rng.random(T) < 0.25).astype(np.float32)
+    n_step = {n: numpy_n_step_returns(r, done, q.max(-1), gamma, n) for n in range(1, T)}
+    for lam in (0.0, 0.65, 1.0):
+        expected = []
+        for t in range(T - 1):
+            N = T - 1 - t
+            weights = [(1 - lam) * lam ** (n - 1) for n in range(1, N)] + [lam ** (N - 1)]
+            expected.append(sum(w * n_step[n][t] for n, w in zip(range(1, N + 1), weights)))
+        got = losses.q_lambda_returns(jnp.asarray(r), jnp.asarray(done), jnp.asarray(q), gamma, lam)
+        np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5)
+    one_step = losses.q_lambda_returns(jnp.asarray(r), jnp.zeros(T), jnp.asarray(q), gamma, 0.0)
+    np.testing.assert_allclose(one_step, r[:-1] + gamma * q[1:].max(-1), rtol=1e-6)
+
+
 def test_value_rescaling_is_inverted_and_compresses_large_values():
     x = jnp.asarray([-1000.0, -10.0, -1.0, 0.0, 0.5, 3.0, 1e4])
     for eps in (1e-3, 1e-2):

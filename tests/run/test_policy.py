@@ -100,7 +100,7 @@ def test_a_supervised_run_is_not_a_policy(tmp_path):
     )
     with pytest.raises(
         ValueError,
-        match="load_policy loads impala, ppo, r2d2 runs; .* holds a supervised run \\(load it with memrl.load_predictor\\)",
+        match="load_policy loads impala, ppo, pqn, r2d2 runs; .* holds a supervised run \\(load it with memrl.load_predictor\\)",
     ):
         memrl.load_policy(folder.path)
 

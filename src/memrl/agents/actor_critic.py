@@ -49,14 +49,19 @@ from memrl.cores.base import MemoryCore
 
 
 class MLP(nn.Module):
-    """ReLU layers of the given widths (an empty tuple is the identity)."""
+    """ReLU layers of the given widths (an empty tuple is the identity); with ``layer_norm`` each
+    layer is ReLU(LN(Wx + b)), as PQN's network (Gallici et al. 2024)."""
 
     widths: Sequence[int]
+    layer_norm: bool = False
 
     @nn.compact
     def __call__(self, x):
         for i, width in enumerate(self.widths):
-            x = nn.relu(nn.Dense(width, name=f"dense_{i}")(x))
+            x = nn.Dense(width, name=f"dense_{i}")(x)
+            if self.layer_norm:
+                x = nn.LayerNorm(name=f"norm_{i}")(x)
+            x = nn.relu(x)
         return x
 
 
@@ -120,7 +125,11 @@ class ActorCritic(nn.Module):
                 observation, goal = flatten_observation(rest, batch_ndim), flatten_observation(obs["goal"], batch_ndim)
             return {"observation": observation, "goal": goal, "prev_action": prev_action_features}
         image_encoder = self._image_encoder() if self.spec.encoder in IMAGE_ENCODERS else None
-        parts = [MLP(self.spec.encoder_widths, name="encoder")(self._encode(obs, batch_ndim, image_encoder))]
+        parts = [
+            MLP(self.spec.encoder_widths, self.spec.layer_norm, name="encoder")(
+                self._encode(obs, batch_ndim, image_encoder)
+            )
+        ]
         if self.spec.feed_prev_action:
             parts.append(prev_action_features)
         if self.spec.feed_prev_reward:
@@ -187,7 +196,7 @@ class ActorCritic(nn.Module):
 
     def _heads(self, y):
         """(logits, value) of the memory output ``y``; None for a head this network does not have."""
-        y = MLP(self.spec.head_widths, name="head")(y)
+        y = MLP(self.spec.head_widths, self.spec.layer_norm, name="head")(y)
         logits = (
             None
             if self.critic_only

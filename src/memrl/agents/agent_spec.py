@@ -21,6 +21,9 @@ class AgentSpec:
     """observation encoder (AMRL's FF1)"""
     head_widths: Widths = (256,)
     """ReLU layers between the core and the policy and value heads (AMRL's FF2)"""
+    layer_norm: bool = False
+    """normalise every encoder and head layer before its ReLU (LayerNorm: PQN's network, which learns
+    without a target network)"""
     feed_prev_action: bool = False
     """also give the core the one-hot previous action (zeros at an episode start)"""
     feed_prev_reward: bool = False

@@ -8,13 +8,14 @@ from __future__ import annotations
 from memrl.learn.impala import Impala
 from memrl.learn.learner import Learner
 from memrl.learn.ppo import PPO
+from memrl.learn.pqn import PQN
 from memrl.learn.r2d2 import R2D2
 from memrl.learn.run_config import ConfigRecord
 from memrl.learn.supervised import SupervisedLearner
 from memrl.registry import Registry
 
 LEARNERS: Registry = Registry("learner")
-for _learner in (PPO, Impala, R2D2, SupervisedLearner):
+for _learner in (PPO, Impala, R2D2, PQN, SupervisedLearner):
     LEARNERS.register(_learner.config_class.learner, _learner)
 
 

@@ -151,3 +151,23 @@ def n_step_returns(r_t, done_t, v_t, gamma, n: int):
         alive = jnp.where(within, alive * (1.0 - done_t[step]), alive)
         discount = jnp.where(within, discount * gamma, discount)
     return returns + discount * alive * v_t[jnp.minimum(t + n, last)]
+
+
+def q_lambda_returns(r_t, done_t, q_t, gamma, lambda_):
+    """Peng's Q(λ) returns of a sequence of T steps, for its first T − 1 (PQN's targets, Gallici et
+    al. 2024; the last step only bootstraps):
+
+        G_t = r_t + γ (1 − done_t) [(1 − λ) max_a q_{t+1}(a) + λ G_{t+1}],   G_{T−1} = max_a q_{T−1}(a)
+
+    ``q_t`` [T, A] are the Q-values at each step (PQN: the online network's, without gradient);
+    λ = 0 is the one-step target, λ = 1 the return to the sequence's end. Returns [T − 1]."""
+    chex.assert_rank([r_t, done_t, q_t], [1, 1, 2])
+    best = q_t.max(axis=-1)
+
+    def backward(next_return, inputs):
+        reward, done, next_best = inputs
+        g = reward + gamma * (1.0 - done) * ((1.0 - lambda_) * next_best + lambda_ * next_return)
+        return g, g
+
+    _, returns = jax.lax.scan(backward, best[-1], (r_t[:-1], done_t[:-1], best[1:]), reverse=True)
+    return returns

@@ -49,7 +49,7 @@ def per_environment(name: str, value, dtype, batch: int) -> np.ndarray:
 
 
 class Policy:
-    """The actor of a trained run of an environment learner (PPO, IMPALA, R2D2): ``initial_state`` and ``act``."""
+    """The actor of a trained run of an environment learner (PPO, IMPALA, R2D2, PQN): ``initial_state`` and ``act``."""
 
     def __init__(self, trained: TrainedSeed):
         self.config, self.learner, self.params = trained.config, trained.learner, trained.params
