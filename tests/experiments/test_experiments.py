@@ -1285,7 +1285,7 @@ def test_continuous_control_trains_a_memory_and_the_memoryless_control_alike_on_
 
 
 def test_xminigrid_control_trains_the_memory_benchmarks_agent_and_needs_its_extra_only_when_asked(monkeypatch):
-    """The run is the memory benchmark's GRU agent on MiniGrid-MemoryS8 in JAX, its cells one-hot; random play is far below
+    """The run is the memory benchmark's GRU agent on MiniGrid-MemoryS8 in JAX with a wide batch, its cells one-hot; random play is far below
     a guess's return, which is below the solved level; without xminigrid the experiment says what to install."""
     from memrl.envs.scripted_policy import random_play_returns
     from memrl.experiments.xminigrid_control import GUESS, SOLVED
@@ -1293,7 +1293,12 @@ def test_xminigrid_control_trains_the_memory_benchmarks_agent_and_needs_its_extr
     experiment = experiments.get("xminigrid-control")
     (config,) = experiment.runs.values()
     assert (config.env_name, config.core.hidden, config.feed_prev_action) == ("xminigrid/MiniGrid-MemoryS8", 128, True)
-    assert config.seed_list() == [100, 101, 102, 103, 104] and config.total_steps == 16_003_072
+    assert config.seed_list() == [100, 101, 102, 103, 104] and config.total_steps == 16_777_216
+    assert (config.num_envs, config.rollout_len, config.num_minibatches) == (
+        1024,
+        16,
+        16,
+    )  # XLand-MiniGrid's wide batch
     assert config.env.one_hot and config.env.observation_shape == (3, 3, 25)  # categories, not numbers
     assert float(random_play_returns(config.env, episodes=64).mean()) < GUESS / 2 < GUESS < SOLVED
     assert {e.evaluated for e in experiment.expectations if e.central} == {("solved",), ("memory_gain",)}

@@ -108,7 +108,8 @@ PAPER_TASKS = {
 """columns of the paper preset alone: a JAX-native suite (the ``xminigrid`` extra; issue 87 §3), whose
 steps cost nothing on the host where a GPU runs the learner; its cells one-hot, as xminigrid-control's.
 Its best: three steps from the last corridor cell to the matching side (1 − 0.9 · 3 / 320); in
-xminigrid-control v3 a GRU solved it on 2 seeds of 5 in 16M steps."""
+xminigrid-control a GRU solved it on every seed in 16.8M steps with 1,024 environments a batch (version 4),
+on 2 seeds of 5 with 32 (version 3); the paper preset here steps POPGym's 64 environments × 1,024."""
 
 
 def tasks_of(preset: str) -> dict[str, Task]:
