@@ -1552,3 +1552,21 @@ def test_htm_pvm_imitation_scores_the_right_choices_at_each_delay_with_and_witho
         assert all(
             0.0 <= e["correct"] <= 1.0 and e["episodes"] >= 2 and len(e["per_seed"]) == 1 for e in scored.values()
         )
+
+
+def test_r2d2_control_trains_pqn_beside_r2d2_on_each_task_with_its_core_and_steps():
+    """Version 3's PQN runs: each task's core, encoder, head and seeds, R2D2's environment steps
+    (T-L rounded down to whole updates), the pilots' learning rate on RepeatPreviousEasy; not central."""
+    experiment = experiments.get("r2d2-control")
+    for task in ("T-L", "RepeatPreviousEasy"):
+        pqn, r2d2 = experiment.runs[f"{task}/pqn"], experiment.runs[f"{task}/r2d2"]
+        assert (pqn.learner, pqn.layer_norm, pqn.seed_list()) == ("pqn", True, r2d2.seed_list())
+        assert (pqn.env, pqn.core, pqn.encoder_widths, pqn.head_widths) == (
+            r2d2.env,
+            r2d2.core,
+            r2d2.encoder_widths,
+            r2d2.head_widths,
+        )
+        assert r2d2.total_steps - pqn.steps_per_update < pqn.total_steps <= r2d2.total_steps
+        assert not any(e.central for e in experiment.expectations if e.run == f"{task}/pqn")
+    assert (experiment.runs["T-L/pqn"].lr, experiment.runs["RepeatPreviousEasy/pqn"].lr) == (1e-3, 3e-4)

@@ -1,7 +1,7 @@
 """A positive control for R2D2 (issue 87 §2): recurrent Q-learning from prioritised replay of
 sequences with stored states and burn-in (Kapturowski et al. 2019) solves AMRL's T-L with an LSTM
 and POPGym's RepeatPreviousEasy with a GRU, with its memory, on every seed; beside it the paper's
-zero-state variant and recurrent PPO at the same number of environment steps.
+zero-state variant, recurrent PPO and (version 3) PQN at the same number of environment steps.
 
 T-L with a corridor of 12 cells (the indicator at the first, the turn at the last: 12 steps an
 episode). R2D2: an LSTM of 32, 16 environments, sequences of 4 burn-in steps and 16 learnt, a replay
@@ -24,11 +24,20 @@ sequences of 8 burn-in steps and 16 learnt, the replay and the rest as on T-L, a
 at 50 its training return 0.87; gamma 0.9 gave 0.89, so the paper's 0.997 stays). 524k environment
 steps a run, 5 seeds (100-104); PPO: the memory benchmark's cpu learner at the same steps.
 
+PQN (Gallici et al. 2024; version 3), the other off-policy learner: Q(λ) from each rollout, no replay
+and no target network, the same core, encoder and head as R2D2 on each task, its defaults (32
+environments × 128 steps, 4 epochs of 16 minibatches, RAdam, λ 0.95, ε from 1 to 0.01 over the first
+tenth, LayerNorm in the encoder and head) but for the learning rate on RepeatPreviousEasy: 3e-4, where
+pilots on seeds 0-2 at the default 1e-3 learnt and then lost the task (final training returns 0.34,
+−0.35, 0.45) and at 3e-4 held it (0.99, 0.98, 0.98); on T-L (12 cells) the default solved every pilot
+seed. On T-L its budget is 31 whole updates, 126,976 steps (the others' 128,000 is not a whole number
+of its 4,096-step updates).
+
 Checks, on the final agents frozen and greedy in fresh episodes: R2D2 solves T-L (a greedy return of
 at least 3.5, right at least 93% of the time: 4 for the right turn, −3 for the wrong one, a guess
 0.5) and RepeatPreviousEasy (at least 0.5: three answers in four right, where a memory-less agent
 gets one in four) on every seed, and loses its return when its memory is reset before every step
-(the solution is memory). Not central: the zero-state variant and PPO at the same steps solve them
+(the solution is memory). Not central: the zero-state variant, PPO and PQN at the same steps solve them
 too, and the stored state's training return over the run (the area under its learning curve) is
 above the zero state's (R2D2's finding, Sec. 3, on a span that reaches past a sequence's start).
 """
@@ -42,6 +51,7 @@ from memrl.experiments.base import Expectation, Experiment, register
 from memrl.experiments.evaluations import frozen_returns, learning_curve_areas, seed_entry, solved_on_each_seed
 from memrl.experiments.memory_benchmark import LEARNER, TASKS
 from memrl.learn.ppo_config import PPOConfig
+from memrl.learn.pqn_config import PQNConfig
 from memrl.learn.r2d2_config import R2D2Config
 
 GUESS = 0.5
@@ -95,20 +105,34 @@ POPGYM_R2D2 = dataclasses.replace(
     reward_scale=50.0,
     total_steps=POPGYM_STEPS,
 )
+PQN = PQNConfig(**{**SHARED, "total_steps": 32 * 128 * 31})
+POPGYM_PQN = PQNConfig(
+    env=POPGYM_PPO.env,
+    core=POPGYM_PPO.core,
+    feed_prev_action=True,
+    encoder_widths=(64,),
+    head_widths=(64,),
+    lr=3e-4,
+    total_steps=POPGYM_STEPS,
+    seed=100,
+    seeds=5,
+)
 EVALUATION_STEPS = 200
 """each final agent acts 200 steps in its environments: 20 whole episodes of T-L in each, 3 of
 RepeatPreviousEasy"""
 
 
 def runs() -> dict:
-    """R2D2 with stored states, its zero-state variant, and PPO at the same environment steps, on each task."""
+    """R2D2 with stored states, its zero-state variant, PPO and PQN at the same environment steps, on each task."""
     return {
         "T-L/r2d2": R2D2,
         "T-L/r2d2-zero-state": dataclasses.replace(R2D2, stored_state=False),
         "T-L/ppo": PPOConfig(**SHARED),
+        "T-L/pqn": PQN,
         "RepeatPreviousEasy/r2d2": POPGYM_R2D2,
         "RepeatPreviousEasy/r2d2-zero-state": dataclasses.replace(POPGYM_R2D2, stored_state=False),
         "RepeatPreviousEasy/ppo": POPGYM_PPO,
+        "RepeatPreviousEasy/pqn": POPGYM_PQN,
     }
 
 
@@ -151,6 +175,7 @@ def task_expectations(task: str, memory: str) -> tuple[Expectation, ...]:
         ),
         solved(f"{task}/r2d2-zero-state", "R2D2 from zero states", central=False),
         solved(f"{task}/ppo", "recurrent PPO at the same environment steps", central=False),
+        solved(f"{task}/pqn", "PQN (no replay, no target network) at the same environment steps", central=False),
         Expectation(
             f"{task}/r2d2",
             ">",
@@ -167,9 +192,9 @@ EXPECTATIONS = (*task_expectations("T-L", "an LSTM"), *task_expectations("Repeat
 
 R2D2_CONTROL = Experiment(
     name="r2d2-control",
-    version=2,
+    version=3,
     description="R2D2 (stored states, burn-in, prioritised sequence replay) with an LSTM on T-L and a GRU on POPGym's "
-    "RepeatPreviousEasy, beside its zero-state variant and recurrent PPO at the same environment steps",
+    "RepeatPreviousEasy, beside its zero-state variant, recurrent PPO and PQN at the same environment steps",
     reproduces="Kapturowski et al. 2019 (R2D2), a positive control on AMRL's T-L and POPGym (no paper figure)",
     finding="recurrent Q-learning from replayed sequences learns to carry what it saw",
     paper_steps=None,
@@ -180,8 +205,8 @@ R2D2_CONTROL = Experiment(
         "T-L": [("guess", GUESS), ("optimum", 4.0)],
         "RepeatPreviousEasy": [("random / memory-less", REPEAT_PREVIOUS.random), ("optimum", 1.0)],
     },
-    changes="adds POPGym's RepeatPreviousEasy (a GRU, 524k steps, 5 seeds: the issue's POPGym Easy control); "
-    "the T-L runs are version 1's",
+    changes="adds PQN on both tasks (its defaults; lr 3e-4 on RepeatPreviousEasy, from pilots on seeds 0-2), "
+    "not central; the other runs are version 2's configs, trained again",
     evaluation=evaluation,
 )
 
