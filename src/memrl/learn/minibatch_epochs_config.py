@@ -38,6 +38,7 @@ class MinibatchEpochsConfig(RunConfig):
 
     @property
     def envs_per_minibatch(self) -> int:
+        """Environments per minibatch (``num_envs / num_minibatches``)."""
         return self.num_envs // self.num_minibatches
 
     @property

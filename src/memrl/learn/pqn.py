@@ -51,6 +51,7 @@ class PQN(QLearner):
         return jnp.full((c.num_envs,), c.epsilon_start + (c.epsilon_finish - c.epsilon_start) * progress)
 
     def init(self, key, params=None) -> RunnerState:
+        """Fresh environments, zero carries, new parameters (or ``params``): PQN keeps nothing else."""
         return self.new_runner(key, self.optimizer, params)
 
     def act(self, runner: RunnerState):
